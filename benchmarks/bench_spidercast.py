@@ -1,0 +1,179 @@
+"""SpiderCast headline experiments and build timings, ours beside the paper's numbers.
+
+Runs the acceptance settings of the SpiderCast paper (Chockler et al., DEBS'07):
+
+* ``fig12``  — (3,0)-coverage, RSS, 100 topics, 10 subscriptions, 1K-10K nodes; the
+  similarity(10,0), random(10) and RingPT baselines on the same workloads (Figures 12-14);
+* ``zipf2``  — Zipf(2), 10 of 100 topics: (3,0), (3,1) and the adaptive setting (Figure 6);
+* ``partial`` — 5% interest views at 4K and 8K nodes (section 3.7, Figure 10);
+* ``scale``  — build time of a (3,0) RSS overlay from 1K to ``--max-nodes``.
+
+Usage::
+
+    python benchmarks/bench_spidercast.py                 # everything, default sizes
+    python benchmarks/bench_spidercast.py --only fig12 --sizes 1000,2000
+    python benchmarks/bench_spidercast.py --only scale --max-nodes 100000 --json out.json
+
+Timings are wall-clock seconds of ``OverlayProtocol.build`` (workload generation and metrics
+excluded), after a warm-up build that loads the numba kernels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from hedgerow.metrics import overlay_summary
+from hedgerow.protocols import get_protocol
+from hedgerow.workloads import make_instance
+
+PAPER_FIG12 = {
+    "spidercast": [10.81, 10.11, 9.53, 9.24, 9.08, 8.95],
+    "similarity(10,0)": [10.08, 10.07, 10.08, 10.09, 10.08, 10.08],
+    "random(10)": [10.82, 10.54, 10.34, 10.12, 10.08, 10.11],
+}
+PAPER_SIZES = [1000, 2000, 4000, 6000, 8000, 10000]
+PAPER_ZIPF2_PARTITIONED = {6000: 15, 8000: 14, 10000: 14}
+VARIANTS = {
+    "spidercast": ("spidercast", {"kg": 3, "kr": 0}),
+    "similarity(10,0)": ("similarity", {"similar": 10, "random": 0}),
+    "random(10)": ("random", {"links": 10}),
+    "ringpt": ("ringpt", {}),
+}
+
+
+def run_one(protocol: str, params: dict, inst, seed: int, *, diameter: bool = True) -> dict:
+    proto = get_protocol(protocol, **params)
+    t0 = time.perf_counter()
+    ov = proto.build(inst, seed=seed)
+    seconds = time.perf_counter() - t0
+    row = overlay_summary(ov, inst, diameter=diameter)
+    row.update(
+        build_seconds=seconds,
+        control_messages=proto.stats_.get("control_messages", 0),
+        quiescent=proto.stats_.get("quiescent", True),
+        kr_final_mean=proto.stats_.get("kr_final_mean", 0.0),
+    )
+    return row
+
+
+def fig12(sizes: list[int], seed: int) -> list[dict]:
+    rows = []
+    for n in sizes:
+        inst = make_instance(nodes=n, topics=100, subs=10, popularity="rss", seed=seed)
+        for label, (protocol, params) in VARIANTS.items():
+            r = run_one(protocol, params, inst, seed)
+            paper = PAPER_FIG12.get(label)
+            r.update(experiment="fig12", label=label, nodes=n)
+            if paper and n in PAPER_SIZES:
+                r["paper_avg_degree"] = paper[PAPER_SIZES.index(n)]
+            rows.append(r)
+            print(
+                f"fig12 n={n:6d} {label:17s} deg={r['avg_degree']:6.2f}"
+                f" paper={r.get('paper_avg_degree', float('nan')):6.2f}"
+                f" max={r['max_degree']:3d} part={r['partitioned_topics']:3d}"
+                f" comps={r['topic_components']:6d} diam={r['max_topic_diameter']:3d}"
+                f" t={r['build_seconds']:6.1f}s",
+                flush=True,
+            )
+    return rows
+
+
+def zipf2(sizes: list[int], seed: int) -> list[dict]:
+    rows = []
+    for n in sizes:
+        inst = make_instance(nodes=n, topics=100, subs=10, popularity="zipf2", seed=seed)
+        for label, params in (
+            ("(3,0)", {"kg": 3, "kr": 0}),
+            ("(3,1)", {"kg": 3, "kr": 1}),
+            ("adaptive", {"adaptive": True}),
+        ):
+            r = run_one("spidercast", params, inst, seed, diameter=False)
+            r.update(experiment="zipf2", label=label, nodes=n)
+            if label == "(3,0)" and n in PAPER_ZIPF2_PARTITIONED:
+                r["paper_partitioned_topics"] = PAPER_ZIPF2_PARTITIONED[n]
+            rows.append(r)
+            print(
+                f"zipf2 n={n:6d} {label:9s} deg={r['avg_degree']:6.2f}"
+                f" part={r['partitioned_topics']:3d}"
+                f" paper_part={r.get('paper_partitioned_topics', '-')}"
+                f" kr_mean={r['kr_final_mean']:.3f} t={r['build_seconds']:6.1f}s",
+                flush=True,
+            )
+    return rows
+
+
+def partial(sizes: list[int], seed: int, fraction: float) -> list[dict]:
+    rows = []
+    for n in sizes:
+        inst = make_instance(nodes=n, topics=100, subs=10, popularity="rss", seed=seed)
+        full = run_one("spidercast", {}, inst, seed, diameter=False)
+        part = run_one("spidercast", {"membership": fraction}, inst, seed, diameter=False)
+        ratio = part["avg_degree"] / full["avg_degree"]
+        for label, r in (("full", full), (f"{fraction:.0%}", part)):
+            r.update(experiment="partial", label=label, nodes=n)
+            rows.append(r)
+        print(
+            f"partial n={n:6d} full deg={full['avg_degree']:6.2f}"
+            f" {fraction:.0%} deg={part['avg_degree']:6.2f} ratio={ratio:.3f}"
+            f" part_topics={part['partitioned_topics']} t={part['build_seconds']:6.1f}s",
+            flush=True,
+        )
+    return rows
+
+
+def scale(max_nodes: int, seed: int) -> list[dict]:
+    rows = []
+    n = 1000
+    sizes = []
+    while n <= max_nodes:
+        sizes.append(n)
+        n = n * 2 if n < 10000 else n + 10000 if n < 20000 else n * 2
+    for n in sorted(set(sizes + [s for s in (10000,) if s <= max_nodes])):
+        inst = make_instance(nodes=n, topics=100, subs=10, popularity="rss", seed=seed)
+        r = run_one("spidercast", {}, inst, seed, diameter=n <= 20000)
+        r.update(experiment="scale", label="spidercast", nodes=n)
+        rows.append(r)
+        print(
+            f"scale n={n:7d} build={r['build_seconds']:7.1f}s deg={r['avg_degree']:6.2f}"
+            f" part={r['partitioned_topics']} msgs={r['control_messages']}",
+            flush=True,
+        )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--only", choices=["fig12", "zipf2", "partial", "scale"], action="append")
+    ap.add_argument("--sizes", default="1000,2000,4000,6000,8000,10000")
+    ap.add_argument("--zipf-sizes", default="1000,6000,8000,10000")
+    ap.add_argument("--partial-sizes", default="4000,8000")
+    ap.add_argument("--fraction", type=float, default=0.05)
+    ap.add_argument("--max-nodes", type=int, default=10000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", metavar="FILE", help="also write all rows as JSON")
+    args = ap.parse_args(argv)
+    todo = args.only or ["fig12", "zipf2", "partial", "scale"]
+    ints = lambda s: [int(x) for x in s.split(",") if x]  # noqa: E731
+    run_one("spidercast", {}, make_instance(nodes=200, topics=20, subs=4, seed=0), 0)  # warm-up
+    rows: list[dict] = []
+    if "fig12" in todo:
+        rows += fig12(ints(args.sizes), args.seed)
+    if "zipf2" in todo:
+        rows += zipf2(ints(args.zipf_sizes), args.seed)
+    if "partial" in todo:
+        rows += partial(ints(args.partial_sizes), args.seed, args.fraction)
+    if "scale" in todo:
+        rows += scale(args.max_nodes, args.seed)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1, default=float)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

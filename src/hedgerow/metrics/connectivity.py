@@ -1,0 +1,44 @@
+"""Topic connectivity: components of each topic-induced subgraph ``G_t``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hedgerow.metrics._kernels import topic_component_counts
+from hedgerow.model.instance import Instance
+from hedgerow.model.overlay import Overlay
+
+
+def topic_components(overlay: Overlay, instance: Instance) -> np.ndarray:
+    """Number of connected components of ``G_t`` for every topic ``t``.
+
+    ``G_t`` is the subgraph induced by the subscribers of ``t``; a topic with no
+    subscriber has 0 components.  Directed overlays are read as undirected.
+
+    Examples
+    --------
+    >>> from hedgerow.model import Instance, Overlay
+    >>> inst = Instance.from_lists([[0], [0, 1], [0], [1]], n_topics=2)
+    >>> ov = Overlay.from_edges(4, [(0, 1), (1, 2), (2, 3)])
+    >>> topic_components(ov, inst).tolist()
+    [1, 2]
+    """
+    a = overlay.undirected_csr()
+    return topic_component_counts(
+        a.indptr.astype(np.int64),
+        a.indices.astype(np.int32),
+        instance.topic_indptr,
+        instance.topic_nodes,
+        instance.masks,
+        instance.n_nodes,
+    )
+
+
+def partitioned_topics(overlay: Overlay, instance: Instance) -> int:
+    """Number of topics whose subgraph ``G_t`` has more than one component."""
+    return int((topic_components(overlay, instance) > 1).sum())
+
+
+def total_topic_components(overlay: Overlay, instance: Instance) -> int:
+    """Sum of components over all topic subgraphs (= number of topics when all connected)."""
+    return int(topic_components(overlay, instance).sum())

@@ -1,0 +1,1 @@
+"""Baseline overlays the papers compare against."""

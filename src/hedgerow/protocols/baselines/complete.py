@@ -1,0 +1,44 @@
+"""Complete graph baseline of Topiary (section V-A): every pair of nodes is linked.
+
+Paper: Mao & Bojja Venkatakrishnan, "Topiary", arXiv:2312.06800 (2023),
+section V-A: "All the nodes have direct connections to all other nodes. A
+complete graph is an unrealistic topology, but serves as a reasonable lower
+bound for performance."  It ignores any degree bound.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hedgerow.model.instance import Instance
+from hedgerow.model.overlay import Overlay
+from hedgerow.model.rng import RngStreams
+from hedgerow.protocols.base import OverlayProtocol
+
+
+class CompleteGraph(OverlayProtocol):
+    """All ``n (n-1) / 2`` links (undirected).
+
+    Examples
+    --------
+    >>> from hedgerow.model import Instance
+    >>> ov = CompleteGraph().build(Instance.from_lists([[0]] * 5, n_topics=1))
+    >>> ov.n_edges, ov.is_symmetric()
+    (10, True)
+    """
+
+    name = "complete"
+    paper = "Mao & Bojja Venkatakrishnan, Topiary, arXiv:2312.06800 (2023), section V-A"
+    claims_topic_connected = True
+
+    def __init__(self) -> None:
+        pass
+
+    def _build(
+        self, instance: Instance, streams: RngStreams, *, progress: bool
+    ) -> tuple[Overlay, dict[str, Any]]:
+        n = instance.n_nodes
+        u, v = np.triu_indices(n, k=1)
+        return Overlay.from_edges(n, np.column_stack([u, v])), {}

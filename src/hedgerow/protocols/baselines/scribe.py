@@ -1,0 +1,146 @@
+"""Scribe-style group trees, the two Scribe baselines of Topiary (section V-A, V-B3).
+
+Papers: Castro, Druschel, Kermarrec, Rowstron, "Scribe: a large-scale and
+decentralized application-level multicast infrastructure", IEEE JSAC 20(8),
+2002; used as a baseline by Mao & Bojja Venkatakrishnan, "Topiary",
+arXiv:2312.06800 (2023): "Nodes construct groups and build tree structures
+inside each group. Here we consider grouping with topic or without topic
+information" (V-A); "Scribe groups nodes, and builds tree structure based on
+the nodes' id ... Randomly groups has 40 groups ... Topic based grouping has
+100 groups" (V-B3).
+
+Construction chosen (the paper gives no more detail):
+
+* every node draws a random Scribe identifier (a random permutation, as
+  Pastry node ids are random);
+* inside a group the members, sorted by identifier, form a heap-shaped
+  ``fanout``-ary tree: the member at sorted position ``i > 0`` links to the
+  one at position ``(i - 1) // fanout`` (its parent, an outgoing link); the
+  first member is the root (Scribe's rendezvous point).  ``fanout`` defaults
+  to ``d - 1`` so a node holding one position has at most ``d`` links;
+* ``groups="random"`` (scribe-random): nodes are split uniformly at random
+  into ``n_groups`` (default 40) disjoint groups, one tree each, so a node has
+  at most one outgoing link.  Trees are short (low delay) but a topic's
+  subscribers are spread over 40 disconnected trees (poor coverage), which is
+  the behaviour the paper reports;
+* ``groups="topic"`` (scribe-topic): one group per topic; each node joins the
+  trees of at most ``d`` of its topics (a uniformly random choice), one parent
+  link per tree, so its out-degree stays ``<= d``.  Topics a node did not
+  join reach it only through TTL relays (lower coverage, as reported).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hedgerow.errors import ParameterError
+from hedgerow.model.instance import Instance
+from hedgerow.model.overlay import Overlay
+from hedgerow.model.rng import RngStreams
+from hedgerow.protocols.base import OverlayProtocol, as_int
+
+GROUPINGS = ("random", "topic")
+
+
+def tree_edges(members: np.ndarray, ident: np.ndarray, fanout: int) -> np.ndarray:
+    """``(len(members) - 1, 2)`` child -> parent links of the id-ordered ``fanout``-ary tree.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> tree_edges(np.array([5, 6, 7, 8]), np.array([0, 0, 0, 0, 0, 3, 0, 1, 2]), 2).tolist()
+    [[8, 7], [6, 7], [5, 8]]
+    """
+    order = np.asarray(members)[np.argsort(ident[members], kind="stable")]
+    pos = np.arange(1, len(order))
+    return np.column_stack([order[pos], order[(pos - 1) // fanout]]).astype(np.int64)
+
+
+class ScribeTrees(OverlayProtocol):
+    """Scribe-style trees inside random groups or topic groups.
+
+    Parameters
+    ----------
+    d : int, default 6
+        Degree budget (out-degree bound; default fanout ``d - 1``).
+    groups : {"random", "topic"}, default "random"
+        Grouping without or with topic information.
+    n_groups : int, default 40
+        Number of random groups (``groups="random"`` only).
+    fanout : int or None, default None
+        Children per tree node (``None``: ``max(1, d - 1)``).
+
+    Examples
+    --------
+    >>> from hedgerow.model import Instance
+    >>> inst = Instance.from_lists([[0, 1], [0], [1], [0, 1]] * 5, n_topics=2)
+    >>> ov = ScribeTrees(d=3, groups="topic").build(inst, seed=0)
+    >>> bool((ov.degree() <= 3).all())
+    True
+    >>> ScribeTrees(groups="random", n_groups=4).build(inst, seed=0).n_edges
+    16
+    """
+
+    name = "scribe"
+    paper = "Castro et al., Scribe, IEEE JSAC 2002; as a Topiary baseline, arXiv:2312.06800 V-A"
+    directed = True
+
+    def __init__(
+        self, *, d: int = 6, groups: str = "random", n_groups: int = 40, fanout: int | None = None
+    ) -> None:
+        self.d = d
+        self.groups = groups
+        self.n_groups = n_groups
+        self.fanout = fanout
+
+    def _validate(self, instance: Instance) -> None:
+        as_int(self.name, "d", self.d, minimum=1)
+        as_int(self.name, "n_groups", self.n_groups, minimum=1)
+        if self.fanout is not None:
+            as_int(self.name, "fanout", self.fanout, minimum=1)
+        if self.groups not in GROUPINGS:
+            raise ParameterError(
+                f"{self.name}: parameter groups must be one of {', '.join(GROUPINGS)}, "
+                f"got {self.groups!r}"
+            )
+
+    def degree_bound(self, instance: Instance) -> int | None:
+        """Out-degree bound (``d`` for topic groups, 1 for random groups)."""
+        return int(self.d) if self.groups == "topic" else 1
+
+    def _build(
+        self, instance: Instance, streams: RngStreams, *, progress: bool
+    ) -> tuple[Overlay, dict[str, Any]]:
+        n, d = instance.n_nodes, int(self.d)
+        fanout = max(1, d - 1) if self.fanout is None else int(self.fanout)
+        ident = streams.stream("scribe:ids").permutation(n)
+        rng = streams.stream("scribe:groups")
+        parts: list[np.ndarray] = []
+        if self.groups == "random":
+            g = rng.integers(0, int(self.n_groups), size=n)
+            for grp in range(int(self.n_groups)):
+                members = np.flatnonzero(g == grp)
+                if len(members) > 1:
+                    parts.append(tree_edges(members, ident, fanout))
+            n_groups = int(self.n_groups)
+        else:
+            # each node joins at most d of its topics: random keys, keep the d smallest per node
+            keys = rng.random(len(instance.sub_topics))
+            node = np.repeat(np.arange(n), instance.n_subs)
+            order = np.lexsort((keys, node))
+            rank = np.arange(len(order)) - np.repeat(instance.sub_indptr[:-1], instance.n_subs)
+            joined = np.zeros(len(order), dtype=bool)
+            joined[order] = rank < d
+            j_node, j_topic = node[joined], instance.sub_topics[joined]
+            by_topic = np.argsort(j_topic, kind="stable")
+            bounds = np.searchsorted(j_topic[by_topic], np.arange(instance.n_topics + 1))
+            for t in range(instance.n_topics):
+                members = j_node[by_topic[bounds[t] : bounds[t + 1]]]
+                if len(members) > 1:
+                    parts.append(tree_edges(members, ident, fanout))
+            n_groups = instance.n_topics
+        edges = np.concatenate(parts) if parts else np.zeros((0, 2), dtype=np.int64)
+        overlay = Overlay.from_edges(n, edges, directed=True)
+        return overlay, {"groups": self.groups, "n_groups": n_groups, "fanout": fanout}

@@ -1,0 +1,971 @@
+"""Topiary: learned pub/sub topologies by subset scoring and topic-aware exploration.
+
+Paper: Y. Mao and S. Bojja Venkatakrishnan, "Topiary: Fast, Scalable
+Publish/Subscribe for Peer-to-Peer (D)Apps", arXiv:2312.06800, 2023
+(Algorithm 1, sections IV-A to IV-E, evaluation in section V).
+
+Every node ``v`` keeps at most ``d`` *outgoing* neighbours and accepts any
+number of incoming ones; links carry traffic both ways.  Time runs in epochs of
+``messages`` messages (topic uniform, publisher uniform among the topic's
+subscribers, TTL ``ttl``).  At the end of an epoch each node scores every
+subset of ``round(0.6 d)`` of its outgoing neighbours from what it observed,
+keeps the best subset and fills the free slots by weighted sampling.
+
+Readings chosen where the paper is ambiguous or self-contradictory
+------------------------------------------------------------------
+1. **Lower score is better.**  Algorithm 1 (line 19) and the end of IV-D say
+   "argmax / highest score", but IV-D also says "a higher score indicates
+   poorer performance", ``F_d`` (a delay) and ``F_w`` (a count of unwanted
+   messages) are costs, and IV-E calls ``min_θ S^θ`` the *best* topic score.
+   Only the minimising reading makes all three terms and IV-E agree, so the
+   kept subset is ``argmin S(Γ)``.
+2. **``F_c`` counts what Γ fails to relay.**  Eq. (3) as printed is the
+   fraction of the expected messages that Γ *does* relay, while the text
+   around it ("quantifies the fraction of messages that Γ fails to relay",
+   "the complementary aspect ... messages that were not delivered by Γ") says
+   the opposite.  With a minimised score only the "fails" reading rewards
+   coverage, so ``F_c(Γ) = 1 - (eq. 3)`` and ``F_c^θ = 1 - (eq. 8)``.  The
+   estimate ``E_θ`` is the exact number of messages published on ``θ`` in the
+   epoch by nodes other than ``v`` (the paper leaves the estimator to the
+   application and suggests sequence numbers, which give exactly this count).
+3. **Units and weights.**  ``F_c`` is a fraction, ``F_w`` a count and
+   ``F_d`` a delay in **seconds** (the latency models are in ms; the scores
+   divide by 1000).  Section V-B4 sets ``w_w = 0`` and sweeps ``w_d`` over
+   ``1000 .. 10000``, i.e. 1 to 10 score units per millisecond, which is the
+   scale of the paper's delays; we take ``wd = 1000`` and ``ww = 0``.  The
+   same section normalises ``w_c = 1`` for its sensitivity study only; with
+   it a subset that loses *every* message scores as badly as 1 ms of extra
+   delay, so a node keeps a fast neighbour that silently drops a topic (the
+   test ``test_reading_lower_score_is_better_and_coverage_counts_failures``
+   shows the difference) and a topic that is never delivered looks like the
+   node's *best* topic in eq. (9).  Following IV-D ("where data loss is
+   intolerable ... ``w_c > w_d > w_w``") the default is ``wc = 1000``:
+   missing 1 % of the expected messages costs as much as 10 ms of extra
+   relative delay.
+4. **Observations.**  ``T_u^m`` is the arrival at ``v`` of the copy sent by
+   ``u`` on link ``u -> v`` and ``T_min^m`` is ``v``'s first arrival of
+   ``m`` over *all* its links, so relative delays are ``>= 0``.  A node does
+   not observe messages it published, nor messages it never received.
+5. **Subsets.**  Only outgoing neighbours are scored (incoming links are not
+   the node's to drop); a node with ``<= round(0.6 d)`` outgoing neighbours
+   keeps them all.  Ties go to the first subset in lexicographic order.
+6. **Exploration.**  ``σ_v^+ = {θ ∈ σ_v : S^θ(Γ*) > η · min S^θ(Γ*)}`` over
+   topics that had messages this epoch; weights ``ω_u = |σ_u ∩ σ_v^+|``;
+   ``d - |Γ*|`` new neighbours are drawn without replacement with probability
+   proportional to ``ω_u`` (Efraimidis-Spirakis keys).  Candidates exclude
+   ``v``, *all* current neighbours (outgoing, including the ones just
+   dropped, and incoming: a second link to a current neighbour adds nothing),
+   so every explored peer is new.  When fewer candidates than free slots have
+   ``ω_u > 0`` (for instance ``σ_v^+`` empty), the rest are drawn uniformly
+   from the remaining candidates.  The paper gives no value for ``η``; the
+   default ``eta=2`` was chosen from a sweep (``docs/topiary.md``).
+
+Examples
+--------
+>>> import numpy as np
+>>> subset_table(4, 2).tolist()
+[[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]
+>>> keep_size(6), keep_size(5)
+(4, 3)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+from hedgerow.errors import ParameterError
+from hedgerow.model.instance import Instance
+from hedgerow.model.overlay import Overlay
+from hedgerow.model.rng import RngStreams
+from hedgerow.protocols.base import OverlayProtocol, as_float, as_int
+
+#: fraction of the degree bound kept each epoch (section IV, "approximately 60%")
+KEEP_FRACTION = 0.6
+#: the latency models are in ms; ``F_d`` is in seconds (module docstring, reading 3)
+MS_PER_SECOND = 1000.0
+#: bytes of ``edge_recv`` one dissemination call may allocate (messages are chunked)
+EDGE_BUDGET_BYTES = 64 * 2**20
+
+
+# --------------------------------------------------------------------------- helpers
+def keep_size(d: int, keep: float = KEEP_FRACTION) -> int:
+    """Size of the kept subset, ``round(keep * d)`` with halves rounded up.
+
+    Examples
+    --------
+    >>> keep_size(6), keep_size(5), keep_size(10)
+    (4, 3, 6)
+    """
+    return int(np.floor(keep * d + 0.5))
+
+
+def subset_table(n_slots: int, k: int) -> np.ndarray:
+    """All ``k``-subsets of ``0..n_slots-1`` in lexicographic order, ``(S, k)`` int64.
+
+    Examples
+    --------
+    >>> subset_table(3, 2).tolist()
+    [[0, 1], [0, 2], [1, 2]]
+    """
+    k = max(0, min(k, n_slots))
+    rows = list(combinations(range(n_slots), k))
+    return np.asarray(rows, dtype=np.int64).reshape(len(rows), k)
+
+
+def interest_matrix(masks: np.ndarray, n_topics: int) -> np.ndarray:
+    """Unpack bit masks into a dense ``(n_nodes, n_topics)`` bool matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> interest_matrix(np.array([[0b101]], dtype=np.uint64), 3).tolist()
+    [[True, False, True]]
+    """
+    t = np.arange(n_topics)
+    words = masks[:, t >> 6]
+    return ((words >> (t & 63).astype(np.uint64)) & np.uint64(1)).astype(bool)
+
+
+def pack_bool(matrix: np.ndarray) -> np.ndarray:
+    """Pack a ``(rows, n_topics)`` bool matrix into ``uint64`` words (inverse of
+    :func:`interest_matrix`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pack_bool(np.array([[True, False, True]])).tolist()
+    [[5]]
+    """
+    rows, n_topics = matrix.shape
+    words = max(1, (n_topics + 63) // 64)
+    out = np.zeros((rows, words), dtype=np.uint64)
+    r, t = np.nonzero(matrix)
+    np.bitwise_or.at(out, (r, t >> 6), np.left_shift(np.uint64(1), (t & 63).astype(np.uint64)))
+    return out
+
+
+def draw_messages(
+    publishers: Instance, n_messages: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Draw an epoch of messages: topic uniform, publisher uniform among its subscribers.
+
+    Topics without any possible publisher are never drawn (section II-A:
+    publishers are subscribers of the topic).
+
+    Parameters
+    ----------
+    publishers : Instance
+        Who may publish on each topic (usually the subscription instance).
+    n_messages : int
+        Messages in the epoch.
+    rng : numpy.random.Generator
+        The stream to draw from.
+
+    Returns
+    -------
+    publisher, topic : numpy.ndarray
+        ``(n_messages,)`` int64 arrays.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> inst = Instance.from_lists([[0], [0, 1], [1]], n_topics=3)
+    >>> pub, top = draw_messages(inst, 6, np.random.default_rng(0))
+    >>> sorted(set(top.tolist())) <= [0, 1], all(inst.intersection_size(p, p) > 0 for p in pub)
+    (True, True)
+    """
+    sizes = publishers.topic_sizes
+    live = np.flatnonzero(sizes > 0)
+    if len(live) == 0:
+        raise ParameterError("no topic has a subscriber; nobody can publish")
+    topic = live[rng.integers(0, len(live), size=n_messages)]
+    offset = (rng.random(n_messages) * sizes[topic]).astype(np.int64)
+    offset = np.minimum(offset, sizes[topic] - 1)
+    publisher = publishers.topic_nodes[publishers.topic_indptr[topic] + offset].astype(np.int64)
+    return publisher, topic.astype(np.int64)
+
+
+def random_out_neighbours(
+    n_nodes: int, d: int, rng: np.random.Generator, *, active: np.ndarray | None = None
+) -> np.ndarray:
+    """Each active node picks ``d`` distinct random other nodes: an ``(n, d)`` array, ``-1`` padded.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> out = random_out_neighbours(5, 2, np.random.default_rng(1))
+    >>> out.shape, bool((out != np.arange(5)[:, None]).all())
+    ((5, 2), True)
+    """
+    keys = rng.random((n_nodes, n_nodes))
+    np.fill_diagonal(keys, -1.0)
+    take = min(d, max(n_nodes - 1, 0))
+    out = np.full((n_nodes, d), -1, dtype=np.int64)
+    if take > 0:
+        top = np.argpartition(-keys, take - 1, axis=1)[:, :take]
+        out[:, :take] = np.sort(top, axis=1)
+    if active is not None:
+        out[~np.asarray(active, dtype=bool)] = -1
+    return out
+
+
+def closure_csr(
+    out: np.ndarray, n_nodes: int, fixed_edges: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Undirected closure of out-neighbour lists (plus fixed links) as sorted CSR arrays.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> indptr, indices = closure_csr(np.array([[1], [-1], [1]]), 3)
+    >>> indptr.tolist(), indices.tolist()
+    ([0, 1, 3, 4], [1, 0, 2, 1])
+    """
+    src = np.repeat(np.arange(n_nodes), out.shape[1])
+    dst = out.reshape(-1)
+    ok = dst >= 0
+    u, v = src[ok], dst[ok]
+    if fixed_edges is not None and len(fixed_edges):
+        fe = np.asarray(fixed_edges, dtype=np.int64).reshape(-1, 2)
+        u = np.concatenate([u, fe[:, 0]])
+        v = np.concatenate([v, fe[:, 1]])
+    rows = np.concatenate([u, v])
+    cols = np.concatenate([v, u])
+    a = sp.csr_array((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n_nodes, n_nodes))
+    a.sum_duplicates()
+    a.sort_indices()
+    return a.indptr.astype(np.int64), a.indices.astype(np.int64)
+
+
+def entry_index(
+    indptr: np.ndarray, indices: np.ndarray, u: np.ndarray, v: np.ndarray
+) -> np.ndarray:
+    """CSR entry of each link ``u -> v`` (``-1`` where ``u < 0`` or the link is absent).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> indptr, indices = np.array([0, 1, 3, 4]), np.array([1, 0, 2, 1])
+    >>> entry_index(indptr, indices, np.array([1, 2, -1]), np.array([2, 1, 0])).tolist()
+    [2, 3, -1]
+    """
+    n = len(indptr) - 1
+    u = np.asarray(u, dtype=np.int64)
+    v = np.asarray(v, dtype=np.int64)
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    keys = rows * n + indices
+    want = np.where(u >= 0, u, 0) * n + v
+    pos = np.searchsorted(keys, want)
+    pos_c = np.minimum(pos, max(len(keys) - 1, 0))
+    found = (u >= 0) & (pos < len(keys)) & (keys[pos_c] == want) if len(keys) else u < -1
+    return np.where(found, pos_c, -1)
+
+
+# --------------------------------------------------------------------------- kernel
+@numba.njit(cache=True, parallel=True)
+def accumulate_observations(
+    arrival, edge_recv, slot_entry, topic, publisher, masks, subsets, dsum, dcnt, waste, n_blocks
+):  # pragma: no cover - compiled
+    """Add one chunk of messages to the per-node subset accumulators.
+
+    For node ``v``, slot ``j`` (its ``j``-th outgoing neighbour ``u``) and
+    message ``m``, the relative delay is ``edge_recv[m, slot_entry[v, j]] -
+    arrival[m, v]`` (``inf`` when ``u`` did not relay ``m`` to ``v``).  For
+    every subset ``s`` the minimum over its slots is added to
+    ``dsum[v, θ(m), s]`` / ``dcnt[v, θ(m), s]`` when ``v`` subscribes to
+    ``θ(m)``, and counted in ``waste[v, s]`` otherwise.  Messages ``v``
+    published or never received are not observed.  Threads own disjoint
+    blocks of nodes and walk the messages in order (row ``m`` of
+    ``edge_recv`` stays in cache while a block reads it).
+    """
+    n_msg, n_nodes = arrival.shape
+    n_slots = slot_entry.shape[1]
+    n_sub, k = subsets.shape
+    n_blocks = max(1, min(n_nodes, n_blocks))
+    size = (n_nodes + n_blocks - 1) // n_blocks
+    for b in numba.prange(n_blocks):
+        lo = b * size
+        hi = min(n_nodes, lo + size)
+        rel = np.empty(n_slots)
+        for m in range(n_msg):
+            t = topic[m]
+            word = t >> 6
+            bit = np.uint64(t & 63)
+            for v in range(lo, hi):
+                if publisher[m] == v:
+                    continue
+                a = arrival[m, v]
+                if not np.isfinite(a):
+                    continue
+                any_obs = False
+                for j in range(n_slots):
+                    e = slot_entry[v, j]
+                    if e < 0:
+                        rel[j] = np.inf
+                    else:
+                        r = edge_recv[m, e] - a
+                        if r < 0.0:
+                            r = 0.0
+                        rel[j] = r
+                        if r < np.inf:
+                            any_obs = True
+                if not any_obs:
+                    continue
+                interested = (masks[v, word] >> bit) & np.uint64(1)
+                for s in range(n_sub):
+                    mn = np.inf
+                    for i in range(k):
+                        x = rel[subsets[s, i]]
+                        if x < mn:
+                            mn = x
+                    if mn < np.inf:
+                        if interested:
+                            dsum[v, t, s] += mn
+                            dcnt[v, t, s] += 1
+                        else:
+                            waste[v, s] += 1
+
+
+# --------------------------------------------------------------------------- observations
+@dataclass
+class Observations:
+    """What every node saw during one epoch, reduced to subset accumulators.
+
+    ``dsum[v, θ, s]`` / ``dcnt[v, θ, s]``: summed relative delay / number of
+    messages on subscribed topic ``θ`` that subset ``s`` of ``v``'s outgoing
+    slots relayed; ``waste[v, s]``: unsubscribed messages subset ``s``
+    relayed; ``expected[v, θ]``: messages published on ``θ`` by nodes other
+    than ``v`` (the estimate ``E_θ``).
+    """
+
+    dsum: np.ndarray
+    dcnt: np.ndarray
+    waste: np.ndarray
+    expected: np.ndarray
+
+    @classmethod
+    def empty(cls, n_nodes: int, n_subsets: int, n_topics: int) -> Observations:
+        """Zeroed accumulators."""
+        return cls(
+            dsum=np.zeros((n_nodes, n_topics, n_subsets)),
+            dcnt=np.zeros((n_nodes, n_topics, n_subsets), dtype=np.int64),
+            waste=np.zeros((n_nodes, n_subsets), dtype=np.int64),
+            expected=np.zeros((n_nodes, n_topics), dtype=np.int64),
+        )
+
+    def add_published(self, publisher: np.ndarray, topic: np.ndarray) -> None:
+        """Count published messages into ``expected`` (excluding each node's own)."""
+        n_topics = self.expected.shape[1]
+        per_topic = np.bincount(topic, minlength=n_topics)
+        self.expected += per_topic[None, :]
+        np.subtract.at(self.expected, (publisher, topic), 1)
+
+    def add_chunk(
+        self,
+        arrival: np.ndarray,
+        edge_recv: np.ndarray,
+        slot_entry: np.ndarray,
+        topic: np.ndarray,
+        publisher: np.ndarray,
+        masks: np.ndarray,
+        subsets: np.ndarray,
+    ) -> None:
+        """Accumulate one disseminated chunk (see :func:`accumulate_observations`)."""
+        accumulate_observations(
+            np.ascontiguousarray(arrival, dtype=np.float64),
+            np.ascontiguousarray(edge_recv, dtype=np.float64),
+            np.ascontiguousarray(slot_entry, dtype=np.int64),
+            np.ascontiguousarray(topic, dtype=np.int64),
+            np.ascontiguousarray(publisher, dtype=np.int64),
+            np.ascontiguousarray(masks, dtype=np.uint64),
+            np.ascontiguousarray(subsets, dtype=np.int64),
+            self.dsum,
+            self.dcnt,
+            self.waste,
+            4 * numba.get_num_threads(),
+        )
+
+
+def subset_scores(
+    obs: Observations, interest: np.ndarray, *, wc: float, wd: float, ww: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Overall score ``S = wc·Fc + wd·Fd + ww·Fw`` of every subset (eqs. 2-5).
+
+    Parameters
+    ----------
+    obs : Observations
+        The epoch's accumulators.
+    interest : numpy.ndarray
+        ``(n_nodes, n_topics)`` bool subscriptions.
+    wc, wd, ww : float
+        Weights of coverage, delay and bandwidth waste.
+
+    Returns
+    -------
+    S, Fc, Fd, Fw : numpy.ndarray
+        ``(n_nodes, n_subsets)`` each.  ``Fc`` is the fraction of the expected
+        subscribed messages the subset failed to relay, ``Fd`` the mean relative
+        delay in seconds over subscribed messages it relayed (0 if none), ``Fw``
+        the number of unsubscribed messages it relayed.
+
+    Examples
+    --------
+    One node, one topic, two subsets: subset 0 relayed 3 of 4 expected messages
+    with total relative delay 6 ms, subset 1 relayed all 4 with 20 ms.
+
+    >>> import numpy as np
+    >>> obs = Observations.empty(1, 2, 1)
+    >>> obs.dsum[0, 0] = [6.0, 20.0]; obs.dcnt[0, 0] = [3, 4]; obs.expected[0, 0] = 4
+    >>> S, Fc, Fd, Fw = subset_scores(obs, np.array([[True]]), wc=1000, wd=1000, ww=0)
+    >>> Fc.tolist(), Fd.tolist(), S.tolist()
+    ([[0.25, 0.0]], [[0.002, 0.005]], [[252.0, 5.0]])
+    """
+    w = interest.astype(np.float64)
+    covered = np.einsum("nt,nts->ns", w, obs.dcnt.astype(np.float64))
+    delay = np.einsum("nt,nts->ns", w, obs.dsum)
+    expected = (obs.expected * interest).sum(axis=1)[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fd = np.where(covered > 0, delay / np.maximum(covered, 1), 0.0) / MS_PER_SECOND
+        fc = np.where(expected > 0, 1.0 - covered / np.maximum(expected, 1), 0.0)
+    fw = obs.waste.astype(np.float64)
+    return wc * fc + wd * fd + ww * fw, fc, fd, fw
+
+
+def topic_scores(
+    obs: Observations, best: np.ndarray, interest: np.ndarray, *, wc: float, wd: float
+) -> np.ndarray:
+    """Per-topic score ``S^θ(Γ*) = wc·Fc^θ + wd·Fd^θ`` of each node's kept subset (eqs. 6-8).
+
+    Entries are ``nan`` for topics the node does not subscribe to or on which
+    no message was published this epoch (no information).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> obs = Observations.empty(1, 1, 2)
+    >>> obs.dsum[0, :, 0] = [10.0, 0.0]; obs.dcnt[0, :, 0] = [2, 0]; obs.expected[0] = [2, 3]
+    >>> topic_scores(obs, np.array([0]), np.array([[True, True]]), wc=1000, wd=1000).tolist()
+    [[5.0, 1000.0]]
+    """
+    n = len(best)
+    dsum = obs.dsum[np.arange(n), :, best]
+    dcnt = obs.dcnt[np.arange(n), :, best]
+    exp = obs.expected
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fd = np.where(dcnt > 0, dsum / np.maximum(dcnt, 1), 0.0) / MS_PER_SECOND
+        fc = np.where(exp > 0, 1.0 - dcnt / np.maximum(exp, 1), 0.0)
+    s = wc * fc + wd * fd
+    return np.where(interest & (exp > 0), s, np.nan)
+
+
+def underperforming(topic_score: np.ndarray, eta: float) -> np.ndarray:
+    """``σ_v^+``: topics whose score exceeds ``eta`` times the node's best topic score (eq. 9).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> underperforming(np.array([[5.0, 12.0, np.nan, 9.0]]), 2.0).tolist()
+    [[False, True, False, False]]
+    """
+    with np.errstate(invalid="ignore"):
+        best = np.nanmin(np.where(np.isnan(topic_score), np.inf, topic_score), axis=1)
+        return np.nan_to_num(topic_score, nan=-np.inf) > eta * best[:, None]
+
+
+def weighted_sample(
+    weights: np.ndarray, allowed: np.ndarray, n_take: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """Per row, draw ``n_take[row]`` columns without replacement, ``P ∝ weights``.
+
+    Columns with zero weight but ``allowed`` are drawn uniformly only after
+    every positive-weight column; columns not ``allowed`` are never drawn.
+    Returns an ``(rows, max(n_take))`` array padded with ``-1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.array([[0.0, 5.0, 0.0, 1.0]])
+    >>> ok = np.array([[True, True, True, False]])
+    >>> weighted_sample(w, ok, np.array([2]), np.random.default_rng(0)).tolist()[0][0]
+    1
+    """
+    rows, cols = weights.shape
+    width = int(n_take.max()) if len(n_take) else 0
+    out = np.full((rows, max(width, 0)), -1, dtype=np.int64)
+    if width == 0 or cols == 0:
+        return out
+    u = rng.random((rows, cols))
+    positive = weights > 0
+    with np.errstate(divide="ignore", over="ignore"):
+        es = np.power(u, 1.0 / np.where(positive, weights, 1.0))
+    # Efraimidis-Spirakis keys u^(1/w) lifted to (1, 2] for positive weights, so that
+    # zero-weight columns (uniform keys in [0, 1)) come after all of them; forbidden: -inf
+    keys = np.where(positive, 1.0 + es, u)
+    keys = np.where(allowed, keys, -np.inf)
+    width = min(width, cols)
+    top = np.argpartition(-keys, width - 1, axis=1)[:, :width]
+    order = np.argsort(-np.take_along_axis(keys, top, axis=1), axis=1, kind="stable")
+    top = np.take_along_axis(top, order, axis=1)
+    ok = np.isfinite(np.take_along_axis(keys, top, axis=1))
+    ok &= np.arange(width)[None, :] < n_take[:, None]
+    out[:, :width] = np.where(ok, top, -1)
+    return out
+
+
+# --------------------------------------------------------------------------- epochs
+@dataclass
+class EpochReport:
+    """One epoch of a Topiary run, before the nodes re-select neighbours.
+
+    Attributes
+    ----------
+    epoch : int
+        Epoch number (0 is the random initial topology).
+    out : numpy.ndarray
+        ``(n_nodes, d)`` outgoing neighbours used during the epoch (``-1`` padded).
+    publisher, topic : numpy.ndarray
+        The epoch's messages.
+    arrival : numpy.ndarray
+        ``(M, n_nodes)`` first-copy arrival times (ms; ``inf`` never).
+    copies, relay_copies : numpy.ndarray
+        ``(M,)`` copies received in total / by unsubscribed nodes.
+    scores : numpy.ndarray
+        ``(n_nodes,)`` score ``S(Γ*)`` of each updating node's kept subset
+        (``nan`` for nodes that do not select).
+    """
+
+    epoch: int
+    out: np.ndarray
+    publisher: np.ndarray
+    topic: np.ndarray
+    arrival: np.ndarray
+    copies: np.ndarray
+    relay_copies: np.ndarray
+    scores: np.ndarray
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def disseminate_chunks(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    edge_delay: np.ndarray,
+    proc_delay: np.ndarray,
+    masks: np.ndarray,
+    publisher: np.ndarray,
+    topic: np.ndarray,
+    ttl: int,
+    *,
+    record_edges: bool,
+    silent: np.ndarray | None = None,
+    silent_topic: int | None = None,
+    policy: str = "ttl",
+) -> Iterator[tuple[np.ndarray, Any, np.ndarray]]:
+    """Disseminate messages in memory-bounded chunks; yields ``(message ids, delivery, entry map)``.
+
+    Messages of ``silent_topic`` travel on the graph without the outgoing
+    links of ``silent`` nodes (they receive but never forward that topic); the
+    ``entry map`` sends each full-graph CSR entry to its entry in the graph the
+    chunk used (``-1`` for removed links).
+    """
+    from hedgerow.dissemination import MessageBatch, disseminate
+
+    n_msg = len(publisher)
+    nnz = len(indices)
+    ident = np.arange(nnz, dtype=np.int64)
+    groups: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    if silent is not None and silent_topic is not None and np.any(silent):
+        n = len(indptr) - 1
+        rows = np.repeat(np.arange(n), np.diff(indptr))
+        keep = ~np.asarray(silent, dtype=bool)[rows]
+        m_indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows[keep], minlength=n), out=m_indptr[1:])
+        emap = np.where(keep, np.cumsum(keep) - 1, -1).astype(np.int64)
+        is_silent = topic == silent_topic
+        groups.append((np.flatnonzero(~is_silent), indptr, indices, edge_delay, ident))
+        groups.append((np.flatnonzero(is_silent), m_indptr, indices[keep], edge_delay[keep], emap))
+    else:
+        groups.append((np.arange(n_msg), indptr, indices, edge_delay, ident))
+    for ids, ip, ix, ed, emap in groups:
+        if len(ids) == 0:
+            continue
+        width = max(len(ix), 1)
+        step = max(1, EDGE_BUDGET_BYTES // (8 * width)) if record_edges else n_msg
+        for lo in range(0, len(ids), step):
+            sel = ids[lo : lo + step]
+            batch = MessageBatch(
+                publisher=publisher[sel],
+                topic=topic[sel],
+                ttl=np.full(len(sel), ttl, dtype=np.int64),
+            )
+            dl = disseminate(
+                ip, ix, ed, proc_delay, masks, batch, policy=policy, record_edges=record_edges
+            )
+            yield sel, dl, emap
+
+
+class Topiary(OverlayProtocol):
+    """Topiary (Mao & Bojja Venkatakrishnan 2023): learned neighbour subsets per epoch.
+
+    Parameters
+    ----------
+    d : int, default 6
+        Out-degree bound (section V-A: 6 on the unit square, 5 on the cities).
+    epochs : int, default 150
+        Epochs run by :meth:`build` (section V-A).
+    messages : int, default 1000
+        Messages per epoch (section V-A).
+    ttl : int, default 1
+        Initial TTL of every message (section V-A).
+    wc, wd, ww : float, default 1000, 1000, 0
+        Weights of coverage (fraction missed), delay (seconds) and waste (count);
+        see the module docstring, reading 3.
+    eta : float, default 2.0
+        Threshold ``η > 1`` of eq. (9).
+    keep : float, default 0.6
+        Fraction of ``d`` kept each epoch (section IV).
+    latency : str, default "unit-square"
+        Latency model used by :meth:`build` (a name known to
+        :func:`hedgerow.latency.latency_model`).
+
+    Examples
+    --------
+    >>> from hedgerow.model import Instance
+    >>> inst = Instance.from_lists([[0, 1], [0], [1], [0, 1], [1], [0]] * 5, n_topics=2)
+    >>> proto = Topiary(d=3, epochs=2, messages=50)
+    >>> ov = proto.build(inst, seed=1)
+    >>> bool((ov.degree() <= 3).all()), len(proto.stats_["receive_rate"])
+    (True, 2)
+    """
+
+    name = "topiary"
+    paper = "Mao & Bojja Venkatakrishnan, Topiary, arXiv:2312.06800 (2023)"
+    directed = True
+
+    def __init__(
+        self,
+        *,
+        d: int = 6,
+        epochs: int = 150,
+        messages: int = 1000,
+        ttl: int = 1,
+        wc: float = 1000.0,
+        wd: float = 1000.0,
+        ww: float = 0.0,
+        eta: float = 2.0,
+        keep: float = KEEP_FRACTION,
+        latency: str = "unit-square",
+    ) -> None:
+        self.d = d
+        self.epochs = epochs
+        self.messages = messages
+        self.ttl = ttl
+        self.wc = wc
+        self.wd = wd
+        self.ww = ww
+        self.eta = eta
+        self.keep = keep
+        self.latency = latency
+
+    # ------------------------------------------------------------- validation
+    def _check(self, n_nodes: int) -> dict[str, Any]:
+        p = self.name
+        d = as_int(p, "d", self.d, minimum=1)
+        if d >= n_nodes:
+            raise ParameterError(
+                f"{p}: parameter d must be below the number of nodes ({n_nodes}), got {d}"
+            )
+        eta = as_float(p, "eta", self.eta, low=1.0, high=1e12)
+        if eta <= 1.0:
+            raise ParameterError(f"{p}: parameter eta must be > 1 (eq. 9), got {eta}")
+        keep = as_float(p, "keep", self.keep, low=0.0, high=1.0)
+        return {
+            "d": d,
+            "epochs": as_int(p, "epochs", self.epochs, minimum=1),
+            "messages": as_int(p, "messages", self.messages, minimum=1),
+            "ttl": as_int(p, "ttl", self.ttl, minimum=0),
+            "wc": as_float(p, "wc", self.wc, low=0.0, high=1e12),
+            "wd": as_float(p, "wd", self.wd, low=0.0, high=1e12),
+            "ww": as_float(p, "ww", self.ww, low=0.0, high=1e12),
+            "eta": eta,
+            "keep": keep,
+            "k": keep_size(d, keep),
+        }
+
+    def _validate(self, instance: Instance) -> None:
+        self._check(instance.n_nodes)
+        if not isinstance(self.latency, str):
+            raise ParameterError(
+                f"{self.name}: parameter latency must be a model name, got {self.latency!r}"
+            )
+
+    def degree_bound(self, instance: Instance) -> int | None:
+        """Out-degree bound ``d`` (incoming links are unbounded, section II-A)."""
+        return int(self.d)
+
+    # ------------------------------------------------------------- selection
+    def select(
+        self,
+        out: np.ndarray,
+        obs: Observations,
+        instance: Instance,
+        linked: np.ndarray,
+        rng: np.random.Generator,
+        *,
+        update: np.ndarray | None = None,
+        interest: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """End of epoch: keep the best subset, explore the free slots (Algorithm 1).
+
+        Parameters
+        ----------
+        out : numpy.ndarray
+            ``(n, d)`` current outgoing neighbours, left-packed, ``-1`` padded.
+        obs : Observations
+            The epoch's accumulators, subsets indexed as :func:`subset_table` ``(d, k)``.
+        instance : Instance
+            Subscriptions.
+        linked : numpy.ndarray
+            ``(n, n)`` bool, ``linked[v, u]`` when ``u`` is currently a neighbour of ``v``
+            in either direction (excluded from exploration).
+        rng : numpy.random.Generator
+            Exploration stream.
+        update : numpy.ndarray, optional
+            Bool mask of nodes that re-select (default all).
+        interest : numpy.ndarray, optional
+            Dense subscriptions (computed from ``instance`` when omitted).
+
+        Returns
+        -------
+        new_out, best_score, kept : numpy.ndarray
+            Next epoch's out-neighbours, each node's ``S(Γ*)`` (``nan`` when not
+            updating) and the ``(n, k)`` kept slots' nodes (``-1`` padded).
+        """
+        cfg = self._check(instance.n_nodes)
+        d, k = cfg["d"], cfg["k"]
+        n = instance.n_nodes
+        if interest is None:
+            interest = interest_matrix(instance.masks, instance.n_topics)
+        if update is None:
+            update = np.ones(n, dtype=bool)
+        subsets = subset_table(d, k)
+        score, _, _, _ = subset_scores(obs, interest, wc=cfg["wc"], wd=cfg["wd"], ww=cfg["ww"])
+        n_out = (out >= 0).sum(axis=1)
+        # a subset is valid only if all its slots are filled, unless the node has <= k neighbours
+        valid = (subsets[None, :, :] < n_out[:, None, None]).all(axis=2)
+        few = n_out <= k
+        valid[few, :] = False
+        valid[few, 0] = True  # subset 0 = slots 0..k-1 = all filled slots
+        score = np.where(valid, score, np.inf)
+        best = np.argmin(score, axis=1)
+        best_score = score[np.arange(n), best]
+        kept_slots = subsets[best]
+        kept = np.where(kept_slots < n_out[:, None], np.take_along_axis(out, kept_slots, 1), -1)
+        ts = topic_scores(obs, best, interest, wc=cfg["wc"], wd=cfg["wd"])
+        plus = underperforming(ts, cfg["eta"])
+        # nodes with an empty σ+ explore by their whole interest
+        empty = ~plus.any(axis=1)
+        plus[empty] = interest[empty]
+        # ω[v, u] = |σ_u ∩ σ_v^+| for every pair at once
+        omega = plus.astype(np.float32) @ interest.T.astype(np.float32)
+        allowed = ~linked.copy()
+        np.fill_diagonal(allowed, False)
+        rows_k = np.repeat(np.arange(n), out.shape[1])
+        cur = out.reshape(-1)
+        allowed[rows_k[cur >= 0], cur[cur >= 0]] = False
+        n_kept = (kept >= 0).sum(axis=1)
+        n_take = np.where(update, d - n_kept, 0)
+        fresh = weighted_sample(omega.astype(np.float64), allowed, n_take, rng)
+        new_out = np.full_like(out, -1)
+        for_update = np.concatenate([kept, fresh], axis=1)
+        # left-pack: valid entries first, keep order
+        order = np.argsort(for_update < 0, axis=1, kind="stable")
+        packed = np.take_along_axis(for_update, order, axis=1)[:, :d]
+        new_out[update] = packed[update]
+        new_out[~update] = out[~update]
+        best_score = np.where(update, best_score, np.nan)
+        return new_out, best_score, kept
+
+    # ------------------------------------------------------------- epochs
+    def iterate(
+        self,
+        instance: Instance,
+        latency: Any,
+        proc_delay: np.ndarray,
+        streams: RngStreams,
+        *,
+        publishers: Instance | None = None,
+        update: np.ndarray | None = None,
+        fixed_edges: np.ndarray | None = None,
+        silent: np.ndarray | None = None,
+        silent_topic: int | None = None,
+        epochs: int | None = None,
+    ) -> Iterator[EpochReport]:
+        """Run epochs and yield an :class:`EpochReport` for each.
+
+        Parameters
+        ----------
+        instance : Instance
+            Subscriptions (what nodes are interested in and relay by).
+        latency : LatencyModel
+            Link latencies (``edge_delays`` reads it).
+        proc_delay : numpy.ndarray
+            ``(n,)`` processing delay of each node (ms).
+        streams : RngStreams
+            Named streams: ``topiary:init``, ``topiary:messages``, ``topiary:explore``.
+        publishers : Instance, optional
+            Who may publish on each topic (default ``instance``).
+        update : numpy.ndarray, optional
+            Bool mask of nodes running Topiary (others keep no outgoing slots and
+            never re-select; default all).
+        fixed_edges : numpy.ndarray, optional
+            ``(k, 2)`` extra links that always exist (e.g. an attackers' clique).
+        silent, silent_topic : optional
+            Nodes that never forward messages of ``silent_topic``.
+        epochs : int, optional
+            Number of epochs (default the ``epochs`` parameter).
+        """
+        from hedgerow.dissemination import edge_delays
+
+        cfg = self._check(instance.n_nodes)
+        n, d, k = instance.n_nodes, cfg["d"], cfg["k"]
+        n_epochs = cfg["epochs"] if epochs is None else int(epochs)
+        publishers = instance if publishers is None else publishers
+        update = np.ones(n, dtype=bool) if update is None else np.asarray(update, dtype=bool)
+        masks = np.ascontiguousarray(instance.masks)
+        interest = interest_matrix(masks, instance.n_topics)
+        subsets = subset_table(d, k)
+        proc = np.asarray(proc_delay, dtype=np.float64)
+        out = random_out_neighbours(n, d, streams.stream("topiary:init"), active=update)
+        msg_rng = streams.stream("topiary:messages")
+        explore_rng = streams.stream("topiary:explore")
+        for epoch in range(n_epochs):
+            indptr, indices = closure_csr(out, n, fixed_edges)
+            ed = np.asarray(edge_delays(indptr, indices, latency), dtype=np.float64)
+            publisher, topic = draw_messages(publishers, cfg["messages"], msg_rng)
+            obs = Observations.empty(n, len(subsets), instance.n_topics)
+            obs.add_published(publisher, topic)
+            arrival = np.empty((len(publisher), n))
+            copies = np.zeros(len(publisher), dtype=np.int64)
+            relay = np.zeros(len(publisher), dtype=np.int64)
+            slot_full = entry_index(
+                indptr, indices, out.reshape(-1), np.repeat(np.arange(n), d)
+            ).reshape(n, d)
+            for sel, dl, emap in disseminate_chunks(
+                indptr,
+                indices,
+                ed,
+                proc,
+                masks,
+                publisher,
+                topic,
+                cfg["ttl"],
+                record_edges=True,
+                silent=silent,
+                silent_topic=silent_topic,
+            ):
+                arr = np.asarray(dl.arrival, dtype=np.float64)
+                arrival[sel] = arr
+                copies[sel] = np.asarray(dl.copies)
+                relay[sel] = np.asarray(dl.relay_copies)
+                slot = np.where(slot_full >= 0, emap[np.maximum(slot_full, 0)], -1)
+                obs.add_chunk(arr, dl.edge_recv, slot, topic[sel], publisher[sel], masks, subsets)
+            rows = np.repeat(np.arange(n), np.diff(indptr))
+            linked = np.zeros((n, n), dtype=bool)
+            linked[rows, indices] = True
+            new_out, scores, _ = self.select(
+                out, obs, instance, linked, explore_rng, update=update, interest=interest
+            )
+            yield EpochReport(
+                epoch=epoch,
+                out=out,
+                publisher=publisher,
+                topic=topic,
+                arrival=arrival,
+                copies=copies,
+                relay_copies=relay,
+                scores=scores,
+            )
+            out = new_out
+        self.out_ = out
+
+    # ------------------------------------------------------------- build
+    def _build(
+        self, instance: Instance, streams: RngStreams, *, progress: bool
+    ) -> tuple[Overlay, dict[str, Any]]:
+        from hedgerow.latency import latency_model, processing_delays
+
+        n = instance.n_nodes
+        lat = latency_model(self.latency, n, streams.stream("latency"))
+        proc = processing_delays(n, streams.stream("processing"))
+        masks = instance.masks
+        interest = interest_matrix(masks, instance.n_topics)
+        rates, delays, scores = [], [], []
+        for rep in self.iterate(instance, lat, proc, streams):
+            rr, dd = delivery_stats(rep.arrival, rep.publisher, rep.topic, interest)
+            rates.append(rr)
+            delays.append(dd)
+            scores.append(float(np.nanmean(rep.scores)))
+        overlay = out_overlay(self.out_)
+        stats = {"receive_rate": rates, "avg_delay_ms": delays, "avg_score": scores}
+        return overlay, stats
+
+
+def out_overlay(out: np.ndarray, fixed_edges: np.ndarray | None = None) -> Overlay:
+    """The directed :class:`Overlay` of out-neighbour lists (plus fixed links).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> out_overlay(np.array([[1, -1], [2, 0], [-1, -1]])).csr().toarray().tolist()
+    [[0, 1, 0], [1, 0, 1], [0, 0, 0]]
+    """
+    n = out.shape[0]
+    src = np.repeat(np.arange(n), out.shape[1])
+    dst = out.reshape(-1)
+    ok = dst >= 0
+    edges = np.column_stack([src[ok], dst[ok]])
+    if fixed_edges is not None and len(fixed_edges):
+        edges = np.concatenate([edges, np.asarray(fixed_edges, dtype=np.int64).reshape(-1, 2)])
+    return Overlay.from_edges(n, edges, directed=True)
+
+
+def delivery_stats(
+    arrival: np.ndarray,
+    publisher: np.ndarray,
+    topic: np.ndarray,
+    interest: np.ndarray,
+    *,
+    receivers: np.ndarray | None = None,
+) -> tuple[float, float]:
+    """Interested-message receive rate and average delay (section V-A measures 1-2).
+
+    For each message: the fraction of the topic's subscribers (other than the
+    publisher, and only among ``receivers`` when given) that received it,
+    averaged over messages with at least one such subscriber; the delay is
+    averaged over every (message, subscriber) pair that received the message.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> arr = np.array([[0.0, 10.0, np.inf, 30.0]])
+    >>> interest = np.array([[True], [True], [True], [False]])
+    >>> delivery_stats(arr, np.array([0]), np.array([0]), interest)
+    (0.5, 10.0)
+    """
+    want = interest[:, topic].T.copy()
+    want[np.arange(len(publisher)), publisher] = False
+    if receivers is not None:
+        want &= np.asarray(receivers, dtype=bool)[None, :]
+    got = want & np.isfinite(arrival)
+    n_want = want.sum(axis=1)
+    has = n_want > 0
+    rate = float((got.sum(axis=1)[has] / n_want[has]).mean()) if has.any() else float("nan")
+    delay = float(arrival[got].mean()) if got.any() else float("nan")
+    return rate, delay

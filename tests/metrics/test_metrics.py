@@ -1,0 +1,104 @@
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components, shortest_path
+
+from hedgerow.errors import ParameterError
+from hedgerow.metrics import (
+    degree_ci95,
+    degree_histogram,
+    degree_stats,
+    overlay_summary,
+    partitioned_topics,
+    tdi,
+    topic_components,
+    topic_diameters,
+)
+from hedgerow.model import Instance, Overlay
+from hedgerow.workloads import make_instance
+
+
+def _reference(ov, inst):
+    a = ov.undirected_csr()
+    comps, diams = [], []
+    for t in range(inst.n_topics):
+        s = inst.subscribers(t)
+        if len(s) == 0:
+            comps.append(0)
+            diams.append(0)
+            continue
+        sub = a[s][:, s]
+        comps.append(connected_components(sub, directed=False)[0])
+        d = shortest_path(sub, unweighted=True, directed=False)
+        d = d[np.isfinite(d)]
+        diams.append(int(d.max()))
+    return comps, diams
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_components_and_diameter_match_scipy(seed):
+    rng = np.random.default_rng(seed)
+    inst = make_instance(nodes=120, topics=12, subs="1:4", popularity="zipf1", seed=seed)
+    m = rng.integers(60, 400)
+    edges = rng.integers(0, 120, size=(m, 2))
+    edges = edges[edges[:, 0] != edges[:, 1]]
+    ov = Overlay.from_edges(120, edges)
+    comps, diams = _reference(ov, inst)
+    assert topic_components(ov, inst).tolist() == comps
+    assert topic_diameters(ov, inst).tolist() == diams
+
+
+def test_worked_example_partition():
+    # topic 0: nodes 0,1,2,3 with 0-1 and 2-3 linked only through node 4 (not subscribed)
+    inst = Instance.from_lists([[0], [0], [0], [0], [1]], n_topics=2)
+    ov = Overlay.from_edges(5, [(0, 1), (1, 4), (4, 2), (2, 3)])
+    assert topic_components(ov, inst).tolist() == [2, 1]
+    assert partitioned_topics(ov, inst) == 1
+    assert topic_diameters(ov, inst).tolist() == [1, 0]
+
+
+def test_directed_overlays_read_as_undirected():
+    inst = Instance.from_lists([[0], [0], [0]], n_topics=1)
+    ov = Overlay.from_edges(3, [(0, 1), (2, 1)], directed=True)
+    assert topic_components(ov, inst).tolist() == [1]
+    assert topic_diameters(ov, inst).tolist() == [2]
+
+
+def test_degree_metrics():
+    ov = Overlay.from_edges(4, [(0, 1), (0, 2), (0, 3)])
+    s = degree_stats(ov)
+    assert s["avg_degree"] == 1.5 and s["max_degree"] == 3 and s["min_degree"] == 1
+    assert degree_histogram(ov).tolist() == [0, 3, 0, 1]
+    lo, hi = degree_ci95(ov.degree())
+    half = 1.959963984540054 * np.std([3, 1, 1, 1], ddof=1) / 2
+    assert (lo, hi) == pytest.approx((1.5 - half, 1.5 + half))
+
+
+def test_tdi_worked_example():
+    # node 0 {0,1}: best partner 1 (100%); node 1 same; node 2 {2,3}: best 3 (50%);
+    # node 3 {0,2}: best of 0,1,2 is 50%.  tdi(1) = (100+100+50+50)/4 = 75
+    inst = Instance.from_lists([[0, 1], [0, 1], [2, 3], [0, 2]], n_topics=4)
+    assert tdi(inst, 1) == 75.0
+    # tdi(3): node0: (100+50+0)/3, node1 same, node2: (50+0+0)/3, node3: (50+50+50)/3
+    assert tdi(inst, 3) == pytest.approx((50 + 50 + 50 / 3 + 50) / 4)
+    with pytest.raises(ParameterError):
+        tdi(inst, 0)
+
+
+def test_tdi_orders_distributions_like_the_paper():
+    """Section 3.4: NYSE is more correlated (higher tdi(20)) than uniform."""
+    kw = {"nodes": 1000, "topics": 100, "subs": 10, "seed": 2}
+    nyse = tdi(make_instance(popularity="nyse", **kw), 20)
+    uni = tdi(make_instance(popularity="uniform", **kw), 20)
+    rss = tdi(make_instance(popularity="rss", **kw), 20)
+    assert nyse > rss > uni
+
+
+def test_summary_keys_and_inputs_untouched():
+    inst = make_instance(nodes=50, topics=5, subs=2, seed=1)
+    ov = Overlay.from_edges(50, [(i, i + 1) for i in range(49)])
+    before = ov.edges().copy()
+    s = overlay_summary(ov, inst)
+    assert set(s) >= {"avg_degree", "partitioned_topics", "topic_components", "max_topic_diameter"}
+    assert np.array_equal(before, ov.edges())
+    assert sp.issparse(ov.csr())
