@@ -49,7 +49,8 @@ class Simulator:
         self, time: float, action: Callable[..., Any], *args: Any, priority: int = 0
     ) -> None:
         """Run ``action(*args)`` at absolute ``time`` (not before now)."""
-        self.schedule(max(0.0, time - self.now), action, *args, priority=priority)
+        delay = time - self.now
+        self.schedule(delay if delay > 0.0 else 0.0, action, *args, priority=priority)
 
     @property
     def pending(self) -> int:

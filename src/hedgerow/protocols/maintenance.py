@@ -76,6 +76,7 @@ Modelling choices (the paper leaves them open; see ``docs/spidercast.md``)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -138,9 +139,10 @@ class _Task:
         self.spec = spec
         self.mode = SELECTIONS[spec.selection]
         self.degree_target = spec.degree_target
-        self.k = np.full(n, spec.k, dtype=np.int64)
+        # scalar per-node state lives in Python lists: far cheaper to index from Python
+        self.k: list[int] = [int(spec.k)] * n
         self.nbrs: list[set[int]] = [set() for _ in range(n)]
-        self.deg = np.zeros(n, dtype=np.int64)
+        self.deg: list[int] = [0] * n
         self.redirect: list[list[int]] = [[] for _ in range(n)]
         self.quarantine: list[set[int]] = [set() for _ in range(n)]
         self.pending: list[set[int]] = [set() for _ in range(n)]
@@ -163,8 +165,8 @@ class _Task:
             self.uc = subs.copy() if spec.k > 0 else np.zeros(n, dtype=np.int64)
             if spec.k == 0:
                 self.unc[:] = 0
-        self.lmax = self.k * (1 if spec.degree_target else subs)
-        self.L = self.lmax.copy()
+        self.lmax: list[int] = [int(spec.k) * (1 if spec.degree_target else int(s)) for s in subs]
+        self.L: list[int] = list(self.lmax)
 
     def set_k(self, p: int, k: int, inst: Instance) -> None:
         self.k[p] = k
@@ -228,10 +230,10 @@ class Maintenance:
         self.sim = Simulator()
         self.sent = np.zeros(len(MESSAGE_NAMES), dtype=np.int64)
         n = self.n
-        self.phase = rng.random(n)
-        self.hb_phase = rng.random(n) * max(self.heartbeat, 1e-9)
-        self._lat_a = rng.random(n)
-        self._lat_b = rng.random(n)
+        self.phase: list[float] = rng.random(n).tolist()
+        self.hb_phase: list[float] = (rng.random(n) * max(self.heartbeat, 1e-9)).tolist()
+        self._lat_a: list[float] = rng.random(n).tolist()
+        self._lat_b: list[float] = rng.random(n).tolist()
         self._mark = np.zeros(n, dtype=np.int64)
         self._stamp = 0
         self._u = rng.random(4096)
@@ -268,7 +270,7 @@ class Maintenance:
             self.heartbeats += 1
         else:
             self.sent[kind] += 1
-        deg, tgt = int(task.deg[src]), int(task.L[src])
+        deg, tgt = task.deg[src], task.L[src]
         self.sim.schedule(
             self._latency(src, dst), self._receive, kind, ti, src, dst, (arg, deg, tgt)
         )
@@ -280,14 +282,13 @@ class Maintenance:
         task.scheduled[p] = True
         now = self.sim.now
         ph = self.phase[p]
-        ticks = np.floor(now - ph) + 1.0
-        self.sim.schedule_at(ph + ticks, self._iterate, ti, p)
+        self.sim.schedule_at(ph + math.floor(now - ph) + 1.0, self._iterate, ti, p)
 
     def _view_of(self, task: _Task, p: int, q: int) -> tuple[int, int]:
         """``(degree, target)`` of neighbour ``q`` as ``p`` knows it."""
         if self.heartbeat <= 0:
-            return int(task.deg[q]), int(task.L[q])
-        return task.info[p].get(q, (int(task.deg[q]), int(task.L[q])))
+            return task.deg[q], task.L[q]
+        return task.info[p].get(q, (task.deg[q], task.L[q]))
 
     def _high(self, task: _Task, p: int, q: int) -> bool:
         deg, tgt = self._view_of(task, p, q)
@@ -303,12 +304,12 @@ class Maintenance:
         ``heartbeat = 0`` neighbours read them at once.
         """
         task = self.tasks[ti]
-        old = (int(task.deg[p]), int(task.L[p]))
+        old = (task.deg[p], task.L[p])
         if deg is not None:
             task.deg[p] = deg
         if L is not None:
             task.L[p] = L
-        new = (int(task.deg[p]), int(task.L[p]))
+        new = (task.deg[p], task.L[p])
         if new == old:
             return
         if self.heartbeat <= 0:
@@ -319,7 +320,7 @@ class Maintenance:
             task.hb_scheduled[p] = True
             ph, h = self.hb_phase[p], self.heartbeat
             self.sim.schedule_at(
-                ph + h * (np.floor((self.sim.now - ph) / h) + 1.0), self._beat, ti, p
+                ph + h * (math.floor((self.sim.now - ph) / h) + 1.0), self._beat, ti, p
             )
 
     def _beat(self, ti: int, p: int) -> None:
@@ -577,7 +578,7 @@ class Maintenance:
         """Nodes with every task satisfied."""
         ok = np.ones(self.n, dtype=bool)
         for t in self.tasks:
-            ok &= (t.uc == 0) | (t.k == 0)
+            ok &= (t.uc == 0) | (np.asarray(t.k) == 0)
         return int(ok.sum())
 
     def run(self, progress: Callable[[int, int], None] | None = None) -> dict:

@@ -174,5 +174,5 @@ def run_maintenance(
     )
     with build_progress(label, instance.n_nodes, enabled=progress) as update:
         stats = engine.run(progress=update)
-    stats["kr_final_mean"] = float(engine.tasks[1].k.mean()) if len(engine.tasks) > 1 else 0.0
+    stats["kr_final_mean"] = float(np.mean(engine.tasks[1].k)) if len(engine.tasks) > 1 else 0.0
     return engine.overlay(), stats
