@@ -21,7 +21,7 @@ def tdi(instance: Instance, d: int) -> float:
     --------
     >>> inst = Instance.from_lists([[0, 1], [0, 1], [2, 3], [0, 2]], n_topics=4)
     >>> tdi(inst, 1)
-    87.5
+    75.0
     """
     if d < 1:
         raise ParameterError(f"tdi needs d >= 1, got {d}")

@@ -12,7 +12,7 @@ GREEDY, RANDOM_COVER, SIMILARITY, RANDOM_NODE = 0, 1, 2, 3
 
 
 @numba.njit(cache=True)
-def pick_candidate(mode, masks, target, view, full_view, n_nodes, mark, stamp, u):
+def pick_candidate(mode, masks, target, view, full_view, n_nodes, mark, stamp, u, keys):
     """Choose the next node to connect to; ``-1`` when there is none.
 
     ``target`` is the bit mask scored against: the node's *uncovered* topics
@@ -20,7 +20,8 @@ def pick_candidate(mode, masks, target, view, full_view, n_nodes, mark, stamp, u
     Candidates are the interest view (``view``, or all nodes when
     ``full_view``) minus nodes with ``mark[c] == stamp`` (self, neighbours,
     pending and quarantined nodes).  Ties are broken uniformly with the
-    uniform variate ``u``:
+    uniform variate ``u``; ``keys`` is a scratch buffer of at least the view's
+    length (scores are computed once):
 
     - GREEDY: argmax ``|c ∩ target|``, only if the maximum is > 0 (Fig. 5 l. 8);
     - RANDOM_COVER: uniform among candidates with ``|c ∩ target| > 0`` (Fig. 5 l. 17-18);
@@ -34,22 +35,21 @@ def pick_candidate(mode, masks, target, view, full_view, n_nodes, mark, stamp, u
     for i in range(count):
         c = i if full_view else view[i]
         if mark[c] == stamp:
+            keys[i] = -1
             continue
-        if mode == RANDOM_NODE:
-            key = 0
-        else:
-            s = 0
+        key = 0
+        if mode != RANDOM_NODE:
             for k in range(w):
-                s += popcount64(masks[c, k] & target[k])
-            key = s
-            if mode == RANDOM_COVER:
-                key = 1 if s > 0 else 0
+                key += popcount64(masks[c, k] & target[k])
+            if mode == RANDOM_COVER and key > 0:
+                key = 1
+        keys[i] = key
         if key > best:
             best = key
             ties = 1
         elif key == best:
             ties += 1
-    if ties == 0:
+    if ties == 0 or best < 0:
         return -1
     if (mode == GREEDY or mode == RANDOM_COVER) and best <= 0:
         return -1
@@ -58,21 +58,9 @@ def pick_candidate(mode, masks, target, view, full_view, n_nodes, mark, stamp, u
         chosen = ties - 1
     seen = 0
     for i in range(count):
-        c = i if full_view else view[i]
-        if mark[c] == stamp:
-            continue
-        if mode == RANDOM_NODE:
-            key = 0
-        else:
-            s = 0
-            for k in range(w):
-                s += popcount64(masks[c, k] & target[k])
-            key = s
-            if mode == RANDOM_COVER:
-                key = 1 if s > 0 else 0
-        if key == best:
+        if keys[i] == best:
             if seen == chosen:
-                return c
+                return i if full_view else view[i]
             seen += 1
     return -1
 

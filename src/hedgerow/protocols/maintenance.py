@@ -235,6 +235,7 @@ class Maintenance:
         self._lat_a: list[float] = rng.random(n).tolist()
         self._lat_b: list[float] = rng.random(n).tolist()
         self._mark = np.zeros(n, dtype=np.int64)
+        self._keys = np.zeros(n, dtype=np.int64)
         self._stamp = 0
         self._u = rng.random(4096)
         self._ui = 0
@@ -449,6 +450,7 @@ class Maintenance:
                 mark,
                 stamp,
                 self._uniform(),
+                self._keys,
             )
         )
 

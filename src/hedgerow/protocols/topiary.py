@@ -271,7 +271,18 @@ def entry_index(
 # --------------------------------------------------------------------------- kernel
 @numba.njit(cache=True, parallel=True)
 def accumulate_observations(
-    arrival, edge_recv, slot_entry, topic, publisher, masks, subsets, dsum, dcnt, waste, n_blocks
+    arrival,
+    edge_recv,
+    slot_entry,
+    topic,
+    publisher,
+    masks,
+    subsets,
+    dsum,
+    dcnt,
+    waste,
+    count_waste,
+    n_blocks,
 ):  # pragma: no cover - compiled
     """Add one chunk of messages to the per-node subset accumulators.
 
@@ -280,8 +291,10 @@ def accumulate_observations(
     arrival[m, v]`` (``inf`` when ``u`` did not relay ``m`` to ``v``).  For
     every subset ``s`` the minimum over its slots is added to
     ``dsum[v, θ(m), s]`` / ``dcnt[v, θ(m), s]`` when ``v`` subscribes to
-    ``θ(m)``, and counted in ``waste[v, s]`` otherwise.  Messages ``v``
-    published or never received are not observed.  Threads own disjoint
+    ``θ(m)``, and counted in ``waste[v, s]`` otherwise (only when
+    ``count_waste``: with ``ww = 0`` unsubscribed messages are skipped, which
+    saves most of the work).  Messages ``v`` published or never received are
+    not observed.  Threads own disjoint
     blocks of nodes and walk the messages in order (row ``m`` of
     ``edge_recv`` stays in cache while a block reads it).
     """
@@ -304,6 +317,9 @@ def accumulate_observations(
                 a = arrival[m, v]
                 if not np.isfinite(a):
                     continue
+                interested = (masks[v, word] >> bit) & np.uint64(1)
+                if not interested and not count_waste:
+                    continue
                 any_obs = False
                 for j in range(n_slots):
                     e = slot_entry[v, j]
@@ -318,7 +334,6 @@ def accumulate_observations(
                             any_obs = True
                 if not any_obs:
                     continue
-                interested = (masks[v, word] >> bit) & np.uint64(1)
                 for s in range(n_sub):
                     mn = np.inf
                     for i in range(k):
@@ -341,8 +356,9 @@ class Observations:
     ``dsum[v, θ, s]`` / ``dcnt[v, θ, s]``: summed relative delay / number of
     messages on subscribed topic ``θ`` that subset ``s`` of ``v``'s outgoing
     slots relayed; ``waste[v, s]``: unsubscribed messages subset ``s``
-    relayed; ``expected[v, θ]``: messages published on ``θ`` by nodes other
-    than ``v`` (the estimate ``E_θ``).
+    relayed (counted only when the waste weight ``ww`` is positive);
+    ``expected[v, θ]``: messages published on ``θ`` by nodes other than ``v``
+    (the estimate ``E_θ``).
     """
 
     dsum: np.ndarray
@@ -376,6 +392,8 @@ class Observations:
         publisher: np.ndarray,
         masks: np.ndarray,
         subsets: np.ndarray,
+        *,
+        count_waste: bool = True,
     ) -> None:
         """Accumulate one disseminated chunk (see :func:`accumulate_observations`)."""
         accumulate_observations(
@@ -389,6 +407,7 @@ class Observations:
             self.dsum,
             self.dcnt,
             self.waste,
+            bool(count_waste),
             4 * numba.get_num_threads(),
         )
 
@@ -479,14 +498,68 @@ def underperforming(topic_score: np.ndarray, eta: float) -> np.ndarray:
         return np.nan_to_num(topic_score, nan=-np.inf) > eta * best[:, None]
 
 
+@numba.njit(cache=True)
+def _successive_sample(weights, allowed, n_take, u, out):  # pragma: no cover - compiled
+    """Successive weighted draws without replacement, row by row (see :func:`weighted_sample`)."""
+    rows, cols = weights.shape
+    w = np.empty(cols)
+    for r in range(rows):
+        total = 0.0
+        n_zero = 0
+        for c in range(cols):
+            if allowed[r, c]:
+                w[c] = weights[r, c]
+                total += w[c]
+                if w[c] <= 0.0:
+                    n_zero += 1
+            else:
+                w[c] = -1.0
+        for k in range(n_take[r]):
+            chosen = -1
+            if total > 0.0:
+                x = u[r, k] * total
+                acc = 0.0
+                last = -1
+                for c in range(cols):
+                    if w[c] > 0.0:
+                        last = c
+                        acc += w[c]
+                        if acc > x:
+                            chosen = c
+                            break
+                if chosen < 0:
+                    chosen = last  # rounding at the very end of the row
+                total -= w[chosen]
+                if total < 1e-12:
+                    total = 0.0
+            elif n_zero > 0:
+                target = int(u[r, k] * n_zero)
+                if target >= n_zero:
+                    target = n_zero - 1
+                seen = 0
+                for c in range(cols):
+                    if w[c] == 0.0:
+                        if seen == target:
+                            chosen = c
+                            break
+                        seen += 1
+                n_zero -= 1
+            else:
+                break
+            w[chosen] = -1.0
+            out[r, k] = chosen
+
+
 def weighted_sample(
     weights: np.ndarray, allowed: np.ndarray, n_take: np.ndarray, rng: np.random.Generator
 ) -> np.ndarray:
     """Per row, draw ``n_take[row]`` columns without replacement, ``P ∝ weights``.
 
-    Columns with zero weight but ``allowed`` are drawn uniformly only after
-    every positive-weight column; columns not ``allowed`` are never drawn.
-    Returns an ``(rows, max(n_take))`` array padded with ``-1``.
+    Successive sampling: each draw picks an allowed, not yet drawn column with
+    probability proportional to its weight.  Columns with zero weight but
+    ``allowed`` are drawn uniformly only once no positive-weight column is
+    left; columns not ``allowed`` are never drawn.  Returns an
+    ``(rows, max(n_take))`` array padded with ``-1``.
 
     Examples
     --------
@@ -497,25 +570,19 @@ def weighted_sample(
     1
     """
     rows, cols = weights.shape
+    n_take = np.asarray(n_take, dtype=np.int64)
     width = int(n_take.max()) if len(n_take) else 0
     out = np.full((rows, max(width, 0)), -1, dtype=np.int64)
     if width == 0 or cols == 0:
         return out
-    u = rng.random((rows, cols))
-    positive = weights > 0
-    with np.errstate(divide="ignore", over="ignore"):
-        es = np.power(u, 1.0 / np.where(positive, weights, 1.0))
-    # Efraimidis-Spirakis keys u^(1/w) lifted to (1, 2] for positive weights, so that
-    # zero-weight columns (uniform keys in [0, 1)) come after all of them; forbidden: -inf
-    keys = np.where(positive, 1.0 + es, u)
-    keys = np.where(allowed, keys, -np.inf)
-    width = min(width, cols)
-    top = np.argpartition(-keys, width - 1, axis=1)[:, :width]
-    order = np.argsort(-np.take_along_axis(keys, top, axis=1), axis=1, kind="stable")
-    top = np.take_along_axis(top, order, axis=1)
-    ok = np.isfinite(np.take_along_axis(keys, top, axis=1))
-    ok &= np.arange(width)[None, :] < n_take[:, None]
-    out[:, :width] = np.where(ok, top, -1)
+    u = rng.random((rows, width))
+    _successive_sample(
+        np.ascontiguousarray(weights, dtype=np.float64),
+        np.ascontiguousarray(allowed, dtype=np.bool_),
+        np.minimum(n_take, cols),
+        u,
+        out,
+    )
     return out
 
 
@@ -875,7 +942,16 @@ class Topiary(OverlayProtocol):
                 copies[sel] = np.asarray(dl.copies)
                 relay[sel] = np.asarray(dl.relay_copies)
                 slot = np.where(slot_full >= 0, emap[np.maximum(slot_full, 0)], -1)
-                obs.add_chunk(arr, dl.edge_recv, slot, topic[sel], publisher[sel], masks, subsets)
+                obs.add_chunk(
+                    arr,
+                    dl.edge_recv,
+                    slot,
+                    topic[sel],
+                    publisher[sel],
+                    masks,
+                    subsets,
+                    count_waste=cfg["ww"] > 0,
+                )
             rows = np.repeat(np.arange(n), np.diff(indptr))
             linked = np.zeros((n, n), dtype=bool)
             linked[rows, indices] = True

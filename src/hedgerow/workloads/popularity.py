@@ -32,7 +32,7 @@ def zipf(n_topics: int, alpha: float) -> np.ndarray:
     Examples
     --------
     >>> p = zipf(4, 1.0)
-    >>> [round(x, 3) for x in p]
+    >>> [round(float(x), 3) for x in p]
     [0.48, 0.24, 0.16, 0.12]
     """
     ranks = np.arange(1, n_topics + 1, dtype=np.float64)

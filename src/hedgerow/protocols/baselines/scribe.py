@@ -51,7 +51,7 @@ def tree_edges(members: np.ndarray, ident: np.ndarray, fanout: int) -> np.ndarra
     --------
     >>> import numpy as np
     >>> tree_edges(np.array([5, 6, 7, 8]), np.array([0, 0, 0, 0, 0, 3, 0, 1, 2]), 2).tolist()
-    [[8, 7], [6, 7], [5, 8]]
+    [[7, 6], [8, 6], [5, 7]]
     """
     order = np.asarray(members)[np.argsort(ident[members], kind="stable")]
     pos = np.arange(1, len(order))

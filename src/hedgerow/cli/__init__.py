@@ -1,0 +1,43 @@
+"""The ``hedgerow`` command line.
+
+Each area registers its commands from its own module below; user errors
+(:class:`~hedgerow.errors.HedgerowError`) print one line and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from hedgerow.cli._common import HedgerowGroup
+from hedgerow.cli.build import build_cmd
+from hedgerow.cli.ingest import ingest
+from hedgerow.cli.run import run_cmd
+from hedgerow.cli.sweep import report_cmd, sweep_cmd
+
+
+@click.group(cls=HedgerowGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="hedgerow")
+def cli() -> None:
+    """Hedgerow: build, simulate and measure topic-based pub/sub overlays."""
+
+
+cli.add_command(build_cmd)
+cli.add_command(ingest)
+cli.add_command(run_cmd)
+cli.add_command(sweep_cmd)
+cli.add_command(report_cmd)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``hedgerow`` script."""
+    try:
+        cli.main(args=argv, prog_name="hedgerow", standalone_mode=True)
+    except SystemExit as e:  # click exits through SystemExit
+        return int(e.code or 0)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,192 @@
+"""``hedgerow ingest``: the Spark jobs that turn real data sets into Parquet tables.
+
+Each subcommand runs one job of :mod:`hedgerow.pipeline.ingest` on an embedded
+``local[*]`` session, or on a cluster with ``--master URL`` (or under
+``spark-submit``), and writes its tables under ``--out DIR`` atomically.  Bad
+input prints one ``error: FILE, line N: ...`` line and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+
+from hedgerow.cli._common import HedgerowGroup
+
+_master = click.option(
+    "--master",
+    default=None,
+    metavar="URL",
+    help="Spark master (local[*], spark://host:7077, yarn ...); default: embedded local[*].",
+)
+_out = click.option(
+    "--out", required=True, type=click.Path(file_okay=False), help="Output folder (created)."
+)
+_force = click.option("--force", is_flag=True, help="Replace a non-empty --out folder.")
+_seed = click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
+_infile = {"type": click.Path(dir_okay=False), "default": None}
+
+
+@contextlib.contextmanager
+def _session(master: str | None, job: str) -> Iterator[object]:
+    """A Spark session for one command; stopped afterwards unless it already existed."""
+    from pyspark.sql import SparkSession
+
+    from hedgerow.pipeline.session import get_spark
+
+    existed = SparkSession.getActiveSession() is not None and master is None
+    spark = get_spark(master, app_name=f"hedgerow-ingest-{job}")
+    try:
+        yield spark
+    finally:
+        if not existed:
+            spark.stop()
+
+
+def _report(meta: dict, out: str) -> None:
+    click.echo(f"wrote {out}")
+    click.echo(json.dumps(meta.get("counts", {}), sort_keys=True))
+
+
+@click.group("ingest", cls=HedgerowGroup)
+def ingest() -> None:
+    """Ingest real data sets (latency, social graphs, churn) into Parquet with Spark."""
+
+
+@ingest.command("cities")
+@click.option("--servers", help="WonderNetwork servers CSV (default: shipped).", **_infile)
+@click.option("--pings", help="Grouped pings CSV (default: shipped).", **_infile)
+@_out
+@_force
+@_master
+def cities_cmd(servers, pings, out, force, master) -> None:
+    """Complete symmetric 246-city one-way latency table (WonderNetwork 2020-07-19)."""
+    from hedgerow.pipeline.ingest.cities import ingest_cities
+
+    with _session(master, "cities") as spark:
+        meta = ingest_cities(spark, out, servers=servers, pings=pings, force=force)
+    _report(meta, out)
+
+
+@ingest.command("perigee")
+@click.option("--matrix", help="Perigee matrix file (default: shipped weight1).", **_infile)
+@_out
+@_force
+@_master
+def perigee_cmd(matrix, out, force, master) -> None:
+    """The Perigee 1000x1000 one-way latency matrix as a long table."""
+    from hedgerow.pipeline.ingest.perigee import ingest_perigee
+
+    with _session(master, "perigee") as spark:
+        meta = ingest_perigee(spark, out, matrix=matrix, force=force)
+    _report(meta, out)
+
+
+@ingest.command("social")
+@click.option("--edges", help="Edge list 'u v' (default: SNAP ego-Facebook).", **_infile)
+@click.option(
+    "--size", required=True, help="Users to sample (1000 for FB 1K) or 'all' (largest sample)."
+)
+@click.option("--seeds", default=3, show_default=True, type=click.IntRange(min=1))
+@_seed
+@click.option("--directed", is_flag=True, help="'u v' means u follows v (default: friendship).")
+@_out
+@_force
+@_master
+def social_cmd(edges, size, seeds, seed, directed, out, force, master) -> None:
+    """BFS (snowball) sample of a social graph as a subscription instance."""
+    from hedgerow.pipeline.ingest.social import ingest_social
+
+    with _session(master, "social") as spark:
+        meta = ingest_social(
+            spark, out, size=size, edges=edges, seeds=seeds, seed=seed, directed=directed,
+            force=force,
+        )  # fmt: skip
+    _report(meta, out)
+
+
+@ingest.command("follower-graph")
+@click.option("--users", required=True, type=click.IntRange(min=2), help="Number of users.")
+@_seed
+@click.option("--exponent", default=1.65, show_default=True, type=float)
+@click.option("--mean", default=88.0, show_default=True, type=float)
+@click.option("--max-frac", default=0.15, show_default=True, type=float)
+@_out
+@_force
+@_master
+def follower_graph_cmd(users, seed, exponent, mean, max_frac, out, force, master) -> None:
+    """Synthetic power-law follower graph (Vitis Twitter statistics), generated in Spark."""
+    from hedgerow.pipeline.ingest.follower_graph import ingest_follower_graph
+
+    with _session(master, "follower-graph") as spark:
+        meta = ingest_follower_graph(
+            spark, out, users=users, seed=seed, exponent=exponent, mean=mean,
+            max_frac=max_frac, force=force,
+        )  # fmt: skip
+    _report(meta, out)
+
+
+@ingest.command("churn")
+@click.option(
+    "--source", type=click.Choice(["google", "smartphone"]), default="google", show_default=True
+)
+@click.option("--trace", help="Trace file (default: the shipped trace of --source).", **_infile)
+@click.option(
+    "--nodes",
+    default="1000",
+    show_default=True,
+    help="Machines (google) or trace lines (smartphone) to sample, or 'all'.",
+)
+@_seed
+@click.option(
+    "--population", type=click.Choice(["start", "all"]), default="start", show_default=True,
+    help="google: sample among machines present at trace start, or among all.",
+)  # fmt: skip
+@_out
+@_force
+@_master
+def churn_cmd(source, trace, nodes, seed, population, out, force, master) -> None:
+    """Join/leave event sequence from the Google 2011 or the smartphone churn trace."""
+    from hedgerow.errors import ParameterError
+    from hedgerow.pipeline.ingest.churn import ingest_churn
+
+    if nodes.strip().lower() == "all":
+        k = None
+    elif nodes.strip().isdigit():
+        k = int(nodes)
+    else:
+        raise ParameterError(f"--nodes must be a positive integer or 'all', got {nodes!r}")
+    with _session(master, "churn") as spark:
+        meta = ingest_churn(
+            spark, out, source=source, trace=trace, nodes=k, seed=seed,
+            population=population, force=force,
+        )  # fmt: skip
+    _report(meta, out)
+
+
+@ingest.command("ccdf")
+@click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True))
+@click.option("--label", "labels", multiple=True, help="One label per folder (default: names).")
+@_out
+def ccdf_cmd(folders, labels, out) -> None:
+    """Follower/followee CCDFs (CSV + PNG) of social / follower-graph outputs (no Spark)."""
+    import pandas as pd
+
+    from hedgerow.errors import ParameterError
+    from hedgerow.social import degree_ccdf, load_instance, plot_ccdfs
+
+    if labels and len(labels) != len(folders):
+        raise ParameterError(f"give one --label per folder ({len(folders)}), got {len(labels)}")
+    names = list(labels) if labels else [Path(f).name for f in folders]
+    curves = {name: degree_ccdf(load_instance(f)) for name, f in zip(names, folders, strict=True)}
+    dest = Path(out)
+    dest.mkdir(parents=True, exist_ok=True)
+    table = pd.concat([df.assign(instance=name) for name, df in curves.items()], ignore_index=True)
+    table = table[["instance", "kind", "degree", "users", "ccdf"]]
+    table.to_csv(dest / "ccdf.csv", index=False)
+    plot_ccdfs(curves, dest / "ccdf.png")
+    click.echo(f"wrote {dest / 'ccdf.csv'} and {dest / 'ccdf.png'}")

@@ -1,0 +1,348 @@
+"""Shared machinery of the ingest jobs: numbered lines, first-error reports, atomic outputs.
+
+Every job reads its text inputs through :func:`read_lines`, which tags each
+line with ``monotonically_increasing_id`` at the scan (increasing in file
+order).  Parsing adds an ``_err`` column (``NULL`` on good lines);
+:func:`raise_first_error` finds the first bad line in one pass, turns its id
+into a 1-based line number by counting the lines before it, and raises one
+:class:`~hedgerow.errors.DataError` naming file and line.  Outputs are written
+into a temporary sibling folder and renamed into place only when every part is
+written (:func:`atomic_output`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import os
+import shutil
+import uuid
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from hedgerow.errors import DataError, ParameterError
+from hedgerow.model import RngStreams
+
+#: Regular expression of an integer field (Spark ``rlike`` syntax).
+INT_RE = r"^[+-]?[0-9]+$"
+#: Regular expression of a finite decimal number (no ``NaN``/``Infinity``).
+FLOAT_RE = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+
+
+def spark_seed(seed: int, name: str) -> int:
+    """A non-negative 31-bit integer seed for a Spark function, derived from ``seed``.
+
+    Parameters
+    ----------
+    seed : int
+        The run's seed.
+    name : str
+        The consumer's stream name; distinct names give independent seeds.
+
+    Returns
+    -------
+    int
+        ``RngStreams(seed).stream(name)`` drawn once in ``[0, 2**31 - 1)``.
+
+    Examples
+    --------
+    >>> spark_seed(7, "social.seeds") == spark_seed(7, "social.seeds")
+    True
+    >>> spark_seed(7, "social.seeds") != spark_seed(7, "social.levels")
+    True
+    """
+    return int(RngStreams(seed).stream(name).integers(0, 2**31 - 1))
+
+
+def hash_uniform(*cols: Any, seed: int):
+    """A uniform ``[0, 1)`` double computed from ``cols`` and ``seed`` by ``xxhash64``.
+
+    Unlike ``rand(seed)`` it does not depend on partitioning, so a job gives the
+    same numbers on ``local[2]`` and on a cluster.
+
+    Parameters
+    ----------
+    *cols : Column or str
+        The values the number is a function of (e.g. a node id).
+    seed : int
+        An integer seed from :func:`spark_seed`.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        A double column in ``[0, 1)`` (53 random bits).
+    """
+    from pyspark.sql import functions as F
+
+    h = F.xxhash64(*cols, F.lit(int(seed)))
+    return F.shiftrightunsigned(h, 11).cast("double") / float(2**53)
+
+
+def local_path(path: str | os.PathLike) -> Path | None:
+    """The local filesystem path of ``path``, or ``None`` for a remote URL (``hdfs://`` ...)."""
+    s = str(path)
+    if s.startswith("file://"):
+        return Path(s[len("file://") :])
+    if "://" in s:
+        return None
+    return Path(s)
+
+
+def require_input(path: str | os.PathLike, what: str) -> str:
+    """Check that a local input exists; returns the path as a string for Spark.
+
+    Raises
+    ------
+    DataError
+        When a local path does not exist (remote URLs are checked by Spark).
+    """
+    p = local_path(path)
+    if p is not None:
+        if not p.is_file():
+            raise DataError(f"{what} file missing: {p}")
+        return str(p.resolve())
+    return str(path)
+
+
+def _gzip_break_line(path: Path) -> int | None:
+    """Number of complete lines readable before a gzip stream breaks (``None`` if it does not)."""
+    n = 0
+    try:
+        with gzip.open(path, "rb") as fh:
+            for _ in fh:
+                n += 1
+    except (EOFError, OSError, zlib.error):
+        return n
+    return None
+
+
+def read_failure(path: str, err: Exception) -> DataError:
+    """Translate a Spark read failure into one :class:`DataError` naming file and line."""
+    p = local_path(path)
+    if p is not None and p.suffix == ".gz":
+        good = _gzip_break_line(p)
+        if good is not None:
+            return DataError(
+                f"{p}, line {good + 1}: gzip stream is truncated or corrupt "
+                f"(the file breaks off after {good} complete lines)"
+            )
+    text = str(err).splitlines()[0] if str(err) else type(err).__name__
+    return DataError(f"{path}: cannot be read ({text})")
+
+
+@contextlib.contextmanager
+def quiet_spark(spark) -> Iterator[None]:
+    """Silence Spark's log4j output (task failure traces) for the duration of the block."""
+    sc = spark.sparkContext
+    sc.setLogLevel("OFF")
+    try:
+        yield
+    finally:
+        sc.setLogLevel("ERROR")
+
+
+def read_lines(spark, path: str | os.PathLike, what: str):
+    """The lines of a text file (plain or ``.gz``) as ``(_mid, value)``, read lazily by Spark.
+
+    ``_mid`` is ``monotonically_increasing_id()`` taken right at the scan, so it
+    increases in file order (partition index in the upper bits, row index in the
+    lower 33); :func:`raise_first_error` turns it into a 1-based line number only
+    when a line is bad.  No Spark action runs here.
+
+    Parameters
+    ----------
+    spark : pyspark.sql.SparkSession
+        The session.
+    path : str or path-like
+        The input file.
+    what : str
+        What the file is, for the messages (``"pings"``, ``"edge list"`` ...).
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        Columns ``_mid`` (long, increasing in file order) and ``value`` (string).
+
+    Raises
+    ------
+    DataError
+        When a local file is missing.
+    """
+    from pyspark.sql import functions as F
+
+    src = require_input(path, what)
+    return spark.read.text(src).select(F.monotonically_increasing_id().alias("_mid"), "value")
+
+
+def raise_first_error(df, lines, path: str | os.PathLike, what: str) -> None:
+    """Raise one :class:`DataError` for the first line whose ``_err`` is not null.
+
+    This is the action that reads the whole file, so a truncated or corrupt
+    gzip stream is reported here too (as the first line that cannot be read).
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+        Parsed lines with ``_mid``, ``value`` and ``_err`` columns.
+    lines : pyspark.sql.DataFrame
+        The raw lines of :func:`read_lines` (to number the bad line).
+    path : str or path-like
+        The file, for the message.
+    what : str
+        What the file is, for the message.
+
+    Raises
+    ------
+    DataError
+        Naming the file, the line and the problem.
+    """
+    from pyspark.sql import functions as F
+
+    bad = df.filter(F.col("_err").isNotNull()).select("_mid", "value", "_err")
+    with quiet_spark(df.sparkSession):
+        try:
+            first = bad.orderBy("_mid").take(1)
+        except Exception as e:  # a Py4J/Spark exception from the reader
+            raise read_failure(str(path), e) from None
+        if not first:
+            return
+        row = first[0]
+        line_no = lines.filter(F.col("_mid") < row["_mid"]).count() + 1
+    shown = row["value"] if len(row["value"]) <= 80 else row["value"][:77] + "..."
+    raise DataError(f"{path}, line {line_no}: {row['_err']} in the {what} file: {shown!r}")
+
+
+def item(col: str, i: int):
+    """Field ``i`` (0-based) of an array column, ``NULL`` when the line is too short."""
+    from pyspark.sql import functions as F
+
+    return F.try_element_at(F.col(col), F.lit(i + 1))
+
+
+def field_checks(fields, specs: list[tuple[str, str, bool]], expected: int | None):
+    """A Spark expression naming the first problem of a split line, or ``NULL``.
+
+    Parameters
+    ----------
+    fields : pyspark.sql.Column
+        ``array<string>`` of the line's fields.
+    specs : list of (name, kind, allow_empty)
+        One entry per checked field, in order: ``kind`` is ``"int"``, ``"float"``
+        or ``"str"``.
+    expected : int or None
+        The exact number of fields, or ``None`` for "at least ``len(specs)``".
+
+    Returns
+    -------
+    pyspark.sql.Column
+        A string column (``NULL`` when the line is good).
+    """
+    from pyspark.sql import functions as F
+
+    n = F.size(fields)
+    if expected is not None:
+        cond = F.when(
+            n != expected,
+            F.concat(F.lit(f"expected {expected} columns, found "), n.cast("string")),
+        )
+    else:
+        cond = F.when(
+            n < len(specs),
+            F.concat(F.lit(f"expected at least {len(specs)} columns, found "), n.cast("string")),
+        )
+    for i, (name, kind, allow_empty) in enumerate(specs):
+        if kind == "str":
+            continue
+        v = F.trim(F.try_element_at(fields, F.lit(i + 1)))
+        regex = INT_RE if kind == "int" else FLOAT_RE
+        word = "an integer" if kind == "int" else "a number"
+        bad = ~v.rlike(regex)
+        if allow_empty:
+            bad = bad & (v != F.lit(""))
+        cast_t = "bigint" if kind == "int" else "double"
+        overflow = v.rlike(regex) & v.try_cast(cast_t).isNull()
+        cond = cond.when(
+            bad,
+            F.concat(F.lit(f"column {i + 1} ({name}) is not {word}: "), F.lit("'"), v, F.lit("'")),
+        ).when(overflow, F.lit(f"column {i + 1} ({name}) is out of range"))
+    return cond
+
+
+def check_out(out: str | os.PathLike, force: bool) -> Path:
+    """Validate an output folder: it must be local and new (or ``force``)."""
+    p = local_path(out)
+    if p is None:
+        raise ParameterError(
+            f"--out {out}: outputs are written with an atomic local rename; "
+            "use a path on a (shared) filesystem, not a URL"
+        )
+    p = p.absolute()
+    if p.exists() and not p.is_dir():
+        raise ParameterError(f"--out {p} exists and is not a folder")
+    if p.exists() and any(p.iterdir()) and not force:
+        raise ParameterError(f"--out {p} exists and is not empty (pass --force to replace it)")
+    return p
+
+
+@contextlib.contextmanager
+def atomic_output(out: str | os.PathLike, force: bool = False) -> Iterator[Path]:
+    """Yield a temporary folder that becomes ``out`` only if the block succeeds.
+
+    The temporary folder is a hidden sibling of ``out`` (same filesystem, so the
+    final rename is atomic).  On any exception it is deleted and ``out`` is left
+    as it was: a failed job writes no partial output.
+
+    Parameters
+    ----------
+    out : str or path-like
+        The final output folder.
+    force : bool
+        Replace an existing non-empty ``out``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp()) / "res"
+    >>> with atomic_output(d) as tmp:
+    ...     _ = (tmp / "x.txt").write_text("ok")
+    >>> (d / "x.txt").read_text()
+    'ok'
+    """
+    final = check_out(out, force)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.parent / f".{final.name}.tmp-{uuid.uuid4().hex[:12]}"
+    tmp.mkdir()
+    try:
+        yield tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    old = None
+    if final.exists():
+        old = final.parent / f".{final.name}.old-{uuid.uuid4().hex[:12]}"
+        final.rename(old)
+    tmp.rename(final)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def write_parquet(df, folder: Path, name: str) -> None:
+    """Write ``df`` as Parquet under ``folder/name`` (Spark part files)."""
+    df.write.mode("error").parquet(str(folder / name))
+
+
+def write_meta(folder: Path, meta: dict[str, Any]) -> None:
+    """Write ``meta.json`` (sorted keys, indented) into ``folder``."""
+    (folder / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+
+
+def file_info(path: str | os.PathLike) -> dict[str, Any]:
+    """Path and size of an input, recorded in ``meta.json``."""
+    p = local_path(path)
+    info: dict[str, Any] = {"path": str(path)}
+    if p is not None and p.exists():
+        info["bytes"] = p.stat().st_size
+    return info

@@ -1,0 +1,454 @@
+"""Sweeps on Spark: expand a spec, run each missing run as a Spark task, commit rows as they end.
+
+Layout of an output directory ``DIR``::
+
+    DIR/rows/<run_id>.parquet        one small file per finished run (tidy rows)
+    DIR/rows/.tmp-*                  files being written (ignored by readers)
+    DIR/_manifests/<experiment>.json the spec, the run ids and the swept keys
+
+How a sweep runs (:func:`run_sweep`):
+
+1. the spec expands into runs with stable ids (:meth:`hedgerow.specs.ExperimentSpec.expand`);
+2. run ids that already have a row with ``status = "ok"`` are skipped (a
+   failed run is tried again);
+3. the missing runs become one RDD with **one partition per run**; the driver
+   submits one Spark job per partition from a small thread pool (Spark runs
+   concurrent jobs' tasks side by side), most expensive runs first;
+4. as each task finishes, the driver writes its rows to
+   ``DIR/rows/.tmp-...`` and renames the file to ``DIR/rows/<run_id>.parquet``
+   (atomic), then advances the progress bar.  A sweep killed half-way has
+   therefore committed exactly the runs that finished; restarting it runs only
+   the rest, and never writes a second file for a run.
+
+A run that raises becomes a ``failed`` row (:func:`hedgerow.runner.run_one`);
+a task whose Python worker dies becomes a ``failed`` row written by the
+driver.  Either way the other runs go on.
+
+Workers get ``NUMBA_CACHE_DIR`` (shared, so compiled kernels are reused across
+workers and sweeps) and one numba thread per task.
+
+Run as a module (or under ``spark-submit``, see :mod:`hedgerow.pipeline.submit`)::
+
+    python -m hedgerow.pipeline.sweep SPEC.yaml --out DIR [--master URL] [--parallelism N]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hedgerow.errors import HedgerowError
+from hedgerow.pipeline.schema import column_for_key
+from hedgerow.specs import ExperimentSpec, ResolvedRun, grid_keys, load_spec
+
+__all__ = [
+    "SweepResult",
+    "finished_run_ids",
+    "main",
+    "read_manifest",
+    "row_files",
+    "rows_dir",
+    "run_sweep",
+    "worker_env",
+    "write_rows",
+]
+
+ROWS = "rows"
+MANIFESTS = "_manifests"
+TMP_PREFIX = ".tmp-"
+
+
+# --------------------------------------------------------------------------- storage
+def rows_dir(out: str | Path) -> Path:
+    """``DIR/rows``: the Parquet dataset of a sweep output directory."""
+    return Path(out) / ROWS
+
+
+def row_files(out: str | Path) -> list[Path]:
+    """Committed row files under ``DIR/rows`` (temporary files excluded)."""
+    d = rows_dir(out)
+    if not d.is_dir():
+        return []
+    return sorted(
+        p for p in d.iterdir() if p.suffix == ".parquet" and not p.name.startswith((".", "_"))
+    )
+
+
+def finished_run_ids(out: str | Path, *, experiment: str | None = None) -> set[str]:
+    """Run ids that have at least one ``ok`` row in ``DIR``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> finished_run_ids(tempfile.mkdtemp())
+    set()
+    """
+    import pyarrow.parquet as pq
+
+    done: set[str] = set()
+    for f in row_files(out):
+        cols = ["run_id", "status"] + (["experiment"] if experiment else [])
+        try:
+            t = pq.read_table(f, columns=cols).to_pydict()
+        except Exception as e:  # a foreign or damaged file
+            raise HedgerowError(f"{f}: not a readable result file ({e})") from None
+        for i, rid in enumerate(t["run_id"]):
+            if t["status"][i] == "ok" and (experiment is None or t["experiment"][i] == experiment):
+                done.add(rid)
+    return done
+
+
+def _atomic_write_bytes(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f"{TMP_PREFIX}{uuid.uuid4().hex}-{path.name}")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def write_rows(out: str | Path, run_id: str, rows: list[Mapping[str, Any]]) -> Path:
+    """Commit a run's rows as ``DIR/rows/<run_id>.parquet`` (temp file + atomic rename).
+
+    A later attempt of the same run replaces the file, so a run never has two files.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from hedgerow.pipeline.schema import to_arrow
+
+    d = rows_dir(out)
+    d.mkdir(parents=True, exist_ok=True)
+    sink = pa.BufferOutputStream()
+    pq.write_table(to_arrow(list(rows)), sink, compression="zstd")
+    final = d / f"{run_id}.parquet"
+    _atomic_write_bytes(final, sink.getvalue().to_pybytes())
+    return final
+
+
+def _clean_stale_tmp(out: str | Path, older_than: float = 3600.0) -> None:
+    d = rows_dir(out)
+    if not d.is_dir():
+        return
+    now = time.time()
+    for p in d.iterdir():
+        if p.name.startswith(TMP_PREFIX):
+            with contextlib.suppress(OSError):
+                if now - p.stat().st_mtime > older_than:
+                    p.unlink()
+
+
+def _manifest_path(out: str | Path, experiment: str) -> Path:
+    return Path(out) / MANIFESTS / f"{experiment}.json"
+
+
+def write_manifest(out: str | Path, spec: ExperimentSpec, runs: list[ResolvedRun]) -> Path:
+    """Record the spec, its runs and swept keys in ``DIR/_manifests/<experiment>.json``."""
+    keys = grid_keys(spec)
+    manifest = {
+        "experiment": spec.experiment,
+        "kind": spec.scenario.kind,
+        "reference": spec.reference,
+        "swept_keys": keys,
+        "swept_columns": [column_for_key(k) for k in keys],
+        "report": spec.report.model_dump(mode="json"),
+        "spec": spec.model_dump(mode="json"),
+        "runs": [{"run_id": r.run_id, "label": r.label, "point": r.point} for r in runs],
+        "written_at": time.time(),
+    }
+    path = _manifest_path(out, spec.experiment)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _atomic_write_bytes(path, json.dumps(manifest, indent=1, sort_keys=True).encode("utf-8"))
+    return path
+
+
+def read_manifest(out: str | Path, experiment: str) -> dict[str, Any] | None:
+    """The manifest of ``experiment`` in ``DIR`` (``None`` if it was never swept there)."""
+    path = _manifest_path(out, experiment)
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+# --------------------------------------------------------------------------- workers
+def worker_env(numba_cache_dir: str | None = None, task_threads: int = 1) -> dict[str, str]:
+    """Environment the Spark workers set before importing numba.
+
+    ``NUMBA_CACHE_DIR`` defaults to ``$HEDGEROW_NUMBA_CACHE_DIR``, then
+    ``$NUMBA_CACHE_DIR``, then ``~/.cache/hedgerow/numba``.
+
+    Examples
+    --------
+    >>> sorted(worker_env("/tmp/nc"))
+    ['HEDGEROW_TASK_THREADS', 'NUMBA_CACHE_DIR']
+    """
+    cache = (
+        numba_cache_dir
+        or os.environ.get("HEDGEROW_NUMBA_CACHE_DIR")
+        or os.environ.get("NUMBA_CACHE_DIR")
+        or str(Path.home() / ".cache" / "hedgerow" / "numba")
+    )
+    return {"NUMBA_CACHE_DIR": cache, "HEDGEROW_TASK_THREADS": str(int(task_threads))}
+
+
+def _prepare_worker(env: Mapping[str, str]) -> None:
+    for k, v in env.items():
+        os.environ.setdefault(k, v)
+    cache = os.environ.get("NUMBA_CACHE_DIR")
+    if cache:
+        with contextlib.suppress(OSError):
+            Path(cache).mkdir(parents=True, exist_ok=True)
+    threads = int(os.environ.get("HEDGEROW_TASK_THREADS", "1"))
+    import numba
+
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return str(value)
+
+
+def _run_partition(
+    payloads: Iterable[str],
+    run_fn: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Iterator[str]:
+    """Spark partition function: run each payload, yield its rows as one JSON string."""
+    _prepare_worker(env or {})
+    from hedgerow import runner
+
+    fn = run_fn or runner.run_one
+    for text in payloads:
+        payload = json.loads(text)
+        t0 = time.perf_counter()
+        try:
+            rows = fn(payload)
+        except Exception as e:  # run_one never raises; an injected run function may
+            import traceback
+
+            rows = runner.failed_rows(
+                payload,
+                f"{type(e).__name__}: {e}",
+                traceback.format_exc(),
+                time.perf_counter() - t0,
+            )
+        yield json.dumps(rows, default=_json_default)
+
+
+# --------------------------------------------------------------------------- driver
+@dataclass
+class SweepResult:
+    """What a sweep did.
+
+    Attributes
+    ----------
+    total : int
+        Runs in the spec.
+    skipped : int
+        Runs already finished (``ok``) before this sweep.
+    executed : int
+        Runs this sweep ran (``ok + failed``).
+    """
+
+    experiment: str
+    out: Path
+    total: int
+    skipped: int
+    executed: int = 0
+    ok: int = 0
+    failed: int = 0
+    seconds: float = 0.0
+    failures: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """One line for the terminal."""
+        return (
+            f"{self.experiment}: {self.total} runs, {self.skipped} already done, "
+            f"{self.executed} run now ({self.ok} ok, {self.failed} failed) in {self.seconds:.1f}s"
+            f" -> {rows_dir(self.out)}"
+        )
+
+
+def _spark_error_text(exc: BaseException) -> str:
+    text = str(exc)
+    for marker in ("PythonException:", "Caused by:"):
+        if marker in text:
+            text = text[text.index(marker) :]
+            break
+    return " ".join(text.split())[:2000]
+
+
+def _progress(enabled: bool):
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[status]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=False,
+        disable=not enabled,
+    )
+
+
+def run_sweep(
+    spec: ExperimentSpec | str | Path,
+    out: str | Path,
+    *,
+    spark: Any = None,
+    master: str | None = None,
+    parallelism: int | None = None,
+    max_runs: int | None = None,
+    concurrency: int | None = None,
+    progress: bool = True,
+    run_fn: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None,
+    on_result: Callable[[ResolvedRun, list[dict[str, Any]]], None] | None = None,
+    numba_cache_dir: str | None = None,
+) -> SweepResult:
+    """Run every missing run of ``spec`` as Spark tasks and commit rows under ``out``.
+
+    Parameters
+    ----------
+    spec : ExperimentSpec or path
+        The experiment (a YAML path is loaded with :func:`hedgerow.specs.load_spec`).
+    out : path
+        Output directory (created); rows go to ``out/rows``.
+    spark : SparkSession, optional
+        Session to use; default :func:`hedgerow.pipeline.session.get_spark`
+        with ``master`` and ``parallelism``.  Not started at all when every
+        run is already finished.
+    max_runs : int, optional
+        Run at most this many of the missing runs (the rest stay missing).
+    concurrency : int, optional
+        Spark jobs in flight at once; default ``max(8, 2 * defaultParallelism)``.
+    progress : bool
+        Show a rich progress bar of finished runs on stderr.
+    run_fn : callable, optional
+        Replacement for :func:`hedgerow.runner.run_one` inside the tasks (tests).
+    on_result : callable, optional
+        Called on the driver as ``on_result(run, rows)`` after each run's rows are committed.
+    numba_cache_dir : str, optional
+        ``NUMBA_CACHE_DIR`` of the workers (see :func:`worker_env`).
+
+    Returns
+    -------
+    SweepResult
+    """
+    if not isinstance(spec, ExperimentSpec):
+        spec = load_spec(spec)
+    out = Path(out)
+    t_start = time.perf_counter()
+    runs = spec.expand()
+    out.mkdir(parents=True, exist_ok=True)
+    write_manifest(out, spec, runs)
+    _clean_stale_tmp(out)
+    done = finished_run_ids(out)
+    todo = [r for r in runs if r.run_id not in done]
+    result = SweepResult(spec.experiment, out, total=len(runs), skipped=len(runs) - len(todo))
+    # most expensive first: the sweep does not end waiting on one big straggler
+    todo.sort(key=lambda r: -r.cost)
+    if max_runs is not None:
+        todo = todo[: max(0, int(max_runs))]
+    if not todo:
+        result.seconds = time.perf_counter() - t_start
+        return result
+
+    if spark is None:
+        from hedgerow.pipeline.session import get_spark
+
+        spark = get_spark(
+            master, app_name=f"hedgerow-sweep:{spec.experiment}", parallelism=parallelism
+        )
+    sc = spark.sparkContext
+    task_cpus = int(sc.getConf().get("spark.task.cpus", "1"))
+    env = worker_env(numba_cache_dir, task_threads=task_cpus)
+    payloads = [json.dumps(r.payload(), sort_keys=True) for r in todo]
+    rdd = sc.parallelize(payloads, len(payloads))
+    func = functools.partial(_run_partition, run_fn=run_fn, env=env)
+    group = f"hedgerow-sweep-{spec.experiment}-{uuid.uuid4().hex[:8]}"
+    width = concurrency or max(8, 2 * sc.defaultParallelism)
+    width = max(1, min(width, len(todo)))
+
+    def job(i: int) -> list[str]:
+        sc.setJobGroup(
+            group,
+            f"{spec.experiment}: {todo[i].label} seed {todo[i].scenario['seed']}",
+            interruptOnCancel=True,
+        )
+        return sc.runJob(rdd, func, [i])
+
+    from hedgerow import runner
+
+    pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="hedgerow-sweep")
+    futures: dict[Future, ResolvedRun] = {}
+    bar = _progress(progress)
+    try:
+        with bar:
+            task = bar.add_task(spec.experiment, total=len(todo), status="")
+            futures = {pool.submit(job, i): r for i, r in enumerate(todo)}
+            for fut in as_completed(futures):
+                run = futures[fut]
+                try:
+                    (text,) = fut.result()
+                    rows = json.loads(text)
+                except Exception as e:  # the task itself died (worker crash, OOM ...)
+                    rows = runner.failed_rows(run, f"SparkTaskFailed: {_spark_error_text(e)}")
+                write_rows(out, run.run_id, rows)
+                failed = any(r.get("status") != "ok" for r in rows)
+                result.executed += 1
+                if failed:
+                    result.failed += 1
+                    result.failures.append((run.run_id, run.label, str(rows[0].get("error"))))
+                else:
+                    result.ok += 1
+                bar.update(
+                    task, advance=1, status=f"[red]{result.failed} failed" if result.failed else ""
+                )
+                if on_result is not None:
+                    on_result(run, rows)
+    except BaseException:
+        # interrupted: cancel what is in flight; committed runs stay committed
+        pool.shutdown(wait=False, cancel_futures=True)
+        with contextlib.suppress(Exception):
+            sc.cancelJobGroup(group)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    result.seconds = time.perf_counter() - t_start
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m hedgerow.pipeline.sweep SPEC --out DIR ...``: the ``hedgerow sweep`` command."""
+    from hedgerow.cli import main as cli_main
+
+    return cli_main(["sweep", *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":  # pragma: no cover - exercised through the CLI
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""Published values of named reproductions, printed beside ours by ``hedgerow report``.
+
+Each :class:`Reference` holds, per metric, a table ``label -> {x: value}``
+where ``x`` is the value of one result column (``key``, e.g. ``nodes``).
+Labels are matched ignoring case and spaces, so ``SpiderCast (3, 0)`` and
+``spidercast(3,0)`` are the same row.
+
+Sources
+-------
+``spidercast-fig12``
+    G. Chockler, R. Melamed, Y. Tock, R. Vitenberg, *SpiderCast: A Scalable
+    Interest-Aware Overlay for Topic-Based Pub/Sub Communication*, DEBS 2007,
+    section 3.9.1, Figure 12 ("Average degree for a given number of
+    nodes"): RSS popularity, 100 topics, 10 subscriptions per node, full
+    membership view, 1,000 to 10,000 nodes.  The same section states (Figure
+    13, plotted, not tabulated) that every SpiderCast run has exactly 100
+    topic components, i.e. no partitioned topic, while every similarity /
+    random run has more than 100; section 3.9.2 (Figure 14, plotted) states
+    that RingPT's average degree is 51% to 82% higher than SpiderCast's.
+    Only the tabulated and the exactly stated values are stored here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+__all__ = ["REFERENCES", "Reference", "get_reference", "normalise_label"]
+
+
+def normalise_label(label: str) -> str:
+    """Case- and space-insensitive form of a row label.
+
+    Examples
+    --------
+    >>> normalise_label("SpiderCast (3, 0)") == normalise_label("spidercast(3,0)")
+    True
+    """
+    return "".join(str(label).split()).lower()
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The published values of one named reproduction.
+
+    Attributes
+    ----------
+    name : str
+        Name used by a spec's ``reference:`` key.
+    title : str
+        Paper and figure.
+    key : str
+        Result column the tables are indexed by (besides the label).
+    values : dict
+        ``metric -> label -> {key value: published value}``.
+    notes : str
+        Claims of the paper that are not numbers in a table.
+    """
+
+    name: str
+    title: str
+    key: str
+    values: Mapping[str, Mapping[str, Mapping[int, float]]]
+    notes: str = ""
+    labels: tuple[str, ...] = field(default=())
+
+    def value(self, metric: str, label: str, key_value: object) -> float | None:
+        """The paper's value, or ``None`` where the paper gives none.
+
+        Examples
+        --------
+        >>> REFERENCES["spidercast-fig12"].value("avg_degree", "similarity(10,0)", 1000)
+        10.08
+        >>> REFERENCES["spidercast-fig12"].value("avg_degree", "RingPT", 1000) is None
+        True
+        """
+        table = self.values.get(metric)
+        if table is None:
+            return None
+        want = normalise_label(label)
+        for lab, row in table.items():
+            if normalise_label(lab) == want:
+                try:
+                    k = int(float(key_value))  # type: ignore[arg-type]
+                except (TypeError, ValueError):
+                    return None
+                return row.get(k)
+        return None
+
+    def metrics(self) -> list[str]:
+        """Metrics with published values."""
+        return list(self.values)
+
+
+_NODES = (1000, 2000, 4000, 6000, 8000, 10000)
+
+
+def _row(*vals: float) -> dict[int, float]:
+    return dict(zip(_NODES, vals, strict=True))
+
+
+_FIG12_DEGREE = {
+    "SpiderCast(3,0)": _row(10.81, 10.11, 9.53, 9.24, 9.08, 8.95),
+    "similarity(10,0)": _row(10.08, 10.07, 10.08, 10.09, 10.08, 10.08),
+    "similarity(9,1)": _row(10.22, 10.22, 10.20, 10.22, 10.21, 10.22),
+    "similarity(8,2)": _row(10.20, 10.19, 10.19, 10.20, 10.20, 10.20),
+    "similarity(7,3)": _row(10.21, 10.21, 10.20, 10.22, 10.21, 10.21),
+    "random(10)": _row(10.82, 10.54, 10.34, 10.12, 10.08, 10.11),
+    "similarity(20,0)": _row(20.04, 20.04, 20.04, 20.04, 20.03, 20.04),
+}
+
+#: every named reproduction, by name
+REFERENCES: dict[str, Reference] = {
+    "spidercast-fig12": Reference(
+        name="spidercast-fig12",
+        title="SpiderCast (DEBS 2007) section 3.9, Figure 12: average degree vs number of nodes",
+        key="nodes",
+        values={
+            "avg_degree": _FIG12_DEGREE,
+            # Figure 13 text: "In all the SpiderCast experiments there are 100 connected components"
+            "topic_components": {"SpiderCast(3,0)": _row(*([100] * 6))},
+            "partitioned_topics": {"SpiderCast(3,0)": _row(*([0] * 6))},
+        },
+        notes=(
+            "Fig. 13: every similarity/random run has more than 100 topic components, "
+            "growing with the number of nodes. Fig. 14: RingPT's average degree is "
+            "51%-82% higher than SpiderCast's and does not change with the number of nodes."
+        ),
+        labels=(*_FIG12_DEGREE, "RingPT"),
+    ),
+}
+
+
+def get_reference(name: str) -> Reference:
+    """The reference called ``name``.
+
+    Raises
+    ------
+    KeyError
+        If there is none; the message lists the known names.
+    """
+    try:
+        return REFERENCES[name]
+    except KeyError:
+        raise KeyError(f"no reference {name!r}; known: {', '.join(sorted(REFERENCES))}") from None

@@ -1,0 +1,235 @@
+"""Spark SQL aggregation: mean, 95% CI and count against pandas; dedup; paper values."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from hedgerow.errors import HedgerowError
+from hedgerow.pipeline.report import aggregate, ci95_halfwidth, load_rows, render
+from hedgerow.pipeline.sweep import write_rows
+
+pytestmark = pytest.mark.spark
+
+
+def row(
+    run_id,
+    label,
+    nodes,
+    seed,
+    avg_degree,
+    components,
+    *,
+    status="ok",
+    at=None,
+    attempt=None,
+    experiment="spidercast-fig12",
+):
+    r = {
+        "run_id": run_id,
+        "attempt_id": attempt or f"a-{run_id}",
+        "experiment": experiment,
+        "label": label,
+        "kind": "build",
+        "protocol": "spidercast" if label.startswith("Spider") else "similarity",
+        "seed": seed,
+        "nodes": nodes,
+        "topics": 100,
+        "subs": "10",
+        "popularity": "rss",
+        "status": status,
+        "wall_seconds": 1.0,
+        "finished_at": at if at is not None else time.time(),
+        "spec_json": "{}",
+        "point_json": "{}",
+    }
+    if status == "ok":
+        r["avg_degree"] = float(avg_degree)
+        r["topic_components"] = float(components)
+    else:
+        r["error"] = "RuntimeError: boom"
+    return r
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    """2 labels x 2 sizes x 3 seeds, a 1-run group, a retried run and a duplicated run."""
+    out = tmp_path_factory.mktemp("report")
+    rng = np.random.default_rng(5)
+    expected = []
+    for label in ("SpiderCast(3,0)", "similarity(10,0)"):
+        for nodes in (1000, 2000):
+            for seed in range(3):
+                rid = f"{label[:3]}-{nodes}-{seed}"
+                deg = float(np.round(rng.normal(10, 0.5), 4))
+                comp = float(rng.integers(100, 140))
+                write_rows(out, rid, [row(rid, label, nodes, seed, deg, comp)])
+                expected.append((label, nodes, deg, comp))
+    # a group with a single run: CI undefined
+    write_rows(out, "single", [row("single", "random(10)", 1000, 0, 10.5, 400)])
+    expected.append(("random(10)", 1000, 10.5, 400.0))
+    # a run whose latest attempt failed after an ok one: the ok attempt counts
+    write_rows(
+        out, "retry-ok", [row("retry-ok", "random(10)", 2000, 0, 11.0, 500, at=100.0, attempt="x1")]
+    )
+    write_rows(
+        out,
+        "retry-failed",
+        [row("retry-ok", "random(10)", 2000, 0, 0, 0, status="failed", at=200.0, attempt="x2")],
+    )
+    # the same run committed twice (two copies of a result directory): the latest ok counts
+    write_rows(out, "dup-old", [row("dup", "random(10)", 4000, 0, 1.0, 1, at=100.0, attempt="d1")])
+    write_rows(
+        out, "dup-new", [row("dup", "random(10)", 4000, 0, 12.0, 600, at=300.0, attempt="d2")]
+    )
+    expected += [("random(10)", 2000, 11.0, 500.0), ("random(10)", 4000, 12.0, 600.0)]
+    # a run that only failed, and another experiment in the same directory
+    write_rows(
+        out, "only-failed", [row("only-failed", "random(10)", 6000, 0, 0, 0, status="failed")]
+    )
+    write_rows(
+        out, "other", [row("other", "SpiderCast(3,0)", 1000, 9, 99.0, 99, experiment="other")]
+    )
+    manifest_dir = out / "_manifests"
+    manifest_dir.mkdir()
+    (manifest_dir / "spidercast-fig12.json").write_text(
+        json.dumps(
+            {
+                "experiment": "spidercast-fig12",
+                "kind": "build",
+                "reference": "spidercast-fig12",
+                "swept_columns": ["nodes"],
+                "report": {"metrics": [], "by": [], "pivot": None},
+                "runs": [{"run_id": str(i)} for i in range(20)],
+            }
+        )
+    )
+    frame = pd.DataFrame(expected, columns=["label", "nodes", "avg_degree", "topic_components"])
+    return out, frame
+
+
+def test_load_rows_keeps_one_attempt_per_run(spark, dataset):
+    out, _ = dataset
+    df = load_rows(spark, out).toPandas()
+    assert df["run_id"].is_unique
+    assert len(df) == 12 + 1 + 1 + 1 + 1 + 1
+    by_id = df.set_index("run_id")
+    assert by_id.loc["retry-ok", "status"] == "ok" and by_id.loc["retry-ok", "avg_degree"] == 11.0
+    assert by_id.loc["dup", "avg_degree"] == 12.0
+    assert by_id.loc["only-failed", "status"] == "failed"
+
+
+def test_aggregate_matches_pandas(spark, dataset):
+    out, frame = dataset
+    rep = aggregate(
+        spark,
+        out,
+        "spidercast-fig12",
+        by=["label", "nodes"],
+        metrics=["avg_degree", "topic_components"],
+    )
+    assert rep.by == ["label", "nodes"]
+    assert (rep.runs_ok, rep.runs_failed, rep.runs_expected) == (15, 1, 20)
+    got = rep.table.set_index(["label", "nodes", "metric"])
+    for metric in ("avg_degree", "topic_components"):
+        want = frame.groupby(["label", "nodes"])[metric].agg(["mean", "std", "count"])
+        assert len(got.xs(metric, level="metric")) == len(want)
+        for (label, nodes), w in want.iterrows():
+            g = got.loc[(label, nodes, metric)]
+            assert g["n"] == w["count"]
+            assert g["mean"] == pytest.approx(w["mean"], rel=1e-12)
+            if w["count"] < 2:
+                assert math.isnan(g["ci95"])
+            else:
+                half = stats.t.ppf(0.975, w["count"] - 1) * w["std"] / math.sqrt(w["count"])
+                assert g["ci95"] == pytest.approx(half, rel=1e-9)
+
+
+def test_default_grouping_and_metrics_come_from_the_manifest(spark, dataset):
+    out, _ = dataset
+    rep = aggregate(spark, out, "spidercast-fig12")
+    assert rep.by == ["label", "nodes"]
+    assert rep.metrics == ["avg_degree", "topic_components"]
+    spider = rep.table[
+        (rep.table["label"] == "SpiderCast(3,0)") & (rep.table["metric"] == "avg_degree")
+    ]
+    assert spider["n"].tolist() == [3, 3]
+
+
+def test_paper_values_are_printed_beside_ours(spark, dataset):
+    out, _ = dataset
+    rep = aggregate(
+        spark,
+        out,
+        "spidercast-fig12",
+        by=["label", "scenario.workload.nodes"],
+        metrics=["avg_degree"],
+    )
+    t = rep.table.set_index(["label", "nodes"])
+    assert t.loc[("SpiderCast(3,0)", 1000), "paper"] == 10.81
+    assert t.loc[("similarity(10,0)", 2000), "paper"] == 10.07
+    assert t.loc[("random(10)", 4000), "paper"] == 10.34
+    md = render(rep, "markdown")
+    assert "| paper" in md and "10.81" in md
+    pivot = render(rep, "markdown", pivot="nodes")
+    assert "nodes=1000" in pivot and "(10.81)" in pivot
+    assert re.search(r"\| SpiderCast\(3,0\) +\| \d+\.\d\d ± \d+\.\d\d \(10\.81\)", pivot)
+    assert "| RingPT" not in pivot
+    csv = render(rep, "csv")
+    assert csv.splitlines()[0] == "label,nodes,metric,mean,ci95,n,paper"
+    records = json.loads(render(rep, "json"))
+    assert {r["label"] for r in records} == {"SpiderCast(3,0)", "similarity(10,0)", "random(10)"}
+
+
+def test_report_errors_are_clear(spark, dataset, tmp_path):
+    out, _ = dataset
+    with pytest.raises(HedgerowError, match="--by colour: no such result column"):
+        aggregate(spark, out, "spidercast-fig12", by=["colour"])
+    with pytest.raises(HedgerowError, match="--metric speed: no such metric"):
+        aggregate(spark, out, "spidercast-fig12", metrics=["speed"])
+    with pytest.raises(
+        HedgerowError, match="no rows of experiment 'nope'; found: other, spidercast-fig12"
+    ):
+        aggregate(spark, out, "nope")
+    with pytest.raises(HedgerowError, match="no result rows"):
+        aggregate(spark, tmp_path, "x")
+
+
+def test_cli_report(spark, dataset):
+    from click.testing import CliRunner
+
+    from hedgerow.cli import cli
+
+    out, _ = dataset
+    res = CliRunner().invoke(
+        cli,
+        [
+            "report",
+            str(out),
+            "--experiment",
+            "spidercast-fig12",
+            "--metric",
+            "avg_degree",
+            "--format",
+            "csv",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    lines = res.output.strip().splitlines()
+    assert lines[0] == "label,nodes,metric,mean,ci95,n,paper" and len(lines) == 1 + 7
+    res = CliRunner().invoke(
+        cli, ["report", str(out), "--experiment", "spidercast-fig12", "--by", "nope"]
+    )
+    assert res.exit_code == 2 and "--by nope: no such result column" in res.output
+
+
+def test_ci95_halfwidth():
+    assert ci95_halfwidth(2.0, 4) == pytest.approx(stats.t.ppf(0.975, 3) * 2.0 / 2.0)
+    assert math.isnan(ci95_halfwidth(1.0, 1))

@@ -1,0 +1,258 @@
+"""Spark sweeps: completion, skips, failures, kill + restart, equality with in-process runs."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from hedgerow.pipeline.schema import is_metric_column
+from hedgerow.pipeline.sweep import (
+    finished_run_ids,
+    read_manifest,
+    row_files,
+    rows_dir,
+    run_sweep,
+)
+from hedgerow.runner import run_one
+from hedgerow.specs import parse_spec
+
+pytestmark = pytest.mark.spark
+
+TINY = {
+    "experiment": "tiny-sweep",
+    "scenario": {
+        "protocol": "spidercast",
+        "params": {"kg": 3, "kr": 0},
+        "workload": {"nodes": 60, "topics": 10, "subs": 3, "popularity": "rss"},
+        "diameter": True,
+    },
+    "sweep": {
+        "grid": {"scenario.workload.nodes": [60, 90]},
+        "seeds": [0, 1],
+        "variants": [
+            {"label": "SpiderCast(3,0)", "protocol": "spidercast", "params": {"kg": 3, "kr": 0}},
+            {"label": "RingPT", "protocol": "ringpt", "params": {}},
+        ],
+    },
+}
+
+#: columns that measure time or identify an attempt, not the run's result
+TIMING = {"build_seconds", "wall_seconds", "finished_at", "attempt_id", "host"}
+
+
+def read_all(out) -> pd.DataFrame:
+    return pd.concat([pq.read_table(f).to_pandas() for f in row_files(out)], ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def tiny_spec():
+    return parse_spec(TINY)
+
+
+@pytest.fixture(scope="module")
+def swept(spark, tiny_spec, tmp_path_factory):
+    """The tiny spec swept once on the shared session."""
+    out = tmp_path_factory.mktemp("tiny")
+    result = run_sweep(tiny_spec, out, spark=spark, progress=False)
+    return out, result
+
+
+def test_small_sweep_completes_with_one_ok_row_per_run(swept, tiny_spec):
+    out, result = swept
+    runs = tiny_spec.expand()
+    assert (result.total, result.skipped, result.executed, result.ok, result.failed) == (
+        8,
+        0,
+        8,
+        8,
+        0,
+    )
+    df = read_all(out)
+    assert len(df) == 8 and df["run_id"].is_unique
+    assert set(df["run_id"]) == {r.run_id for r in runs}
+    assert (df["status"] == "ok").all()
+    assert set(df["label"]) == {"SpiderCast(3,0)", "RingPT"}
+    assert sorted(df["nodes"].unique()) == [60, 90]
+    assert (df.loc[df["label"] == "RingPT", "partitioned_topics"] == 0).all()
+    assert df["param_kg"].dropna().unique().tolist() == ["3"]
+    manifest = read_manifest(out, "tiny-sweep")
+    assert manifest["swept_columns"] == ["nodes"] and len(manifest["runs"]) == 8
+
+
+def test_rerun_performs_no_new_runs(spark, swept, tiny_spec):
+    out, _ = swept
+    files = {f.name: f.stat().st_mtime_ns for f in row_files(out)}
+    again = run_sweep(tiny_spec, out, spark=spark, progress=False)
+    assert (again.executed, again.skipped, again.total) == (0, 8, 8)
+    assert {f.name: f.stat().st_mtime_ns for f in row_files(out)} == files
+
+
+def test_same_run_gives_identical_metrics_in_process_and_in_spark(swept, tiny_spec):
+    out, _ = swept
+    df = read_all(out).set_index("run_id")
+    compared = 0
+    for run in tiny_spec.expand():
+        [local] = run_one(run)
+        spark_row = df.loc[run.run_id]
+        metrics = [k for k in local if is_metric_column(k) and k not in TIMING]
+        assert {
+            "avg_degree",
+            "max_degree",
+            "topic_components",
+            "max_topic_diameter",
+            "avg_topic_diameter",
+            "control_messages",
+        } <= set(metrics)
+        for k in metrics:
+            a, b = local[k], spark_row[k]
+            if isinstance(a, float) and math.isnan(a):
+                assert math.isnan(b)
+            else:
+                assert a == b, (run.label, k, a, b)
+            compared += 1
+        assert spark_row["spec_json"] == local["spec_json"]
+    assert compared >= 8 * 10
+
+
+def test_failing_run_becomes_a_failed_row_and_the_others_complete(spark, tmp_path):
+    data = {
+        **TINY,
+        "experiment": "with-failure",
+        "sweep": {
+            "grid": {"scenario.workload.nodes": [60, 90]},
+            "seeds": [0],
+            "variants": [
+                {"label": "RingPT", "protocol": "ringpt", "params": {}},
+                # kg must be >= 1: the name is valid (spec passes), the value fails when run
+                {"label": "broken", "protocol": "spidercast", "params": {"kg": -1}},
+            ],
+        },
+    }
+    spec = parse_spec(data)
+    result = run_sweep(spec, tmp_path, spark=spark, progress=False)
+    assert (result.ok, result.failed) == (2, 2)
+    df = read_all(tmp_path)
+    assert len(df) == 4
+    failed = df[df["status"] == "failed"]
+    assert set(failed["label"]) == {"broken"}
+    assert failed["error"].str.startswith("ParameterError: spidercast: parameter kg").all()
+    assert failed["avg_degree"].isna().all()
+    assert (df.loc[df["label"] == "RingPT", "status"] == "ok").all()
+    # failed runs are not "finished": a rerun tries them again (and they fail again)
+    again = run_sweep(spec, tmp_path, spark=spark, progress=False)
+    assert (again.skipped, again.executed, again.failed) == (2, 2, 2)
+    assert len(read_all(tmp_path)) == 4
+
+
+def test_dying_worker_becomes_a_failed_row(spark, tmp_path):
+    spec = parse_spec({**TINY, "experiment": "crash", "sweep": {**TINY["sweep"], "seeds": [0]}})
+    victim = spec.expand()[0].run_id
+
+    def run_or_die(payload):
+        import os
+
+        from hedgerow.runner import run_one as real
+
+        if payload["run_id"] == victim:
+            os._exit(3)  # the Python worker process dies mid-task
+        return real(payload)
+
+    result = run_sweep(spec, tmp_path, spark=spark, progress=False, run_fn=run_or_die)
+    assert (result.executed, result.ok, result.failed) == (4, 3, 1)
+    df = read_all(tmp_path).set_index("run_id")
+    assert df.loc[victim, "status"] == "failed"
+    assert df.loc[victim, "error"].startswith("SparkTaskFailed")
+
+
+def test_killed_sweep_restarts_with_exactly_one_row_per_run(spark, tiny_spec, tmp_path):
+    runs = tiny_spec.expand()
+    seen = []
+
+    def kill_after_three(run, rows):
+        seen.append(run.run_id)
+        if len(seen) == 3:
+            raise KeyboardInterrupt  # the driver is killed after 3 committed runs
+
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(tiny_spec, tmp_path, spark=spark, progress=False, on_result=kill_after_three)
+    committed = finished_run_ids(tmp_path)
+    assert committed == set(seen) and len(committed) == 3
+    # a file being written when the driver died is never read as a result
+    (rows_dir(tmp_path) / ".tmp-deadbeef-x.parquet").write_bytes(b"PAR1 partial")
+    restarted = run_sweep(tiny_spec, tmp_path, spark=spark, progress=False)
+    assert (restarted.skipped, restarted.executed, restarted.ok) == (3, 5, 5)
+    df = read_all(tmp_path)
+    assert len(df) == len(runs) == 8
+    assert df["run_id"].is_unique and set(df["run_id"]) == {r.run_id for r in runs}
+    assert (df["status"] == "ok").all()
+
+
+def test_max_runs_then_complete(spark, tiny_spec, tmp_path):
+    first = run_sweep(tiny_spec, tmp_path, spark=spark, progress=False, max_runs=3)
+    assert (first.executed, len(row_files(tmp_path))) == (3, 3)
+    rest = run_sweep(tiny_spec, tmp_path, spark=spark, progress=False)
+    assert (rest.skipped, rest.executed) == (3, 5)
+    df = read_all(tmp_path)
+    assert len(df) == 8 and df["run_id"].is_unique
+
+
+def test_cli_sweep_and_dry_run(spark, tmp_path):
+    from click.testing import CliRunner
+
+    from hedgerow.cli import cli
+
+    spec_file = tmp_path / "s.yaml"
+    spec_file.write_text(
+        "experiment: cli-tiny\n"
+        "scenario:\n  protocol: ringpt\n  diameter: false\n"
+        "  workload: {nodes: 40, topics: 8, subs: 2}\n"
+        "sweep: {seeds: [0, 1]}\n"
+    )
+    out = tmp_path / "out"
+    runner = CliRunner()
+    res = runner.invoke(cli, ["sweep", str(spec_file), "--out", str(out), "--no-progress"])
+    assert res.exit_code == 0, res.output
+    assert "2 runs, 0 already done, 2 run now (2 ok, 0 failed)" in res.output
+    res = runner.invoke(cli, ["sweep", str(spec_file), "--out", str(out), "--dry-run"])
+    assert res.exit_code == 0 and res.output.count("  done  ") == 2
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("experiment: b\nscenario: {protocol: ringpt, workload: {popularity: zipf3}}\n")
+    res = runner.invoke(cli, ["sweep", str(bad), "--out", str(out)])
+    assert res.exit_code == 2
+    assert "scenario.workload.popularity: 'zipf3' is not one of" in res.output
+
+
+def test_run_kind_sweep_gives_one_row_per_epoch(spark, tmp_path):
+    from hedgerow.pipeline.report import aggregate
+
+    spec = parse_spec(
+        {
+            "experiment": "topiary-tiny",
+            "scenario": {
+                "kind": "run",
+                "protocol": "topiary",
+                "params": {"messages": 50},
+                "run": {"name": "unit-square", "topics": 10, "epochs": 3},
+            },
+            "sweep": {"seeds": [0, 1]},
+        }
+    )
+    result = run_sweep(spec, tmp_path, spark=spark, progress=False)
+    assert (result.executed, result.ok) == (2, 2)
+    df = read_all(tmp_path)
+    assert len(df) == 2 * 3 and (df["status"] == "ok").all()
+    assert sorted(df["epoch"].tolist()) == [0, 0, 1, 1, 2, 2]
+    assert set(df["scenario"]) == {"unit-square"} and set(df["run_epochs"]) == {"3"}
+    # identical to the in-process run, epoch by epoch
+    run = spec.expand()[0]
+    local = {r["epoch"]: r for r in run_one(run)}
+    mine = df[df["run_id"] == run.run_id].set_index("epoch")
+    for epoch, row in local.items():
+        for k in ("receive_rate", "avg_delay_ms", "relay_copies"):
+            assert mine.loc[epoch, k] == row[k]
+    rep = aggregate(spark, tmp_path, "topiary-tiny", metrics=["receive_rate"])
+    assert rep.by == ["label", "epoch"]
+    assert rep.table["n"].tolist() == [2, 2, 2]

@@ -1,0 +1,92 @@
+"""The Topiary baselines of section V-A: random, complete, GossipSub-style, Scribe trees."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse.csgraph as csg
+
+from hedgerow.errors import ParameterError
+from hedgerow.model import Instance
+from hedgerow.protocols.baselines.complete import CompleteGraph
+from hedgerow.protocols.baselines.gossipsub import GossipSubSplit, gossipsub_out
+from hedgerow.protocols.baselines.random_graph import RandomGraph
+from hedgerow.protocols.baselines.scribe import ScribeTrees, tree_edges
+from hedgerow.scenarios.workload import interest_instance
+
+
+@pytest.fixture(scope="module")
+def inst():
+    return interest_instance(300, 40, 0.2, np.random.default_rng(4))
+
+
+def _no_self_loops(ov):
+    return ov.csr().diagonal().sum() == 0
+
+
+def test_random_graph_out_degree(inst):
+    ov = RandomGraph(d=6).build(inst, seed=1)
+    assert ov.directed and _no_self_loops(ov)
+    assert (ov.degree() == 6).all()
+    assert ov != RandomGraph(d=6).build(inst, seed=2)
+    assert ov == RandomGraph(d=6).build(inst, seed=1)
+
+
+def test_complete_graph():
+    small = Instance.from_lists([[0]] * 12, n_topics=1)
+    ov = CompleteGraph().build(small)
+    assert ov.n_edges == 66 and (ov.degree() == 11).all()
+
+
+def test_gossipsub_splits_degree_over_topics(inst):
+    out = gossipsub_out(inst, 6, np.random.default_rng(0))
+    for v in range(inst.n_nodes):
+        row = out[v][out[v] >= 0]
+        assert len(row) == 6 and len(set(row.tolist())) == 6 and v not in row
+        # each link serves a topic of v: the neighbour shares at least one topic
+        shared = [inst.intersection_size(v, int(u)) for u in row]
+        assert min(shared) >= 1
+    # a node with 2 topics splits its 6 slots 3/3 over them
+    two = Instance.from_lists([[0, 1]] + [[0]] * 10 + [[1]] * 10, n_topics=2)
+    row = gossipsub_out(two, 6, np.random.default_rng(1))[0]
+    assert sorted(two.topics_of(int(u))[0] for u in row) == [0, 0, 0, 1, 1, 1]
+    ov = GossipSubSplit(d=6).build(inst, seed=0)
+    assert (ov.degree() <= 6).all() and _no_self_loops(ov)
+
+
+def test_tree_edges_are_id_ordered_heaps():
+    ident = np.array([0, 0, 0, 0, 0, 3, 0, 1, 2])
+    # members 5..8 sorted by id: 6, 7, 8, 5; binary heap: 7->6, 8->6, 5->7
+    assert tree_edges(np.array([5, 6, 7, 8]), ident, 2).tolist() == [[7, 6], [8, 6], [5, 7]]
+
+
+def test_scribe_random_groups_are_disjoint_trees(inst):
+    proto = ScribeTrees(d=6, groups="random", n_groups=40)
+    ov = proto.build(inst, seed=3)
+    assert (ov.degree() <= 1).all()  # one parent link per node
+    n_comp, _ = csg.connected_components(ov.undirected_csr(), directed=False)
+    assert n_comp == proto.stats_["n_groups"] == 40
+    # a tree per group: edges = nodes - groups
+    assert ov.n_edges == inst.n_nodes - 40
+    # children per node bounded by the fanout d - 1
+    indeg = np.asarray(ov.csr().sum(axis=0)).ravel()
+    assert indeg.max() <= 5
+
+
+def test_scribe_topic_groups_respect_degree_and_connect_members(inst):
+    ov = ScribeTrees(d=6, groups="topic").build(inst, seed=3)
+    assert (ov.degree() <= 6).all() and _no_self_loops(ov)
+    und = ov.undirected_csr()
+    # every node with <= d topics joined all its topic trees: its topics' members reach it
+    few = [v for v in range(inst.n_nodes) if inst.n_subs[v] <= 6]
+    assert few
+    _, labels = csg.connected_components(und, directed=False)
+    for v in few[:10]:
+        for t in inst.topics_of(v):
+            joined = [u for u in inst.subscribers(int(t)) if inst.n_subs[u] <= 6]
+            assert len(set(labels[joined].tolist())) == 1
+
+
+def test_scribe_rejects_unknown_grouping(inst):
+    with pytest.raises(ParameterError, match="groups must be one of random, topic"):
+        ScribeTrees(groups="colour").build(inst)

@@ -1,0 +1,153 @@
+"""Invariants of Topiary runs: degree bound, no self-loops, exploration rules, determinism."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from hedgerow.model import Instance, RngStreams
+from hedgerow.protocols.topiary import (
+    Observations,
+    Topiary,
+    closure_csr,
+    draw_messages,
+    entry_index,
+    random_out_neighbours,
+    subset_table,
+    weighted_sample,
+)
+
+
+def test_weighted_sample_respects_allowed_and_weights():
+    rng = np.random.default_rng(0)
+    w = np.tile(np.array([0.0, 1.0, 9.0, 0.0, 4.0, 0.0]), (2000, 1))
+    allowed = np.ones_like(w, dtype=bool)
+    allowed[:, 4] = False
+    picks = weighted_sample(w, allowed, np.full(2000, 1), rng)[:, 0]
+    # never a forbidden column, never a zero-weight column while positive ones remain
+    assert set(picks.tolist()) <= {1, 2}
+    share = (picks == 2).mean()
+    assert 0.86 < share < 0.94  # 9 / 10
+    # asking for more than the positive-weight columns fills with zero-weight allowed ones
+    many = weighted_sample(w[:5], allowed[:5], np.full(5, 4), rng)
+    for row in many:
+        assert set(row[:2].tolist()) == {1, 2}
+        assert set(row[2:].tolist()) <= {0, 3, 5}
+        assert len(set(row.tolist())) == 4
+    # and never more than the allowed columns
+    few = weighted_sample(w[:1], allowed[:1], np.array([6]), rng)
+    assert sorted(x for x in few[0].tolist() if x >= 0) == [0, 1, 2, 3, 5]
+
+
+def test_exploration_excludes_current_neighbours_and_weights_by_omega():
+    """ω_u = |σ_u ∩ σ_v^+|: with σ_v^+ = {topic 1}, only topic-1 subscribers are explored."""
+    n, d = 12, 3
+    subs = [[0, 1]] + [[0]] * 5 + [[1]] * 6  # nodes 6..11 subscribe to topic 1
+    inst = Instance.from_lists(subs, n_topics=2)
+    subsets = subset_table(d, 2)
+    obs = Observations.empty(n, len(subsets), 2)
+    obs.expected[:] = 10
+    # node 0: every subset covers topic 0 fast and misses topic 1 -> σ+ = {1}
+    obs.dcnt[0, 0, :] = 10
+    obs.dsum[0, 0, :] = 10.0
+    out = np.full((n, d), -1)
+    out[0] = [1, 6, 7]  # 6 and 7 already linked (and subscribe to topic 1)
+    out[8, 0] = 0  # 8 -> 0 is an incoming link of node 0
+    linked = np.zeros((n, n), dtype=bool)
+    indptr, indices = closure_csr(out, n)
+    rows = np.repeat(np.arange(n), np.diff(indptr))
+    linked[rows, indices] = True
+    proto = Topiary(d=d)
+    seen: set[int] = set()
+    for seed in range(30):
+        new_out, _, kept = proto.select(out, obs, inst, linked, np.random.default_rng(seed))
+        fresh = [u for u in new_out[0].tolist() if u not in kept[0].tolist()]
+        assert len(fresh) == d - 2
+        seen.update(fresh)
+    assert seen <= {9, 10, 11}  # topic-1 subscribers that are not already neighbours
+    assert seen == {9, 10, 11}
+
+
+def test_run_invariants_and_determinism(tiny_net):
+    inst, lat, proc = tiny_net
+    proto = Topiary(d=4, epochs=6, messages=150)
+    outs, scores = [], []
+    for rep in proto.iterate(inst, lat, proc, RngStreams(1)):
+        out = rep.out
+        n = out.shape[0]
+        filled = out >= 0
+        assert (filled.sum(axis=1) <= 4).all()
+        assert (out != np.arange(n)[:, None])[filled].all()  # no self-loops
+        for row in out:
+            vals = row[row >= 0]
+            assert len(set(vals.tolist())) == len(vals)  # no duplicates
+        assert ((out >= 0).sum(axis=1) == 4).all()  # every slot is filled again
+        outs.append(out.copy())
+        scores.append(rep.scores.copy())
+    again = [
+        rep.out.copy()
+        for rep in Topiary(d=4, epochs=6, messages=150).iterate(inst, lat, proc, RngStreams(1))
+    ]
+    for a, b in zip(outs, again, strict=True):
+        np.testing.assert_array_equal(a, b)
+    other = [
+        rep.out.copy()
+        for rep in Topiary(d=4, epochs=2, messages=150).iterate(inst, lat, proc, RngStreams(2))
+    ]
+    assert not np.array_equal(outs[1], other[1])
+
+
+def test_built_overlay_respects_degree_bound(tiny_net):
+    inst, _, _ = tiny_net
+    proto = Topiary(d=3, epochs=3, messages=100)
+    ov = proto.build(inst, seed=4)
+    assert ov.directed
+    assert (ov.degree() <= 3).all()
+    assert ov.csr().diagonal().sum() == 0
+    assert proto.degree_bound(inst) == 3
+    assert len(proto.stats_["receive_rate"]) == 3
+
+
+def test_messages_follow_the_publishing_model():
+    inst = Instance.from_lists([[0], [0, 1], [1], [2]], n_topics=4)  # topic 3 has nobody
+    pub, top = draw_messages(inst, 4000, np.random.default_rng(0))
+    assert set(top.tolist()) == {0, 1, 2}
+    counts = np.bincount(top, minlength=4) / 4000
+    np.testing.assert_allclose(counts[:3], 1 / 3, atol=0.03)
+    for t in range(3):
+        assert set(pub[top == t].tolist()) == set(inst.subscribers(t).tolist())
+
+
+def test_random_start_and_entry_lookup():
+    out = random_out_neighbours(30, 5, np.random.default_rng(0))
+    assert ((out >= 0).sum(axis=1) == 5).all()
+    assert (out != np.arange(30)[:, None]).all()
+    indptr, indices = closure_csr(out, 30)
+    e = entry_index(indptr, indices, out.reshape(-1), np.repeat(np.arange(30), 5))
+    assert (e >= 0).all()
+    rows = np.repeat(np.arange(30), np.diff(indptr))
+    np.testing.assert_array_equal(rows[e], out.reshape(-1))
+    np.testing.assert_array_equal(indices[e], np.repeat(np.arange(30), 5))
+
+
+def test_same_seed_same_rows():
+    from hedgerow.scenarios import run_scenario
+
+    kw = dict(epochs=2, topics=20, params={"messages": 80})
+    a = run_scenario("topiary", "cities", seed=3, **kw)
+    b = run_scenario("topiary", "cities", seed=3, **kw)
+    c = run_scenario("topiary", "cities", seed=4, **kw)
+    assert json.dumps(a) == json.dumps(b)
+    assert json.dumps(a) != json.dumps(c)
+    assert [r["epoch"] for r in a] == [0, 1]
+
+
+@pytest.mark.parametrize("bad", [{"d": 0}, {"eta": 0.5}, {"wd": -1}, {"keep": 2}])
+def test_bad_parameters_raise(bad):
+    from hedgerow.errors import ParameterError
+    from hedgerow.scenarios import run_scenario
+
+    with pytest.raises(ParameterError):
+        run_scenario("topiary", "cities", epochs=1, topics=5, params={"messages": 10, **bad})
