@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import click
@@ -52,6 +52,13 @@ def _report(meta: dict, out: str) -> None:
     click.echo(json.dumps(meta.get("counts", {}), sort_keys=True))
 
 
+def _run(job: str, fn: Callable[..., dict], out: str, master: str | None, **kwargs) -> None:
+    """Run ingest function ``fn(spark, out, **kwargs)`` in a session for ``job``; report."""
+    with _session(master, job) as spark:
+        meta = fn(spark, out, **kwargs)
+    _report(meta, out)
+
+
 @click.group("ingest", cls=HedgerowGroup)
 def ingest() -> None:
     """Ingest real data sets (latency, social graphs, churn) into Parquet with Spark."""
@@ -67,9 +74,7 @@ def cities_cmd(servers, pings, out, force, master) -> None:
     """Complete symmetric 246-city one-way latency table (WonderNetwork 2020-07-19)."""
     from hedgerow.pipeline.ingest.cities import ingest_cities
 
-    with _session(master, "cities") as spark:
-        meta = ingest_cities(spark, out, servers=servers, pings=pings, force=force)
-    _report(meta, out)
+    _run("cities", ingest_cities, out, master, servers=servers, pings=pings, force=force)
 
 
 @ingest.command("perigee")
@@ -81,9 +86,7 @@ def perigee_cmd(matrix, out, force, master) -> None:
     """The Perigee 1000x1000 one-way latency matrix as a long table."""
     from hedgerow.pipeline.ingest.perigee import ingest_perigee
 
-    with _session(master, "perigee") as spark:
-        meta = ingest_perigee(spark, out, matrix=matrix, force=force)
-    _report(meta, out)
+    _run("perigee", ingest_perigee, out, master, matrix=matrix, force=force)
 
 
 @ingest.command("social")
@@ -101,12 +104,10 @@ def social_cmd(edges, size, seeds, seed, directed, out, force, master) -> None:
     """BFS (snowball) sample of a social graph as a subscription instance."""
     from hedgerow.pipeline.ingest.social import ingest_social
 
-    with _session(master, "social") as spark:
-        meta = ingest_social(
-            spark, out, size=size, edges=edges, seeds=seeds, seed=seed, directed=directed,
-            force=force,
-        )  # fmt: skip
-    _report(meta, out)
+    _run(
+        "social", ingest_social, out, master, size=size, edges=edges, seeds=seeds, seed=seed,
+        directed=directed, force=force,
+    )  # fmt: skip
 
 
 @ingest.command("follower-graph")
@@ -122,12 +123,10 @@ def follower_graph_cmd(users, seed, exponent, mean, max_frac, out, force, master
     """Synthetic power-law follower graph (Vitis Twitter statistics), generated in Spark."""
     from hedgerow.pipeline.ingest.follower_graph import ingest_follower_graph
 
-    with _session(master, "follower-graph") as spark:
-        meta = ingest_follower_graph(
-            spark, out, users=users, seed=seed, exponent=exponent, mean=mean,
-            max_frac=max_frac, force=force,
-        )  # fmt: skip
-    _report(meta, out)
+    _run(
+        "follower-graph", ingest_follower_graph, out, master, users=users, seed=seed,
+        exponent=exponent, mean=mean, max_frac=max_frac, force=force,
+    )  # fmt: skip
 
 
 @ingest.command("churn")
@@ -160,12 +159,10 @@ def churn_cmd(source, trace, nodes, seed, population, out, force, master) -> Non
         k = int(nodes)
     else:
         raise ParameterError(f"--nodes must be a positive integer or 'all', got {nodes!r}")
-    with _session(master, "churn") as spark:
-        meta = ingest_churn(
-            spark, out, source=source, trace=trace, nodes=k, seed=seed,
-            population=population, force=force,
-        )  # fmt: skip
-    _report(meta, out)
+    _run(
+        "churn", ingest_churn, out, master, source=source, trace=trace, nodes=k, seed=seed,
+        population=population, force=force,
+    )  # fmt: skip
 
 
 @ingest.command("ccdf")

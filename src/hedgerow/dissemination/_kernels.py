@@ -30,6 +30,15 @@ def _below(ta, ea, tb, eb):
 
 
 @numba.njit(cache=True, inline="always")
+def _put(h_t, h_e, h_v, pos, i, t, e, v):
+    """Store key ``(t, e)`` and node ``v`` in heap slot ``i``; record the slot of ``v``."""
+    h_t[i] = t
+    h_e[i] = e
+    h_v[i] = v
+    pos[v] = i
+
+
+@numba.njit(cache=True, inline="always")
 def _sift_up(h_t, h_e, h_v, pos, i):
     """Move slot ``i`` up; keys live in the heap arrays (no indirection)."""
     t = h_t[i]
@@ -38,17 +47,11 @@ def _sift_up(h_t, h_e, h_v, pos, i):
     while i > 0:
         par = (i - 1) >> 2
         if _below(t, e, h_t[par], h_e[par]):
-            h_t[i] = h_t[par]
-            h_e[i] = h_e[par]
-            h_v[i] = h_v[par]
-            pos[h_v[i]] = i
+            _put(h_t, h_e, h_v, pos, i, h_t[par], h_e[par], h_v[par])
             i = par
         else:
             break
-    h_t[i] = t
-    h_e[i] = e
-    h_v[i] = v
-    pos[v] = i
+    _put(h_t, h_e, h_v, pos, i, t, e, v)
 
 
 @numba.njit(cache=True, inline="always")
@@ -71,17 +74,11 @@ def _sift_down(h_t, h_e, h_v, pos, i, size):
                 bt = h_t[k]
                 be = h_e[k]
         if _below(bt, be, t, e):
-            h_t[i] = bt
-            h_e[i] = be
-            h_v[i] = h_v[best]
-            pos[h_v[i]] = i
+            _put(h_t, h_e, h_v, pos, i, bt, be, h_v[best])
             i = best
         else:
             break
-    h_t[i] = t
-    h_e[i] = e
-    h_v[i] = v
-    pos[v] = i
+    _put(h_t, h_e, h_v, pos, i, t, e, v)
 
 
 @numba.njit(cache=True)

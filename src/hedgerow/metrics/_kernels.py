@@ -8,6 +8,19 @@ import numpy as np
 from hedgerow.model.bitset import popcount64
 
 
+def topic_kernel_args(overlay, instance) -> tuple:
+    """The arrays the per-topic kernels take: undirected CSR, topic CSC, masks, ``n``."""
+    a = overlay.undirected_csr()
+    return (
+        a.indptr.astype(np.int64),
+        a.indices.astype(np.int32),
+        instance.topic_indptr,
+        instance.topic_nodes,
+        instance.masks,
+        instance.n_nodes,
+    )
+
+
 @numba.njit(cache=True, inline="always")
 def has_topic(masks: np.ndarray, v: int, t: int) -> bool:
     return (masks[v, t >> 6] >> np.uint64(t & 63)) & np.uint64(1) != np.uint64(0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hedgerow.metrics._kernels import topic_component_counts
+from hedgerow.metrics._kernels import topic_component_counts, topic_kernel_args
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 
@@ -23,15 +23,7 @@ def topic_components(overlay: Overlay, instance: Instance) -> np.ndarray:
     >>> topic_components(ov, inst).tolist()
     [1, 2]
     """
-    a = overlay.undirected_csr()
-    return topic_component_counts(
-        a.indptr.astype(np.int64),
-        a.indices.astype(np.int32),
-        instance.topic_indptr,
-        instance.topic_nodes,
-        instance.masks,
-        instance.n_nodes,
-    )
+    return topic_component_counts(*topic_kernel_args(overlay, instance))
 
 
 def partitioned_topics(overlay: Overlay, instance: Instance) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hedgerow.metrics._kernels import topic_diameter_kernel
+from hedgerow.metrics._kernels import topic_diameter_kernel, topic_kernel_args
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 
@@ -24,12 +24,4 @@ def topic_diameters(overlay: Overlay, instance: Instance) -> np.ndarray:
     >>> topic_diameters(ov, inst).tolist()
     [3, 0]
     """
-    a = overlay.undirected_csr()
-    return topic_diameter_kernel(
-        a.indptr.astype(np.int64),
-        a.indices.astype(np.int32),
-        instance.topic_indptr,
-        instance.topic_nodes,
-        instance.masks,
-        instance.n_nodes,
-    )
+    return topic_diameter_kernel(*topic_kernel_args(overlay, instance))

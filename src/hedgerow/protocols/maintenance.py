@@ -337,19 +337,16 @@ class Maintenance:
         return int(task.uc[p]) + int(loss_if_removed(task.atk[p], self.masks[q]))
 
     # ------------------------------------------------------------ link changes
-    def _add(self, ti: int, p: int, q: int, info: tuple[int, int]) -> None:
+    def _link_changed(self, ti: int, p: int, q: int, sign: int) -> None:
+        """Update ``p``'s coverage and degree after gaining (+1) or losing (-1) neighbour ``q``."""
         task = self.tasks[ti]
-        if q in task.nbrs[p]:
-            return
-        task.nbrs[p].add(q)
-        task.info[p][q] = info
         if task.degree_target:
-            task.uc[p] = max(0, int(task.k[p]) - (task.deg[p] + 1))
+            task.uc[p] = max(0, int(task.k[p]) - (task.deg[p] + sign))
         else:
             update_coverage(
                 p,
                 q,
-                1,
+                sign,
                 task.k[p],
                 self.inst.sub_indptr,
                 self.inst.sub_topics,
@@ -359,7 +356,15 @@ class Maintenance:
                 task.atk,
                 task.uc,
             )
-        self._set_deg_target(ti, p, deg=task.deg[p] + 1)
+        self._set_deg_target(ti, p, deg=task.deg[p] + sign)
+
+    def _add(self, ti: int, p: int, q: int, info: tuple[int, int]) -> None:
+        task = self.tasks[ti]
+        if q in task.nbrs[p]:
+            return
+        task.nbrs[p].add(q)
+        task.info[p][q] = info
+        self._link_changed(ti, p, q, 1)
         self._wake(ti, p)
 
     def _remove(self, ti: int, p: int, q: int) -> None:
@@ -369,23 +374,7 @@ class Maintenance:
             return
         task.nbrs[p].discard(q)
         task.info[p].pop(q, None)
-        if task.degree_target:
-            task.uc[p] = max(0, int(task.k[p]) - (task.deg[p] - 1))
-        else:
-            update_coverage(
-                p,
-                q,
-                -1,
-                task.k[p],
-                self.inst.sub_indptr,
-                self.inst.sub_topics,
-                self.masks,
-                task.cov,
-                task.unc,
-                task.atk,
-                task.uc,
-            )
-        self._set_deg_target(ti, p, deg=task.deg[p] - 1)
+        self._link_changed(ti, p, q, -1)
         task.quarantine[p].clear()
         self._wake(ti, p)
 

@@ -17,6 +17,7 @@ import gzip
 import json
 import os
 import shutil
+import time
 import uuid
 import zlib
 from collections.abc import Iterator
@@ -337,6 +338,60 @@ def write_parquet(df, folder: Path, name: str) -> None:
 def write_meta(folder: Path, meta: dict[str, Any]) -> None:
     """Write ``meta.json`` (sorted keys, indented) into ``folder``."""
     (folder / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+
+
+def write_outputs(
+    out: str | os.PathLike,
+    force: bool,
+    t0: float,
+    meta: dict[str, Any],
+    tables: dict[str, Any],
+    csvs: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Write a job's tables and ``meta.json`` into ``out`` atomically; return the metadata.
+
+    Inside one :func:`atomic_output` block: each Spark DataFrame of ``tables``
+    becomes ``out/<name>/`` (:func:`write_parquet`, in the given order), each
+    pandas DataFrame of ``csvs`` becomes ``out/<name>`` (no index), and then
+    ``meta`` plus ``"seconds"`` (wall time since ``t0``, rounded to 0.01 s) is
+    written by :func:`write_meta`.
+
+    Parameters
+    ----------
+    out : str or path-like
+        The final output folder.
+    force : bool
+        Replace an existing non-empty ``out``.
+    t0 : float
+        ``time.perf_counter()`` at the start of the job.
+    meta : dict
+        The job's metadata without ``"seconds"``.
+    tables : dict of str to pyspark.sql.DataFrame
+        Parquet tables by folder name.
+    csvs : dict of str to pandas.DataFrame, optional
+        CSV files by file name, written after the tables.
+
+    Returns
+    -------
+    dict
+        ``meta`` with ``"seconds"`` added (the contents of ``meta.json``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, time
+    >>> d = pathlib.Path(tempfile.mkdtemp()) / "res"
+    >>> meta = write_outputs(d, False, time.perf_counter(), {"job": "demo"}, {})
+    >>> sorted(meta), sorted(p.name for p in d.iterdir())
+    (['job', 'seconds'], ['meta.json'])
+    """
+    with atomic_output(out, force) as tmp:
+        for name, df in tables.items():
+            write_parquet(df, tmp, name)
+        for name, frame in (csvs or {}).items():
+            frame.to_csv(tmp / name, index=False)
+        meta = {**meta, "seconds": round(time.perf_counter() - t0, 2)}
+        write_meta(tmp, meta)
+    return meta
 
 
 def file_info(path: str | os.PathLike) -> dict[str, Any]:

@@ -40,7 +40,6 @@ from hedgerow.data import data_path
 from hedgerow.errors import ParameterError
 from hedgerow.pipeline.ingest._common import (
     INT_RE,
-    atomic_output,
     check_out,
     field_checks,
     file_info,
@@ -49,8 +48,7 @@ from hedgerow.pipeline.ingest._common import (
     raise_first_error,
     read_lines,
     spark_seed,
-    write_meta,
-    write_parquet,
+    write_outputs,
 )
 
 GOOGLE = ("google-clusterdata-2011-machine-events", "part-00000-of-00001.csv.gz")
@@ -310,25 +308,24 @@ def ingest_churn(
         F.countDistinct("node").alias("active"),
     ).first()
     n_nodes = node_table.count()
-    with atomic_output(out, force) as tmp:
-        write_parquet(events.repartition(1).sortWithinPartitions("seq"), tmp, "events")
-        write_parquet(node_table.orderBy("node").coalesce(1), tmp, "nodes")
-        meta = {
-            "job": "churn",
-            "source": source,
-            "inputs": {"trace": file_info(trace)},
-            "params": {"nodes": nodes, "seed": int(seed), "population": population},
-            "event_codes": {"join": JOIN, "leave": LEAVE},
-            "counts": {
-                **info,
-                "nodes": int(n_nodes),
-                "nodes_with_events": int(c["active"] or 0),
-                "events": int(c["events"]),
-                "joins": int(c["joins"] or 0),
-                "leaves": int(c["leaves"] or 0),
-                "last_event_s": float(c["last"] or 0.0),
-            },
-            "seconds": round(time.perf_counter() - t0, 2),
-        }
-        write_meta(tmp, meta)
-    return meta
+    meta = {
+        "job": "churn",
+        "source": source,
+        "inputs": {"trace": file_info(trace)},
+        "params": {"nodes": nodes, "seed": int(seed), "population": population},
+        "event_codes": {"join": JOIN, "leave": LEAVE},
+        "counts": {
+            **info,
+            "nodes": int(n_nodes),
+            "nodes_with_events": int(c["active"] or 0),
+            "events": int(c["events"]),
+            "joins": int(c["joins"] or 0),
+            "leaves": int(c["leaves"] or 0),
+            "last_event_s": float(c["last"] or 0.0),
+        },
+    }
+    tables = {
+        "events": events.repartition(1).sortWithinPartitions("seq"),
+        "nodes": node_table.orderBy("node").coalesce(1),
+    }
+    return write_outputs(out, force, t0, meta, tables)

@@ -34,7 +34,6 @@ from typing import Any
 from hedgerow.data import data_path
 from hedgerow.errors import DataError
 from hedgerow.pipeline.ingest._common import (
-    atomic_output,
     check_out,
     field_checks,
     file_info,
@@ -43,8 +42,7 @@ from hedgerow.pipeline.ingest._common import (
     raise_first_error,
     read_failure,
     read_lines,
-    write_meta,
-    write_parquet,
+    write_outputs,
 )
 
 DATASET = "wondernetwork-pings-2020-07-19"
@@ -349,18 +347,17 @@ def ingest_cities(
         pings = pings or d_pings
     t0 = time.perf_counter()
     cities, latency, counts = city_latency_frames(spark, servers, pings)
-    with atomic_output(out, force) as tmp:
-        write_parquet(cities.orderBy("idx").coalesce(1), tmp, "cities")
-        write_parquet(latency.repartition(1).sortWithinPartitions("src", "dst"), tmp, "latency")
-        meta = {
-            "job": "cities",
-            "inputs": {"servers": file_info(servers), "pings": file_info(pings)},
-            "rtt_statistic": "avg",
-            "one_way": "avg / 2",
-            "symmetrisation": "mean of the two directed one-way values where both exist",
-            "fill_rule": FILL_RULE,
-            "counts": counts,
-            "seconds": round(time.perf_counter() - t0, 2),
-        }
-        write_meta(tmp, meta)
-    return meta
+    meta = {
+        "job": "cities",
+        "inputs": {"servers": file_info(servers), "pings": file_info(pings)},
+        "rtt_statistic": "avg",
+        "one_way": "avg / 2",
+        "symmetrisation": "mean of the two directed one-way values where both exist",
+        "fill_rule": FILL_RULE,
+        "counts": counts,
+    }
+    tables = {
+        "cities": cities.orderBy("idx").coalesce(1),
+        "latency": latency.repartition(1).sortWithinPartitions("src", "dst"),
+    }
+    return write_outputs(out, force, t0, meta, tables)

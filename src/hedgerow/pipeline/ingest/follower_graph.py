@@ -44,12 +44,10 @@ import numpy as np
 
 from hedgerow.errors import ParameterError
 from hedgerow.pipeline.ingest._common import (
-    atomic_output,
     check_out,
     hash_uniform,
     spark_seed,
-    write_meta,
-    write_parquet,
+    write_outputs,
 )
 from hedgerow.pipeline.ingest.social import degree_ccdf_frame
 
@@ -323,28 +321,22 @@ def ingest_follower_graph(
     stats = degree_stats(subs, n, info["kmin"])
     ccdf = degree_ccdf_frame(subs, n)
     nodes = spark.range(n).select(F.col("id").cast("int").alias("node"))
-    with atomic_output(out, force) as tmp:
-        write_parquet(nodes.coalesce(1), tmp, "users")
-        write_parquet(
-            subs.select(F.col("node").cast("int"), F.col("topic").cast("int"))
-            .repartition(1)
-            .sortWithinPartitions("node", "topic"),
-            tmp,
-            "subscriptions",
-        )
-        ccdf.to_csv(tmp / "ccdf.csv", index=False)
-        meta = {
-            "job": "follower-graph",
-            "inputs": {},
-            "params": {"users": n, "seed": int(seed), **info},
-            "counts": {
-                "users": n,
-                "topics": n,
-                "subscriptions": int(n_links),
-                "mean_subscriptions": n_links / n,
-                **stats,
-            },
-            "seconds": round(time.perf_counter() - t0, 2),
-        }
-        write_meta(tmp, meta)
-    return meta
+    tables = {
+        "users": nodes.coalesce(1),
+        "subscriptions": subs.select(F.col("node").cast("int"), F.col("topic").cast("int"))
+        .repartition(1)
+        .sortWithinPartitions("node", "topic"),
+    }
+    meta = {
+        "job": "follower-graph",
+        "inputs": {},
+        "params": {"users": n, "seed": int(seed), **info},
+        "counts": {
+            "users": n,
+            "topics": n,
+            "subscriptions": int(n_links),
+            "mean_subscriptions": n_links / n,
+            **stats,
+        },
+    }
+    return write_outputs(out, force, t0, meta, tables, {"ccdf.csv": ccdf})

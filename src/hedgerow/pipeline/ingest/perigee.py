@@ -21,15 +21,13 @@ from hedgerow.data import data_path
 from hedgerow.errors import DataError
 from hedgerow.pipeline.ingest._common import (
     FLOAT_RE,
-    atomic_output,
     check_out,
     file_info,
     quiet_spark,
     raise_first_error,
     read_failure,
     read_lines,
-    write_meta,
-    write_parquet,
+    write_outputs,
 )
 
 DATASET = "perigee-latency-weight1"
@@ -161,21 +159,18 @@ def ingest_perigee(
         F.max("ms").alias("max"),
         F.percentile_approx("ms", 0.5).alias("median"),
     ).first()
-    with atomic_output(out, force) as tmp:
-        write_parquet(latency.repartition(1).sortWithinPartitions("src", "dst"), tmp, "latency")
-        meta = {
-            "job": "perigee",
-            "inputs": {"matrix": file_info(matrix)},
-            "unit": "one-way ms",
-            "counts": {
-                "n": n,
-                "cells": int(stats["cells"]),
-                "asymmetric_pairs": int(asym or 0),
-                "nonzero_diagonal": int(stats["diag"]),
-                "max_ms": float(stats["max"]),
-                "median_ms": float(stats["median"]),
-            },
-            "seconds": round(time.perf_counter() - t0, 2),
-        }
-        write_meta(tmp, meta)
-    return meta
+    meta = {
+        "job": "perigee",
+        "inputs": {"matrix": file_info(matrix)},
+        "unit": "one-way ms",
+        "counts": {
+            "n": n,
+            "cells": int(stats["cells"]),
+            "asymmetric_pairs": int(asym or 0),
+            "nonzero_diagonal": int(stats["diag"]),
+            "max_ms": float(stats["max"]),
+            "median_ms": float(stats["median"]),
+        },
+    }
+    tables = {"latency": latency.repartition(1).sortWithinPartitions("src", "dst")}
+    return write_outputs(out, force, t0, meta, tables)

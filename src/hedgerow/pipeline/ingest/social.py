@@ -40,15 +40,13 @@ from hedgerow.data import data_path
 from hedgerow.errors import DataError, ParameterError
 from hedgerow.pipeline.ingest._common import (
     INT_RE,
-    atomic_output,
     check_out,
     file_info,
     hash_uniform,
     raise_first_error,
     read_lines,
     spark_seed,
-    write_meta,
-    write_parquet,
+    write_outputs,
 )
 
 FACEBOOK = ("snap-ego-facebook", "facebook_combined.txt.gz")
@@ -333,30 +331,26 @@ def ingest_social(
     if n == 0:
         raise DataError(f"{edges}: the edge list has no edges")
     ccdf = degree_ccdf_frame(subs, n)
-    with atomic_output(out, force) as tmp:
-        write_parquet(users.orderBy("node").coalesce(1), tmp, "users")
-        write_parquet(
-            subs.repartition(1).sortWithinPartitions("node", "topic"), tmp, "subscriptions"
-        )
-        ccdf.to_csv(tmp / "ccdf.csv", index=False)
-        meta = {
-            "job": "social",
-            "inputs": {"edges": file_info(edges)},
-            "method": "BFS snowball by frontier joins; all edges among sampled users kept",
-            "params": {
-                "size": str(size),
-                "seeds": int(seeds),
-                "seed": int(seed),
-                "directed": bool(directed),
-            },
-            "counts": {
-                **info,
-                "users": int(n),
-                "topics": int(n),
-                "subscriptions": int(n_subs),
-                "mean_subscriptions": n_subs / n,
-            },
-            "seconds": round(time.perf_counter() - t0, 2),
-        }
-        write_meta(tmp, meta)
-    return meta
+    tables = {
+        "users": users.orderBy("node").coalesce(1),
+        "subscriptions": subs.repartition(1).sortWithinPartitions("node", "topic"),
+    }
+    meta = {
+        "job": "social",
+        "inputs": {"edges": file_info(edges)},
+        "method": "BFS snowball by frontier joins; all edges among sampled users kept",
+        "params": {
+            "size": str(size),
+            "seeds": int(seeds),
+            "seed": int(seed),
+            "directed": bool(directed),
+        },
+        "counts": {
+            **info,
+            "users": int(n),
+            "topics": int(n),
+            "subscriptions": int(n_subs),
+            "mean_subscriptions": n_subs / n,
+        },
+    }
+    return write_outputs(out, force, t0, meta, tables, {"ccdf.csv": ccdf})

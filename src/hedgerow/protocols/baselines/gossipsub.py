@@ -24,11 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
-from hedgerow.protocols.base import OverlayProtocol, as_int
+from hedgerow.protocols.baselines._out_degree import FixedOutDegree
 
 
 def gossipsub_out(instance: Instance, d: int, rng: np.random.Generator) -> np.ndarray:
@@ -64,7 +63,7 @@ def gossipsub_out(instance: Instance, d: int, rng: np.random.Generator) -> np.nd
     return out
 
 
-class GossipSubSplit(OverlayProtocol):
+class GossipSubSplit(FixedOutDegree):
     """Per-topic mesh links within an out-degree budget ``d``.
 
     Parameters
@@ -83,22 +82,6 @@ class GossipSubSplit(OverlayProtocol):
 
     name = "gossipsub"
     paper = "Vyzovitis et al., GossipSub, arXiv:2007.02754 (2020); Topiary baseline (V-A)"
-    directed = True
-
-    def __init__(self, *, d: int = 6) -> None:
-        self.d = d
-
-    def _validate(self, instance: Instance) -> None:
-        d = as_int(self.name, "d", self.d, minimum=1)
-        if d >= instance.n_nodes:
-            raise ParameterError(
-                f"{self.name}: parameter d must be below the number of nodes "
-                f"({instance.n_nodes}), got {d}"
-            )
-
-    def degree_bound(self, instance: Instance) -> int | None:
-        """Out-degree bound ``d``."""
-        return int(self.d)
 
     def _build(
         self, instance: Instance, streams: RngStreams, *, progress: bool

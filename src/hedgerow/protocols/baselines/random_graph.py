@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
-from hedgerow.protocols.base import OverlayProtocol, as_int
+from hedgerow.protocols.baselines._out_degree import FixedOutDegree
 
 
-class RandomGraph(OverlayProtocol):
+class RandomGraph(FixedOutDegree):
     """Each node connects to ``d`` distinct uniformly random other nodes.
 
     Parameters
@@ -37,22 +36,6 @@ class RandomGraph(OverlayProtocol):
 
     name = "random-graph"
     paper = "Mao & Bojja Venkatakrishnan, Topiary, arXiv:2312.06800 (2023), section V-A"
-    directed = True
-
-    def __init__(self, *, d: int = 6) -> None:
-        self.d = d
-
-    def _validate(self, instance: Instance) -> None:
-        d = as_int(self.name, "d", self.d, minimum=1)
-        if d >= instance.n_nodes:
-            raise ParameterError(
-                f"{self.name}: parameter d must be below the number of nodes "
-                f"({instance.n_nodes}), got {d}"
-            )
-
-    def degree_bound(self, instance: Instance) -> int | None:
-        """Out-degree bound ``d``."""
-        return int(self.d)
 
     def _build(
         self, instance: Instance, streams: RngStreams, *, progress: bool
