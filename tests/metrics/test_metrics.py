@@ -35,11 +35,11 @@ def _reference(ov, inst):
     return comps, diams
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(30))
 def test_components_and_diameter_match_scipy(seed):
     rng = np.random.default_rng(seed)
     inst = make_instance(nodes=120, topics=12, subs="1:4", popularity="zipf1", seed=seed)
-    m = rng.integers(60, 400)
+    m = rng.integers(30, 400)
     edges = rng.integers(0, 120, size=(m, 2))
     edges = edges[edges[:, 0] != edges[:, 1]]
     ov = Overlay.from_edges(120, edges)

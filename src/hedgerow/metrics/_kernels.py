@@ -63,40 +63,140 @@ def topic_component_counts(indptr, indices, t_indptr, t_nodes, masks, n_nodes):
     return out
 
 
+@numba.njit(cache=True)
+def _bfs(lptr, lidx, src, dist, queue):
+    """BFS on a local CSR from ``src``; ``dist`` must be -1 on the component.
+
+    Returns ``(eccentricity of src, number of nodes reached)``; ``queue[:n]``
+    holds the reached nodes.
+    """
+    dist[src] = 0
+    queue[0] = src
+    head, tail, far = 0, 1, 0
+    while head < tail:
+        u = queue[head]
+        head += 1
+        du = dist[u]
+        for j in range(lptr[u], lptr[u + 1]):
+            v = lidx[j]
+            if dist[v] < 0:
+                dist[v] = du + 1
+                far = du + 1
+                queue[tail] = v
+                tail += 1
+    return far, tail
+
+
+@numba.njit(cache=True)
+def _component_diameter(lptr, lidx, members, dist, queue, lo, hi, done):
+    """Exact diameter of one connected component by eccentricity bounds.
+
+    The BoundingDiameters scheme (Takes and Kosters, 2011): after a BFS from
+    ``v``, every node ``w`` has ``max(d(v,w), ecc(v) - d(v,w)) <= ecc(w) <=
+    ecc(v) + d(v,w)``.  BFS runs alternately from the node with the largest
+    upper bound and the one with the smallest lower bound, until the largest
+    lower bound equals the largest upper bound: that value is the diameter.
+    Typically a handful of BFS instead of one per node.
+    """
+    m = len(members)
+    if m <= 1:
+        return 0
+    for i in range(m):
+        lo[members[i]] = 0
+        hi[members[i]] = 1 << 30
+        done[members[i]] = False
+    dl = 0
+    pick_high = True
+    while True:
+        du = 0
+        v = -1
+        best_hi = -1
+        best_lo = 1 << 30
+        vh = -1
+        vl = -1
+        for i in range(m):
+            w = members[i]
+            if hi[w] > du:
+                du = hi[w]
+            if done[w] or hi[w] <= dl:
+                continue
+            if hi[w] > best_hi:
+                best_hi = hi[w]
+                vh = w
+            if lo[w] < best_lo:
+                best_lo = lo[w]
+                vl = w
+        if dl >= du or vh < 0:
+            return dl
+        v = vh if pick_high or vl < 0 else vl
+        pick_high = not pick_high
+        for i in range(m):
+            dist[members[i]] = -1
+        ecc, _ = _bfs(lptr, lidx, v, dist, queue)
+        done[v] = True
+        for i in range(m):
+            w = members[i]
+            d = dist[w]
+            low = d if d > ecc - d else ecc - d
+            if low > lo[w]:
+                lo[w] = low
+            if ecc + d < hi[w]:
+                hi[w] = ecc + d
+            if lo[w] > dl:
+                dl = lo[w]
+
+
 @numba.njit(cache=True, parallel=True)
 def topic_diameter_kernel(indptr, indices, t_indptr, t_nodes, masks, n_nodes):
     """Hop diameter of each topic-induced subgraph (max finite eccentricity).
 
-    All-source BFS restricted to the topic's subscribers; topics run in parallel.
+    Per topic: a local CSR of the subgraph, its connected components, and the
+    exact diameter of each by eccentricity bounds; topics run in parallel.
     """
     n_topics = len(t_indptr) - 1
     out = np.zeros(n_topics, dtype=np.int64)
     for t in numba.prange(n_topics):
         a, b = t_indptr[t], t_indptr[t + 1]
-        dist = np.full(n_nodes, -1, dtype=np.int32)
-        queue = np.empty(b - a, dtype=np.int32)
+        m = b - a
+        if m <= 1:
+            continue
+        local = np.full(n_nodes, -1, dtype=np.int64)
+        for i in range(m):
+            local[t_nodes[a + i]] = i
+        lptr = np.zeros(m + 1, dtype=np.int64)
+        for i in range(m):
+            u = t_nodes[a + i]
+            c = 0
+            for j in range(indptr[u], indptr[u + 1]):
+                if local[indices[j]] >= 0:
+                    c += 1
+            lptr[i + 1] = lptr[i] + c
+        lidx = np.empty(lptr[m], dtype=np.int64)
+        for i in range(m):
+            u = t_nodes[a + i]
+            k = lptr[i]
+            for j in range(indptr[u], indptr[u + 1]):
+                lv = local[indices[j]]
+                if lv >= 0:
+                    lidx[k] = lv
+                    k += 1
+        dist = np.full(m, -1, dtype=np.int64)
+        seen = np.zeros(m, dtype=np.bool_)
+        queue = np.empty(m, dtype=np.int64)
+        lo = np.zeros(m, dtype=np.int64)
+        hi = np.zeros(m, dtype=np.int64)
+        done = np.zeros(m, dtype=np.bool_)
         best = 0
-        for s in range(a, b):
-            src = t_nodes[s]
-            # reset only the nodes touched by the previous BFS
-            for i in range(a, b):
-                dist[t_nodes[i]] = -1
-            dist[src] = 0
-            head = 0
-            tail = 1
-            queue[0] = src
-            while head < tail:
-                u = queue[head]
-                head += 1
-                du = dist[u]
-                for j in range(indptr[u], indptr[u + 1]):
-                    v = indices[j]
-                    if dist[v] < 0 and has_topic(masks, v, t):
-                        dist[v] = du + 1
-                        if du + 1 > best:
-                            best = du + 1
-                        queue[tail] = v
-                        tail += 1
+        for s in range(m):
+            if seen[s]:
+                continue
+            _, count = _bfs(lptr, lidx, s, dist, queue)
+            members = queue[:count].copy()
+            for i in range(count):
+                seen[members[i]] = True
+            d = _component_diameter(lptr, lidx, members, dist, queue, lo, hi, done)
+            if d > best:
+                best = d
         out[t] = best
     return out
 
