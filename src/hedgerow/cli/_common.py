@@ -1,4 +1,4 @@
-"""Shared CLI helpers: one-line errors, ``-p name=value`` parsing, progress bars."""
+"""Shared CLI helpers: one-line errors and ``-p name=value`` parsing."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import sys
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from hedgerow.errors import HedgerowError
 
@@ -50,16 +49,3 @@ def parse_params(items: tuple[str, ...]) -> dict[str, object]:
             raise click.BadParameter(f"{item!r} has an empty name", param_hint="-p")
         out[k] = parse_value(v.strip())
     return out
-
-
-def progress_bar(enabled: bool = True) -> Progress:
-    """A rich progress bar on stderr (hidden when ``enabled`` is false)."""
-    return Progress(
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=stderr_console,
-        transient=True,
-        disable=not enabled,
-    )

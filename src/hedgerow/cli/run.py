@@ -8,7 +8,8 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from hedgerow.cli._common import parse_params, progress_bar
+from hedgerow.cli._common import parse_params
+from hedgerow.progress import progress_bar
 
 #: row keys shown in the table, with their headers and formats
 _COLUMNS = (
@@ -73,7 +74,7 @@ def run_cmd(protocol, scenario, topics, interest, epochs, seed, attackers, param
     )
     total = sc.epochs if protocol == "topiary" else 1
     rows: list[dict] = []
-    with progress_bar(True) as bar:
+    with progress_bar() as bar:
         task = bar.add_task(f"{protocol} on {scenario}", total=total)
 
         def on_epoch(row: dict) -> None:

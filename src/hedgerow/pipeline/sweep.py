@@ -49,6 +49,7 @@ from typing import Any
 
 from hedgerow.errors import HedgerowError
 from hedgerow.pipeline.schema import column_for_key
+from hedgerow.progress import progress_bar
 from hedgerow.specs import ExperimentSpec, ResolvedRun, grid_keys, load_spec
 
 __all__ = [
@@ -292,30 +293,6 @@ def _spark_error_text(exc: BaseException) -> str:
     return " ".join(text.split())[:2000]
 
 
-def _progress(enabled: bool):
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    return Progress(
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[status]}"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=False,
-        disable=not enabled,
-    )
-
-
 def run_sweep(
     spec: ExperimentSpec | str | Path,
     out: str | Path,
@@ -406,7 +383,7 @@ def run_sweep(
 
     pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="hedgerow-sweep")
     futures: dict[Future, ResolvedRun] = {}
-    bar = _progress(progress)
+    bar = progress_bar(enabled=progress, status=True, remaining=True, transient=False)
     try:
         with bar:
             task = bar.add_task(spec.experiment, total=len(todo), status="")

@@ -41,9 +41,9 @@ from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
+from hedgerow.progress import build_progress
 from hedgerow.protocols.base import OverlayProtocol, as_bool, as_float, as_int
 from hedgerow.protocols.maintenance import Maintenance, TaskSpec
-from hedgerow.protocols.progress import build_progress
 
 
 class SpiderCast(OverlayProtocol):

@@ -50,6 +50,7 @@ from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
+from hedgerow.progress import progress_bar
 from hedgerow.protocols.base import OverlayProtocol, as_float, as_int
 from hedgerow.protocols.baselines.complete import CompleteGraph
 from hedgerow.protocols.baselines.gossipsub import GossipSubSplit
@@ -345,21 +346,6 @@ def _row(
 
 
 # --------------------------------------------------------------------------- running
-def _progress(enabled: bool, total: int, label: str):
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    return Progress(
-        TextColumn(label),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-        disable=not enabled,
-    )
-
-
 def simulate(
     protocol: str,
     scenario: str,
@@ -441,7 +427,7 @@ def simulate(
             silent_topic=None if attack is None else attack.victim_topic,
             epochs=sc.epochs,
         )
-        with _progress(progress, sc.epochs, f"{protocol} on {sc.name}") as bar:
+        with progress_bar(f"{protocol} on {sc.name}", enabled=progress) as bar:
             task = bar.add_task("epochs", total=sc.epochs)
             for rep in it:
                 src = np.repeat(np.arange(n), rep.out.shape[1])
@@ -466,7 +452,7 @@ def simulate(
 
         overlay = out_overlay(proto.out_, fixed)
     else:
-        with _progress(progress, 1, f"{protocol} on {sc.name}") as bar:
+        with progress_bar(f"{protocol} on {sc.name}", enabled=progress) as bar:
             task = bar.add_task("build", total=1)
             overlay = proto.build(instance, seed=seed)
             overlay = _with_attackers(overlay, attack)
