@@ -4,7 +4,10 @@ Runs the acceptance settings of the SpiderCast paper (Chockler et al., DEBS'07):
 
 * ``fig12``  — (3,0)-coverage, RSS, 100 topics, 10 subscriptions, 1K-10K nodes; the
   similarity(10,0), random(10) and RingPT baselines on the same workloads (Figures 12-14);
-* ``zipf2``  — Zipf(2), 10 of 100 topics: (3,0), (3,1) and the adaptive setting (Figure 6);
+* ``zipf2``  — Zipf(2), 10 of 100 topics: (3,0), (3,1) and the adaptive setting (Figure 6),
+  over several seeds;
+* ``diameter`` — maximum topic diameter for the Uniform, RSS, Zipf(1) and NYSE workloads
+  (section 3.4), inside the topic subgraphs and through the overlay;
 * ``partial`` — 5% interest views at 4K and 8K nodes (section 3.7, Figure 10);
 * ``scale``  — build time of a (3,0) RSS overlay from 1K to ``--max-nodes``.
 
@@ -12,6 +15,7 @@ Usage::
 
     python benchmarks/bench_spidercast.py                 # everything, default sizes
     python benchmarks/bench_spidercast.py --only fig12 --sizes 1000,2000
+    python benchmarks/bench_spidercast.py --only zipf2 --zipf-seeds 1,2,3
     python benchmarks/bench_spidercast.py --only scale --max-nodes 100000 --json out.json
 
 Timings are wall-clock seconds of ``OverlayProtocol.build`` (workload generation and metrics
@@ -35,7 +39,9 @@ PAPER_FIG12 = {
     "random(10)": [10.82, 10.54, 10.34, 10.12, 10.08, 10.11],
 }
 PAPER_SIZES = [1000, 2000, 4000, 6000, 8000, 10000]
-PAPER_ZIPF2_PARTITIONED = {6000: 15, 8000: 14, 10000: 14}
+PAPER_ZIPF2_PARTITIONED = {1000: 0, 2000: 0, 4000: 0, 6000: 15, 8000: 14, 10000: 14}
+#: section 3.4: maximum topic diameter per popularity distribution (1K-10K nodes)
+PAPER_DIAMETER = {"uniform": 6, "rss": 6, "zipf1": 7, "nyse": 8}
 VARIANTS = {
     "spidercast": ("spidercast", {"kg": 3, "kr": 0}),
     "similarity(10,0)": ("similarity", {"similar": 10, "random": 0}),
@@ -75,31 +81,51 @@ def fig12(sizes: list[int], seed: int) -> list[dict]:
                 f" paper={r.get('paper_avg_degree', float('nan')):6.2f}"
                 f" max={r['max_degree']:3d} part={r['partitioned_topics']:3d}"
                 f" comps={r['topic_components']:6d} diam={r['max_topic_diameter']:3d}"
+                f" overlay_diam={r['max_topic_overlay_diameter']:3d}"
                 f" t={r['build_seconds']:6.1f}s",
                 flush=True,
             )
     return rows
 
 
-def zipf2(sizes: list[int], seed: int) -> list[dict]:
+def zipf2(sizes: list[int], seeds: list[int]) -> list[dict]:
     rows = []
     for n in sizes:
-        inst = make_instance(nodes=n, topics=100, subs=10, popularity="zipf2", seed=seed)
-        for label, params in (
-            ("(3,0)", {"kg": 3, "kr": 0}),
-            ("(3,1)", {"kg": 3, "kr": 1}),
-            ("adaptive", {"adaptive": True}),
-        ):
-            r = run_one("spidercast", params, inst, seed, diameter=False)
-            r.update(experiment="zipf2", label=label, nodes=n)
-            if label == "(3,0)" and n in PAPER_ZIPF2_PARTITIONED:
-                r["paper_partitioned_topics"] = PAPER_ZIPF2_PARTITIONED[n]
+        for seed in seeds:
+            inst = make_instance(nodes=n, topics=100, subs=10, popularity="zipf2", seed=seed)
+            for label, params in (
+                ("(3,0)", {"kg": 3, "kr": 0}),
+                ("(3,1)", {"kg": 3, "kr": 1}),
+                ("adaptive", {"adaptive": True}),
+            ):
+                r = run_one("spidercast", params, inst, seed, diameter=False)
+                r.update(experiment="zipf2", label=label, nodes=n, seed=seed)
+                if label == "(3,0)" and n in PAPER_ZIPF2_PARTITIONED:
+                    r["paper_partitioned_topics"] = PAPER_ZIPF2_PARTITIONED[n]
+                rows.append(r)
+                print(
+                    f"zipf2 n={n:6d} seed={seed} {label:9s} deg={r['avg_degree']:6.2f}"
+                    f" max={r['max_degree']:3d} part={r['partitioned_topics']:3d}"
+                    f" paper_part={r.get('paper_partitioned_topics', '-')}"
+                    f" kr_mean={r['kr_final_mean']:.3f} t={r['build_seconds']:6.1f}s",
+                    flush=True,
+                )
+    return rows
+
+
+def diameter(sizes: list[int], seed: int) -> list[dict]:
+    rows = []
+    for dist, paper in PAPER_DIAMETER.items():
+        for n in sizes:
+            inst = make_instance(nodes=n, topics=100, subs=10, popularity=dist, seed=seed)
+            r = run_one("spidercast", {}, inst, seed)
+            r.update(experiment="diameter", label=dist, nodes=n, paper_max_diameter=paper)
             rows.append(r)
             print(
-                f"zipf2 n={n:6d} {label:9s} deg={r['avg_degree']:6.2f}"
-                f" part={r['partitioned_topics']:3d}"
-                f" paper_part={r.get('paper_partitioned_topics', '-')}"
-                f" kr_mean={r['kr_final_mean']:.3f} t={r['build_seconds']:6.1f}s",
+                f"diameter {dist:8s} n={n:6d} deg={r['avg_degree']:6.2f}"
+                f" part={r['partitioned_topics']}"
+                f" inside={r['max_topic_diameter']:3d} overlay={r['max_topic_overlay_diameter']:3d}"
+                f" paper={paper}",
                 flush=True,
             )
     return rows
@@ -148,23 +174,29 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--only", choices=["fig12", "zipf2", "partial", "scale"], action="append")
+    ap.add_argument(
+        "--only", choices=["fig12", "zipf2", "diameter", "partial", "scale"], action="append"
+    )
     ap.add_argument("--sizes", default="1000,2000,4000,6000,8000,10000")
-    ap.add_argument("--zipf-sizes", default="1000,6000,8000,10000")
+    ap.add_argument("--zipf-sizes", default="1000,2000,4000,6000,8000,10000")
+    ap.add_argument("--zipf-seeds", default="1,2,3")
+    ap.add_argument("--diameter-sizes", default="1000,10000")
     ap.add_argument("--partial-sizes", default="4000,8000")
     ap.add_argument("--fraction", type=float, default=0.05)
     ap.add_argument("--max-nodes", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", metavar="FILE", help="also write all rows as JSON")
     args = ap.parse_args(argv)
-    todo = args.only or ["fig12", "zipf2", "partial", "scale"]
+    todo = args.only or ["fig12", "zipf2", "diameter", "partial", "scale"]
     ints = lambda s: [int(x) for x in s.split(",") if x]  # noqa: E731
     run_one("spidercast", {}, make_instance(nodes=200, topics=20, subs=4, seed=0), 0)  # warm-up
     rows: list[dict] = []
     if "fig12" in todo:
         rows += fig12(ints(args.sizes), args.seed)
     if "zipf2" in todo:
-        rows += zipf2(ints(args.zipf_sizes), args.seed)
+        rows += zipf2(ints(args.zipf_sizes), ints(args.zipf_seeds))
+    if "diameter" in todo:
+        rows += diameter(ints(args.diameter_sizes), args.seed)
     if "partial" in todo:
         rows += partial(ints(args.partial_sizes), args.seed, args.fraction)
     if "scale" in todo:

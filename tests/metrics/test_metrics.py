@@ -13,8 +13,10 @@ from hedgerow.metrics import (
     tdi,
     topic_components,
     topic_diameters,
+    topic_overlay_diameters,
 )
 from hedgerow.model import Instance, Overlay
+from hedgerow.protocols import get_protocol
 from hedgerow.workloads import make_instance
 
 
@@ -48,6 +50,36 @@ def test_components_and_diameter_match_scipy(seed):
     assert topic_diameters(ov, inst).tolist() == diams
 
 
+def _reference_overlay(ov, inst):
+    d = shortest_path(ov.undirected_csr(), unweighted=True, directed=False)
+    out = []
+    for t in range(inst.n_topics):
+        s = inst.subscribers(t)
+        sub = d[np.ix_(s, s)]
+        sub = sub[np.isfinite(sub)]
+        out.append(int(sub.max()) if len(sub) else 0)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_overlay_diameter_matches_scipy(seed):
+    """Largest overlay distance between co-subscribers, on sparse (split) and dense graphs."""
+    rng = np.random.default_rng(100 + seed)
+    inst = make_instance(nodes=150, topics=10, subs="1:3", popularity="zipf1", seed=seed)
+    m = rng.integers(60, 500)
+    edges = rng.integers(0, 150, size=(m, 2))
+    edges = edges[edges[:, 0] != edges[:, 1]]
+    ov = Overlay.from_edges(150, edges)
+    assert topic_overlay_diameters(ov, inst).tolist() == _reference_overlay(ov, inst)
+
+
+def test_overlay_diameter_is_at_most_the_subgraph_diameter_when_connected():
+    inst = make_instance(nodes=300, topics=20, subs=5, popularity="rss", seed=3)
+    ov = get_protocol("spidercast").build(inst, seed=3)
+    inside, through = topic_diameters(ov, inst), topic_overlay_diameters(ov, inst)
+    assert (through <= inside).all() and (through < inside).any()
+
+
 def test_worked_example_partition():
     # topic 0: nodes 0,1,2,3 with 0-1 and 2-3 linked only through node 4 (not subscribed)
     inst = Instance.from_lists([[0], [0], [0], [0], [1]], n_topics=2)
@@ -55,6 +87,8 @@ def test_worked_example_partition():
     assert topic_components(ov, inst).tolist() == [2, 1]
     assert partitioned_topics(ov, inst) == 1
     assert topic_diameters(ov, inst).tolist() == [1, 0]
+    # through the overlay, node 0 reaches node 3 over 1, 4 and 2
+    assert topic_overlay_diameters(ov, inst).tolist() == [4, 0]
 
 
 def test_directed_overlays_read_as_undirected():

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from scipy.sparse.csgraph import connected_components
 
 from hedgerow.errors import ParameterError
 from hedgerow.metrics import overlay_summary, partitioned_topics
@@ -17,16 +18,31 @@ from hedgerow.protocols.maintenance import (
 from hedgerow.workloads import make_instance
 
 
-def coverage_shortfall(ov, inst, k):
-    """Topics of nodes covered by fewer than min(k, other subscribers) neighbours."""
-    short = 0
+def node_shortfalls(ov, inst, k):
+    """Per node: topics covered by fewer than min(k, other subscribers) neighbours."""
+    short = np.zeros(inst.n_nodes, dtype=np.int64)
     for v in range(inst.n_nodes):
         nb = np.fromiter(ov.neighbors(v), dtype=np.int64)
         for t in inst.topics_of(v):
             have = sum(1 for q in nb if t in set(inst.topics_of(q)))
-            need = min(k, inst.topic_sizes[t] - 1)
-            short += have < need
+            short[v] += have < min(k, inst.topic_sizes[t] - 1)
     return short
+
+
+def coverage_shortfall(ov, inst, k):
+    """Under-covered topics of nodes whose degree is below ``L^max = k * |interest|``.
+
+    A node whose degree reached ``L^max`` stops initiating links (Figure 2,
+    section 2.3.1), so it is excused; :func:`stuck_nodes` counts those.
+    """
+    short = node_shortfalls(ov, inst, k)
+    return int(short[ov.degree() < k * inst.n_subs].sum())
+
+
+def stuck_nodes(ov, inst, k):
+    """Under-covered nodes whose degree reached ``L^max`` (the paper's saturation)."""
+    short = node_shortfalls(ov, inst, k)
+    return int(((short > 0) & (ov.degree() >= k * inst.n_subs)).sum())
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +113,51 @@ def test_zipf2_random_coverage_raises_degree():
     assert partitioned_topics(ov31, inst) == 0
 
 
+@pytest.fixture(scope="module")
+def zipf2_8k():
+    return make_instance(nodes=8000, topics=100, subs=10, popularity="zipf2", seed=1)
+
+
+def test_zipf2_greedy_alone_leaves_topics_partitioned_at_scale(zipf2_8k):
+    """Section 3.3, Figure 6(a): on Zipf(2) at 8K nodes (3,0) leaves topics partitioned
+    (paper: 14); random coverage, (3,1) or adaptive, connects every topic."""
+    ov30, st30 = build("spidercast", zipf2_8k, seed=1, params={"kg": 3, "kr": 0})
+    ov31, _ = build("spidercast", zipf2_8k, seed=1, params={"kg": 3, "kr": 1})
+    ova, _ = build("spidercast", zipf2_8k, seed=1, params={"adaptive": True})
+    assert st30["quiescent"]
+    assert 5 <= partitioned_topics(ov30, zipf2_8k) <= 25
+    assert partitioned_topics(ov31, zipf2_8k) == 0
+    assert partitioned_topics(ova, zipf2_8k) == 0
+    # the paper's mechanism: nodes with identical interests cover each other with degree 3
+    # and close up into small cliques, cut off even from the most popular topic
+    a, deg = ov30.undirected_csr(), ov30.degree()
+    subs0 = zipf2_8k.subscribers(0)
+    n_comp, label = connected_components(a[subs0][:, subs0], directed=False)
+    assert n_comp > 1
+    sizes = np.bincount(label)
+    small = subs0[label != np.argmax(sizes)]
+    assert (deg[small] == 3).mean() > 0.5
+    same = [tuple(zipf2_8k.topics_of(v)) for v in small[:4]]
+    assert len(set(same)) < len(same)
+
+
+def test_uniform_ties_connect_zipf2_which_is_why_sequential_is_the_default(zipf2_8k):
+    """The reading of "ties broken randomly": uniform ties spread greedy links so evenly
+    that (3,0) connects every Zipf(2) topic, unlike the paper (docs/spidercast.md)."""
+    ov, _ = build("spidercast", zipf2_8k, seed=1, params={"ties": "uniform"})
+    assert partitioned_topics(ov, zipf2_8k) <= 2
+    assert ov.degree().max() < 25
+
+
+def test_adaptive_connects_zipf2_with_saturated_hubs():
+    """At 10K nodes (seed 1) a few hubs reach L^max before covering a rare topic; the
+    adaptive setting gives them random coverage too, so every topic is connected."""
+    inst = make_instance(nodes=10000, topics=100, subs=10, popularity="zipf2", seed=1)
+    ov, stats = build("spidercast", inst, seed=1, params={"adaptive": True})
+    assert partitioned_topics(ov, inst) == 0
+    assert 0.05 <= stats["kr_final_mean"] <= 0.2
+
+
 def test_adaptive_raises_kr_only_for_narrow_nodes():
     """Section 3.3.1: a node whose greedy coverage ends at degree K_g starts random coverage."""
     # 30 identical nodes (degree 3 suffices for all) + 30 diverse nodes
@@ -132,6 +193,7 @@ def test_heartbeat_mode_same_invariants():
     assert stats["quiescent"] and stats["asymmetric_links"] == 0
     assert partitioned_topics(ov, inst) == 0
     assert coverage_shortfall(ov, inst, 3) == 0
+    assert stuck_nodes(ov, inst, 3) <= 4  # hubs stuck at L^max: at most 1%
 
 
 @pytest.mark.parametrize(

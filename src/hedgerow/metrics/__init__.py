@@ -6,7 +6,7 @@ from hedgerow.metrics.connectivity import (
     total_topic_components,
 )
 from hedgerow.metrics.degree import degree_ci95, degree_histogram, degree_stats
-from hedgerow.metrics.diameter import topic_diameters
+from hedgerow.metrics.diameter import topic_diameters, topic_overlay_diameters
 from hedgerow.metrics.intersection import tdi
 from hedgerow.metrics.summary import overlay_summary
 
@@ -19,5 +19,6 @@ __all__ = [
     "tdi",
     "topic_components",
     "topic_diameters",
+    "topic_overlay_diameters",
     "total_topic_components",
 ]

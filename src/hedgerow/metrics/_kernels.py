@@ -201,6 +201,121 @@ def topic_diameter_kernel(indptr, indices, t_indptr, t_nodes, masks, n_nodes):
     return out
 
 
+@numba.njit(cache=True)
+def _bfs_reset(indptr, indices, src, dist, queue, last):
+    """BFS over the whole overlay from ``src`` after clearing the previous BFS.
+
+    ``queue[:last]`` are the nodes the previous BFS reached (their ``dist`` is
+    reset to -1 first).  Returns the number of nodes reached.
+    """
+    for i in range(last):
+        dist[queue[i]] = -1
+    dist[src] = 0
+    queue[0] = src
+    head, tail = 0, 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        du = dist[u]
+        for j in range(indptr[u], indptr[u + 1]):
+            v = indices[j]
+            if dist[v] < 0:
+                dist[v] = du + 1
+                queue[tail] = v
+                tail += 1
+    return tail
+
+
+@numba.njit(cache=True, parallel=True)
+def topic_overlay_diameter_kernel(indptr, indices, t_indptr, t_nodes, n_nodes):
+    """Largest overlay hop distance between two subscribers of each topic.
+
+    Distances are in the whole overlay (paths may pass through non-subscribers).
+    Per topic, subscribers are grouped by overlay component and the maximum of
+    the restricted eccentricity ``e_t(v) = max_{w in S_t} d(v, w)`` is found by
+    the same eccentricity bounds as :func:`_component_diameter` (valid because
+    ``d(v, w) <= e_t(w) <= e_t(v) + d(v, w)`` and ``e_t(w) >= e_t(v) - d(v, w)``
+    for subscribers ``v, w``): a few BFS per topic instead of one per subscriber.
+    """
+    n_topics = len(t_indptr) - 1
+    out = np.zeros(n_topics, dtype=np.int64)
+    for t in numba.prange(n_topics):
+        a, b = t_indptr[t], t_indptr[t + 1]
+        m = b - a
+        if m <= 1:
+            continue
+        dist = np.full(n_nodes, -1, dtype=np.int64)
+        queue = np.empty(n_nodes, dtype=np.int64)
+        grouped = np.zeros(m, dtype=np.bool_)
+        group = np.empty(m, dtype=np.int64)
+        lo = np.zeros(m, dtype=np.int64)
+        hi = np.zeros(m, dtype=np.int64)
+        done = np.zeros(m, dtype=np.bool_)
+        last = 0
+        best = 0
+        for s in range(m):
+            if grouped[s]:
+                continue
+            last = _bfs_reset(indptr, indices, t_nodes[a + s], dist, queue, last)
+            g = 0
+            for i in range(m):
+                if not grouped[i] and dist[t_nodes[a + i]] >= 0:
+                    grouped[i] = True
+                    group[g] = i
+                    g += 1
+            if g <= 1:
+                continue
+            for k in range(g):
+                lo[group[k]] = 0
+                hi[group[k]] = 1 << 30
+            v = s
+            dl = 0
+            pick_high = True
+            while True:
+                ecc = 0
+                for k in range(g):
+                    d = dist[t_nodes[a + group[k]]]
+                    if d > ecc:
+                        ecc = d
+                done[v] = True
+                for k in range(g):
+                    i = group[k]
+                    d = dist[t_nodes[a + i]]
+                    low = d if d > ecc - d else ecc - d
+                    if low > lo[i]:
+                        lo[i] = low
+                    if ecc + d < hi[i]:
+                        hi[i] = ecc + d
+                    if lo[i] > dl:
+                        dl = lo[i]
+                du = 0
+                vh = -1
+                vl = -1
+                best_hi = -1
+                best_lo = 1 << 30
+                for k in range(g):
+                    i = group[k]
+                    if hi[i] > du:
+                        du = hi[i]
+                    if done[i] or hi[i] <= dl:
+                        continue
+                    if hi[i] > best_hi:
+                        best_hi = hi[i]
+                        vh = i
+                    if lo[i] < best_lo:
+                        best_lo = lo[i]
+                        vl = i
+                if dl >= du or vh < 0:
+                    break
+                v = vh if pick_high or vl < 0 else vl
+                pick_high = not pick_high
+                last = _bfs_reset(indptr, indices, t_nodes[a + v], dist, queue, last)
+            if dl > best:
+                best = dl
+        out[t] = best
+    return out
+
+
 @numba.njit(cache=True, parallel=True)
 def tdi_kernel(masks, sizes, d):
     """Per-node average of the top-``d`` pairwise intersection percentages."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hedgerow.metrics.connectivity import topic_components
 from hedgerow.metrics.degree import degree_stats
-from hedgerow.metrics.diameter import topic_diameters
+from hedgerow.metrics.diameter import topic_diameters, topic_overlay_diameters
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 
@@ -14,7 +14,10 @@ def overlay_summary(overlay: Overlay, instance: Instance, *, diameter: bool = Tr
 
     Keys: ``avg_degree, max_degree, min_degree, degree_ci95, degree_p2_5,
     degree_p97_5, partitioned_topics, topic_components, max_topic_diameter,
-    avg_topic_diameter``.  The average diameter is over topics with at least
+    avg_topic_diameter, max_topic_overlay_diameter, avg_topic_overlay_diameter``.
+    ``*_topic_diameter`` is measured inside the topic subgraphs,
+    ``*_topic_overlay_diameter`` in the whole overlay (see
+    :mod:`hedgerow.metrics.diameter`).  Averages are over topics with at least
     two subscribers.
     """
     out = dict(degree_stats(overlay))
@@ -26,4 +29,9 @@ def overlay_summary(overlay: Overlay, instance: Instance, *, diameter: bool = Tr
         has_pairs = instance.topic_sizes >= 2
         out["max_topic_diameter"] = int(diam.max()) if len(diam) else 0
         out["avg_topic_diameter"] = float(diam[has_pairs].mean()) if has_pairs.any() else 0.0
+        span = topic_overlay_diameters(overlay, instance)
+        out["max_topic_overlay_diameter"] = int(span.max()) if len(span) else 0
+        out["avg_topic_overlay_diameter"] = (
+            float(span[has_pairs].mean()) if has_pairs.any() else 0.0
+        )
     return out

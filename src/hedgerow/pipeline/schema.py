@@ -79,6 +79,8 @@ METRIC_ORDER = (
     "topic_components",
     "max_topic_diameter",
     "avg_topic_diameter",
+    "max_topic_overlay_diameter",
+    "avg_topic_overlay_diameter",
     "control_messages",
     "build_seconds",
 )

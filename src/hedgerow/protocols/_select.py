@@ -9,10 +9,14 @@ from hedgerow.model.bitset import popcount64
 
 #: candidate-selection modes of :func:`pick_candidate`
 GREEDY, RANDOM_COVER, SIMILARITY, RANDOM_NODE = 0, 1, 2, 3
+#: tie rules of the argmax selections (GREEDY, SIMILARITY)
+TIES_UNIFORM, TIES_SEQUENTIAL = 0, 1
 
 
 @numba.njit(cache=True)
-def pick_candidate(mode, masks, target, view, full_view, n_nodes, mark, stamp, u, keys):
+def pick_candidate(
+    mode, masks, target, view, full_view, n_nodes, mark, stamp, u, keys, ties_rule=0
+):
     """Choose the next node to connect to; ``-1`` when there is none.
 
     ``target`` is the bit mask scored against: the node's *uncovered* topics
@@ -27,6 +31,14 @@ def pick_candidate(mode, masks, target, view, full_view, n_nodes, mark, stamp, u
     - RANDOM_COVER: uniform among candidates with ``|c ∩ target| > 0`` (Fig. 5 l. 17-18);
     - SIMILARITY: argmax ``|c ∩ target|`` (NEXTSIMILARITYNODE, section 3.9.1);
     - RANDOM_NODE: uniform among all candidates (NEXTRANDOMNODE).
+
+    ``ties_rule`` applies to the argmax modes only (the random modes always draw
+    uniformly): ``TIES_UNIFORM`` picks uniformly among the tied candidates;
+    ``TIES_SEQUENTIAL`` scans the view in order and lets each later tied
+    candidate replace the current choice with probability 1/2 (the one-pass
+    "keep the best, on a tie flip a coin" argmax), so late candidates in view
+    order are favoured.  The coin flips come from an xorshift generator seeded
+    by ``u``.
     """
     w = masks.shape[1]
     count = n_nodes if full_view else len(view)
@@ -53,6 +65,21 @@ def pick_candidate(mode, masks, target, view, full_view, n_nodes, mark, stamp, u
         return -1
     if (mode == GREEDY or mode == RANDOM_COVER) and best <= 0:
         return -1
+    if ties_rule == TIES_SEQUENTIAL and (mode == GREEDY or mode == SIMILARITY):
+        state = np.uint64(int(u * 9007199254740992.0) | 1)
+        pick = -1
+        for i in range(count):
+            if keys[i] != best:
+                continue
+            if pick < 0:
+                pick = i
+                continue
+            state ^= state << np.uint64(13)
+            state ^= state >> np.uint64(7)
+            state ^= state << np.uint64(17)
+            if (state >> np.uint64(11)) & np.uint64(1):
+                pick = i
+        return pick if full_view else view[pick]
     chosen = int(u * ties)
     if chosen >= ties:
         chosen = ties - 1

@@ -136,3 +136,13 @@ def as_bool(proto: str, name: str, value: Any) -> bool:
     if s in ("0", "false", "no", "off"):
         return False
     raise ParameterError(f"{proto}: parameter {name} must be true or false, got {value!r}")
+
+
+def as_choice(proto: str, name: str, value: Any, choices: tuple[str, ...]) -> str:
+    """Check a parameter is one of ``choices`` (case-insensitive) or raise a clear error."""
+    v = str(value).strip().lower()
+    if v not in choices:
+        raise ParameterError(
+            f"{proto}: parameter {name} must be one of {', '.join(choices)}, got {value!r}"
+        )
+    return v

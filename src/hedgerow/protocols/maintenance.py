@@ -90,6 +90,8 @@ from hedgerow.protocols._select import (
     RANDOM_COVER,
     RANDOM_NODE,
     SIMILARITY,
+    TIES_SEQUENTIAL,
+    TIES_UNIFORM,
     loss_if_removed,
     pick_candidate,
     reset_row,
@@ -99,6 +101,8 @@ from hedgerow.protocols._select import (
 #: message kinds, in the paper's names
 CONNECT, CONNECT_OK, REDIRECT, LEAVE, DISCONNECT, DISCONNECT_OK, HEARTBEAT = range(7)
 MESSAGE_NAMES = ("CONNECT", "CONNECT-OK", "REDIRECT", "LEAVE", "DISCONNECT", "DISCONNECT-OK")
+
+TIE_RULES = {"uniform": TIES_UNIFORM, "sequential": TIES_SEQUENTIAL}
 
 SELECTIONS = {
     "greedy": GREEDY,
@@ -196,6 +200,9 @@ class Maintenance:
         Heartbeat period (0: neighbours' degree and target are read live).
     join_window : float
         Nodes start their tasks at uniform times in ``[0, join_window)``.
+    ties : {"sequential", "uniform"}
+        How the argmax selections (greedy coverage, similarity) break ties:
+        a one-pass coin flip in view order, or uniformly (see the module notes).
     raise_target : bool
         Figure 4 lines 4-5 and 15-16 literally: a node raises its target ``L``
         by one for every link it accepts (see the module notes).
@@ -213,10 +220,12 @@ class Maintenance:
         membership: float = 1.0,
         heartbeat: float = 0.0,
         join_window: float = 0.0,
+        ties: str = "sequential",
         raise_target: bool = False,
         max_rounds: float = 5000.0,
     ) -> None:
         self.raise_target = bool(raise_target)
+        self.ties = TIE_RULES[ties]
         self.join_window = float(join_window)
         self.inst = instance
         self.heartbeat = float(heartbeat)
@@ -394,8 +403,8 @@ class Maintenance:
                 self._connect(ti, p)
         if under == 0 or gap < 0:
             self._disconnect(ti, p)
-        if under == 0:
-            self._adapt(ti, p)
+        if under == 0 or gap <= 0:
+            self._adapt(ti, p, saturated=under > 0)
 
     def _connect(self, ti: int, p: int) -> None:
         """CONNECT (Figure 2, lines 17-23)."""
@@ -440,6 +449,7 @@ class Maintenance:
                 stamp,
                 self._uniform(),
                 self._keys,
+                self.ties,
             )
         )
 
@@ -464,12 +474,24 @@ class Maintenance:
         if over > 0 or u_min == 0:
             self._send(DISCONNECT, ti, p, m)
 
-    def _adapt(self, ti: int, p: int) -> None:
-        """Adaptive K_r (section 3.3.1): raise K_r while the node looks too narrow."""
+    def _adapt(self, ti: int, p: int, saturated: bool = False) -> None:
+        """Adaptive K_r (section 3.3.1): raise K_r while the node looks too narrow.
+
+        Called when a task is covered, or saturated (under-covered at ``L^max``).
+        A node whose greedy task ends covered with degree ``K_g``, or saturated
+        (it will never be greedily covered, so the paper's check never runs),
+        starts random coverage with ``K_r = 1``.
+        """
         if len(self.tasks) < 2 or not self.tasks[1].spec.adaptive_random:
             return
         g, r = self.tasks[0], self.tasks[1]
-        if ti == 0 and not self.adapt_started[p]:
+        if ti == 1 and saturated:
+            return
+        if ti == 0 and saturated and r.k[p] == 0:
+            self.adapt_started[p] = True
+            r.set_k(p, 1, self.inst)
+            self._wake(1, p)
+        elif ti == 0 and not self.adapt_started[p]:
             self.adapt_started[p] = True
             if g.deg[p] <= g.k[p] and r.k[p] == 0:
                 r.set_k(p, 1, self.inst)
@@ -545,7 +567,10 @@ class Maintenance:
             self._remove(ti, p, n)
 
     def _redirect_candidate(self, task: _Task, p: int, n: int) -> int:
-        """Figure 4, lines 7-8: the neighbour below target+Margin sharing most interest with n."""
+        """Figure 4, lines 7-8: the neighbour below target+Margin sharing most interest with n.
+
+        Ties follow the same rule as the argmax selections (``ties``).
+        """
         best: list[int] = []
         best_s = -1
         mask_n = self.masks[n]
@@ -559,7 +584,11 @@ class Maintenance:
             if s > best_s:
                 best, best_s = [q], s
             elif s == best_s:
-                best.append(q)
+                if self.ties == TIES_SEQUENTIAL:
+                    if self._uniform() < 0.5:
+                        best = [q]
+                else:
+                    best.append(q)
         if not best:
             return -1
         return best[int(self._uniform() * len(best)) % len(best)]

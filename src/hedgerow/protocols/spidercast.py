@@ -42,8 +42,8 @@ from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.progress import build_progress
-from hedgerow.protocols.base import OverlayProtocol, as_bool, as_float, as_int
-from hedgerow.protocols.maintenance import Maintenance, TaskSpec
+from hedgerow.protocols.base import OverlayProtocol, as_bool, as_choice, as_float, as_int
+from hedgerow.protocols.maintenance import TIE_RULES, Maintenance, TaskSpec
 
 
 class SpiderCast(OverlayProtocol):
@@ -67,6 +67,13 @@ class SpiderCast(OverlayProtocol):
         by CONNECT / CONNECT-OK and by heartbeats sent when they change; ``0``
         reads them live (perfect heartbeats, the default: measured results are
         the same within noise and the build is twice as fast).
+    ties : {"sequential", "uniform"}, default "sequential"
+        How NEXTGREEDYCOVERAGENODE breaks ties ("with ties broken randomly",
+        Figure 5): ``"sequential"`` keeps the first best candidate in view
+        order and lets each later tied one replace it with probability 1/2 (the
+        one-pass argmax); ``"uniform"`` draws uniformly among the tied
+        candidates.  The sequential rule reproduces the paper's Zipf(2)
+        partitions and its maximum degree of 32; see ``docs/spidercast.md``.
     raise_target : bool, default False
         Raise the target ``L`` on every accepted link, as Figure 4 lines 4-5
         read literally; the default follows the text (``L`` = the degree needed
@@ -88,9 +95,11 @@ class SpiderCast(OverlayProtocol):
         adaptive: bool = False,
         membership: float = 1.0,
         heartbeat: float = 0.0,
+        ties: str = "sequential",
         raise_target: bool = False,
         max_rounds: float = 5000.0,
     ) -> None:
+        self.ties = ties
         self.raise_target = raise_target
         self.kg = kg
         self.kr = kr
@@ -107,6 +116,7 @@ class SpiderCast(OverlayProtocol):
         adaptive = as_bool(self.name, "adaptive", self.adaptive)
         membership = as_float(self.name, "membership", self.membership, low=1e-9, high=1.0)
         max_rounds = as_float(self.name, "max_rounds", self.max_rounds, low=1.0, high=1e9)
+        as_choice(self.name, "ties", self.ties, tuple(TIE_RULES))
         if kg == 0 and kr == 0 and not adaptive:
             raise ParameterError("spidercast: kg=0 and kr=0 build no links; set kg or kr above 0")
         if adaptive and (kg != 3 or kr != 0):
@@ -145,6 +155,7 @@ class SpiderCast(OverlayProtocol):
             progress,
             self.name,
             raise_target=raise_target,
+            ties=as_choice(self.name, "ties", self.ties, tuple(TIE_RULES)),
         )
 
 
@@ -160,6 +171,7 @@ def run_maintenance(
     label: str,
     *,
     raise_target: bool = False,
+    ties: str = "sequential",
 ) -> tuple[Overlay, dict[str, Any]]:
     """Run :class:`Maintenance` with a progress bar; return ``(overlay, stats)``."""
     engine = Maintenance(
@@ -170,6 +182,7 @@ def run_maintenance(
         membership=membership,
         heartbeat=heartbeat,
         raise_target=raise_target,
+        ties=ties,
         max_rounds=max_rounds,
     )
     with build_progress(label, instance.n_nodes, enabled=progress) as update:

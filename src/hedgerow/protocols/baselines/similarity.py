@@ -32,8 +32,8 @@ from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
-from hedgerow.protocols.base import OverlayProtocol, as_float, as_int
-from hedgerow.protocols.maintenance import TaskSpec
+from hedgerow.protocols.base import OverlayProtocol, as_choice, as_float, as_int
+from hedgerow.protocols.maintenance import TIE_RULES, TaskSpec
 from hedgerow.protocols.spidercast import run_maintenance
 
 
@@ -50,6 +50,9 @@ class Similarity(OverlayProtocol):
         Links accepted above the target.
     membership : float, default 1.0
         Fraction of other nodes in each view (the paper uses full views).
+    ties : {"sequential", "uniform"}, default "sequential"
+        How NEXTSIMILARITYNODE breaks ties; the same rule as SpiderCast's
+        greedy selection, since the paper runs both with one code base.
     max_rounds : float, default 5000
         Safety bound on simulated time.
     """
@@ -64,8 +67,10 @@ class Similarity(OverlayProtocol):
         random: int = 0,
         margin: int = 5,
         membership: float = 1.0,
+        ties: str = "sequential",
         max_rounds: float = 5000.0,
     ) -> None:
+        self.ties = ties
         self.similar = similar
         self.random = random
         self.margin = margin
@@ -75,11 +80,15 @@ class Similarity(OverlayProtocol):
     def _links(self) -> tuple[int, int]:
         return as_int(self.name, "similar", self.similar), as_int(self.name, "random", self.random)
 
+    def _ties(self) -> str:
+        return getattr(self, "ties", "uniform")
+
     def check_params(self) -> None:
         x, y = self._links()
         as_int(self.name, "margin", self.margin)
         as_float(self.name, "membership", self.membership, low=1e-9, high=1.0)
         as_float(self.name, "max_rounds", self.max_rounds, low=1.0, high=1e9)
+        as_choice(self.name, "ties", self._ties(), tuple(TIE_RULES))
         if x + y == 0:
             raise ParameterError(f"{self.name}: no links requested; set similar or random above 0")
 
@@ -115,6 +124,7 @@ class Similarity(OverlayProtocol):
             streams,
             progress,
             self.name,
+            ties=as_choice(self.name, "ties", self._ties(), tuple(TIE_RULES)),
         )
 
 
