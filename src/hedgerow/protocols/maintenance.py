@@ -60,13 +60,34 @@ Modelling choices (the paper leaves them open; see ``docs/spidercast.md``)
   CONNECT (section 2.3.1, end).  A node that answers REDIRECT is quarantined
   by the requester until the requester next loses a neighbour.
 * **Saturation.** As in Figure 2, a node still under-covered whose degree
-  reached ``L^max`` neither connects nor disconnects ("the node will not try
-  to initiate new connections with new peers anymore", section 2.3.1); with
-  pure random coverage (``K_g = 0``) this leaves a few nodes under-covered,
-  which is why the paper pairs random coverage with greedy coverage.
+  reached ``L^max`` does not connect ("the node will not try to initiate new
+  connections with new peers anymore", section 2.3.1).  Above ``L^max`` it
+  disconnects as Figure 2 says.  At exactly ``L^max`` Figure 2 does nothing,
+  and such a node — typically a hub filled by incoming links before it covered
+  a rare topic of its own — would stay cut off from that topic for good.  We
+  read the DISCONNECT routine's purpose ("disconnect from some existing
+  neighbors whose removal would not hamper the desired coverage level",
+  section 2.3) as covering this case: the node sends DISCONNECT to the
+  DISCONNECTCANDIDATE if removing it loses no coverage, and uses the freed
+  slot for the uncovered topic.  With pure random coverage (``K_g = 0``) a few
+  nodes still end under-covered, which is why the paper pairs random coverage
+  with greedy coverage.
 * **Redirect candidates** are used first (Figure 2, lines 18-22), skipping any
   that is already a neighbour, pending, quarantined or, for coverage tasks,
   shares no under-covered topic.
+* **Ties** (``ties``).  The argmax selections (Figure 5 line 8, Figure 4
+  line 8, NEXTSIMILARITYNODE) break ties "randomly".  ``"sequential"`` (the
+  default) is the one-pass argmax: scan the view in node order, keep the best,
+  replace it by a later tied candidate on a coin flip — late candidates
+  become hubs.  ``"uniform"`` draws uniformly among the tied candidates.  The
+  sequential rule reproduces the paper's Zipf(2) partitions (closed 4-cliques
+  of identical-interest nodes with degree 3) and its maximum degree of about
+  32; the uniform rule partitions nothing.  Random selections always draw
+  uniformly.
+* **Adaptive K_r for saturated nodes.**  A node whose greedy task reaches
+  ``L^max`` while under-covered never "achieves K_g-greedy-coverage", so
+  section 3.3.1's check never runs for it; in the adaptive setting such a node
+  also starts random coverage with ``K_r = 1``.
 * **Degree-target tasks.** The similarity and random baselines reuse this code
   with NEXTSIMILARITYNODE / NEXTRANDOMNODE; their "coverage" is a number of
   links: a node is under-covered while it has fewer than ``K`` neighbours in
@@ -403,6 +424,8 @@ class Maintenance:
                 self._connect(ti, p)
         if under == 0 or gap < 0:
             self._disconnect(ti, p)
+        elif gap == 0:
+            self._disconnect(ti, p, make_room=True)
         if under == 0 or gap <= 0:
             self._adapt(ti, p, saturated=under > 0)
 
@@ -453,8 +476,12 @@ class Maintenance:
             )
         )
 
-    def _disconnect(self, ti: int, p: int) -> None:
-        """DISCONNECT (Figure 2, lines 25-35) with DISCONNECTCANDIDATE (Figure 3)."""
+    def _disconnect(self, ti: int, p: int, make_room: bool = False) -> None:
+        """DISCONNECT (Figure 2, lines 25-35) with DISCONNECTCANDIDATE (Figure 3).
+
+        ``make_room``: the node is under-covered at exactly ``L^max``; it drops
+        the candidate only if that loses no coverage (see the module notes).
+        """
         task = self.tasks[ti]
         self._set_deg_target(ti, p, L=int(min(task.lmax[p], task.deg[p])))
         over = int(task.deg[p] - task.L[p])
@@ -471,7 +498,10 @@ class Maintenance:
         if not best:
             return
         m = best[int(self._uniform() * len(best)) % len(best)]
-        if over > 0 or u_min == 0:
+        if make_room:
+            if u_min == task.uc[p]:
+                self._send(DISCONNECT, ti, p, m)
+        elif over > 0 or u_min == 0:
             self._send(DISCONNECT, ti, p, m)
 
     def _adapt(self, ti: int, p: int, saturated: bool = False) -> None:

@@ -18,7 +18,12 @@ chosen where the paper's pseudo-code is ambiguous.
 ends with exactly ``K_g`` neighbours starts random coverage with ``K_r = 1``,
 and after each random coverage raises ``K_r`` while its degree is below its
 number of subscriptions, up to ``K_r = 3`` (the paper's "K_r <= 3" read as a
-cap of 3, the random-graph constant of section 2).
+cap of 3, the random-graph constant of section 2).  A node saturated at
+``L^max`` before its greedy coverage is complete also starts with ``K_r = 1``.
+
+Ties in the greedy argmax follow ``ties`` (default ``"sequential"``, the
+one-pass argmax in view order; see :mod:`hedgerow.protocols.maintenance` and
+``docs/spidercast.md`` for why this is the paper's reading).
 
 Examples
 --------
