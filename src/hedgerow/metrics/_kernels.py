@@ -227,93 +227,62 @@ def _bfs_reset(indptr, indices, src, dist, queue, last):
 
 
 @numba.njit(cache=True, parallel=True)
-def topic_overlay_diameter_kernel(indptr, indices, t_indptr, t_nodes, n_nodes):
+def topic_overlay_diameter_kernel(indptr, indices, sub_indptr, sub_topics, masks, n_topics):
     """Largest overlay hop distance between two subscribers of each topic.
 
     Distances are in the whole overlay (paths may pass through non-subscribers).
-    Per topic, subscribers are grouped by overlay component and the maximum of
-    the restricted eccentricity ``e_t(v) = max_{w in S_t} d(v, w)`` is found by
-    the same eccentricity bounds as :func:`_component_diameter` (valid because
-    ``d(v, w) <= e_t(w) <= e_t(v) + d(v, w)`` and ``e_t(w) >= e_t(v) - d(v, w)``
-    for subscribers ``v, w``): a few BFS per topic instead of one per subscriber.
+    One BFS per node ``u``; the BFS queue is in nondecreasing distance, so
+    scanning it from the back finds, for each topic of ``u``, the farthest
+    subscriber first — the scan stops once every topic of ``u`` is found
+    (usually within the last BFS layer).  Sources run in parallel blocks.
     """
-    n_topics = len(t_indptr) - 1
-    out = np.zeros(n_topics, dtype=np.int64)
-    for t in numba.prange(n_topics):
-        a, b = t_indptr[t], t_indptr[t + 1]
-        m = b - a
-        if m <= 1:
-            continue
-        dist = np.full(n_nodes, -1, dtype=np.int64)
-        queue = np.empty(n_nodes, dtype=np.int64)
-        grouped = np.zeros(m, dtype=np.bool_)
-        group = np.empty(m, dtype=np.int64)
-        lo = np.zeros(m, dtype=np.int64)
-        hi = np.zeros(m, dtype=np.int64)
-        done = np.zeros(m, dtype=np.bool_)
+    n = len(indptr) - 1
+    w = masks.shape[1]
+    blocks = min(n, 64)
+    part = np.zeros((blocks, n_topics), dtype=np.int64)
+    for blk in numba.prange(blocks):
+        dist = np.full(n, -1, dtype=np.int64)
+        queue = np.empty(n, dtype=np.int64)
+        todo = np.empty(w, dtype=np.uint64)
         last = 0
-        best = 0
-        for s in range(m):
-            if grouped[s]:
+        for u in range(blk, n, blocks):
+            if sub_indptr[u + 1] == sub_indptr[u]:
                 continue
-            last = _bfs_reset(indptr, indices, t_nodes[a + s], dist, queue, last)
-            g = 0
-            for i in range(m):
-                if not grouped[i] and dist[t_nodes[a + i]] >= 0:
-                    grouped[i] = True
-                    group[g] = i
-                    g += 1
-            if g <= 1:
-                continue
-            for k in range(g):
-                lo[group[k]] = 0
-                hi[group[k]] = 1 << 30
-            v = s
-            dl = 0
-            pick_high = True
-            while True:
-                ecc = 0
-                for k in range(g):
-                    d = dist[t_nodes[a + group[k]]]
-                    if d > ecc:
-                        ecc = d
-                done[v] = True
-                for k in range(g):
-                    i = group[k]
-                    d = dist[t_nodes[a + i]]
-                    low = d if d > ecc - d else ecc - d
-                    if low > lo[i]:
-                        lo[i] = low
-                    if ecc + d < hi[i]:
-                        hi[i] = ecc + d
-                    if lo[i] > dl:
-                        dl = lo[i]
-                du = 0
-                vh = -1
-                vl = -1
-                best_hi = -1
-                best_lo = 1 << 30
-                for k in range(g):
-                    i = group[k]
-                    if hi[i] > du:
-                        du = hi[i]
-                    if done[i] or hi[i] <= dl:
-                        continue
-                    if hi[i] > best_hi:
-                        best_hi = hi[i]
-                        vh = i
-                    if lo[i] < best_lo:
-                        best_lo = lo[i]
-                        vl = i
-                if dl >= du or vh < 0:
-                    break
-                v = vh if pick_high or vl < 0 else vl
-                pick_high = not pick_high
-                last = _bfs_reset(indptr, indices, t_nodes[a + v], dist, queue, last)
-            if dl > best:
-                best = dl
-        out[t] = best
+            last = _bfs_reset(indptr, indices, u, dist, queue, last)
+            left = 0
+            for k in range(w):
+                todo[k] = masks[u, k]
+                left += popcount64(todo[k])
+            i = last - 1
+            while i > 0 and left > 0:
+                v = queue[i]
+                i -= 1
+                for k in range(w):
+                    common = todo[k] & masks[v, k]
+                    while common != np.uint64(0):
+                        low = common & (~common + np.uint64(1))
+                        t = k * 64 + _bit_index(low)
+                        if dist[v] > part[blk, t]:
+                            part[blk, t] = dist[v]
+                        todo[k] &= ~low
+                        common &= ~low
+                        left -= 1
+    out = np.zeros(n_topics, dtype=np.int64)
+    for blk in range(blocks):
+        for t in range(n_topics):
+            if part[blk, t] > out[t]:
+                out[t] = part[blk, t]
     return out
+
+
+@numba.njit(cache=True, inline="always")
+def _bit_index(low):
+    """Index of the single set bit of ``low``."""
+    i = 0
+    while low > np.uint64(1):
+        low >>= np.uint64(1)
+        i += 1
+    return i
 
 
 @numba.njit(cache=True, parallel=True)

@@ -5,7 +5,7 @@ Two readings, both exact:
 * :func:`topic_diameters` — inside the topic-induced subgraph ``G_t`` (paths use
   subscribers only: the hop count of an event routed within its topic);
 * :func:`topic_overlay_diameters` — in the whole overlay (paths may cross
-  non-subscribers).  The SpiderCast paper's reported values (maximum 6 for RSS
+  non-subscribers); one BFS per node.  The SpiderCast paper's reported values (maximum 6 for RSS
   and Uniform, 7 for Zipf(1), 8 for NYSE, up to 10K nodes) match this reading;
   ``docs/spidercast.md`` has the comparison.
 """
@@ -49,7 +49,8 @@ def topic_overlay_diameters(overlay: Overlay, instance: Instance) -> np.ndarray:
     Unlike :func:`topic_diameters`, a shortest path may pass through nodes that
     do not subscribe to the topic.  Pairs in different overlay components are
     ignored (the largest finite distance is reported).  Topics with fewer than
-    two subscribers give 0.  Exact, by eccentricity bounds.
+    two subscribers give 0.  Exact: one BFS per node over the overlay (all
+    topics of the source at once), in parallel.
 
     Examples
     --------
@@ -61,5 +62,7 @@ def topic_overlay_diameters(overlay: Overlay, instance: Instance) -> np.ndarray:
     >>> topic_overlay_diameters(ov, inst).tolist()  # through the overlay: 0-1-2-3 and 1-2-3
     [3, 2]
     """
-    indptr, indices, t_indptr, t_nodes, _, n = topic_kernel_args(overlay, instance)
-    return topic_overlay_diameter_kernel(indptr, indices, t_indptr, t_nodes, n)
+    indptr, indices, _, _, masks, _ = topic_kernel_args(overlay, instance)
+    return topic_overlay_diameter_kernel(
+        indptr, indices, instance.sub_indptr, instance.sub_topics, masks, instance.n_topics
+    )
