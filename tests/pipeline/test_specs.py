@@ -295,6 +295,9 @@ def test_repository_experiments_validate():
     assert {r.scenario["workload"]["nodes"] for r in runs} == {1000, 2000, 4000, 6000, 8000, 10000}
     assert all(r.scenario["workload"]["popularity"] == "rss" for r in runs)
     assert fig12.reference == "spidercast-fig12"
+    fig6 = load_spec(EXPERIMENTS / "spidercast-fig6.yaml")
+    assert len(fig6.expand()) == 3 * 6 * 3 and fig6.reference == "spidercast-fig6"
+    assert {r.scenario["workload"]["popularity"] for r in fig6.expand()} == {"zipf2"}
     quick = load_spec(EXPERIMENTS / "quickstart.yaml")
     assert 4 <= len(quick.expand()) <= 16
 
