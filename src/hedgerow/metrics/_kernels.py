@@ -203,27 +203,15 @@ def topic_diameter_kernel(indptr, indices, t_indptr, t_nodes, masks, n_nodes):
 
 @numba.njit(cache=True)
 def _bfs_reset(indptr, indices, src, dist, queue, last):
-    """BFS over the whole overlay from ``src`` after clearing the previous BFS.
+    """:func:`_bfs` from ``src`` after clearing the previous BFS.
 
     ``queue[:last]`` are the nodes the previous BFS reached (their ``dist`` is
     reset to -1 first).  Returns the number of nodes reached.
     """
     for i in range(last):
         dist[queue[i]] = -1
-    dist[src] = 0
-    queue[0] = src
-    head, tail = 0, 1
-    while head < tail:
-        u = queue[head]
-        head += 1
-        du = dist[u]
-        for j in range(indptr[u], indptr[u + 1]):
-            v = indices[j]
-            if dist[v] < 0:
-                dist[v] = du + 1
-                queue[tail] = v
-                tail += 1
-    return tail
+    _, reached = _bfs(indptr, indices, src, dist, queue)
+    return reached
 
 
 @numba.njit(cache=True, parallel=True)
