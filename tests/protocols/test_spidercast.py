@@ -246,3 +246,25 @@ def test_disconnect_request_respects_coverage():
     eng.tasks[0].L[0] = 1
     eng._receive(DISCONNECT, 0, 2, 0, (-1, 1, 1))
     assert 2 in eng.tasks[0].nbrs[0]
+
+
+def test_node_stuck_at_lmax_makes_room_for_its_uncovered_topic():
+    """Reading 7: an under-covered node at exactly L^max drops a neighbour that costs it no
+    coverage (and can spare the link), then covers its last topic."""
+    # node 0 likes {0, 1}, L^max = 2 with K = 1; nodes 1 and 2 give it topic 0 twice,
+    # node 3 alone has topic 1; node 4 keeps 1 and 2 covered without node 0
+    eng = _engine([[0, 1], [0], [0], [1], [0]], 2, margin=0)
+    for a, b in ((0, 1), (0, 2), (1, 4), (2, 4)):
+        eng._add(0, a, b, (1, 1))
+        eng._add(0, b, a, (1, 1))
+    eng.sim._heap.clear()
+    task = eng.tasks[0]
+    task.scheduled[:] = False
+    assert task.deg[0] == task.lmax[0] == 2 and task.uc[0] == 1
+    eng._iterate(0, 0)
+    (event,) = eng.sim._heap
+    kind, _, src, dst, _ = event[4]
+    assert (kind, src) == (DISCONNECT, 0) and dst in (1, 2)
+    eng.sim.run()
+    assert task.nbrs[0] == {3, 3 - dst} and task.uc[0] == 0
+    assert dst not in task.nbrs[0] and 0 not in task.nbrs[dst]
