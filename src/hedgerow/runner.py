@@ -27,6 +27,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from hedgerow.fingerprint import code_fingerprint
 from hedgerow.pipeline.schema import CORE_COLUMNS, flatten_metrics, param_text
 
 __all__ = ["base_row", "execute", "failed_rows", "run_one"]
@@ -151,6 +152,7 @@ def _finish(
     row["finished_at"] = time.time() if at is None else at
     row["attempt_id"] = attempt
     row.setdefault("host", socket.gethostname())
+    row.setdefault("code", code_fingerprint())
     return row
 
 

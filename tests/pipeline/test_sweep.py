@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -15,6 +16,7 @@ from hedgerow.pipeline.sweep import (
     row_files,
     rows_dir,
     run_sweep,
+    stale_run_ids,
 )
 from hedgerow.runner import run_one
 from hedgerow.specs import parse_spec
@@ -223,6 +225,47 @@ def test_cli_sweep_and_dry_run(spark, tmp_path):
     res = runner.invoke(cli, ["sweep", str(bad), "--out", str(out)])
     assert res.exit_code == 2
     assert "scenario.workload.popularity: 'zipf3' is not one of" in res.output
+
+
+def test_rows_made_by_other_code_are_reported_and_redone_on_request(spark, tmp_path):
+    """Every row carries the code fingerprint; a resumed sweep names finished runs made by
+    other code and --redo-stale runs them again, the new rows replacing the old."""
+    from click.testing import CliRunner
+
+    from hedgerow.cli import cli
+    from hedgerow.fingerprint import code_fingerprint
+    from hedgerow.pipeline.report import aggregate
+
+    spec_file = tmp_path / "s.yaml"
+    spec_file.write_text(
+        "experiment: stale-tiny\n"
+        "scenario:\n  protocol: ringpt\n  diameter: false\n"
+        "  workload: {nodes: 40, topics: 8, subs: 2}\n"
+        "sweep: {seeds: [0, 1, 2]}\n"
+    )
+    out = tmp_path / "out"
+    runner = CliRunner()
+    sweep = ["sweep", str(spec_file), "--out", str(out), "--no-progress"]
+    assert runner.invoke(cli, sweep).exit_code == 0
+    assert set(read_all(out)["code"]) == {code_fingerprint()}
+    # pretend two of the three runs were made by an older version
+    for f in row_files(out)[:2]:
+        t = pq.read_table(f)
+        t = t.set_column(t.schema.get_field_index("code"), "code", pa.array(["0ld"] * len(t)))
+        pq.write_table(t, f)
+    assert len(stale_run_ids(out, code_fingerprint())) == 2
+    res = runner.invoke(cli, sweep)
+    assert res.exit_code == 0
+    assert "3 runs, 3 already done (2 by other code), 0 run now" in res.output
+    assert "warning: 2 finished runs" in res.output and "--redo-stale" in res.output
+    res = runner.invoke(cli, [*sweep, "--redo-stale"])
+    assert res.exit_code == 0
+    assert "3 runs, 1 already done, 2 run now (2 ok, 0 failed)" in res.output
+    assert stale_run_ids(out, code_fingerprint()) == set()
+    df = read_all(out)  # one file per run: the new rows replaced the old ones
+    assert len(df) == 3 and set(df["code"]) == {code_fingerprint()}
+    rep = aggregate(spark, out, "stale-tiny", by=["label"], metrics=["avg_degree"])
+    assert rep.table["n"].tolist() == [3]
 
 
 def test_run_kind_sweep_gives_one_row_per_epoch(spark, tmp_path):

@@ -38,6 +38,11 @@ __all__ = ["report_cmd", "sweep_cmd"]
     "--dry-run", is_flag=True, help="List the runs (id, label, seed, point, done?) and exit."
 )
 @click.option(
+    "--redo-stale",
+    is_flag=True,
+    help="Also rerun finished runs whose rows were made by other Hedgerow code.",
+)
+@click.option(
     "--progress/--no-progress", default=True, show_default=True, help="Progress bar on stderr."
 )
 def sweep_cmd(
@@ -47,12 +52,15 @@ def sweep_cmd(
     parallelism: int | None,
     max_runs: int | None,
     dry_run: bool,
+    redo_stale: bool,
     progress: bool,
 ) -> None:
     """Run every missing run of SPEC (a YAML experiment spec) as Spark tasks.
 
     Finished runs (status ok) are skipped, so rerunning a sweep, or restarting
-    one that was killed, runs only what is missing.  Exits 1 when a run failed.
+    one that was killed, runs only what is missing.  Finished runs made by other
+    Hedgerow code are counted and named in a warning; --redo-stale runs them
+    again.  Exits 1 when a run failed.
     """
     from hedgerow.pipeline.sweep import finished_run_ids, run_sweep
     from hedgerow.specs import canonical_json, load_spec
@@ -70,9 +78,21 @@ def sweep_cmd(
         click.echo(f"{len(runs)} runs, {sum(r.run_id in done for r in runs)} done", err=True)
         return
     result = run_sweep(
-        parsed, out, master=master, parallelism=parallelism, max_runs=max_runs, progress=progress
+        parsed,
+        out,
+        master=master,
+        parallelism=parallelism,
+        max_runs=max_runs,
+        progress=progress,
+        redo_stale=redo_stale,
     )
     click.echo(result.summary(), err=True)
+    if result.stale:
+        click.echo(
+            f"warning: {result.stale} finished runs in {out} were made by other Hedgerow code; "
+            "rerun with --redo-stale to recompute them, or use a new --out",
+            err=True,
+        )
     for run_id, label, error in result.failures[:10]:
         click.echo(f"failed {run_id} {label}: {error}", err=True)
     if result.failed:

@@ -6,7 +6,9 @@ Columns come in three groups:
 core columns (:data:`CORE_COLUMNS`, fixed names and types)
     ``run_id, attempt_id, experiment, label, kind, protocol, seed, nodes,
     topics, subs, popularity, latency, scenario, epoch, status, error,
-    traceback, wall_seconds, finished_at, host, spec_json, point_json``.
+    traceback, wall_seconds, finished_at, host, code, spec_json, point_json``
+    (``code`` is :func:`hedgerow.fingerprint.code_fingerprint` of the code that
+    made the row).
 parameter columns
     ``param_<name>`` for each protocol parameter and ``run_<name>`` for each
     epoch-scenario option, stored as **strings** (``3``, ``0.5``, ``true``,
@@ -62,6 +64,7 @@ CORE_COLUMNS: dict[str, pa.DataType] = {
     "wall_seconds": pa.float64(),
     "finished_at": pa.float64(),
     "host": pa.string(),
+    "code": pa.string(),
     "spec_json": pa.string(),
     "point_json": pa.string(),
 }
@@ -237,7 +240,7 @@ def to_arrow(rows: list[Mapping[str, Any]]) -> pa.Table:
     --------
     >>> t = to_arrow([{"run_id": "a", "seed": 1, "avg_degree": 3.0, "param_kg": "3"}])
     >>> t.schema.field("seed").type, t.schema.field("avg_degree").type, t.num_columns
-    (DataType(int64), DataType(double), 24)
+    (DataType(int64), DataType(double), 25)
     """
     names: list[str] = list(CORE_COLUMNS)
     extra = sorted({k for r in rows for k in r if k not in CORE_COLUMNS})

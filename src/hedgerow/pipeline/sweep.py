@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from hedgerow.errors import HedgerowError
+from hedgerow.fingerprint import code_fingerprint
 from hedgerow.pipeline.schema import column_for_key
 from hedgerow.progress import progress_bar
 from hedgerow.specs import ExperimentSpec, ResolvedRun, grid_keys, load_spec
@@ -60,6 +61,7 @@ __all__ = [
     "row_files",
     "rows_dir",
     "run_sweep",
+    "stale_run_ids",
     "worker_env",
     "write_rows",
 ]
@@ -107,6 +109,34 @@ def finished_run_ids(out: str | Path, *, experiment: str | None = None) -> set[s
             if t["status"][i] == "ok" and (experiment is None or t["experiment"][i] == experiment):
                 done.add(rid)
     return done
+
+
+def stale_run_ids(out: str | Path, code: str) -> set[str]:
+    """Finished run ids none of whose ``ok`` rows was made by code ``code``.
+
+    Rows written before the ``code`` column existed count as other code.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> stale_run_ids(tempfile.mkdtemp(), "abc")
+    set()
+    """
+    import pyarrow.parquet as pq
+
+    codes: dict[str, set[str]] = {}
+    for f in row_files(out):
+        try:
+            names = set(pq.read_schema(f).names)
+            cols = ["run_id", "status"] + (["code"] if "code" in names else [])
+            t = pq.read_table(f, columns=cols).to_pydict()
+        except Exception as e:  # a foreign or damaged file
+            raise HedgerowError(f"{f}: not a readable result file ({e})") from None
+        made_by = t.get("code", [None] * len(t["run_id"]))
+        for rid, status, c in zip(t["run_id"], t["status"], made_by, strict=True):
+            if status == "ok":
+                codes.setdefault(rid, set()).add(c or "unknown")
+    return {rid for rid, cs in codes.items() if code not in cs}
 
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -261,6 +291,9 @@ class SweepResult:
         Runs in the spec.
     skipped : int
         Runs already finished (``ok``) before this sweep.
+    stale : int
+        Of the skipped runs, those whose rows were made by other code (see
+        :mod:`hedgerow.fingerprint`); ``redo_stale=True`` runs them again.
     executed : int
         Runs this sweep ran (``ok + failed``).
     """
@@ -269,6 +302,7 @@ class SweepResult:
     out: Path
     total: int
     skipped: int
+    stale: int = 0
     executed: int = 0
     ok: int = 0
     failed: int = 0
@@ -277,8 +311,9 @@ class SweepResult:
 
     def summary(self) -> str:
         """One line for the terminal."""
+        by_other = f" ({self.stale} by other code)" if self.stale else ""
         return (
-            f"{self.experiment}: {self.total} runs, {self.skipped} already done, "
+            f"{self.experiment}: {self.total} runs, {self.skipped} already done{by_other}, "
             f"{self.executed} run now ({self.ok} ok, {self.failed} failed) in {self.seconds:.1f}s"
             f" -> {rows_dir(self.out)}"
         )
@@ -306,6 +341,7 @@ def run_sweep(
     run_fn: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None,
     on_result: Callable[[ResolvedRun, list[dict[str, Any]]], None] | None = None,
     numba_cache_dir: str | None = None,
+    redo_stale: bool = False,
 ) -> SweepResult:
     """Run every missing run of ``spec`` as Spark tasks and commit rows under ``out``.
 
@@ -331,6 +367,9 @@ def run_sweep(
         Called on the driver as ``on_result(run, rows)`` after each run's rows are committed.
     numba_cache_dir : str, optional
         ``NUMBA_CACHE_DIR`` of the workers (see :func:`worker_env`).
+    redo_stale : bool
+        Also run again the finished runs whose rows were made by other code
+        (:func:`stale_run_ids`); their new rows replace the old ones.
 
     Returns
     -------
@@ -345,8 +384,18 @@ def run_sweep(
     write_manifest(out, spec, runs)
     _clean_stale_tmp(out)
     done = finished_run_ids(out)
+    ids = {r.run_id for r in runs}
+    stale = stale_run_ids(out, code_fingerprint()) & ids if done & ids else set()
+    if redo_stale:
+        done -= stale
     todo = [r for r in runs if r.run_id not in done]
-    result = SweepResult(spec.experiment, out, total=len(runs), skipped=len(runs) - len(todo))
+    result = SweepResult(
+        spec.experiment,
+        out,
+        total=len(runs),
+        skipped=len(runs) - len(todo),
+        stale=0 if redo_stale else len(stale),
+    )
     # most expensive first: the sweep does not end waiting on one big straggler
     todo.sort(key=lambda r: -r.cost)
     if max_runs is not None:
