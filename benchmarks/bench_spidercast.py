@@ -16,6 +16,7 @@ Usage::
     python benchmarks/bench_spidercast.py                 # everything, default sizes
     python benchmarks/bench_spidercast.py --only fig12 --sizes 1000,2000
     python benchmarks/bench_spidercast.py --only zipf2 --zipf-seeds 1,2,3
+    python benchmarks/bench_spidercast.py --only fig12 --ties uniform   # the other tie rule
     python benchmarks/bench_spidercast.py --only scale --max-nodes 100000 --json out.json
 
 Timings are wall-clock seconds of ``OverlayProtocol.build`` (workload generation and metrics
@@ -50,7 +51,13 @@ VARIANTS = {
 }
 
 
+#: ``--ties``: the tie rule given to every SpiderCast build (None: the protocol's default)
+TIES: str | None = None
+
+
 def run_one(protocol: str, params: dict, inst, seed: int, *, diameter: bool = True) -> dict:
+    if TIES is not None and protocol == "spidercast":
+        params = {**params, "ties": TIES}
     proto = get_protocol(protocol, **params)
     t0 = time.perf_counter()
     ov = proto.build(inst, seed=seed)
@@ -185,8 +192,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fraction", type=float, default=0.05)
     ap.add_argument("--max-nodes", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--ties",
+        choices=["sequential", "uniform"],
+        default=None,
+        help="SpiderCast's tie rule (default: the protocol's, sequential)",
+    )
     ap.add_argument("--json", metavar="FILE", help="also write all rows as JSON")
     args = ap.parse_args(argv)
+    global TIES
+    TIES = args.ties
     todo = args.only or ["fig12", "zipf2", "diameter", "partial", "scale"]
     ints = lambda s: [int(x) for x in s.split(",") if x]  # noqa: E731
     run_one("spidercast", {}, make_instance(nodes=200, topics=20, subs=4, seed=0), 0)  # warm-up
