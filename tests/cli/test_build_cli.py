@@ -15,6 +15,8 @@ KEYS = {
     "topic_components",
     "max_topic_diameter",
     "avg_topic_diameter",
+    "max_topic_overlay_diameter",
+    "avg_topic_overlay_diameter",
     "control_messages",
     "build_seconds",
 }
@@ -44,6 +46,7 @@ def test_build_json(capsys):
     assert KEYS <= set(rec)
     assert rec["params"]["kr"] == 1 and rec["partitioned_topics"] == 0
     assert rec["control_messages"] > 0
+    assert rec["max_topic_overlay_diameter"] <= rec["max_topic_diameter"]
 
 
 def test_build_table(capsys):
