@@ -407,6 +407,8 @@ class ReportSpec(_Strict):
     metrics: list[str] = Field(default_factory=list)
     by: list[str] = Field(default_factory=list)
     pivot: str | None = None
+    #: ``kind: run``: epochs to report (negative: from each run's end; ``[0, -1]``)
+    epochs: list[int] = Field(default_factory=list)
 
 
 class ExperimentSpec(_Strict):

@@ -298,6 +298,18 @@ def test_repository_experiments_validate():
     fig6 = load_spec(EXPERIMENTS / "spidercast-fig6.yaml")
     assert len(fig6.expand()) == 3 * 6 * 3 and fig6.reference == "spidercast-fig6"
     assert {r.scenario["workload"]["popularity"] for r in fig6.expand()} == {"zipf2"}
+    topiary = {
+        "topiary-fig5.yaml": 6,
+        "topiary-fig3-4.yaml": 10,
+        "topiary-fig6.yaml": 5,
+        "topiary-cities.yaml": 6,
+        "topiary-attacks.yaml": 3,
+    }
+    for name, n_runs in topiary.items():
+        spec = load_spec(EXPERIMENTS / name)
+        runs = spec.expand()
+        assert len(runs) == n_runs and {r.scenario["kind"] for r in runs} == {"run"}
+        assert spec.report.epochs and all(r.scenario["run"]["epochs"] == 150 for r in runs)
     quick = load_spec(EXPERIMENTS / "quickstart.yaml")
     assert 4 <= len(quick.expand()) <= 16
 

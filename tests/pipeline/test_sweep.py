@@ -299,3 +299,8 @@ def test_run_kind_sweep_gives_one_row_per_epoch(spark, tmp_path):
     rep = aggregate(spark, tmp_path, "topiary-tiny", metrics=["receive_rate"])
     assert rep.by == ["label", "epoch"]
     assert rep.table["n"].tolist() == [2, 2, 2]
+    # first and last epoch only; -1 counts back from each run's last epoch
+    rep = aggregate(spark, tmp_path, "topiary-tiny", metrics=["receive_rate"], epochs=[0, -1])
+    assert rep.table["epoch"].tolist() == [0, 2] and rep.table["n"].tolist() == [2, 2]
+    last = df[df["epoch"] == 2]["receive_rate"].mean()
+    assert rep.table["mean"].iloc[1] == pytest.approx(last)

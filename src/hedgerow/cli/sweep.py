@@ -116,6 +116,11 @@ def sweep_cmd(
     show_default=True,
 )
 @click.option("--pivot", default=None, help="Markdown: one column per value of this --by column.")
+@click.option(
+    "--epochs",
+    default=None,
+    help="Epoch runs only: these epochs, comma-separated; negative from the end (0,-1).",
+)
 @click.option("--master", default=None, help="Spark master URL.")
 @click.option("--digits", type=click.IntRange(0, 10), default=2, show_default=True)
 def report_cmd(
@@ -125,6 +130,7 @@ def report_cmd(
     metrics: tuple[str, ...],
     fmt: str,
     pivot: str | None,
+    epochs: str | None,
     master: str | None,
     digits: int,
 ) -> None:
@@ -144,5 +150,13 @@ def report_cmd(
     if pivot is None and fmt == "markdown" and not by_list:
         pivot = (manifest.get("report") or {}).get("pivot")
     spark = get_spark(master, app_name=f"hedgerow-report:{experiment}")
-    rep = aggregate(spark, out, experiment, by=by_list, metrics=list(metrics) or None)
+    epoch_list = None
+    if epochs:
+        try:
+            epoch_list = [int(e) for e in epochs.split(",") if e.strip()]
+        except ValueError:
+            raise HedgerowError(f"--epochs {epochs!r}: expected integers like 0,-1") from None
+    rep = aggregate(
+        spark, out, experiment, by=by_list, metrics=list(metrics) or None, epochs=epoch_list
+    )
     click.echo(render(rep, fmt, pivot=pivot, digits=digits), nl=False)

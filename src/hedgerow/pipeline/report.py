@@ -145,6 +145,23 @@ def _choose(
     return by_cols, list(metrics)
 
 
+def select_epochs(df: Any, epochs: Sequence[int]) -> Any:
+    """Rows of the given epochs; negative numbers count back from each run's last epoch.
+
+    Rows without an epoch (``kind: build``) are dropped when epochs are asked for.
+    """
+    from pyspark.sql import functions as F
+
+    last = df.groupBy("run_id").agg(F.max("epoch").alias("_last"))
+    joined = df.join(last, on="run_id", how="left")
+    cond = None
+    for e in epochs:
+        e = int(e)
+        c = F.col("epoch") == (F.col("_last") + 1 + e if e < 0 else F.lit(e))
+        cond = c if cond is None else cond | c
+    return joined.filter(cond).drop("_last")
+
+
 def aggregate(
     spark: Any,
     out: str | Path,
@@ -152,6 +169,7 @@ def aggregate(
     *,
     by: Sequence[str] | None = None,
     metrics: Sequence[str] | None = None,
+    epochs: Sequence[int] | None = None,
 ) -> Report:
     """Mean, 95% CI and count of each metric per group, with the paper's value where known.
 
@@ -169,6 +187,10 @@ def aggregate(
     metrics : list of str, optional
         Metric columns.  Default: the spec's ``report.metrics``, else every
         numeric metric.
+    epochs : list of int, optional
+        ``kind: run`` only: keep just these epochs of every run; a negative
+        number counts from each run's last epoch (``[0, -1]``: first and last).
+        Default: the spec's ``report.epochs``, else every epoch.
 
     Returns
     -------
@@ -192,6 +214,10 @@ def aggregate(
             )
         counts = status["status"].value_counts().to_dict()
         by_cols, metrics = _choose(df, manifest, by, metrics, experiment)
+        if epochs is None:
+            epochs = (manifest.get("report") or {}).get("epochs") or None
+        if epochs:
+            df = select_epochs(df, epochs)
         aggs = []
         for i, m in enumerate(metrics):
             c = F.col(m).cast("double")
