@@ -220,6 +220,8 @@ def test_cli_sweep_and_dry_run(spark, tmp_path):
     assert "2 runs, 0 already done, 2 run now (2 ok, 0 failed)" in res.output
     res = runner.invoke(cli, ["sweep", str(spec_file), "--out", str(out), "--dry-run"])
     assert res.exit_code == 0 and res.output.count("  done  ") == 2
+    res = runner.invoke(cli, ["report", str(out), "-e", "cli-tiny", "--epochs", "0,-1"])
+    assert res.exit_code == 2 and "epochs exist only for kind: run" in res.output
     bad = tmp_path / "bad.yaml"
     bad.write_text("experiment: b\nscenario: {protocol: ringpt, workload: {popularity: zipf3}}\n")
     res = runner.invoke(cli, ["sweep", str(bad), "--out", str(out)])

@@ -217,6 +217,11 @@ def aggregate(
         if epochs is None:
             epochs = (manifest.get("report") or {}).get("epochs") or None
         if epochs:
+            if manifest.get("kind", "run") != "run":
+                raise HedgerowError(
+                    f"--epochs: {experiment!r} is a {manifest.get('kind')} experiment; "
+                    "epochs exist only for kind: run"
+                )
             df = select_epochs(df, epochs)
         aggs = []
         for i, m in enumerate(metrics):
