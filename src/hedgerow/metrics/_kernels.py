@@ -215,7 +215,7 @@ def _bfs_reset(indptr, indices, src, dist, queue, last):
 
 
 @numba.njit(cache=True, parallel=True)
-def topic_overlay_diameter_kernel(indptr, indices, sub_indptr, sub_topics, masks, n_topics):
+def topic_overlay_diameter_kernel(indptr, indices, sub_indptr, masks, n_topics):
     """Largest overlay hop distance between two subscribers of each topic.
 
     Distances are in the whole overlay (paths may pass through non-subscribers).
@@ -249,7 +249,7 @@ def topic_overlay_diameter_kernel(indptr, indices, sub_indptr, sub_topics, masks
                     common = todo[k] & masks[v, k]
                     while common != np.uint64(0):
                         low = common & (~common + np.uint64(1))
-                        t = k * 64 + _bit_index(low)
+                        t = k * 64 + popcount64(low - np.uint64(1))  # index of the set bit
                         if dist[v] > part[blk, t]:
                             part[blk, t] = dist[v]
                         todo[k] &= ~low
@@ -261,16 +261,6 @@ def topic_overlay_diameter_kernel(indptr, indices, sub_indptr, sub_topics, masks
             if part[blk, t] > out[t]:
                 out[t] = part[blk, t]
     return out
-
-
-@numba.njit(cache=True, inline="always")
-def _bit_index(low):
-    """Index of the single set bit of ``low``."""
-    i = 0
-    while low > np.uint64(1):
-        low >>= np.uint64(1)
-        i += 1
-    return i
 
 
 @numba.njit(cache=True, parallel=True)

@@ -64,5 +64,5 @@ def topic_overlay_diameters(overlay: Overlay, instance: Instance) -> np.ndarray:
     """
     indptr, indices, _, _, masks, _ = topic_kernel_args(overlay, instance)
     return topic_overlay_diameter_kernel(
-        indptr, indices, instance.sub_indptr, instance.sub_topics, masks, instance.n_topics
+        indptr, indices, instance.sub_indptr, masks, instance.n_topics
     )

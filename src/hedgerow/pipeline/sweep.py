@@ -56,6 +56,7 @@ from hedgerow.specs import ExperimentSpec, ResolvedRun, grid_keys, load_spec
 __all__ = [
     "SweepResult",
     "finished_run_ids",
+    "finished_runs",
     "main",
     "read_manifest",
     "row_files",
@@ -87,6 +88,39 @@ def row_files(out: str | Path) -> list[Path]:
     )
 
 
+def finished_runs(out: str | Path, *, experiment: str | None = None) -> dict[str, set[str]]:
+    """For each run id with an ``ok`` row in ``DIR``: the code fingerprints of those rows.
+
+    Rows written before the ``code`` column existed give ``"unknown"``.  One
+    pass over the row files serves both :func:`finished_run_ids` and
+    :func:`stale_run_ids`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> finished_runs(tempfile.mkdtemp())
+    {}
+    """
+    import pyarrow.parquet as pq
+
+    codes: dict[str, set[str]] = {}
+    for f in row_files(out):
+        try:
+            cols = ["run_id", "status"] + (["experiment"] if experiment else [])
+            if "code" in pq.read_schema(f).names:
+                cols.append("code")
+            t = pq.read_table(f, columns=cols).to_pydict()
+        except Exception as e:  # a foreign or damaged file
+            raise HedgerowError(f"{f}: not a readable result file ({e})") from None
+        n = len(t["run_id"])
+        made_by = t.get("code", [None] * n)
+        exp = t.get("experiment", [None] * n)
+        for i, rid in enumerate(t["run_id"]):
+            if t["status"][i] == "ok" and (experiment is None or exp[i] == experiment):
+                codes.setdefault(rid, set()).add(made_by[i] or "unknown")
+    return codes
+
+
 def finished_run_ids(out: str | Path, *, experiment: str | None = None) -> set[str]:
     """Run ids that have at least one ``ok`` row in ``DIR``.
 
@@ -96,19 +130,7 @@ def finished_run_ids(out: str | Path, *, experiment: str | None = None) -> set[s
     >>> finished_run_ids(tempfile.mkdtemp())
     set()
     """
-    import pyarrow.parquet as pq
-
-    done: set[str] = set()
-    for f in row_files(out):
-        cols = ["run_id", "status"] + (["experiment"] if experiment else [])
-        try:
-            t = pq.read_table(f, columns=cols).to_pydict()
-        except Exception as e:  # a foreign or damaged file
-            raise HedgerowError(f"{f}: not a readable result file ({e})") from None
-        for i, rid in enumerate(t["run_id"]):
-            if t["status"][i] == "ok" and (experiment is None or t["experiment"][i] == experiment):
-                done.add(rid)
-    return done
+    return set(finished_runs(out, experiment=experiment))
 
 
 def stale_run_ids(out: str | Path, code: str) -> set[str]:
@@ -122,21 +144,11 @@ def stale_run_ids(out: str | Path, code: str) -> set[str]:
     >>> stale_run_ids(tempfile.mkdtemp(), "abc")
     set()
     """
-    import pyarrow.parquet as pq
+    return _stale(finished_runs(out), code)
 
-    codes: dict[str, set[str]] = {}
-    for f in row_files(out):
-        try:
-            names = set(pq.read_schema(f).names)
-            cols = ["run_id", "status"] + (["code"] if "code" in names else [])
-            t = pq.read_table(f, columns=cols).to_pydict()
-        except Exception as e:  # a foreign or damaged file
-            raise HedgerowError(f"{f}: not a readable result file ({e})") from None
-        made_by = t.get("code", [None] * len(t["run_id"]))
-        for rid, status, c in zip(t["run_id"], t["status"], made_by, strict=True):
-            if status == "ok":
-                codes.setdefault(rid, set()).add(c or "unknown")
-    return {rid for rid, cs in codes.items() if code not in cs}
+
+def _stale(codes: dict[str, set[str]], code: str) -> set[str]:
+    return {rid for rid, made_by in codes.items() if code not in made_by}
 
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -383,9 +395,9 @@ def run_sweep(
     out.mkdir(parents=True, exist_ok=True)
     write_manifest(out, spec, runs)
     _clean_stale_tmp(out)
-    done = finished_run_ids(out)
-    ids = {r.run_id for r in runs}
-    stale = stale_run_ids(out, code_fingerprint()) & ids if done & ids else set()
+    finished = finished_runs(out)
+    done = set(finished)
+    stale = _stale(finished, code_fingerprint()) & {r.run_id for r in runs}
     if redo_stale:
         done -= stale
     todo = [r for r in runs if r.run_id not in done]
