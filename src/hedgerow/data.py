@@ -2,7 +2,9 @@
 
 The folder is found, in order, from the ``HEDGEROW_DATA`` environment
 variable, then ``shared/data`` beside the checkout (``<checkout>/../shared/data``),
-then beside the current directory.  A missing file raises
+then beside the current directory, then beside the checkout this one was
+cloned from (a local ``origin`` remote: a throw-away clone of a working
+checkout finds the data set next to that checkout).  A missing file raises
 :class:`~hedgerow.errors.DataError` naming what was looked for; nothing falls
 back silently to synthetic data.
 """
@@ -24,7 +26,31 @@ def _candidates() -> list[Path]:
     out.append(checkout.parent / "shared" / "data")
     cwd = Path.cwd()
     out += [cwd / "shared" / "data", cwd.parent / "shared" / "data"]
+    origin = _local_origin(checkout)
+    if origin is not None:
+        out.append(origin.parent / "shared" / "data")
     return out
+
+
+def _local_origin(checkout: Path) -> Path | None:
+    """The checkout that ``checkout`` was cloned from, if its ``origin`` is a local folder.
+
+    Reads ``.git/config`` (no git process); ``None`` for remote URLs or no git.
+    """
+    config = checkout / ".git" / "config"
+    if not config.is_file():
+        return None
+    section = None
+    for line in config.read_text(errors="replace").splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            section = line
+        elif section == '[remote "origin"]' and line.startswith("url"):
+            url = line.split("=", 1)[1].strip()
+            url = url.removeprefix("file://")
+            path = Path(url)
+            return path if path.is_absolute() and path.is_dir() else None
+    return None
 
 
 def data_dir() -> Path:
