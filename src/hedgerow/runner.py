@@ -15,6 +15,10 @@ Two kinds of run are dispatched on ``scenario.kind``:
 ``run``
     call :func:`hedgerow.scenarios.run_scenario` (imported lazily); one row
     per epoch it returns.
+``churn``
+    draw the workload as for ``build`` and keep the protocol's overlay under
+    churn with :func:`hedgerow.dynamic.run_dynamic`; one row per snapshot
+    (``epoch`` = snapshot index, ``time_s`` = its time).
 """
 
 from __future__ import annotations
@@ -77,12 +81,14 @@ def base_row(run: Any) -> dict[str, Any]:
     for k, v in opts.items():
         if k != "name" and v is not None:
             row[f"run_{k}"] = param_text(v)
+    for k, v in (scen.get("churn") or {}).items():
+        if v is not None:
+            row[f"churn_{k}"] = param_text(v)
     return row
 
 
-def _build_metrics(scen: Mapping[str, Any]) -> list[dict[str, Any]]:
-    from hedgerow.metrics import overlay_summary
-    from hedgerow.protocols import build
+def _workload(scen: Mapping[str, Any]) -> tuple[Any, int]:
+    """The run's synthetic instance and seed (kinds build and churn)."""
     from hedgerow.workloads import make_instance
 
     wl = scen["workload"]
@@ -94,6 +100,14 @@ def _build_metrics(scen: Mapping[str, Any]) -> list[dict[str, Any]]:
         popularity=wl["popularity"],
         seed=seed,
     )
+    return inst, seed
+
+
+def _build_metrics(scen: Mapping[str, Any]) -> list[dict[str, Any]]:
+    from hedgerow.metrics import overlay_summary
+    from hedgerow.protocols import build
+
+    inst, seed = _workload(scen)
     t0 = time.perf_counter()
     overlay, stats = build(scen["protocol"], inst, seed=seed, params=dict(scen.get("params") or {}))
     build_seconds = time.perf_counter() - t0
@@ -125,6 +139,32 @@ def _scenario_metrics(scen: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [dict(r) for r in rows]
 
 
+def _churn_metrics(scen: Mapping[str, Any]) -> list[dict[str, Any]]:
+    from hedgerow.dynamic import run_dynamic
+
+    inst, seed = _workload(scen)
+    opts = dict(scen["churn"])
+    res = run_dynamic(
+        scen["protocol"],
+        inst,
+        lifetime=float(opts["lifetime"]),
+        duration=float(opts.get("duration", 1000.0)),
+        snapshot_every=float(opts.get("snapshot_every", 200.0)),
+        off_ratio=float(opts.get("off_ratio", 0.25)),
+        timeout=float(opts.get("timeout", 0.1)),
+        seed=seed,
+        params=dict(scen.get("params") or {}),
+        diameter=bool(scen.get("diameter", True)),
+    )
+    rows = []
+    for i, row in enumerate(res.rows):
+        out = {"epoch": i, **row}
+        for k in ("join_seconds_median", "join_seconds_p99", "connected_snapshots"):
+            out[k] = res.summary[k]
+        rows.append(out)
+    return rows
+
+
 def execute(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Run a resolved scenario and return its raw metric dicts (raises on error).
 
@@ -141,6 +181,8 @@ def execute(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
         return _build_metrics(scenario)
     if kind == "run":
         return _scenario_metrics(scenario)
+    if kind == "churn":
+        return _churn_metrics(scenario)
     raise ValueError(f"unknown run kind {kind!r}")
 
 

@@ -6,6 +6,7 @@ A spec file has four top-level sections::
     reference: spidercast-fig12         # optional: paper values to print beside ours
     scenario:                           # the base run
       kind: build                       # build (an overlay builder) | run (an epoch scenario)
+                                        # | churn (an overlay kept under churn)
       protocol: spidercast
       params: {kg: 3, kr: 0}
       workload: {nodes: 1000, topics: 100, subs: 10, popularity: rss}
@@ -45,6 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from hedgerow.errors import HedgerowError, SpecError
 
 __all__ = [
+    "ChurnOptions",
     "ExperimentSpec",
     "ReportSpec",
     "ResolvedRun",
@@ -75,6 +77,11 @@ SETTABLE_KEYS = (
     "scenario.run.topics",
     "scenario.run.interest",
     "scenario.run.attackers",
+    "scenario.churn.lifetime",
+    "scenario.churn.duration",
+    "scenario.churn.snapshot_every",
+    "scenario.churn.off_ratio",
+    "scenario.churn.timeout",
 )
 
 _NAME_RE = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$"
@@ -196,6 +203,22 @@ class RunOptions(_Strict):
     attackers: int | float | str | None = None
 
 
+class ChurnOptions(_Strict):
+    """Arguments of :func:`hedgerow.dynamic.run_dynamic` for ``kind: churn``.
+
+    Examples
+    --------
+    >>> ChurnOptions(lifetime=100).snapshot_every
+    200.0
+    """
+
+    lifetime: float = Field(gt=0, description="mean online time λ (s)")
+    duration: float = Field(1000.0, gt=0, description="simulated seconds")
+    snapshot_every: float = Field(200.0, gt=0, description="snapshot period (s)")
+    off_ratio: float = Field(0.25, gt=0, description="mean offline time / λ")
+    timeout: float = Field(0.1, gt=0, description="seconds per connect_timeout")
+
+
 def _protocol_registry() -> dict[str, Any]:
     from hedgerow.protocols import REGISTRY
 
@@ -267,7 +290,7 @@ class ScenarioSpec(_Strict):
     ('build', 50, 0)
     """
 
-    kind: Literal["build", "run"] = Field("build", description="build | run")
+    kind: Literal["build", "run", "churn"] = Field("build", description="build | run | churn")
     protocol: str = Field(description="protocol name")
     params: dict[str, Any] = Field(default_factory=dict, description="protocol parameters")
     workload: WorkloadSpec | None = Field(None, description="synthetic workload (kind build)")
@@ -275,6 +298,7 @@ class ScenarioSpec(_Strict):
     seed: int = Field(0, ge=0, description="seed of the run")
     diameter: bool = Field(True, description="compute topic diameters (kind build)")
     run: RunOptions | None = Field(None, description="epoch scenario options (kind run)")
+    churn: ChurnOptions | None = Field(None, description="churn options (kind churn)")
 
     @field_validator("params")
     @classmethod
@@ -297,34 +321,48 @@ class ScenarioSpec(_Strict):
     def _default_workload(cls, data: Any) -> Any:
         if (
             isinstance(data, dict)
-            and data.get("kind", "build") == "build"
+            and data.get("kind", "build") in ("build", "churn")
             and data.get("workload") is None
         ):
             data = {**data, "workload": {}}
         return data
 
+    def _check_overlay_protocol(self, names: list[str]) -> None:
+        """Protocol and parameters of an overlay builder (kinds build and churn)."""
+        registry = _protocol_registry()
+        if self.protocol not in names:
+            raise _KeyError(("protocol",), f"{self.protocol!r} is not one of {', '.join(names)}")
+        if self.run is not None:
+            raise _KeyError(("run",), "only used by kind run; remove it or set kind: run")
+        if self.latency is not None:
+            raise _KeyError(
+                ("latency",), f"overlay builds (kind {self.kind}) use no latency model; remove it"
+            )
+        allowed = registry[self.protocol]._param_names()
+        for k in self.params:
+            if k not in allowed:
+                raise _KeyError(
+                    ("params", k),
+                    f"unknown parameter of {self.protocol}; "
+                    f"allowed: {', '.join(allowed) or '(none)'}",
+                )
+
     @model_validator(mode="after")
     def _by_kind(self) -> ScenarioSpec:
+        if self.kind != "churn" and self.churn is not None:
+            raise _KeyError(("churn",), "only used by kind churn; remove it or set kind: churn")
         if self.kind == "build":
-            registry = _protocol_registry()
-            if self.protocol not in registry:
+            self._check_overlay_protocol(sorted(_protocol_registry()))
+        elif self.kind == "churn":
+            from hedgerow.dynamic import DYNAMIC_PROTOCOLS
+
+            self._check_overlay_protocol(list(DYNAMIC_PROTOCOLS))
+            if self.churn is None:
                 raise _KeyError(
-                    ("protocol",), f"{self.protocol!r} is not one of {', '.join(sorted(registry))}"
+                    ("churn",), "kind churn needs scenario.churn with at least lifetime"
                 )
-            if self.run is not None:
-                raise _KeyError(("run",), "only used by kind run; remove it or set kind: run")
-            if self.latency is not None:
-                raise _KeyError(
-                    ("latency",), "overlay builds (kind build) use no latency model; remove it"
-                )
-            allowed = registry[self.protocol]._param_names()
-            for k in self.params:
-                if k not in allowed:
-                    raise _KeyError(
-                        ("params", k),
-                        f"unknown parameter of {self.protocol}; "
-                        f"allowed: {', '.join(allowed) or '(none)'}",
-                    )
+            if float(self.params.get("membership", 1.0)) != 1.0:
+                raise _KeyError(("params", "membership"), "churn runs use full membership")
         else:
             if self.workload is not None:
                 raise _KeyError(
@@ -407,7 +445,8 @@ class ReportSpec(_Strict):
     metrics: list[str] = Field(default_factory=list)
     by: list[str] = Field(default_factory=list)
     pivot: str | None = None
-    #: ``kind: run``: epochs to report (negative: from each run's end; ``[0, -1]``)
+    #: ``kind: run`` / ``churn``: epochs (snapshots) to report (negative: from each run's
+    #: end; ``[0, -1]``)
     epochs: list[int] = Field(default_factory=list)
 
 
@@ -678,6 +717,7 @@ _ALLOWED_FIELDS = {
     "scenario": list(ScenarioSpec.model_fields),
     "workload": list(WorkloadSpec.model_fields),
     "run": list(RunOptions.model_fields),
+    "churn": list(ChurnOptions.model_fields),
     "sweep": list(SweepSpec.model_fields),
     "report": list(ReportSpec.model_fields),
     "variants": list(Variant.model_fields),

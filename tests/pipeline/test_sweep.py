@@ -306,3 +306,63 @@ def test_run_kind_sweep_gives_one_row_per_epoch(spark, tmp_path):
     assert rep.table["epoch"].tolist() == [0, 2] and rep.table["n"].tolist() == [2, 2]
     last = df[df["epoch"] == 2]["receive_rate"].mean()
     assert rep.table["mean"].iloc[1] == pytest.approx(last)
+
+
+def test_churn_kind_sweep_gives_one_row_per_snapshot(spark, tmp_path):
+    from hedgerow.pipeline.report import aggregate
+
+    spec = parse_spec(
+        {
+            "experiment": "churn-tiny",
+            "reference": "spidercast-fig11",
+            "scenario": {
+                "kind": "churn",
+                "protocol": "spidercast",
+                "workload": {"nodes": 150, "topics": 10, "subs": 3},
+                "churn": {"lifetime": 20, "duration": 40, "snapshot_every": 20},
+                "diameter": False,
+            },
+            "sweep": {"grid": {"scenario.churn.lifetime": [10, 20]}, "seeds": [0]},
+        }
+    )
+    result = run_sweep(spec, tmp_path, spark=spark, progress=False)
+    assert (result.executed, result.ok) == (2, 2)
+    df = read_all(tmp_path)
+    assert len(df) == 2 * 2 and (df["status"] == "ok").all()
+    assert sorted(df["epoch"].tolist()) == [0, 0, 1, 1]
+    assert sorted(df["time_s"].tolist()) == [20.0, 20.0, 40.0, 40.0]
+    assert set(df["churn_lifetime"]) == {"10.0", "20.0"}
+    assert not is_metric_column("churn_lifetime")
+    # identical to the in-process run, snapshot by snapshot
+    run = spec.expand()[0]
+    local = {r["epoch"]: r for r in run_one(run)}
+    mine = df[df["run_id"] == run.run_id].set_index("epoch")
+    for epoch, row in local.items():
+        for k in ("avg_degree", "partitioned_topics", "messages_per_op", "online"):
+            assert mine.loc[epoch, k] == row[k]
+    rep = aggregate(spark, tmp_path, "churn-tiny", metrics=["avg_degree"], epochs=[-1])
+    assert rep.table["n"].tolist() == [1, 1]
+
+
+def test_churn_spec_errors_name_the_key():
+    from hedgerow.errors import SpecError
+
+    base = {
+        "experiment": "bad",
+        "scenario": {"kind": "churn", "protocol": "spidercast", "churn": {"lifetime": 10}},
+    }
+    parse_spec(base)
+    for scen, match in [
+        ({"protocol": "ringpt"}, r"scenario.protocol: 'ringpt' is not one of spidercast"),
+        ({"churn": None}, r"scenario.churn: kind churn needs scenario.churn"),
+        ({"churn": {"lifetime": -1}}, r"scenario.churn.lifetime"),
+        ({"churn": {"lifetime": 5, "speed": 2}}, r"scenario.churn.speed"),
+        ({"params": {"membership": 0.5}}, r"scenario.params.membership: churn runs use full"),
+    ]:
+        bad = {**base, "scenario": {**base["scenario"], **scen}}
+        with pytest.raises(SpecError, match=match):
+            parse_spec(bad)
+    with pytest.raises(SpecError, match=r"scenario.churn: only used by kind churn"):
+        parse_spec(
+            {"experiment": "b", "scenario": {"protocol": "ringpt", "churn": {"lifetime": 1}}}
+        )

@@ -262,9 +262,50 @@ def test_node_stuck_at_lmax_makes_room_for_its_uncovered_topic():
     task.scheduled[:] = False
     assert task.deg[0] == task.lmax[0] == 2 and task.uc[0] == 1
     eng._iterate(0, 0)
-    (event,) = eng.sim._heap
-    kind, _, src, dst, _ = event[4]
+    sent = [e[4] for e in eng.sim._heap if e[3] == eng._receive]
+    assert len(sent) == 1  # one DISCONNECT, plus the node's next iteration (it may be refused)
+    kind, _, src, dst, _ = sent[0]
     assert (kind, src) == (DISCONNECT, 0) and dst in (1, 2)
     eng.sim.run()
     assert task.nbrs[0] == {3, 3 - dst} and task.uc[0] == 0
     assert dst not in task.nbrs[0] and 0 not in task.nbrs[dst]
+
+
+def test_saturated_node_never_drops_a_neighbour_it_needs_and_retries_on_refusal():
+    """Reading 7: a node under-covered at L^max asks only neighbours giving it nothing it needs;
+    a silent refusal (Figure 4, line 23) makes it ask another at its next iteration (reading 5)."""
+    # node 0 likes {0, 1, 2}, K = 1, L^max = 3: node 1 alone gives topic 0 (needed); nodes 2
+    # and 3 give topic 1 twice (either can go); node 4 alone has topic 2.  Node 2 needs node 0
+    # and refuses; node 3 is covered without node 0 (node 6) and lets go.
+    subs = [[0, 1, 2], [0], [1, 5], [1], [2], [5], [1]]
+    orders = set()
+    for seed in range(12):
+        eng = Maintenance(
+            Instance.from_lists(subs, n_topics=6),
+            [TaskSpec("greedy", 1)],
+            margin=0,
+            rng=np.random.default_rng(seed),
+        )
+        for a, b in ((0, 1), (0, 2), (0, 3), (3, 6)):
+            eng._add(0, a, b, (1, 1))
+            eng._add(0, b, a, (1, 1))
+        task = eng.tasks[0]
+        task.L[3] = 2  # node 3 is at its target: not a high-degree neighbour
+        eng.sim._heap.clear()
+        task.scheduled[:] = False
+        assert task.deg[0] == task.lmax[0] == 3 and task.uc[0] == 1
+        asked = []
+        orig = eng._send
+
+        def spy(kind, ti, src, dst, arg=-1, orig=orig, asked=asked):
+            if kind == DISCONNECT and src == 0:
+                asked.append(dst)
+            orig(kind, ti, src, dst, arg)
+
+        eng._send = spy
+        eng.sim.schedule_at(eng.phase[0], eng._iterate, 0, 0)  # iterations run at its ticks
+        eng.sim.run()
+        assert asked in ([3], [2, 3])  # never node 1; after node 2's refusal, node 3
+        assert task.uc[0] == 0 and {1, 2, 4} <= task.nbrs[0] and 3 not in task.nbrs[0]
+        orders.add(tuple(asked))
+    assert orders == {(3,), (2, 3)}

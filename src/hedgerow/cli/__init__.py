@@ -12,6 +12,7 @@ import click
 
 from hedgerow.cli._common import HedgerowGroup
 from hedgerow.cli.build import build_cmd
+from hedgerow.cli.churn import churn_cmd
 from hedgerow.cli.ingest import ingest
 from hedgerow.cli.run import run_cmd
 from hedgerow.cli.sweep import report_cmd, sweep_cmd
@@ -24,6 +25,7 @@ def cli() -> None:
 
 
 cli.add_command(build_cmd)
+cli.add_command(churn_cmd)
 cli.add_command(ingest)
 cli.add_command(run_cmd)
 cli.add_command(sweep_cmd)

@@ -49,3 +49,48 @@ def parse_params(items: tuple[str, ...]) -> dict[str, object]:
             raise click.BadParameter(f"{item!r} has an empty name", param_hint="-p")
         out[k] = parse_value(v.strip())
     return out
+
+
+def workload_options(*, topics_required: bool = True):
+    """The synthetic-workload options shared by ``build`` and ``churn``.
+
+    ``--nodes``, ``--topics``, ``--subs``, ``--popularity`` and ``--seed``
+    (SpiderCast section 3.1; see :func:`hedgerow.workloads.make_instance`).
+    """
+
+    def wrap(f):
+        opts = [
+            click.option("--nodes", type=int, required=True, help="Number of nodes."),
+            click.option(
+                "--topics",
+                type=int,
+                required=topics_required,
+                default=None if topics_required else 100,
+                show_default=not topics_required,
+                help="Number of topics.",
+            ),
+            click.option(
+                "--subs",
+                default="10",
+                show_default=True,
+                help="Subscriptions per node: S or MIN:MAX.",
+            ),
+            click.option(
+                "--popularity",
+                default="rss",
+                show_default=True,
+                help="Topic popularity: rss, zipf1, zipf2, nyse, uniform or zipf:ALPHA.",
+            ),
+            click.option(
+                "--seed",
+                type=int,
+                default=0,
+                show_default=True,
+                help="Seed of every random choice.",
+            ),
+        ]
+        for opt in reversed(opts):
+            f = opt(f)
+        return f
+
+    return wrap

@@ -7,7 +7,7 @@ import time
 
 import click
 
-from hedgerow.cli._common import parse_params, stderr_console
+from hedgerow.cli._common import parse_params, stderr_console, workload_options
 
 
 def build_record(
@@ -66,18 +66,7 @@ def build_record(
 
 @click.command("build")
 @click.argument("protocol")
-@click.option("--nodes", type=int, required=True, help="Number of nodes.")
-@click.option("--topics", type=int, required=True, help="Number of topics.")
-@click.option(
-    "--subs", default="10", show_default=True, help="Subscriptions per node: S or MIN:MAX."
-)
-@click.option(
-    "--popularity",
-    default="rss",
-    show_default=True,
-    help="Topic popularity: rss, zipf1, zipf2, nyse, uniform or zipf:ALPHA.",
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random choice.")
+@workload_options()
 @click.option(
     "--membership", type=float, default=None, help="Interest-view fraction (partial membership)."
 )

@@ -217,10 +217,10 @@ def aggregate(
         if epochs is None:
             epochs = (manifest.get("report") or {}).get("epochs") or None
         if epochs:
-            if manifest.get("kind", "run") != "run":
+            if manifest.get("kind", "run") not in ("run", "churn"):
                 raise HedgerowError(
                     f"--epochs: {experiment!r} is a {manifest.get('kind')} experiment; "
-                    "epochs exist only for kind: run"
+                    "epochs exist only for kind: run (epochs) and kind: churn (snapshots)"
                 )
             df = select_epochs(df, epochs)
         aggs = []

@@ -10,10 +10,10 @@ core columns (:data:`CORE_COLUMNS`, fixed names and types)
     (``code`` is :func:`hedgerow.fingerprint.code_fingerprint` of the code that
     made the row).
 parameter columns
-    ``param_<name>`` for each protocol parameter and ``run_<name>`` for each
-    epoch-scenario option, stored as **strings** (``3``, ``0.5``, ``true``,
-    ``rss``) so files written by different protocols always merge; the exact
-    values are in ``spec_json``.
+    ``param_<name>`` for each protocol parameter, ``run_<name>`` for each
+    epoch-scenario option and ``churn_<name>`` for each churn option, stored
+    as **strings** (``3``, ``0.5``, ``true``, ``rss``) so files written by
+    different protocols always merge; the exact values are in ``spec_json``.
 metric columns
     every other column: numbers and booleans as ``double``, text as
     ``string``.  Nested metrics are flattened with ``_`` (``degree_ci95``
@@ -141,7 +141,7 @@ def is_metric_column(name: str) -> bool:
     """
     return (
         name not in CORE_COLUMNS
-        and not name.startswith(("param_", "run_"))
+        and not name.startswith(("param_", "run_", "churn_"))
         and name not in _NOT_METRICS
     )
 

@@ -139,32 +139,41 @@ class SpiderCast(OverlayProtocol):
         bound = (kg * subs + margin) if kg > 0 else 0
         return bound + (kr_max * subs + margin if (kr_max > 0 or adaptive) else 0)
 
-    def _build(
-        self, instance: Instance, streams: RngStreams, *, progress: bool
-    ) -> tuple[Overlay, dict[str, Any]]:
+    def maintenance_engine(self, instance: Instance, streams: RngStreams) -> Maintenance:
+        """The configured message-passing engine (not yet run), e.g. for a churn run.
+
+        Examples
+        --------
+        >>> from hedgerow.model import Instance, RngStreams
+        >>> inst = Instance.from_lists([[0, 1], [0], [1], [0, 1]] * 5, n_topics=2)
+        >>> eng = SpiderCast().maintenance_engine(inst, RngStreams(0))
+        >>> [t.spec.selection for t in eng.tasks]
+        ['greedy', 'random-cover']
+        """
         kg, kr, margin, adaptive, membership, max_rounds = self._checked()
         tasks = [
             TaskSpec("greedy", kg),
             TaskSpec("random-cover", kr, adaptive_random=adaptive),
         ]
-        heartbeat = as_float(self.name, "heartbeat", self.heartbeat, low=0.0, high=1e6)
-        raise_target = as_bool(self.name, "raise_target", self.raise_target)
-        return run_maintenance(
+        return make_engine(
             instance,
             tasks,
             margin,
             membership,
-            heartbeat,
+            as_float(self.name, "heartbeat", self.heartbeat, low=0.0, high=1e6),
             max_rounds,
             streams,
-            progress,
-            self.name,
-            raise_target=raise_target,
+            raise_target=as_bool(self.name, "raise_target", self.raise_target),
             ties=as_choice(self.name, "ties", self.ties, tuple(TIE_RULES)),
         )
 
+    def _build(
+        self, instance: Instance, streams: RngStreams, *, progress: bool
+    ) -> tuple[Overlay, dict[str, Any]]:
+        return run_engine(self.maintenance_engine(instance, streams), progress, self.name)
 
-def run_maintenance(
+
+def make_engine(
     instance: Instance,
     tasks: list[TaskSpec],
     margin: int,
@@ -172,14 +181,12 @@ def run_maintenance(
     heartbeat: float,
     max_rounds: float,
     streams: RngStreams,
-    progress: bool,
-    label: str,
     *,
     raise_target: bool = False,
     ties: str = "sequential",
-) -> tuple[Overlay, dict[str, Any]]:
-    """Run :class:`Maintenance` with a progress bar; return ``(overlay, stats)``."""
-    engine = Maintenance(
+) -> Maintenance:
+    """A :class:`Maintenance` engine drawing from the ``"maintenance"`` stream."""
+    return Maintenance(
         instance,
         tasks,
         margin=margin,
@@ -190,7 +197,11 @@ def run_maintenance(
         ties=ties,
         max_rounds=max_rounds,
     )
-    with build_progress(label, instance.n_nodes, enabled=progress) as update:
+
+
+def run_engine(engine: Maintenance, progress: bool, label: str) -> tuple[Overlay, dict[str, Any]]:
+    """Run a static build to quiescence with a progress bar; return ``(overlay, stats)``."""
+    with build_progress(label, engine.n, enabled=progress) as update:
         stats = engine.run(progress=update)
     stats["kr_final_mean"] = float(np.mean(engine.tasks[1].k)) if len(engine.tasks) > 1 else 0.0
     return engine.overlay(), stats

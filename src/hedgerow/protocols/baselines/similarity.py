@@ -33,8 +33,8 @@ from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.protocols.base import OverlayProtocol, as_choice, as_float, as_int
-from hedgerow.protocols.maintenance import TIE_RULES, TaskSpec
-from hedgerow.protocols.spidercast import run_maintenance
+from hedgerow.protocols.maintenance import TIE_RULES, Maintenance, TaskSpec
+from hedgerow.protocols.spidercast import make_engine, run_engine
 
 
 class Similarity(OverlayProtocol):
@@ -109,15 +109,14 @@ class Similarity(OverlayProtocol):
         bound = (x + m if x else 0) + (y + m if y else 0)
         return np.full(instance.n_nodes, bound, dtype=np.int64)
 
-    def _build(
-        self, instance: Instance, streams: RngStreams, *, progress: bool
-    ) -> tuple[Overlay, dict[str, Any]]:
+    def maintenance_engine(self, instance: Instance, streams: RngStreams) -> Maintenance:
+        """The configured message-passing engine (not yet run), e.g. for a churn run."""
         x, y = self._links()
         tasks = [
             TaskSpec("similarity", x, degree_target=True),
             TaskSpec("random", y, degree_target=True),
         ]
-        return run_maintenance(
+        return make_engine(
             instance,
             tasks,
             as_int(self.name, "margin", self.margin),
@@ -125,10 +124,13 @@ class Similarity(OverlayProtocol):
             0.0,
             float(self.max_rounds),
             streams,
-            progress,
-            self.name,
             ties=as_choice(self.name, "ties", self._ties(), tuple(TIE_RULES)),
         )
+
+    def _build(
+        self, instance: Instance, streams: RngStreams, *, progress: bool
+    ) -> tuple[Overlay, dict[str, Any]]:
+        return run_engine(self.maintenance_engine(instance, streams), progress, self.name)
 
 
 class RandomOverlay(Similarity):
