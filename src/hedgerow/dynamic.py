@@ -219,11 +219,10 @@ def redraw_topics(probs: np.ndarray, count: int, rng: np.random.Generator) -> np
     >>> len(t), len(set(t.tolist())), bool((t == np.sort(t)).all())
     (4, 4, True)
     """
-    probs = np.asarray(probs, dtype=np.float64)
-    logw = np.full(len(probs), -np.inf)
-    logw[probs > 0] = np.log(probs[probs > 0])
-    keys = logw + rng.gumbel(size=len(probs))
-    return np.sort(np.argsort(-keys, kind="stable")[:count]).astype(np.int64)
+    from hedgerow.workloads.subscriptions import draw_subscriptions
+
+    _, topics = draw_subscriptions(1, probs, (count, count), rng)
+    return topics.astype(np.int64)
 
 
 def snapshot(
