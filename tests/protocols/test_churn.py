@@ -48,10 +48,25 @@ def check_settled(engine) -> None:
                     assert covered == (task.uc[p] == 0)
 
 
-@pytest.mark.parametrize("protocol", ["spidercast", "similarity"])
-def test_engine_state_is_consistent_after_churn(inst, protocol):
+@pytest.mark.parametrize(
+    ("protocol", "params"),
+    [
+        ("spidercast", {}),
+        ("spidercast", {"heartbeat": 2.0}),
+        ("spidercast", {"adaptive": True}),
+        ("similarity", {}),
+    ],
+)
+def test_engine_state_is_consistent_after_churn(inst, protocol, params):
     res = run_dynamic(
-        protocol, inst, lifetime=15.0, duration=45.0, snapshot_every=15.0, seed=4, warmup=5.0
+        protocol,
+        inst,
+        lifetime=15.0,
+        duration=45.0,
+        snapshot_every=15.0,
+        seed=4,
+        warmup=5.0,
+        params=params,
     )
     s = res.summary
     assert s["joins"] > 100 and s["leaves"] > 100  # real churn happened
