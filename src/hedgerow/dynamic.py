@@ -269,10 +269,12 @@ def snapshot(
     adj.data[:] = 1
     inc = np.asarray(included, dtype=bool)[ids]
     deg = np.diff(adj.indptr)[inc].astype(np.float64)
-    lists = [
-        engine.sub_topics[engine.sub_indptr[p] : engine.sub_indptr[p + 1]].tolist() for p in ids
-    ]
-    inst = Instance.from_lists(lists, n_topics=n_topics)
+    lo, hi = engine.sub_indptr[ids], engine.sub_indptr[ids + 1]
+    indptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(hi - lo, out=indptr[1:])
+    rows = np.repeat(np.arange(m), hi - lo)
+    topics = engine.sub_topics[lo[rows] + np.arange(indptr[-1]) - indptr[rows]]
+    inst = Instance(m, n_topics, indptr, topics)
     comps = np.zeros(n_topics, dtype=np.int64)
     for t in range(n_topics):
         members = inst.subscribers(t)
@@ -431,8 +433,7 @@ def run_dynamic(
 
     engine = proto.maintenance_engine(instance, streams.child(f"protocol:{protocol}"))
     engine.start_dynamic(online0)
-    counts = np.zeros(instance.n_subs.shape, dtype=np.int64)
-    counts[:] = instance.n_subs
+    counts = instance.n_subs  # a rejoining node keeps its number of topics
     joined_at = np.where(online0, 0.0, -np.inf)
     left_at = np.full(instance.n_nodes, -np.inf)
     state = {"joins": 0, "leaves": 0, "ignored": 0, "delayed": 0, "msgs0": None}
@@ -440,9 +441,6 @@ def run_dynamic(
     generation = np.zeros(instance.n_nodes, dtype=np.int64)
     join_times: list[float] = []
     watching: dict[int, float] = {}
-
-    def covered(p: int) -> bool:
-        return all(t.uc[p] == 0 or t.k[p] <= 0 for t in engine.tasks)
 
     def on_join(p: int, t_s: float, t_event: float) -> None:
         counted = t_event > warmup
@@ -497,7 +495,7 @@ def run_dynamic(
     engine.sim.schedule_at(warmup / timeout, start_counting)
 
     def check_joins() -> None:
-        for p in [p for p in watching if covered(p)]:
+        for p in [p for p in watching if engine.is_covered(p)]:
             join_times.append(engine.sim.now * timeout - watching.pop(p))
         if engine.sim.now * timeout < duration:
             engine.sim.schedule(1.0, check_joins)

@@ -125,6 +125,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hedgerow.engine.core import Simulator
+from hedgerow.model.bitset import pack_sets
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.protocols._select import (
@@ -746,9 +747,7 @@ class Maintenance:
             if len(new) != hi - lo:
                 raise ValueError(f"node {p} needs {hi - lo} distinct topics, got {len(topics)}")
             self.sub_topics[lo:hi] = new
-            self.masks[p] = 0
-            for t in new:
-                self.masks[p, t >> 6] |= np.uint64(1) << np.uint64(t & 63)
+            self.masks[p] = pack_sets(np.array([0, len(new)]), new, self.inst.n_topics)[0]
         self.online[p] = True
         self._online_ids = np.insert(
             self._online_ids, np.searchsorted(self._online_ids, p), np.int64(p)
@@ -814,6 +813,10 @@ class Maintenance:
         self.sim.run(until=time)
 
     # ------------------------------------------------------------ running
+    def is_covered(self, p: int) -> bool:
+        """Whether node ``p`` has every task covered (or switched off)."""
+        return all(t.uc[p] == 0 or t.k[p] <= 0 for t in self.tasks)
+
     def covered_nodes(self) -> int:
         """Nodes with every task satisfied."""
         ok = np.ones(self.n, dtype=bool)
