@@ -13,7 +13,9 @@ import click
 from hedgerow.cli._common import HedgerowGroup
 from hedgerow.cli.build import build_cmd
 from hedgerow.cli.churn import churn_cmd
+from hedgerow.cli.compare import compare_cmd
 from hedgerow.cli.ingest import ingest
+from hedgerow.cli.protocols import protocols_cmd
 from hedgerow.cli.run import run_cmd
 from hedgerow.cli.sweep import report_cmd, sweep_cmd
 
@@ -26,7 +28,9 @@ def cli() -> None:
 
 cli.add_command(build_cmd)
 cli.add_command(churn_cmd)
+cli.add_command(compare_cmd)
 cli.add_command(ingest)
+cli.add_command(protocols_cmd)
 cli.add_command(run_cmd)
 cli.add_command(sweep_cmd)
 cli.add_command(report_cmd)

@@ -94,3 +94,73 @@ def workload_options(*, topics_required: bool = True):
         return f
 
     return wrap
+
+
+class ProtocolCommand(click.Command):
+    """A command whose help ends with the registered protocols (capability ``self.capability``).
+
+    The list is generated from :data:`hedgerow.protocols.REGISTRY` when help
+    is shown, never written by hand.
+    """
+
+    def __init__(
+        self, *args, capability: str | None = None, scenarios: bool = False, **kwargs
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.capability = capability
+        self.scenarios = scenarios
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from hedgerow.protocols import REGISTRY, capabilities, protocol_names
+
+        rows = []
+        for name in protocol_names(self.capability):
+            cls = REGISTRY[name]
+            ps = ", ".join(cls.params) or "no parameters"
+            rows.append((name, f"[{'/'.join(capabilities(cls))}] -p {ps}"))
+        with formatter.section("Protocols (parameters: hedgerow protocols NAME)"):
+            formatter.write_dl(rows)
+        if self.scenarios:
+            from hedgerow.scenarios.world import SCENARIOS
+
+            with formatter.section("Scenarios"):
+                formatter.write_dl([(n, s.description) for n, s in sorted(SCENARIOS.items())])
+        super().format_epilog(ctx, formatter)
+
+
+def print_json(obj: object) -> None:
+    """One JSON document on stdout, keys in a stable order (two runs of a seed compare equal)."""
+    import json
+
+    click.echo(json.dumps(obj, sort_keys=False, allow_nan=False, default=_json_default))
+
+
+def _json_default(value: object) -> object:
+    import numpy as np
+
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def scenario_options(f):
+    """``--scenario`` and the scenario overrides shared by ``run`` and ``compare``."""
+    opts = [
+        click.option(
+            "--scenario", "-s", required=True,
+            help="Named scenario, the world every protocol runs in (listed below).",
+        ),
+        click.option("--seed", type=int, default=0, show_default=True, help="The run's seed."),
+        click.option("--epochs", type=int, default=None, help="Epochs of adaptive protocols."),
+        click.option("--topics", type=int, default=None, help="Number of topics."),
+        click.option("--interest", type=float, default=None,
+                     help="Subscription probability per (node, topic) (interest workloads)."),
+        click.option("--attackers", type=int, default=None, help="Attackers (attack scenarios)."),
+        click.option("--messages", type=int, default=None, help="Messages per epoch."),
+        click.option("--ttl", type=int, default=None, help="Initial TTL of every message."),
+    ]
+    for opt in reversed(opts):
+        f = opt(f)
+    return f

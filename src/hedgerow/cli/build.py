@@ -1,70 +1,19 @@
-"""``hedgerow build``: build one overlay and print its metrics."""
+"""``hedgerow build``: build one overlay on a synthetic workload and print its metrics."""
 
 from __future__ import annotations
 
-import json
-import time
-
 import click
 
-from hedgerow.cli._common import parse_params, stderr_console, workload_options
+from hedgerow.cli._common import (
+    ProtocolCommand,
+    parse_params,
+    print_json,
+    stderr_console,
+    workload_options,
+)
 
 
-def build_record(
-    protocol: str,
-    *,
-    nodes: int,
-    topics: int,
-    subs: str,
-    popularity: str,
-    seed: int,
-    membership: float | None = None,
-    params: dict | None = None,
-    progress: bool = False,
-    diameter: bool = True,
-) -> dict:
-    """Build ``protocol`` on a synthetic workload and return the flat result record.
-
-    This is what ``hedgerow build --json`` prints.
-
-    Examples
-    --------
-    >>> r = build_record("ringpt", nodes=100, topics=10, subs="3", popularity="rss", seed=1)
-    >>> r["protocol"], r["partitioned_topics"], r["control_messages"]
-    ('ringpt', 0, 0)
-    """
-    from hedgerow.metrics import overlay_summary
-    from hedgerow.protocols import get_protocol
-    from hedgerow.workloads import make_instance
-
-    params = dict(params or {})
-    if membership is not None:
-        params["membership"] = membership
-    proto = get_protocol(protocol, **params)
-    proto.check_params()
-    inst = make_instance(nodes=nodes, topics=topics, subs=subs, popularity=popularity, seed=seed)
-    t0 = time.perf_counter()
-    overlay = proto.build(inst, seed=seed, progress=progress)
-    seconds = time.perf_counter() - t0
-    metrics = overlay_summary(overlay, inst, diameter=diameter)
-    stats = proto.stats_
-    return {
-        "protocol": protocol,
-        "params": proto.get_params(),
-        "nodes": inst.n_nodes,
-        "topics": inst.n_topics,
-        "subs": inst.meta["subs"],
-        "popularity": popularity,
-        "seed": seed,
-        **metrics,
-        "control_messages": int(stats.get("control_messages", 0)),
-        "messages": stats.get("messages", {}),
-        "quiescent": bool(stats.get("quiescent", True)),
-        "build_seconds": round(seconds, 4),
-    }
-
-
-@click.command("build")
+@click.command("build", cls=ProtocolCommand)
 @click.argument("protocol")
 @workload_options()
 @click.option(
@@ -75,36 +24,46 @@ def build_record(
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.option("--no-diameter", is_flag=True, help="Skip the topic-diameter computation.")
+@click.option("--no-timings", is_flag=True, help="Leave the 'timings' field out of the output.")
 def build_cmd(
-    protocol, nodes, topics, subs, popularity, seed, membership, params, as_json, no_diameter
+    protocol, nodes, topics, subs, popularity, seed, membership, params, as_json, no_diameter,
+    no_timings,
 ):
     """Build PROTOCOL's overlay on a synthetic workload and print its metrics.
 
-    PROTOCOL is one of spidercast (params kg, kr, margin, adaptive, heartbeat),
-    similarity (similar, random), random (links) and ringpt.
+    A broken promise (a build stopped before quiescence, a topic-connected
+    protocol leaving topics partitioned) is a one-line warning on stderr and
+    is listed under "warnings" in the JSON.
 
     \b
     Example:
       hedgerow build spidercast --nodes 1000 --topics 100 --subs 10 --popularity rss --seed 1
     """
-    from hedgerow.errors import ParameterError
+    from hedgerow.progress import build_progress
+    from hedgerow.scenarios.static import build_record
 
-    if seed < 0:
-        raise ParameterError(f"--seed must be >= 0, got {seed}")
-    record = build_record(
-        protocol,
-        nodes=nodes,
-        topics=topics,
-        subs=subs,
-        popularity=popularity,
-        seed=seed,
-        membership=membership,
-        params=parse_params(params),
-        progress=not as_json or stderr_console.is_terminal,
-        diameter=not no_diameter,
-    )
+    options = parse_params(params)
+    if membership is not None:
+        options["membership"] = membership
+    show = not as_json or stderr_console.is_terminal
+    with build_progress(protocol, nodes, enabled=show) as update:
+        record = build_record(
+            protocol,
+            nodes=nodes,
+            topics=topics,
+            subs=subs,
+            popularity=popularity,
+            seed=seed,
+            params=options,
+            diameter=not no_diameter,
+            progress=update,
+        )
+    for w in record["warnings"]:
+        click.echo(f"warning: {w}", err=True)
+    if no_timings:
+        record.pop("timings")
     if as_json:
-        click.echo(json.dumps(record, sort_keys=False))
+        print_json(record)
         return
     _print_table(record)
 
@@ -118,8 +77,9 @@ def _print_table(record: dict) -> None:
     )
     table.add_column("metric")
     table.add_column("value", justify="right")
-    for key, value in record.items():
-        if key in ("messages",):
+    flat = {**record, **record.get("timings", {})}
+    for key, value in flat.items():
+        if key in ("messages", "warnings", "timings", "params"):
             continue
         if isinstance(value, float):
             value = f"{value:.4g}"

@@ -1,6 +1,18 @@
-"""Overlay protocols, one module per protocol, and their registry.
+"""Overlay protocols, one module per protocol, and the one registry of them all.
 
-Adding a protocol = one module + one line in :data:`REGISTRY`.
+Adding a protocol = one module + one line in :data:`REGISTRY` (see
+``docs/contributing.md``).  A protocol declares its capabilities by the base
+classes it derives from (:mod:`hedgerow.protocols.base`) and its parameters
+in ``params`` (:mod:`hedgerow.params`); help texts, spec checks and
+the conformance suite (:mod:`hedgerow.protocols.checks`) read both from here.
+
+Examples
+--------
+>>> protocol_names(capability="maintained")
+['random', 'similarity', 'spidercast']
+>>> get_protocol("ringpt").build(
+...     Instance.from_lists([[0], [0], [0]], n_topics=1)).n_edges
+3
 """
 
 from __future__ import annotations
@@ -9,59 +21,100 @@ from typing import Any
 
 from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
-from hedgerow.model.overlay import Overlay
-from hedgerow.protocols.base import OverlayProtocol
+from hedgerow.protocols.base import (
+    CAPABILITIES,
+    AdaptiveProtocol,
+    MaintainedProtocol,
+    OverlayProtocol,
+    StaticProtocol,
+    capabilities,
+)
+from hedgerow.protocols.baselines.complete import CompleteGraph
+from hedgerow.protocols.baselines.gossipsub import GossipSubSplit
+from hedgerow.protocols.baselines.random_graph import RandomGraph
 from hedgerow.protocols.baselines.ringpt import RingPerTopic
+from hedgerow.protocols.baselines.scribe import ScribeRandom, ScribeTopic
 from hedgerow.protocols.baselines.similarity import RandomOverlay, Similarity
 from hedgerow.protocols.spidercast import SpiderCast
+from hedgerow.protocols.topiary import Topiary
 
-#: name -> protocol class, for every overlay builder
+#: name -> protocol class, for every protocol (the key is the class's ``name``)
 REGISTRY: dict[str, type[OverlayProtocol]] = {
-    "spidercast": SpiderCast,
-    "similarity": Similarity,
-    "random": RandomOverlay,
-    "ringpt": RingPerTopic,
+    cls.name: cls
+    for cls in (
+        SpiderCast,
+        Similarity,
+        RandomOverlay,
+        RingPerTopic,
+        Topiary,
+        RandomGraph,
+        CompleteGraph,
+        GossipSubSplit,
+        ScribeRandom,
+        ScribeTopic,
+    )
 }
 
 
-def protocol_names() -> list[str]:
-    """Names accepted by :func:`get_protocol` and :func:`build`."""
-    return sorted(REGISTRY)
+def protocol_names(capability: str | None = None) -> list[str]:
+    """Registered protocol names, sorted; only those with ``capability`` when given.
+
+    Raises :class:`ParameterError` for an unknown capability.
+    """
+    if capability is None:
+        return sorted(REGISTRY)
+    if capability not in CAPABILITIES:
+        raise ParameterError(
+            f"unknown capability {capability!r}; allowed: {', '.join(CAPABILITIES)}"
+        )
+    return sorted(n for n, cls in REGISTRY.items() if capability in capabilities(cls))
 
 
-def get_protocol(name: str, **params: Any) -> OverlayProtocol:
+def protocol_class(name: str, capability: str | None = None) -> type[OverlayProtocol]:
+    """The class registered as ``name`` (with ``capability`` when given).
+
+    The error lists the allowed names.
+    """
+    if not isinstance(name, str) or name not in REGISTRY:
+        raise ParameterError(f"unknown protocol {name!r}; allowed: {', '.join(protocol_names())}")
+    cls = REGISTRY[name]
+    if capability is not None and capability not in capabilities(cls):
+        allowed = ", ".join(protocol_names(capability))
+        raise ParameterError(
+            f"{name} is not a {capability} protocol (it is {', '.join(capabilities(cls))});"
+            f" {capability} protocols: {allowed}"
+        )
+    return cls
+
+
+def get_protocol(name: str, capability: str | None = None, **params: Any) -> OverlayProtocol:
     """An unbuilt protocol ``name`` with ``params`` set.
 
     Raises :class:`ParameterError` for an unknown protocol or parameter.
     """
-    if name not in REGISTRY:
-        raise ParameterError(f"unknown protocol {name!r}; allowed: {', '.join(protocol_names())}")
-    proto = REGISTRY[name]()
-    proto.set_params(**params)
-    return proto
+    return protocol_class(name, capability)(**params)
 
 
-def build(
-    name: str,
-    instance: Instance,
-    *,
-    seed: int = 0,
-    params: dict[str, Any] | None = None,
-    progress: bool = False,
-) -> tuple[Overlay, dict[str, Any]]:
-    """Build protocol ``name`` on ``instance``; returns ``(overlay, stats)``.
-
-    Examples
-    --------
-    >>> from hedgerow.workloads import make_instance
-    >>> inst = make_instance(nodes=50, topics=10, subs=3, seed=0)
-    >>> ov, stats = build("ringpt", inst)
-    >>> ov.is_symmetric()
-    True
-    """
-    proto = get_protocol(name, **(params or {}))
-    overlay = proto.build(instance, seed=seed, progress=progress)
-    return overlay, dict(proto.stats_)
+def protocol_help(capability: str | None = None) -> str:
+    """One line per protocol: name, capabilities and parameters (for ``--help`` texts)."""
+    lines = []
+    for n in protocol_names(capability):
+        cls = REGISTRY[n]
+        ps = ", ".join(cls.params) or "no parameters"
+        lines.append(f"{n} [{'/'.join(capabilities(cls))}]: {ps}")
+    return "\n".join(lines)
 
 
-__all__ = ["REGISTRY", "OverlayProtocol", "build", "get_protocol", "protocol_names"]
+__all__ = [
+    "CAPABILITIES",
+    "REGISTRY",
+    "AdaptiveProtocol",
+    "MaintainedProtocol",
+    "OverlayProtocol",
+    "StaticProtocol",
+    "capabilities",
+    "get_protocol",
+    "protocol_class",
+    "protocol_help",
+    "protocol_names",
+]

@@ -1,60 +1,130 @@
-"""The protocol contract shared by every overlay protocol.
+"""The protocol contract, and the capabilities a protocol declares.
 
-Like scikit-learn estimators, protocol classes take keyword-only parameters in
-``__init__`` and only store them; :meth:`OverlayProtocol.build` validates them
-(:meth:`_validate`) and runs.  State built while running ends in ``_``
-(``overlay_``, ``stats_``).  That gives :meth:`get_params`, :meth:`set_params`,
-:meth:`clone`, sweeps over parameters and clear parameter errors for free.
+Like scikit-learn estimators, protocols declare their parameters once (a
+class-level ``params`` mapping of :class:`~hedgerow.params.Param`),
+take them as keyword arguments, store them as given and validate them in one
+place (:meth:`OverlayProtocol.checked`).  State built while running ends in
+``_``.  :meth:`~OverlayProtocol.get_params`, :meth:`~OverlayProtocol.set_params`
+and :meth:`~OverlayProtocol.clone` come with the base class.
+
+What a protocol can do is declared by the capability classes it derives from
+(scikit-learn's mixins), read back by :func:`capabilities`:
+
+``static`` (:class:`StaticProtocol`)
+    builds an overlay from an instance (:meth:`StaticProtocol.build`).
+``adaptive`` (:class:`AdaptiveProtocol`)
+    starts from out-links and, each epoch, is handed what its nodes observed
+    and selects neighbours (:meth:`~AdaptiveProtocol.start`,
+    :meth:`~AdaptiveProtocol.observe`, :meth:`~AdaptiveProtocol.select`); the
+    epoch loop (traffic, dissemination, observations, rows) is the scenario's
+    (:mod:`hedgerow.scenarios.epochs`).
+``maintained`` (:class:`MaintainedProtocol`)
+    keeps an overlay under churn through an engine with ``join`` / ``leave``
+    (:class:`hedgerow.protocols.engine_api.ChurnEngine`); the churn driver,
+    controls and observers talk to it only through that interface.
+
+Tags every protocol declares: ``claims_topic_connected`` (every topic
+subgraph connected, without churn), ``directed`` (out-links chosen per node),
+``forwarding`` (the dissemination policy its overlay is meant for:
+``"topic"`` topic-only flooding, ``"ttl"`` Topiary's TTL rule, ``"flood"``),
+``quick_params`` (cheap settings for the conformance checks).
 """
 
 from __future__ import annotations
 
-import inspect
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
 
 from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
+from hedgerow.params import Param, validate_params
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hedgerow.engine.core import Simulator
+
+__all__ = [
+    "CAPABILITIES",
+    "AdaptiveProtocol",
+    "EpochView",
+    "MaintainedProtocol",
+    "OverlayProtocol",
+    "StaticProtocol",
+    "capabilities",
+    "protocol_streams",
+]
+
+#: the capabilities, in the order help texts list them
+CAPABILITIES = ("static", "adaptive", "maintained")
+
+
+def protocol_streams(seed: int, key: str) -> RngStreams:
+    """The random streams of protocol ``key`` for a run's ``seed`` (the one derivation).
+
+    Examples
+    --------
+    >>> a = protocol_streams(1, "spidercast").stream("x").random()
+    >>> a == RngStreams(1).child("protocol:spidercast").stream("x").random()
+    True
+    """
+    return RngStreams(seed).child(f"protocol:{key}")
 
 
 class OverlayProtocol(ABC):
-    """Base class: a protocol that builds an :class:`~hedgerow.model.Overlay`.
+    """Base class of every protocol: declared parameters, tags and validation.
 
-    Subclasses set :attr:`name`, :attr:`paper`, :attr:`claims_topic_connected`
-    and implement :meth:`_build`; they may override :meth:`degree_bound`.
+    Subclasses set :attr:`name`, :attr:`paper`, :attr:`params` and their tags,
+    derive from one or more capability classes, and may override
+    :meth:`_check` (rules across parameters) and :meth:`_check_instance`
+    (rules against an instance).
     """
 
     name: ClassVar[str] = ""
     paper: ClassVar[str] = ""
+    #: the declared parameters (name -> Param); the constructor takes exactly these
+    params: ClassVar[Mapping[str, Param]] = {}
     #: whether the protocol promises every topic-induced subgraph connected (without churn)
     claims_topic_connected: ClassVar[bool] = False
     #: whether the overlay it builds is directed (out-links chosen by each node)
     directed: ClassVar[bool] = False
+    #: the dissemination policy the overlay is meant for (``hedgerow.dissemination.POLICIES``)
+    forwarding: ClassVar[str] = "topic"
+    #: name of the protocol's random streams (default :attr:`name`)
+    stream_key: ClassVar[str] = ""
+    #: cheap parameter values for the conformance checks
+    quick_params: ClassVar[Mapping[str, Any]] = {}
+    #: a setting the user can try when a topic-connected promise is broken (warnings)
+    connectivity_hint: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.params = {k: p.bind(k) for k, p in dict(cls.params).items()}
+
+    def __init__(self, **params: Any) -> None:
+        for k, p in self.params.items():
+            setattr(self, k, p.default)
+        self.set_params(**params)
 
     # ------------------------------------------------------------- params
     @classmethod
     def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return [
-            p.name
-            for p in sig.parameters.values()
-            if p.name != "self" and p.kind is inspect.Parameter.KEYWORD_ONLY
-        ]
+        return list(cls.params)
 
     def get_params(self) -> dict[str, Any]:
-        """The constructor parameters and their current values."""
-        return {k: getattr(self, k) for k in self._param_names()}
+        """The declared parameters and their current values."""
+        return {k: getattr(self, k) for k in self.params}
 
     def set_params(self, **params: Any) -> OverlayProtocol:
         """Set parameters by name; an unknown name raises :class:`ParameterError`."""
-        names = self._param_names()
         for k, v in params.items():
-            if k not in names:
-                raise ParameterError(
-                    f"{self.name}: unknown parameter {k!r}; allowed: {', '.join(names) or '(none)'}"
-                )
+            if k not in self.params:
+                allowed = ", ".join(self.params) or "(none)"
+                raise ParameterError(f"{self.name}: unknown parameter {k!r}; allowed: {allowed}")
             setattr(self, k, v)
         return self
 
@@ -62,37 +132,41 @@ class OverlayProtocol(ABC):
         """A fresh, unbuilt protocol with the same parameters."""
         return type(self)(**self.get_params())
 
-    def check_params(self) -> None:
-        """Check the parameters alone (no instance needed); raise :class:`ParameterError`.
+    def checked(self) -> dict[str, Any]:
+        """Every parameter validated and coerced (type, range, choices, cross rules).
 
-        The base check only confirms every constructor parameter is stored.
+        Raises :class:`ParameterError` naming the protocol and the parameter.
         """
-        missing = [k for k in self._param_names() if not hasattr(self, k)]
-        if missing:
-            raise ParameterError(f"{self.name}: parameters not stored: {', '.join(missing)}")
+        values = validate_params(self.name, self.params, self.get_params())
+        self._check(values)
+        return values
 
-    def _validate(self, instance: Instance) -> None:
-        """Check parameters against ``instance``; raise :class:`ParameterError`."""
-        self.check_params()
+    def _check(self, values: dict[str, Any]) -> None:
+        """Rules across parameters; raise :class:`ParameterError`."""
 
-    # ------------------------------------------------------------- running
-    def build(self, instance: Instance, *, seed: int = 0, progress: bool = False) -> Overlay:
-        """Build the overlay for ``instance``; sets ``overlay_`` and ``stats_``."""
-        self._validate(instance)
-        streams = RngStreams(seed).child(f"protocol:{self.name}")
-        overlay, stats = self._build(instance, streams, progress=progress)
-        self.overlay_ = overlay
-        self.stats_ = stats
-        return overlay
+    def _check_instance(self, values: dict[str, Any], instance: Instance) -> None:
+        """Rules against an instance (e.g. a degree below the number of nodes)."""
 
-    @abstractmethod
-    def _build(
-        self, instance: Instance, streams: RngStreams, *, progress: bool
-    ) -> tuple[Overlay, dict[str, Any]]:
-        """Build and return ``(overlay, stats)``; ``stats`` holds plain values."""
+    def check_params(self) -> None:
+        """Check the parameters alone (no instance needed)."""
+        self.checked()
 
-    def degree_bound(self, instance: Instance) -> int | None:
-        """Declared per-node maximum degree, or ``None`` if the protocol declares none."""
+    def _validate(self, instance: Instance) -> dict[str, Any]:
+        """Check the parameters against ``instance``; returns the validated values."""
+        if not isinstance(instance, Instance):
+            raise ParameterError(
+                f"{self.name}: instance must be a hedgerow Instance, got {type(instance).__name__}"
+            )
+        values = self.checked()
+        self._check_instance(values, instance)
+        return values
+
+    def streams(self, seed: int) -> RngStreams:
+        """This protocol's random streams for ``seed``."""
+        return protocol_streams(seed, self.stream_key or self.name)
+
+    def degree_bound(self, instance: Instance) -> int | np.ndarray | None:
+        """Declared per-node maximum degree (out-degree when directed), or ``None``."""
         return None
 
     def __repr__(self) -> str:
@@ -100,49 +174,149 @@ class OverlayProtocol(ABC):
         return f"{type(self).__name__}({args})"
 
 
-def as_int(proto: str, name: str, value: Any, *, minimum: int = 0) -> int:
-    """Coerce a parameter to ``int >= minimum`` or raise a clear error."""
-    try:
-        v = int(value)
-        if v != float(value):
-            raise ValueError
-    except (TypeError, ValueError):
-        raise ParameterError(
-            f"{proto}: parameter {name} must be a whole number, got {value!r}"
-        ) from None
-    if v < minimum:
-        raise ParameterError(f"{proto}: parameter {name} must be >= {minimum}, got {v}")
-    return v
+class StaticProtocol(OverlayProtocol):
+    """Capability ``static``: builds an overlay from an instance."""
+
+    def build(self, instance: Instance, *, seed: int = 0, progress: Any = None) -> Overlay:
+        """Build the overlay for ``instance``; sets ``overlay_`` and ``stats_``.
+
+        ``progress`` is ``None`` or a callable ``progress(done, total)``.
+        """
+        self._validate(instance)
+        overlay, stats = self._build(instance, self.streams(seed), progress=progress)
+        self.overlay_ = overlay
+        self.stats_ = stats
+        return overlay
+
+    @abstractmethod
+    def _build(
+        self, instance: Instance, streams: RngStreams, *, progress: Any
+    ) -> tuple[Overlay, dict[str, Any]]:
+        """Build and return ``(overlay, stats)``; ``stats`` holds plain values."""
 
 
-def as_float(proto: str, name: str, value: Any, *, low: float, high: float) -> float:
-    """Coerce a parameter to a float in ``[low, high]`` or raise a clear error."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ParameterError(f"{proto}: parameter {name} must be a number, got {value!r}") from None
-    if not (low <= v <= high):
-        raise ParameterError(f"{proto}: parameter {name} must be in [{low}, {high}], got {v}")
-    return v
+@dataclass
+class EpochView:
+    """One chunk of an epoch's messages as every node observed them.
+
+    Attributes
+    ----------
+    sel : numpy.ndarray
+        ``(m,)`` indices of the chunk's messages in the epoch.
+    publisher, topic : numpy.ndarray
+        ``(m,)`` publisher and topic of each message of the chunk.
+    arrival : numpy.ndarray
+        ``(m, n)`` first arrival at every node (ms, ``inf`` = never).
+    edge_recv : numpy.ndarray
+        ``(m, nnz')`` arrival of the copy sent along each CSR entry of the
+        graph the chunk used (``inf`` = no copy).
+    slot_entry : numpy.ndarray
+        ``(n, d)`` for node ``v`` and out-slot ``j``, the column of
+        ``edge_recv`` holding the copies ``out[v, j]`` sent to ``v``
+        (``-1`` for an empty slot or a link the chunk did not use).
+    indptr, indices : numpy.ndarray
+        The epoch's undirected CSR (full graph).
+    entry_map : numpy.ndarray
+        Full-graph CSR entry -> column of ``edge_recv`` (``-1`` when unused).
+    """
+
+    sel: np.ndarray
+    publisher: np.ndarray
+    topic: np.ndarray
+    arrival: np.ndarray
+    edge_recv: np.ndarray
+    slot_entry: np.ndarray
+    indptr: np.ndarray
+    indices: np.ndarray
+    entry_map: np.ndarray
 
 
-def as_bool(proto: str, name: str, value: Any) -> bool:
-    """Coerce ``true/false/1/0/yes/no`` to a bool or raise a clear error."""
-    if isinstance(value, bool):
-        return value
-    s = str(value).strip().lower()
-    if s in ("1", "true", "yes", "on"):
-        return True
-    if s in ("0", "false", "no", "off"):
-        return False
-    raise ParameterError(f"{proto}: parameter {name} must be true or false, got {value!r}")
+class AdaptiveProtocol(OverlayProtocol):
+    """Capability ``adaptive``: out-links re-selected every epoch from observations.
+
+    The scenario's epoch loop calls, per epoch: :meth:`begin_epoch`, then
+    :meth:`observe` for every chunk of messages, then :meth:`select`.  Each
+    node holds at most :meth:`out_degree` out-links (an ``(n, d)`` table,
+    ``-1`` padded); links carry traffic both ways.
+    """
+
+    directed: ClassVar[bool] = True
+    forwarding: ClassVar[str] = "ttl"
+
+    @abstractmethod
+    def out_degree(self) -> int:
+        """``d``, the out-link slots of every node."""
+
+    @abstractmethod
+    def start(
+        self, instance: Instance, streams: RngStreams, active: np.ndarray
+    ) -> np.ndarray:
+        """Epoch-0 out-links ``(n, d)`` (``-1`` padded; inactive nodes hold none)."""
+
+    @abstractmethod
+    def begin_epoch(
+        self, instance: Instance, out: np.ndarray, publisher: np.ndarray, topic: np.ndarray
+    ) -> Any:
+        """Fresh per-epoch observation state for the epoch's messages."""
+
+    @abstractmethod
+    def observe(self, state: Any, view: EpochView) -> None:
+        """Add one chunk of observations to ``state``."""
+
+    @abstractmethod
+    def select(
+        self,
+        state: Any,
+        instance: Instance,
+        out: np.ndarray,
+        linked: np.ndarray,
+        active: np.ndarray,
+        streams: RngStreams,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Next epoch's out-links and each node's score (``nan`` where it has none).
+
+        ``linked[v, u]`` is true when ``u`` is a neighbour of ``v`` in either
+        direction; only ``active`` nodes re-select.
+        """
+
+    def degree_bound(self, instance: Instance) -> int | np.ndarray | None:
+        """Out-degree bound ``d`` (incoming links are not bounded)."""
+        return self.out_degree()
 
 
-def as_choice(proto: str, name: str, value: Any, choices: tuple[str, ...]) -> str:
-    """Check a parameter is one of ``choices`` (case-insensitive) or raise a clear error."""
-    v = str(value).strip().lower()
-    if v not in choices:
-        raise ParameterError(
-            f"{proto}: parameter {name} must be one of {', '.join(choices)}, got {value!r}"
-        )
-    return v
+class MaintainedProtocol(OverlayProtocol):
+    """Capability ``maintained``: an overlay kept under churn by an engine.
+
+    :meth:`maintenance_engine` returns an object implementing
+    :class:`hedgerow.protocols.engine_api.ChurnEngine` on the scenario's
+    event core ``sim``.
+    """
+
+    @abstractmethod
+    def maintenance_engine(
+        self, instance: Instance, streams: RngStreams, *, sim: Simulator | None = None
+    ) -> Any:
+        """The configured engine (not yet started) for ``instance``."""
+
+
+def capabilities(proto: OverlayProtocol | type[OverlayProtocol]) -> tuple[str, ...]:
+    """The capabilities a protocol (class or instance) declares, in :data:`CAPABILITIES` order.
+
+    Examples
+    --------
+    >>> from hedgerow.protocols import REGISTRY
+    >>> capabilities(REGISTRY["spidercast"])
+    ('static', 'maintained')
+    """
+    cls = proto if isinstance(proto, type) else type(proto)
+    found = {
+        "static": issubclass(cls, StaticProtocol),
+        "adaptive": issubclass(cls, AdaptiveProtocol),
+        "maintained": issubclass(cls, MaintainedProtocol),
+    }
+    return tuple(c for c in CAPABILITIES if found[c])
+
+
+def params_doc(cls: type[OverlayProtocol]) -> Mapping[str, str]:
+    """``name -> 'description (type, range, default)'`` of a protocol's parameters."""
+    return {k: f"{p.doc} ({p.describe()})" for k, p in cls.params.items()}

@@ -47,99 +47,70 @@ from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.progress import build_progress
-from hedgerow.protocols.base import OverlayProtocol, as_bool, as_choice, as_float, as_int
+from hedgerow.protocols.base import MaintainedProtocol, StaticProtocol
+from hedgerow.params import Bool, Choice, Float, Int
 from hedgerow.protocols.maintenance import TIE_RULES, Maintenance, TaskSpec
 
 
-class SpiderCast(OverlayProtocol):
-    """SpiderCast overlay builder (DEBS'07).
+class SpiderCast(StaticProtocol, MaintainedProtocol):
+    """SpiderCast overlay builder (DEBS'07); parameters in :attr:`params`.
 
-    Parameters
-    ----------
-    kg : int, default 3
-        Greedy coverage ``K_g``.
-    kr : int, default 0
-        Random coverage ``K_r``.
-    margin : int, default 5
-        Links accepted above ``L^max``.
-    adaptive : bool, default False
-        Adaptive ``K_r`` of section 3.3.1 (then ``kg`` must be 3 and ``kr`` 0).
-    membership : float, default 1.0
-        Fraction of the other nodes in each interest view (section 3.7: 0.05 works).
-    heartbeat : float, default 0.0
-        Heartbeat period in ``connect_timeout`` units.  With a period ``> 0``
-        a node knows its neighbours' degree and target from the values carried
-        by CONNECT / CONNECT-OK and by heartbeats sent when they change; ``0``
-        reads them live (perfect heartbeats, the default: measured results are
-        the same within noise and the build is twice as fast).
-    ties : {"sequential", "uniform"}, default "sequential"
-        How NEXTGREEDYCOVERAGENODE breaks ties ("with ties broken randomly",
-        Figure 5): ``"sequential"`` keeps the first best candidate in view
-        order and lets each later tied one replace it with probability 1/2 (the
-        one-pass argmax); ``"uniform"`` draws uniformly among the tied
-        candidates.  The sequential rule reproduces the paper's Zipf(2)
-        partitions and its maximum degree of 32; see ``docs/spidercast.md``.
-    raise_target : bool, default False
-        Raise the target ``L`` on every accepted link, as Figure 4 lines 4-5
-        read literally; the default follows the text (``L`` = the degree needed
-        for coverage), see :mod:`hedgerow.protocols.maintenance`.
-    max_rounds : float, default 5000
-        Safety bound on simulated time in ``connect_timeout`` units.
+    ``heartbeat``: with a period ``> 0`` a node knows its neighbours' degree
+    and target from the values carried by CONNECT / CONNECT-OK and by
+    heartbeats sent when they change; ``0`` reads them live (perfect
+    heartbeats: measured results are the same within noise and the build is
+    twice as fast).  ``ties``: ``"sequential"`` keeps the first best candidate
+    in view order and lets each later tied one replace it with probability
+    1/2 (the one-pass argmax); ``"uniform"`` draws uniformly among the tied
+    candidates; the sequential rule reproduces the paper's Zipf(2) partitions
+    and its maximum degree of 32, see ``docs/spidercast.md``.
+    ``raise_target``: raise the target ``L`` on every accepted link, as
+    Figure 4 lines 4-5 read literally; the default follows the text.
     """
 
     name: ClassVar[str] = "spidercast"
     paper: ClassVar[str] = "Chockler, Melamed, Tock, Vitenberg. SpiderCast. DEBS 2007."
     claims_topic_connected: ClassVar[bool] = True
+    connectivity_hint: ClassVar[str] = "-p kr=1 (random coverage K_r = 1)"
+    params = {
+        "kg": Int(3, "greedy coverage K_g", low=0, unit="neighbours per topic"),
+        "kr": Int(0, "random coverage K_r", low=0, unit="neighbours per topic"),
+        "margin": Int(5, "links accepted above L^max", low=0, unit="links"),
+        "adaptive": Bool(False, "adaptive K_r of section 3.3.1 (needs kg=3, kr=0)"),
+        "membership": Float(
+            1.0, "fraction of the other nodes in each interest view (3.7)", low=0.0, high=1.0,
+            low_open=True,
+        ),
+        "heartbeat": Float(
+            0.0, "heartbeat period (0 = perfect heartbeats)", low=0.0, high=1e6,
+            unit="connect_timeout",
+        ),
+        "ties": Choice("sequential", tuple(TIE_RULES), "tie rule of NEXTGREEDYCOVERAGENODE"),
+        "raise_target": Bool(False, "raise the target L on every accepted link (Fig. 4, 4-5)"),
+        "max_rounds": Float(
+            5000.0, "safety bound on simulated time", low=1.0, high=1e9, unit="connect_timeout"
+        ),
+    }
+    quick_params = {"kg": 2, "kr": 1}
 
-    def __init__(
-        self,
-        *,
-        kg: int = 3,
-        kr: int = 0,
-        margin: int = 5,
-        adaptive: bool = False,
-        membership: float = 1.0,
-        heartbeat: float = 0.0,
-        ties: str = "sequential",
-        raise_target: bool = False,
-        max_rounds: float = 5000.0,
-    ) -> None:
-        self.ties = ties
-        self.raise_target = raise_target
-        self.kg = kg
-        self.kr = kr
-        self.margin = margin
-        self.adaptive = adaptive
-        self.membership = membership
-        self.heartbeat = heartbeat
-        self.max_rounds = max_rounds
-
-    def _checked(self) -> tuple[int, int, int, bool, float, float]:
-        kg = as_int(self.name, "kg", self.kg)
-        kr = as_int(self.name, "kr", self.kr)
-        margin = as_int(self.name, "margin", self.margin)
-        adaptive = as_bool(self.name, "adaptive", self.adaptive)
-        membership = as_float(self.name, "membership", self.membership, low=1e-9, high=1.0)
-        max_rounds = as_float(self.name, "max_rounds", self.max_rounds, low=1.0, high=1e9)
-        as_choice(self.name, "ties", self.ties, tuple(TIE_RULES))
-        if kg == 0 and kr == 0 and not adaptive:
+    def _check(self, values: dict[str, Any]) -> None:
+        if values["kg"] == 0 and values["kr"] == 0 and not values["adaptive"]:
             raise ParameterError("spidercast: kg=0 and kr=0 build no links; set kg or kr above 0")
-        if adaptive and (kg != 3 or kr != 0):
+        if values["adaptive"] and (values["kg"] != 3 or values["kr"] != 0):
             raise ParameterError("spidercast: adaptive=true fixes kg=3 and starts from kr=0")
-        return kg, kr, margin, adaptive, membership, max_rounds
-
-    def check_params(self) -> None:
-        self._checked()
 
     def degree_bound(self, instance: Instance) -> np.ndarray:
         """Per-node bound: ``sum over tasks of K * |interest| + Margin``."""
-        kg, kr, margin, adaptive, _, _ = self._checked()
+        v = self.checked()
+        kg, kr, margin, adaptive = v["kg"], v["kr"], v["margin"], v["adaptive"]
         kr_max = 3 if adaptive else kr
         subs = instance.n_subs.astype(np.int64)
         bound = (kg * subs + margin) if kg > 0 else 0
         return bound + (kr_max * subs + margin if (kr_max > 0 or adaptive) else 0)
 
-    def maintenance_engine(self, instance: Instance, streams: RngStreams) -> Maintenance:
+    def maintenance_engine(
+        self, instance: Instance, streams: RngStreams, *, sim: Any = None
+    ) -> Maintenance:
         """The configured message-passing engine (not yet run), e.g. for a churn run.
 
         Examples
@@ -150,21 +121,21 @@ class SpiderCast(OverlayProtocol):
         >>> [t.spec.selection for t in eng.tasks]
         ['greedy', 'random-cover']
         """
-        kg, kr, margin, adaptive, membership, max_rounds = self._checked()
+        v = self.checked()
         tasks = [
-            TaskSpec("greedy", kg),
-            TaskSpec("random-cover", kr, adaptive_random=adaptive),
+            TaskSpec("greedy", v["kg"]),
+            TaskSpec("random-cover", v["kr"], adaptive_random=v["adaptive"]),
         ]
         return make_engine(
             instance,
             tasks,
-            margin,
-            membership,
-            as_float(self.name, "heartbeat", self.heartbeat, low=0.0, high=1e6),
-            max_rounds,
+            v["margin"],
+            v["membership"],
+            v["heartbeat"],
+            v["max_rounds"],
             streams,
-            raise_target=as_bool(self.name, "raise_target", self.raise_target),
-            ties=as_choice(self.name, "ties", self.ties, tuple(TIE_RULES)),
+            raise_target=v["raise_target"],
+            ties=v["ties"],
         )
 
     def _build(

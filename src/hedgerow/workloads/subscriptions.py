@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from hedgerow.errors import ParameterError
+from hedgerow.params import as_int, check_memory
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
 from hedgerow.workloads.popularity import popularity as _popularity_vector
@@ -37,11 +38,14 @@ def parse_subs(subs) -> tuple[int, int]:
         except ValueError:
             raise ParameterError(f"subs {subs!r}: expected whole numbers, S or MIN:MAX") from None
     else:
-        try:
-            lo = hi = int(subs)
-        except (TypeError, ValueError):
-            raise ParameterError(f"subs {subs!r}: expected S or MIN:MAX") from None
-    lo, hi = int(lo), int(hi)
+        lo = hi = subs
+    try:
+        lo = as_int("make_instance", "subs", lo, minimum=1)
+        hi = as_int("make_instance", "subs", hi, minimum=1)
+    except ParameterError:
+        raise ParameterError(
+            f"make_instance: parameter subs must be S or MIN:MAX with whole numbers, got {subs!r}"
+        ) from None
     if lo < 1 or hi < lo:
         raise ParameterError(f"subs {subs!r}: need 1 <= MIN <= MAX")
     return lo, hi
@@ -99,6 +103,20 @@ def draw_subscriptions(
     return indptr, topics
 
 
+def instance_bytes(nodes: int, topics: int, subs: int) -> float:
+    """Estimated bytes of a workload: CSR + CSC, the bit masks, the draw's per-chunk keys.
+
+    Examples
+    --------
+    >>> instance_bytes(1000, 100, 10) < 2**20
+    True
+    """
+    csr = 2 * 8.0 * nodes * subs + 2 * 8.0 * (nodes + topics)
+    masks = 8.0 * nodes * ((topics + 63) // 64)
+    draw = 8.0 * 3 * topics * min(nodes, 4096) + 8.0 * 4 * topics
+    return csr + masks + draw
+
+
 def make_instance(
     *,
     nodes: int,
@@ -128,11 +146,14 @@ def make_instance(
     >>> inst.n_nodes, int(inst.n_subs.min()) >= 3, int(inst.n_subs.max()) <= 5
     (100, True, True)
     """
-    if int(nodes) < 1:
-        raise ParameterError(f"nodes must be at least 1, got {nodes}")
-    if int(topics) < 1:
-        raise ParameterError(f"topics must be at least 1, got {topics}")
+    nodes = as_int("make_instance", "nodes", nodes, minimum=1)
+    topics = as_int("make_instance", "topics", topics, minimum=1)
+    seed = as_int("make_instance", "seed", seed, minimum=0)
     lo, hi = parse_subs(subs)
+    check_memory(
+        f"a workload of {nodes:,} nodes, {topics:,} topics and {hi} subscriptions",
+        instance_bytes(nodes, topics, hi),
+    )
     if hi > topics:
         raise ParameterError(f"subs {hi} exceeds the number of topics {topics}")
     probs = _popularity_vector(popularity, int(topics))

@@ -6,10 +6,11 @@ from typing import ClassVar
 
 from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
-from hedgerow.protocols.base import OverlayProtocol, as_int
+from hedgerow.protocols.base import StaticProtocol
+from hedgerow.params import Int
 
 
-class FixedOutDegree(OverlayProtocol):
+class FixedOutDegree(StaticProtocol):
     """Base of the directed baselines with one parameter, the out-degree ``d`` of every node.
 
     Subclasses set :attr:`name`, :attr:`paper` and implement ``_build``; ``d``
@@ -22,12 +23,12 @@ class FixedOutDegree(OverlayProtocol):
     """
 
     directed: ClassVar[bool] = True
+    forwarding: ClassVar[str] = "ttl"
+    params = {"d": Int(6, "out-degree of every node", low=1, unit="links")}
+    quick_params = {"d": 3}
 
-    def __init__(self, *, d: int = 6) -> None:
-        self.d = d
-
-    def _validate(self, instance: Instance) -> None:
-        d = as_int(self.name, "d", self.d, minimum=1)
+    def _check_instance(self, values: dict, instance: Instance) -> None:
+        d = values["d"]
         if d >= instance.n_nodes:
             raise ParameterError(
                 f"{self.name}: parameter d must be below the number of nodes "
@@ -36,4 +37,4 @@ class FixedOutDegree(OverlayProtocol):
 
     def degree_bound(self, instance: Instance) -> int | None:
         """Out-degree bound ``d``."""
-        return int(self.d)
+        return self.checked()["d"]

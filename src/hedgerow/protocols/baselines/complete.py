@@ -15,10 +15,10 @@ import numpy as np
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
-from hedgerow.protocols.base import OverlayProtocol
+from hedgerow.protocols.base import StaticProtocol
 
 
-class CompleteGraph(OverlayProtocol):
+class CompleteGraph(StaticProtocol):
     """All ``n (n-1) / 2`` links (undirected).
 
     Examples
@@ -32,12 +32,10 @@ class CompleteGraph(OverlayProtocol):
     name = "complete"
     paper = "Mao & Bojja Venkatakrishnan, Topiary, arXiv:2312.06800 (2023), section V-A"
     claims_topic_connected = True
-
-    def __init__(self) -> None:
-        pass
+    forwarding = "ttl"
 
     def _build(
-        self, instance: Instance, streams: RngStreams, *, progress: bool
+        self, instance: Instance, streams: RngStreams, *, progress: Any
     ) -> tuple[Overlay, dict[str, Any]]:
         n = instance.n_nodes
         u, v = np.triu_indices(n, k=1)

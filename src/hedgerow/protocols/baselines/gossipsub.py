@@ -84,7 +84,7 @@ class GossipSubSplit(FixedOutDegree):
     paper = "Vyzovitis et al., GossipSub, arXiv:2007.02754 (2020); Topiary baseline (V-A)"
 
     def _build(
-        self, instance: Instance, streams: RngStreams, *, progress: bool
+        self, instance: Instance, streams: RngStreams, *, progress: Any
     ) -> tuple[Overlay, dict[str, Any]]:
         from hedgerow.protocols.topiary import out_overlay
 

@@ -38,7 +38,7 @@ class RandomGraph(FixedOutDegree):
     paper = "Mao & Bojja Venkatakrishnan, Topiary, arXiv:2312.06800 (2023), section V-A"
 
     def _build(
-        self, instance: Instance, streams: RngStreams, *, progress: bool
+        self, instance: Instance, streams: RngStreams, *, progress: Any
     ) -> tuple[Overlay, dict[str, Any]]:
         from hedgerow.protocols.topiary import out_overlay, random_out_neighbours
 

@@ -25,7 +25,7 @@ import numpy as np
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
-from hedgerow.protocols.base import OverlayProtocol
+from hedgerow.protocols.base import StaticProtocol
 
 
 def ring_edges(instance: Instance) -> np.ndarray:
@@ -45,22 +45,19 @@ def ring_edges(instance: Instance) -> np.ndarray:
     return np.unique(np.column_stack([a, b]), axis=0)
 
 
-class RingPerTopic(OverlayProtocol):
+class RingPerTopic(StaticProtocol):
     """RingPT: one ring per topic ordered by node id, duplicate links merged."""
 
     name: ClassVar[str] = "ringpt"
     paper: ClassVar[str] = "SpiderCast (DEBS 2007) section 3.9.2; Sub-2-Sub (IPTPS 2006)."
     claims_topic_connected: ClassVar[bool] = True
 
-    def __init__(self) -> None:
-        pass
-
     def degree_bound(self, instance: Instance) -> np.ndarray:
         """Two ring links per subscription."""
         return 2 * instance.n_subs.astype(np.int64)
 
     def _build(
-        self, instance: Instance, streams: RngStreams, *, progress: bool
+        self, instance: Instance, streams: RngStreams, *, progress: Any
     ) -> tuple[Overlay, dict[str, Any]]:
         edges = ring_edges(instance)
         ov = Overlay.from_edges(instance.n_nodes, edges)

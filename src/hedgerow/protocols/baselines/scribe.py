@@ -31,18 +31,15 @@ Construction chosen (the paper gives no more detail):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
-from hedgerow.protocols.base import OverlayProtocol, as_int
-
-GROUPINGS = ("random", "topic")
-
+from hedgerow.protocols.base import StaticProtocol
+from hedgerow.params import Int
 
 def tree_edges(members: np.ndarray, ident: np.ndarray, fanout: int) -> np.ndarray:
     """``(len(members) - 1, 2)`` child -> parent links of the id-ordered ``fanout``-ary tree.
@@ -58,73 +55,56 @@ def tree_edges(members: np.ndarray, ident: np.ndarray, fanout: int) -> np.ndarra
     return np.column_stack([order[pos], order[(pos - 1) // fanout]]).astype(np.int64)
 
 
-class ScribeTrees(OverlayProtocol):
-    """Scribe-style trees inside random groups or topic groups.
-
-    Parameters
-    ----------
-    d : int, default 6
-        Degree budget (out-degree bound; default fanout ``d - 1``).
-    groups : {"random", "topic"}, default "random"
-        Grouping without or with topic information.
-    n_groups : int, default 40
-        Number of random groups (``groups="random"`` only).
-    fanout : int or None, default None
-        Children per tree node (``None``: ``max(1, d - 1)``).
+class ScribeTrees(StaticProtocol):
+    """Scribe-style trees inside groups; :class:`ScribeRandom` and :class:`ScribeTopic` pick
+    the grouping.
 
     Examples
     --------
     >>> from hedgerow.model import Instance
     >>> inst = Instance.from_lists([[0, 1], [0], [1], [0, 1]] * 5, n_topics=2)
-    >>> ov = ScribeTrees(d=3, groups="topic").build(inst, seed=0)
+    >>> ov = ScribeTopic(d=3).build(inst, seed=0)
     >>> bool((ov.degree() <= 3).all())
     True
-    >>> ScribeTrees(groups="random", n_groups=4).build(inst, seed=0).n_edges
+    >>> ScribeRandom(n_groups=4).build(inst, seed=0).n_edges
     16
     """
 
-    name = "scribe"
     paper = "Castro et al., Scribe, IEEE JSAC 2002; as a Topiary baseline, arXiv:2312.06800 V-A"
     directed = True
-
-    def __init__(
-        self, *, d: int = 6, groups: str = "random", n_groups: int = 40, fanout: int | None = None
-    ) -> None:
-        self.d = d
-        self.groups = groups
-        self.n_groups = n_groups
-        self.fanout = fanout
-
-    def _validate(self, instance: Instance) -> None:
-        as_int(self.name, "d", self.d, minimum=1)
-        as_int(self.name, "n_groups", self.n_groups, minimum=1)
-        if self.fanout is not None:
-            as_int(self.name, "fanout", self.fanout, minimum=1)
-        if self.groups not in GROUPINGS:
-            raise ParameterError(
-                f"{self.name}: parameter groups must be one of {', '.join(GROUPINGS)}, "
-                f"got {self.groups!r}"
-            )
+    forwarding = "ttl"
+    #: both groupings draw from the same streams (one protocol in the Topiary paper)
+    stream_key = "scribe"
+    #: "random" or "topic"
+    groups: ClassVar[str] = "random"
+    params = {
+        "d": Int(6, "degree budget (out-degree bound; default fanout d - 1)", low=1, unit="links"),
+        "fanout": Int(None, "children per tree node (default max(1, d - 1))", low=1,
+                      optional=True),
+    }
+    quick_params = {"d": 3}
 
     def degree_bound(self, instance: Instance) -> int | None:
         """Out-degree bound (``d`` for topic groups, 1 for random groups)."""
-        return int(self.d) if self.groups == "topic" else 1
+        return self.checked()["d"] if self.groups == "topic" else 1
+
 
     def _build(
-        self, instance: Instance, streams: RngStreams, *, progress: bool
+        self, instance: Instance, streams: RngStreams, *, progress: Any
     ) -> tuple[Overlay, dict[str, Any]]:
-        n, d = instance.n_nodes, int(self.d)
-        fanout = max(1, d - 1) if self.fanout is None else int(self.fanout)
+        v = {"n_groups": 0, **self.checked()}
+        n, d = instance.n_nodes, v["d"]
+        fanout = max(1, d - 1) if v["fanout"] is None else v["fanout"]
         ident = streams.stream("scribe:ids").permutation(n)
         rng = streams.stream("scribe:groups")
         parts: list[np.ndarray] = []
         if self.groups == "random":
-            g = rng.integers(0, int(self.n_groups), size=n)
-            for grp in range(int(self.n_groups)):
+            g = rng.integers(0, v["n_groups"], size=n)
+            for grp in range(v["n_groups"]):
                 members = np.flatnonzero(g == grp)
                 if len(members) > 1:
                     parts.append(tree_edges(members, ident, fanout))
-            n_groups = int(self.n_groups)
+            n_groups = v["n_groups"]
         else:
             # each node joins at most d of its topics: random keys, keep the d smallest per node
             keys = rng.random(len(instance.sub_topics))
@@ -144,3 +124,21 @@ class ScribeTrees(OverlayProtocol):
         edges = np.concatenate(parts) if parts else np.zeros((0, 2), dtype=np.int64)
         overlay = Overlay.from_edges(n, edges, directed=True)
         return overlay, {"groups": self.groups, "n_groups": n_groups, "fanout": fanout}
+
+
+class ScribeRandom(ScribeTrees):
+    """scribe-random: nodes split uniformly at random into ``n_groups`` groups, one tree each."""
+
+    name = "scribe-random"
+    groups = "random"
+    params = {
+        **ScribeTrees.params,
+        "n_groups": Int(40, "number of random groups (V-B3: 40)", low=1),
+    }
+
+
+class ScribeTopic(ScribeTrees):
+    """scribe-topic: one group per topic; a node joins the trees of at most ``d`` of its topics."""
+
+    name = "scribe-topic"
+    groups = "topic"

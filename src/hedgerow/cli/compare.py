@@ -1,0 +1,106 @@
+"""``hedgerow compare``: several protocols on one world, one row per protocol."""
+
+from __future__ import annotations
+
+import click
+
+from hedgerow.cli._common import ProtocolCommand, parse_params, print_json, scenario_options
+
+#: columns of the table (key, header, format)
+_COLUMNS = (
+    ("avg_degree", "avg deg", "{:.2f}"),
+    ("max_degree", "max deg", "{:d}"),
+    ("partitioned_topics", "split topics", "{:d}"),
+    ("receive_rate", "receive", "{:.4f}"),
+    ("delay_mean_ms", "delay ms", "{:.1f}"),
+    ("delay_p90_ms", "p90 ms", "{:.1f}"),
+    ("hops_mean", "hops", "{:.2f}"),
+    ("relay_share", "relay share", "{:.3f}"),
+    ("duplicates_per_message", "dup/msg", "{:.1f}"),
+    ("control_messages", "control msgs", "{:d}"),
+)
+
+
+def _params_by_protocol(items: tuple[str, ...], protocols: list[str]) -> dict[str, dict]:
+    """``-p topiary.eta=3`` -> ``{"topiary": {"eta": 3}}``; ``-p d=4`` goes to every protocol
+    that declares ``d``."""
+    from hedgerow.errors import ParameterError
+    from hedgerow.protocols import REGISTRY
+
+    out: dict[str, dict] = {}
+    for key, value in parse_params(items).items():
+        if "." in key:
+            proto, name = key.split(".", 1)
+            if proto not in protocols:
+                raise ParameterError(f"-p {key}: {proto!r} is not among the compared protocols")
+            out.setdefault(proto, {})[name] = value
+            continue
+        takers = [p for p in protocols if key in REGISTRY[p].params]
+        if not takers:
+            raise ParameterError(f"-p {key}: no compared protocol has a parameter {key!r}")
+        for p in takers:
+            out.setdefault(p, {})[key] = value
+    return out
+
+
+@click.command("compare", cls=ProtocolCommand, scenarios=True)
+@click.option("--protocols", required=True, help="Comma-separated protocol names.")
+@scenario_options
+@click.option(
+    "-p", "params", multiple=True, metavar="[PROTOCOL.]NAME=VALUE",
+    help="Protocol parameter (repeatable); without PROTOCOL. it goes to every protocol that "
+    "declares NAME.",
+)
+@click.option("--forwarding", default=None, help="One dissemination policy for all: ttl, topic "
+              "or flood (default: each protocol's own).")
+@click.option("--no-diameter", is_flag=True, help="Skip the topic diameters.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per protocol on stdout.")
+@click.option("--no-timings", is_flag=True, help="Leave the wall-clock 'seconds' field out.")
+def compare_cmd(protocols, scenario, seed, epochs, topics, interest, attackers, messages, ttl,
+                params, forwarding, no_diameter, as_json, no_timings):
+    """Run every protocol of --protocols on ONE world (same workload, network, traffic and
+    seed) and print a row per protocol: structure, delivery and cost.
+
+    \b
+    Example:
+      hedgerow compare --scenario unit-square --protocols spidercast,topiary,gossipsub --json
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from hedgerow.progress import progress_bar
+    from hedgerow.protocols import protocol_class
+    from hedgerow.scenarios.run import check_run, compare
+
+    names = [p.strip() for p in protocols.split(",") if p.strip()]
+    for n in names:
+        protocol_class(n)
+    by_proto = _params_by_protocol(params, names)
+    settings = dict(epochs=epochs, topics=topics, interest=interest, attackers=attackers,
+                    messages=messages, ttl=ttl)
+    for n in names:
+        check_run(n, scenario, params=by_proto.get(n), **settings)
+    rows = []
+    with progress_bar(enabled=not as_json) as bar:
+        task = bar.add_task(f"compare on {scenario}", total=len(names))
+
+        def on_row(row: dict) -> None:
+            if no_timings:
+                row.pop("seconds", None)
+            rows.append(row)
+            if as_json:
+                print_json(row)
+            bar.advance(task)
+
+        compare(names, scenario, seed=seed, params=by_proto, forwarding=forwarding,
+                diameter=not no_diameter, on_row=on_row, **settings)
+    if as_json:
+        return
+    table = Table(title=f"{scenario}, seed {seed}, world {rows[0]['world']}")
+    table.add_column("protocol")
+    for _, header, _ in _COLUMNS:
+        table.add_column(header, justify="right")
+    for r in rows:
+        cells = ["-" if r.get(k) is None else fmt.format(r[k]) for k, _, fmt in _COLUMNS]
+        table.add_row(r["protocol"], *cells)
+    Console().print(table)

@@ -1,0 +1,243 @@
+"""Conformance checks for every registered protocol, grouped by capability.
+
+scikit-learn's ``check_estimator`` lesson: the checks are a library, run by
+the test suite over the whole registry (``tests/scenarios/test_checks.py``)
+and usable on a protocol under development::
+
+    from hedgerow.scenarios.checks import check_protocol
+    check_protocol("spidercast")          # raises AssertionError naming the failed check
+
+Each check is a function of a protocol class; :func:`protocol_checks` lists
+those that apply to it (by its declared capabilities).  Checks use the
+class's ``quick_params`` and small worlds so the whole suite stays fast.
+
+=================  ============================================================
+capability         checks
+=================  ============================================================
+every protocol     parameters: declared, defaults valid, round trip, clone,
+                   unknown names refused, every invalid value refused with a
+                   one-line ``ParameterError`` naming the parameter
+static             builds from quick parameters; same seed, same overlay; no
+                   self-loop or unknown node; symmetric when undirected;
+                   declared degree bound; topic connectivity where claimed;
+                   runs through the epoch loop (one row)
+adaptive           out-degree <= d after every epoch; never a link to itself
+                   or an unknown node; same seed, identical epochs
+maintained         after churn stops: symmetric links, no link to an offline
+                   node, counts consistent with a recount; topic-connected
+                   where claimed, once the overlay settled
+=================  ============================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from hedgerow.errors import ParameterError
+from hedgerow.metrics import partitioned_topics
+from hedgerow.model.overlay import Overlay
+from hedgerow.protocols import REGISTRY, protocol_class
+from hedgerow.protocols.base import (
+    AdaptiveProtocol,
+    MaintainedProtocol,
+    OverlayProtocol,
+    StaticProtocol,
+)
+from hedgerow.scenarios.epochs import run_protocol
+from hedgerow.scenarios.world import world_for_instance
+from hedgerow.workloads import make_instance
+
+__all__ = ["check_protocol", "protocol_checks"]
+
+Check = Callable[[type[OverlayProtocol]], None]
+
+
+def _quick(cls: type[OverlayProtocol], **extra: Any) -> OverlayProtocol:
+    return cls(**{**cls.quick_params, **extra})
+
+
+def _instance(seed: int = 3):
+    return make_instance(nodes=60, topics=8, subs="2:3", popularity="rss", seed=seed)
+
+
+# --------------------------------------------------------------------------- every protocol
+def check_declared_params(cls: type[OverlayProtocol]) -> None:
+    """Every parameter is declared with a doc line; defaults and quick values are valid."""
+    assert cls.name and cls.name in REGISTRY, f"{cls.__name__}: not registered under its name"
+    assert cls.paper, f"{cls.name}: no paper cited"
+    for k, p in cls.params.items():
+        assert p.doc, f"{cls.name}: parameter {k} has no doc line"
+        assert p.name == k, f"{cls.name}: parameter {k} bound as {p.name!r}"
+    cls().checked()
+    _quick(cls).checked()
+
+
+def check_param_round_trip(cls: type[OverlayProtocol]) -> None:
+    """get_params / set_params / clone round trip; unknown names refused."""
+    proto = _quick(cls)
+    clone = proto.clone()
+    assert clone.get_params() == proto.get_params(), f"{cls.name}: clone changed parameters"
+    assert set(proto.get_params()) == set(cls.params), f"{cls.name}: get_params != declared"
+    try:
+        proto.set_params(no_such_parameter=1)
+    except ParameterError as e:
+        assert "no_such_parameter" in str(e), f"{cls.name}: error does not name the parameter"
+    else:
+        raise AssertionError(f"{cls.name}: an unknown parameter was accepted")
+
+
+def check_invalid_values(cls: type[OverlayProtocol]) -> None:
+    """Every declared parameter refuses its invalid values with a one-line error naming it."""
+    for k, p in cls.params.items():
+        for bad in p.invalid_values():
+            proto = _quick(cls, **{k: bad})
+            try:
+                proto.check_params()
+            except ParameterError as e:
+                text = str(e)
+                assert "\n" not in text, f"{cls.name}.{k}={bad!r}: error is not one line"
+                assert k in text, f"{cls.name}.{k}={bad!r}: error does not name {k}: {text}"
+            else:
+                raise AssertionError(f"{cls.name}: parameter {k} accepted invalid {bad!r}")
+
+
+# --------------------------------------------------------------------------- static
+def _overlay_ok(cls: type[OverlayProtocol], ov: Overlay, inst: Any, proto: Any) -> None:
+    n = inst.n_nodes
+    assert ov.n_nodes == n, f"{cls.name}: overlay has {ov.n_nodes} nodes, instance {n}"
+    e = ov.edges()
+    if len(e):
+        assert (e[:, 0] != e[:, 1]).all(), f"{cls.name}: self-loop"
+        assert e.min() >= 0 and e.max() < n, f"{cls.name}: link to an unknown node"
+    assert ov.directed == cls.directed, f"{cls.name}: directed tag does not match the overlay"
+    if not ov.directed:
+        assert ov.is_symmetric(), f"{cls.name}: undirected overlay is not symmetric"
+    bound = proto.degree_bound(inst)
+    if bound is not None:
+        assert (ov.degree() <= np.asarray(bound)).all(), f"{cls.name}: degree bound exceeded"
+
+
+def check_static_build(cls: type[OverlayProtocol]) -> None:
+    """Builds from quick parameters: valid overlay, deterministic, connected where claimed."""
+    inst = _instance()
+    a, b = _quick(cls), _quick(cls)
+    ov = a.build(inst, seed=5)
+    _overlay_ok(cls, ov, inst, a)
+    again = b.build(inst, seed=5)
+    assert np.array_equal(ov.edges(), again.edges()), f"{cls.name}: same seed, other overlay"
+    if cls.claims_topic_connected:
+        assert partitioned_topics(ov, inst) == 0, f"{cls.name}: claims connectivity, split topics"
+
+
+def check_static_in_epoch_loop(cls: type[OverlayProtocol]) -> None:
+    """A static protocol runs through the scenario's epoch loop as one epoch."""
+    world = world_for_instance(_instance(), seed=2, messages=40, epochs=3)
+    res = run_protocol(_quick(cls), world)
+    assert len(res.rows) == 1, f"{cls.name}: a static protocol reported {len(res.rows)} epochs"
+    assert 0.0 <= res.rows[0]["receive_rate"] <= 1.0
+
+
+# --------------------------------------------------------------------------- adaptive
+def check_adaptive_epochs(cls: type[OverlayProtocol]) -> None:
+    """Out-degree <= d after every epoch, no self or unknown link, same seed same epochs."""
+    world = world_for_instance(_instance(), seed=2, messages=40, epochs=4)
+    proto = _quick(cls)
+    d = proto.out_degree()
+    outs: list[np.ndarray] = []
+
+    class Spy(type(proto)):  # records the out-links every epoch selects
+        def select(self, *args: Any, **kw: Any):  # type: ignore[override]
+            new_out, score = super().select(*args, **kw)
+            outs.append(np.array(new_out))
+            return new_out, score
+
+    spy = Spy(**proto.get_params())
+    res = run_protocol(spy, world)
+    assert len(res.rows) == 4 and len(outs) == 4, f"{cls.name}: wrong number of epochs"
+    n = world.n_nodes
+    for e, out in enumerate(outs):
+        assert out.shape == (n, d), f"{cls.name}: epoch {e} out-link table shape {out.shape}"
+        filled = out >= 0
+        assert (out[filled] < n).all(), f"{cls.name}: epoch {e}: link to an unknown node"
+        assert not (out == np.arange(n)[:, None]).any(), f"{cls.name}: epoch {e}: self link"
+        for row in out:
+            got = row[row >= 0]
+            assert len(set(got.tolist())) == len(got), f"{cls.name}: epoch {e}: repeated link"
+    again = run_protocol(_quick(cls), world)
+    assert again.rows == res.rows, f"{cls.name}: same seed, different epochs"
+
+
+# --------------------------------------------------------------------------- maintained
+def check_maintained_churn(cls: type[OverlayProtocol]) -> None:
+    """After churn stops the engine is consistent; connected where claimed once settled."""
+    from hedgerow.protocols.checks_maintained import check_maintained
+    from hedgerow.scenarios.churn import run_churn
+
+    inst = make_instance(nodes=120, topics=12, subs="2:3", popularity="rss", seed=4)
+    params = {k: v for k, v in cls.quick_params.items() if k != "membership"}
+    res = run_churn(
+        cls.name, inst, lifetime=15.0, duration=30.0, snapshot_every=15.0, seed=4, params=params
+    )
+    engine = res.engine
+    engine.run_until(engine.sim.now + 500.0)
+    problems = check_maintained(engine)
+    assert not problems, f"{cls.name}: after churn: {problems[:3]}"
+    if cls.claims_topic_connected:
+        online = np.flatnonzero(engine.online)
+        ov = engine.overlay()
+        sub = engine.subscriptions()
+        keep = np.zeros(engine.n, dtype=bool)
+        keep[online] = True
+        e = ov.edges()
+        e = e[keep[e[:, 0]] & keep[e[:, 1]]] if len(e) else e
+        live = Overlay.from_edges(engine.n, e)
+        split = _split_topics_among(live, sub, keep)
+        assert split == 0, f"{cls.name}: {split} topics split among online nodes after churn"
+
+
+def _split_topics_among(ov: Overlay, inst: Any, keep: np.ndarray) -> int:
+    from scipy.sparse.csgraph import connected_components
+
+    a = ov.csr()
+    split = 0
+    for t in range(inst.n_topics):
+        members = inst.subscribers(t)
+        members = members[keep[members]]
+        if len(members) < 2:
+            continue
+        k, _ = connected_components(a[members][:, members], directed=False)
+        split += k > 1
+    return split
+
+
+# --------------------------------------------------------------------------- registry
+_EVERY: tuple[Check, ...] = (check_declared_params, check_param_round_trip, check_invalid_values)
+_BY_CAPABILITY: dict[type, tuple[Check, ...]] = {
+    StaticProtocol: (check_static_build, check_static_in_epoch_loop),
+    AdaptiveProtocol: (check_adaptive_epochs,),
+    MaintainedProtocol: (check_maintained_churn,),
+}
+
+
+def protocol_checks(cls: type[OverlayProtocol]) -> Iterator[Check]:
+    """The checks that apply to ``cls`` (every protocol's, then each capability's)."""
+    yield from _EVERY
+    for base, checks in _BY_CAPABILITY.items():
+        if issubclass(cls, base):
+            yield from checks
+
+
+def check_protocol(name: str) -> list[str]:
+    """Run every applicable check on protocol ``name``; returns the names of the checks run.
+
+    Raises ``AssertionError`` at the first failure, naming the protocol.
+    """
+    cls = protocol_class(name)
+    done = []
+    for check in protocol_checks(cls):
+        check(cls)
+        done.append(check.__name__)
+    return done

@@ -1,0 +1,267 @@
+"""The epoch loop: any protocol run on a world, one row per epoch.
+
+PeerSim's split: the *protocol* chooses neighbours; this loop is the
+simulator that draws the traffic, disseminates it with the protocol's
+forwarding rule, hands every node its observations and collects the rows
+(the *observer* is :func:`hedgerow.scenarios.observers.epoch_row`).  It
+branches on the protocol's declared capability, never on its class:
+
+* an **adaptive** protocol (:class:`~hedgerow.protocols.AdaptiveProtocol`)
+  starts from its own out-links and, each epoch: the out-links' undirected
+  closure (plus the attackers' fixed links) carries the epoch's messages in
+  memory-bounded chunks, :meth:`~hedgerow.protocols.AdaptiveProtocol.observe`
+  sees each chunk, :meth:`~hedgerow.protocols.AdaptiveProtocol.select` gives
+  the next out-links; only the world's active nodes re-select;
+* a **static** protocol builds once on the world's instance and is measured
+  on the first epoch's traffic (one row).
+
+Examples
+--------
+>>> from hedgerow.scenarios.world import make_world
+>>> from hedgerow.protocols import get_protocol
+>>> w = make_world("cities", seed=1, topics=10, messages=50, epochs=2)
+>>> res = run_protocol(get_protocol("topiary"), w)
+>>> [r["epoch"] for r in res.rows], res.overlay.directed
+([0, 1], True)
+>>> run_protocol(get_protocol("ringpt"), w).rows[0]["receive_rate"]
+1.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from hedgerow.dissemination import POLICIES, edge_delays
+from hedgerow.dissemination.chunks import disseminate_chunks
+from hedgerow.errors import ParameterError
+from hedgerow.model.bitset import interest_matrix
+from hedgerow.model.outlinks import closure_csr, entry_index, out_overlay
+from hedgerow.model.overlay import Overlay
+from hedgerow.protocols.base import (
+    AdaptiveProtocol,
+    EpochView,
+    OverlayProtocol,
+    StaticProtocol,
+)
+from hedgerow.scenarios.observers import EpochDelivery, epoch_row
+from hedgerow.scenarios.world import World
+
+__all__ = ["RunResult", "run_protocol"]
+
+
+@dataclass
+class RunResult:
+    """What :func:`run_protocol` returns.
+
+    Attributes
+    ----------
+    rows : list of dict
+        One JSON-serialisable row per epoch (:func:`~hedgerow.scenarios.observers.epoch_row`).
+    scores : numpy.ndarray
+        ``(epochs, n)`` score of each node's kept neighbours per epoch
+        (``nan`` where the protocol gives none).
+    overlay : Overlay
+        The final overlay the last epoch ran on (attacker links included).
+    world : World
+        The world the run happened in.
+    stats : dict
+        The protocol's build statistics (static protocols), e.g. control messages.
+    outs : list of numpy.ndarray
+        With ``keep_outs=True``, every epoch's ``(n, d)`` out-link table (adaptive
+        protocols; the table the epoch ran on).
+    """
+
+    rows: list[dict[str, Any]]
+    scores: np.ndarray
+    overlay: Overlay
+    world: World
+    stats: dict[str, Any] = field(default_factory=dict)
+    outs: list[np.ndarray] = field(default_factory=list)
+
+
+def _policy(proto: OverlayProtocol, forwarding: str | None) -> str:
+    policy = proto.forwarding if forwarding is None else forwarding
+    if policy not in POLICIES:
+        raise ParameterError(f"unknown forwarding {policy!r}; allowed: {', '.join(POLICIES)}")
+    return policy
+
+
+def _disseminate(
+    world: World,
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    publisher: np.ndarray,
+    topic: np.ndarray,
+    policy: str,
+    *,
+    record_edges: bool,
+    on_chunk: Callable[[np.ndarray, Any, np.ndarray], None] | None = None,
+) -> EpochDelivery:
+    """One epoch's messages over the CSR graph; the per-message arrays of the observers."""
+    attack = world.attack
+    ed = np.asarray(edge_delays(indptr, indices, world.latency), dtype=np.float64)
+    rec = EpochDelivery.empty(publisher, topic, world.n_nodes)
+    for sel, dl, emap in disseminate_chunks(
+        indptr,
+        indices,
+        ed,
+        world.proc,
+        world.instance.masks,
+        publisher,
+        topic,
+        world.scenario.ttl,
+        record_edges=record_edges,
+        silent=None if attack is None else attack.silent,
+        silent_topic=None if attack is None else attack.victim_topic,
+        policy=policy,
+    ):
+        rec.add(sel, dl)
+        if on_chunk is not None:
+            on_chunk(sel, dl, emap)
+    return rec
+
+
+def _out_links(overlay: Overlay) -> tuple[np.ndarray, np.ndarray]:
+    """Outgoing links (both directions of each link of an undirected overlay)."""
+    a = overlay.csr().tocoo()
+    return a.row.astype(np.int64), a.col.astype(np.int64)
+
+
+def with_attackers(overlay: Overlay, world: World) -> Overlay:
+    """Eclipse attackers keep only their clique as outgoing links (see ``attackers``)."""
+    attack = world.attack
+    if attack is None or attack.fixed_edges is None:
+        return overlay
+    src, dst = _out_links(overlay)
+    keep = attack.honest[src]
+    if not overlay.directed:
+        keep |= attack.honest[dst]
+    edges = np.concatenate([np.column_stack([src[keep], dst[keep]]), attack.fixed_edges])
+    return Overlay.from_edges(overlay.n_nodes, edges, directed=True)
+
+
+def _run_static(
+    proto: StaticProtocol, world: World, policy: str, emit: Callable[[dict], None]
+) -> RunResult:
+    overlay = with_attackers(proto.build(world.instance, seed=world.seed), world)
+    a = overlay.undirected_csr()
+    indptr, indices = a.indptr.astype(np.int64), a.indices.astype(np.int64)
+    publisher, topic = next(world.traffic())
+    rec = _disseminate(world, indptr, indices, publisher, topic, policy, record_edges=False)
+    interest = interest_matrix(world.instance.masks, world.instance.n_topics)
+    emit(epoch_row(0, rec, interest, None, world, _out_links(overlay)))
+    n = world.n_nodes
+    return RunResult([], np.full((1, n), np.nan), overlay, world, dict(proto.stats_))
+
+
+def _run_adaptive(
+    proto: AdaptiveProtocol,
+    world: World,
+    policy: str,
+    epochs: int,
+    emit: Callable[[dict], None],
+    keep_outs: bool,
+) -> RunResult:
+    inst = world.instance
+    n = world.n_nodes
+    proto._validate(inst)
+    d = proto.out_degree()
+    active = world.active
+    fixed = None if world.attack is None else world.attack.fixed_edges
+    interest = interest_matrix(inst.masks, inst.n_topics)
+    out = proto.start(inst, proto.streams(world.seed), active)
+    traffic = world.traffic()
+    src_of_slot = np.repeat(np.arange(n), d)
+    scores: list[np.ndarray] = []
+    outs: list[np.ndarray] = []
+    for epoch in range(epochs):
+        if keep_outs:
+            outs.append(out.copy())
+        indptr, indices = closure_csr(out, n, fixed)
+        publisher, topic = next(traffic)
+        state = proto.begin_epoch(inst, out, publisher, topic)
+        # CSR entry of the link out[v, j] -> v: where v receives what its j-th out-neighbour sent
+        slot_full = entry_index(indptr, indices, out.reshape(-1), src_of_slot).reshape(n, d)
+
+        def observe(sel: np.ndarray, dl: Any, emap: np.ndarray) -> None:
+            slot = np.where(slot_full >= 0, emap[np.maximum(slot_full, 0)], -1)
+            proto.observe(  # noqa: B023 - called within this epoch only
+                state,  # noqa: B023
+                EpochView(
+                    sel=sel,
+                    publisher=publisher[sel],  # noqa: B023
+                    topic=topic[sel],  # noqa: B023
+                    arrival=np.asarray(dl.arrival, dtype=np.float64),
+                    edge_recv=dl.edge_recv,
+                    slot_entry=slot,
+                    indptr=indptr,  # noqa: B023
+                    indices=indices,  # noqa: B023
+                    entry_map=emap,
+                ),
+            )
+
+        rec = _disseminate(
+            world, indptr, indices, publisher, topic, policy, record_edges=True, on_chunk=observe
+        )
+        rows = np.repeat(np.arange(n), np.diff(indptr))
+        linked = np.zeros((n, n), dtype=bool)
+        linked[rows, indices] = True
+        new_out, score = proto.select(state, inst, out, linked, active)
+        ok = out.reshape(-1) >= 0
+        links = (src_of_slot[ok], out.reshape(-1)[ok])
+        emit(epoch_row(epoch, rec, interest, score, world, links))
+        scores.append(score)
+        out = new_out
+    proto.out_ = out
+    overlay = out_overlay(out, fixed)
+    score_table = np.vstack(scores) if scores else np.zeros((0, n))
+    return RunResult([], score_table, overlay, world, outs=outs)
+
+
+def run_protocol(
+    proto: OverlayProtocol,
+    world: World,
+    *,
+    epochs: int | None = None,
+    forwarding: str | None = None,
+    on_epoch: Callable[[dict[str, Any]], None] | None = None,
+    keep_outs: bool = False,
+) -> RunResult:
+    """Run ``proto`` on ``world``: every epoch of an adaptive protocol, one epoch of a static one.
+
+    Parameters
+    ----------
+    proto : OverlayProtocol
+        An unbuilt protocol with its parameters set.
+    world : World
+        From :func:`hedgerow.scenarios.world.make_world`.
+    epochs : int, optional
+        Epochs of an adaptive protocol (default the scenario's).
+    forwarding : {"ttl", "topic", "flood"}, optional
+        Dissemination policy (default the protocol's declared ``forwarding``).
+    on_epoch : callable, optional
+        Called with each row as soon as it is ready.
+    keep_outs : bool, default False
+        Keep every epoch's out-link table in :attr:`RunResult.outs`.
+    """
+    policy = _policy(proto, forwarding)
+    rows: list[dict[str, Any]] = []
+
+    def emit(row: dict[str, Any]) -> None:
+        rows.append(row)
+        if on_epoch is not None:
+            on_epoch(row)
+
+    if isinstance(proto, AdaptiveProtocol):
+        n_epochs = world.scenario.epochs if epochs is None else int(epochs)
+        res = _run_adaptive(proto, world, policy, n_epochs, emit, keep_outs)
+    elif isinstance(proto, StaticProtocol):
+        res = _run_static(proto, world, policy, emit)
+    else:  # pragma: no cover - every registered protocol has one of the two
+        raise ParameterError(f"{proto.name} can neither build nor adapt an overlay")
+    res.rows = rows
+    return res

@@ -1,0 +1,437 @@
+"""The world a run happens in: workload, network, clock, traffic and attackers.
+
+A :class:`Scenario` is a named setting written as data (the papers'
+evaluation settings); :func:`make_world` turns it and a seed into a
+:class:`World`, which every protocol of a comparison receives unchanged.  The
+same seed gives the same world whatever the protocol, so two rows of a
+comparison differ only by the protocol; :meth:`World.fingerprint` is a hash of
+the instance, the latencies, the processing delays, the attackers and the
+traffic, stamped on every row so a reader can see that two rows shared a world.
+
+Random streams of the world (from ``RngStreams(seed)``): ``"workload"`` (the
+subscriptions), ``"latency"`` (positions or a subset of a real data set),
+``"processing"`` (processing delays), ``"attackers"`` and ``"messages"`` (the
+traffic: epoch ``e`` takes the ``e``-th draw of that stream).
+
+Examples
+--------
+>>> w = make_world("cities", seed=1, topics=10)
+>>> w.n_nodes, w.instance.n_topics, w.latency.name
+(246, 10, 'cities')
+>>> w.fingerprint() == make_world("cities", seed=1, topics=10).fingerprint()
+True
+>>> w.fingerprint() == make_world("cities", seed=2, topics=10).fingerprint()
+False
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from hedgerow.errors import ParameterError
+from hedgerow.latency import LatencyModel, latency_model, processing_delays
+from hedgerow.model.instance import Instance
+from hedgerow.model.rng import RngStreams
+from hedgerow.params import as_float, as_int
+from hedgerow.scenarios.attackers import AttackSetup, eclipse_attack, topic_attack
+from hedgerow.workloads import make_instance
+from hedgerow.workloads.interest import interest_instance
+from hedgerow.workloads.traffic import draw_messages
+
+__all__ = [
+    "SCENARIOS",
+    "Scenario",
+    "World",
+    "custom_world",
+    "make_world",
+    "resolve_scenario",
+    "scenario_names",
+    "world_for_instance",
+]
+
+#: attack name -> function(instance, attackers, rng) -> AttackSetup
+ATTACK_SETUPS = {"topic": topic_attack, "eclipse": eclipse_attack}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A named evaluation setting, as data.
+
+    Attributes
+    ----------
+    name, description : str
+        Registry name and one line (with the paper's section).
+    latency : str
+        Latency model name (:func:`hedgerow.latency.latency_model`).
+    nodes : int
+        Number of nodes (attackers included; real data sets may fix it).
+    d : int
+        Degree budget handed to protocols that declare a ``d`` parameter.
+    workload : {"interest", "popularity"}
+        ``interest``: every (node, topic) pair subscribed with probability
+        ``interest`` (Topiary V-A); ``popularity``: ``subs`` topics per node
+        drawn from the ``popularity`` law (SpiderCast 3.1).
+    topics, interest, subs, popularity
+        The workload's settings.
+    epochs, messages, ttl : int
+        Epochs of adaptive protocols, messages per epoch, initial TTL.
+    attack : str or None
+        ``"topic"``, ``"eclipse"`` or ``None``; ``attackers`` how many.
+    """
+
+    name: str
+    description: str
+    latency: str
+    nodes: int
+    d: int
+    workload: str = "interest"
+    topics: int = 100
+    interest: float = 0.2
+    subs: int | str = 10
+    popularity: str = "rss"
+    epochs: int = 150
+    messages: int = 1000
+    ttl: int = 1
+    attack: str | None = None
+    attackers: int = 0
+
+
+#: the named scenarios
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        Scenario(
+            "unit-square",
+            "1000 nodes in the unit square, d=6, 100 topics at 20% interest, TTL 1 "
+            "(Topiary V-A, V-B3 Fig. 5)",
+            latency="unit-square",
+            nodes=1000,
+            d=6,
+        ),
+        Scenario(
+            "cities",
+            "246 WonderNetwork cities, d=5, 100 topics at 20% interest, TTL 1 "
+            "(Topiary V-A, V-B5 Fig. 7)",
+            latency="cities",
+            nodes=246,
+            d=5,
+        ),
+        Scenario(
+            "rss-unit-square",
+            "SpiderCast's RSS workload (1000 nodes, 100 topics, 10 subscriptions, Zipf 0.5) "
+            "on the unit-square network, d=6, TTL 1",
+            latency="unit-square",
+            nodes=1000,
+            d=6,
+            workload="popularity",
+            subs=10,
+            popularity="rss",
+        ),
+        Scenario(
+            "topic-attack",
+            "unit square, 1000 nodes of which 300 never forward victim topic 0; "
+            "40% interest (Topiary V-D1)",
+            latency="unit-square",
+            nodes=1000,
+            d=6,
+            interest=0.4,
+            attack="topic",
+            attackers=300,
+        ),
+        Scenario(
+            "eclipse",
+            "unit square, 1000 nodes of which 300 eclipse attackers form a clique; "
+            "40% interest (Topiary V-D2)",
+            latency="unit-square",
+            nodes=1000,
+            d=6,
+            interest=0.4,
+            attack="eclipse",
+            attackers=300,
+        ),
+    )
+}
+
+#: the scenario settings a run may override (name -> checker)
+OVERRIDABLE = ("epochs", "topics", "interest", "attackers", "messages", "ttl", "nodes")
+
+
+def scenario_names() -> list[str]:
+    """Names accepted by :func:`make_world`."""
+    return sorted(SCENARIOS)
+
+
+def resolve_scenario(name: str, **overrides: Any) -> Scenario:
+    """The named scenario with ``overrides`` (``None`` values keep the default) checked.
+
+    Examples
+    --------
+    >>> resolve_scenario("cities", epochs=3).epochs
+    3
+    >>> resolve_scenario("cities", attackers=3)
+    Traceback (most recent call last):
+    ...
+    hedgerow.errors.ParameterError: scenario 'cities' has no attackers; attackers applies to: eclipse, topic-attack
+    """
+    if not isinstance(name, str) or name not in SCENARIOS:
+        raise ParameterError(f"unknown scenario {name!r}; allowed: {', '.join(scenario_names())}")
+    sc = SCENARIOS[name]
+    unknown = sorted(set(overrides) - set(OVERRIDABLE))
+    if unknown:
+        raise ParameterError(
+            f"scenario {name!r}: unknown setting {unknown[0]!r}; allowed: {', '.join(OVERRIDABLE)}"
+        )
+    changes: dict[str, Any] = {}
+    for key, minimum in (("epochs", 1), ("topics", 1), ("messages", 1), ("ttl", 0), ("nodes", 2)):
+        if overrides.get(key) is not None:
+            changes[key] = as_int("scenario", key, overrides[key], minimum=minimum)
+    if overrides.get("interest") is not None:
+        x = as_float("scenario", "interest", overrides["interest"], low=0.0, high=1.0)
+        if x <= 0.0:
+            raise ParameterError(f"scenario: parameter interest must be in (0, 1], got {x}")
+        changes["interest"] = x
+    if overrides.get("attackers") is not None:
+        if sc.attack is None:
+            names = ", ".join(n for n, s in SCENARIOS.items() if s.attack)
+            raise ParameterError(
+                f"scenario {name!r} has no attackers; attackers applies to: {names}"
+            )
+        changes["attackers"] = as_int("scenario", "attackers", overrides["attackers"], minimum=1)
+    out = replace(sc, **changes)
+    if out.attack is not None and out.attackers >= out.nodes:
+        raise ParameterError(
+            f"scenario {name!r}: {out.attackers} attackers need more than {out.nodes} nodes"
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class World:
+    """Everything a protocol runs in, built once per (scenario, seed).
+
+    Attributes
+    ----------
+    scenario : Scenario
+        The resolved setting.
+    seed : int
+        The run's seed.
+    instance : Instance
+        Subscriptions (attackers' professed interest included).
+    publishers : Instance
+        Who may publish on each topic.
+    latency : LatencyModel
+        One-way link delays (ms).
+    proc : numpy.ndarray
+        ``(n,)`` processing delay of each node (ms).
+    attack : AttackSetup or None
+        The attackers, when the scenario has any.
+    """
+
+    scenario: Scenario
+    seed: int
+    instance: Instance
+    publishers: Instance
+    latency: LatencyModel
+    proc: np.ndarray
+    attack: AttackSetup | None = None
+    _fingerprint: list[str] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def n_nodes(self) -> int:
+        return self.instance.n_nodes
+
+    @property
+    def honest(self) -> np.ndarray:
+        """Bool mask of honest nodes (all when there are no attackers)."""
+        if self.attack is None:
+            return np.ones(self.n_nodes, dtype=bool)
+        return self.attack.honest
+
+    @property
+    def active(self) -> np.ndarray:
+        """Nodes that run the protocol's own neighbour selection."""
+        if self.attack is None:
+            return np.ones(self.n_nodes, dtype=bool)
+        return np.asarray(self.attack.update, dtype=bool)
+
+    def traffic(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """The epochs' messages ``(publisher, topic)``, epoch after epoch (the same for all).
+
+        Topic uniform among topics with a possible publisher, publisher
+        uniform among the topic's publishers (:func:`hedgerow.workloads.traffic.draw_messages`).
+        """
+        rng = RngStreams(self.seed).stream("messages")
+        while True:
+            yield draw_messages(self.publishers, self.scenario.messages, rng)
+
+    def fingerprint(self) -> str:
+        """A 16-hex hash of the instance, latencies, processing delays, attackers and traffic."""
+        if self._fingerprint:
+            return self._fingerprint[0]
+        h = hashlib.sha256()
+
+        def add(*arrays: Any) -> None:
+            for a in arrays:
+                arr = np.ascontiguousarray(a)
+                h.update(str(arr.dtype).encode() + str(arr.shape).encode())
+                h.update(arr.tobytes())
+
+        inst, pubs, lat = self.instance, self.publishers, self.latency
+        add(np.int64(inst.n_topics), inst.sub_indptr, inst.sub_topics)
+        add(pubs.sub_indptr, pubs.sub_topics)
+        h.update(lat.name.encode())
+        for attr in ("_matrix", "positions", "constant_ms", "scale_ms"):
+            value = getattr(lat, attr, None)
+            if value is not None:
+                add(np.asarray(value))
+        add(self.proc)
+        sc = self.scenario
+        add(np.array([sc.messages, sc.ttl, sc.epochs, sc.d], dtype=np.int64))
+        if self.attack is not None:
+            a = self.attack
+            h.update(a.kind.encode())
+            add(a.attackers, a.update)
+            if a.fixed_edges is not None:
+                add(a.fixed_edges)
+            if a.silent is not None:
+                add(a.silent, np.int64(-1 if a.victim_topic is None else a.victim_topic))
+        publisher, topic = next(self.traffic())
+        add(publisher, topic)
+        self._fingerprint.append(h.hexdigest()[:16])
+        return self._fingerprint[0]
+
+
+def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> World:
+    """Build the world of ``scenario`` (a name or a :class:`Scenario`) for ``seed``.
+
+    ``overrides``: any of ``epochs, topics, interest, attackers, messages,
+    ttl, nodes`` (``None`` keeps the scenario's value).
+    """
+    seed = as_int("scenario", "seed", seed, minimum=0)
+    sc = scenario if isinstance(scenario, Scenario) else resolve_scenario(scenario, **overrides)
+    streams = RngStreams(seed)
+    lat = latency_model(sc.latency, sc.nodes, streams.stream("latency"))
+    n = lat.n_nodes
+    if sc.workload == "popularity":
+        base = make_instance(
+            nodes=n, topics=sc.topics, subs=sc.subs, popularity=sc.popularity, seed=seed
+        )
+    else:
+        base = interest_instance(n, sc.topics, sc.interest, streams.stream("workload"))
+    attack = None
+    if sc.attack is not None:
+        attack = ATTACK_SETUPS[sc.attack](base, sc.attackers, streams.stream("attackers"))
+    instance = base if attack is None else attack.instance
+    publishers = instance if attack is None else attack.publishers
+    proc = processing_delays(n, streams.stream("processing"))
+    return World(
+        scenario=sc,
+        seed=seed,
+        instance=instance,
+        publishers=publishers,
+        latency=lat,
+        proc=np.asarray(proc, dtype=np.float64),
+        attack=attack,
+    )
+
+
+def world_for_instance(
+    instance: Instance,
+    *,
+    seed: int = 0,
+    latency: str = "unit-square",
+    d: int = 6,
+    epochs: int = 150,
+    messages: int = 1000,
+    ttl: int = 1,
+) -> World:
+    """A world made around a given ``instance``: its nodes placed on ``latency``, no attackers.
+
+    This is where :func:`hedgerow.build` runs an adaptive protocol.
+
+    Examples
+    --------
+    >>> from hedgerow.workloads import make_instance
+    >>> w = world_for_instance(make_instance(nodes=30, topics=5, subs=2), epochs=2)
+    >>> w.n_nodes, w.scenario.workload, w.latency.name
+    (30, 'given', 'unit-square')
+    """
+    if not isinstance(instance, Instance):
+        raise ParameterError(f"instance must be a hedgerow Instance, got {type(instance).__name__}")
+    seed = as_int("scenario", "seed", seed, minimum=0)
+    n = instance.n_nodes
+    sc = Scenario(
+        "instance",
+        f"a given instance of {n} nodes on {latency}",
+        latency=latency,
+        nodes=n,
+        d=as_int("scenario", "d", d, minimum=1),
+        workload="given",
+        topics=instance.n_topics,
+        epochs=as_int("scenario", "epochs", epochs, minimum=1),
+        messages=as_int("scenario", "messages", messages, minimum=1),
+        ttl=as_int("scenario", "ttl", ttl, minimum=0),
+    )
+    streams = RngStreams(seed)
+    lat = latency_model(latency, n, streams.stream("latency"))
+    if lat.n_nodes != n:
+        raise ParameterError(
+            f"latency model {latency!r} has {lat.n_nodes} nodes, the instance {n}"
+        )
+    proc = processing_delays(n, streams.stream("processing"))
+    return World(sc, seed, instance, instance, lat, np.asarray(proc, dtype=np.float64))
+
+
+def custom_world(
+    instance: Instance,
+    latency: LatencyModel,
+    proc: np.ndarray,
+    *,
+    seed: int = 0,
+    d: int = 6,
+    epochs: int = 150,
+    messages: int = 1000,
+    ttl: int = 1,
+    attack: AttackSetup | None = None,
+) -> World:
+    """A world from parts a caller already has (tests, notebooks, other workloads).
+
+    ``instance`` is the subscriptions without attackers' professed interest
+    when ``attack`` is given (the attack setup carries its own instance).
+
+    Examples
+    --------
+    >>> from hedgerow.latency import constant
+    >>> from hedgerow.workloads import make_instance
+    >>> inst = make_instance(nodes=20, topics=4, subs=2)
+    >>> custom_world(inst, constant(20, 10.0), np.full(20, 1.0), epochs=3).scenario.epochs
+    3
+    """
+    n = instance.n_nodes if attack is None else attack.instance.n_nodes
+    if latency.n_nodes != n or len(proc) != n:
+        raise ParameterError(
+            f"custom world: {n} nodes, latency model {latency.n_nodes}, processing {len(proc)}"
+        )
+    sc = Scenario(
+        "custom",
+        f"a custom world of {n} nodes on {latency.name}",
+        latency=latency.name,
+        nodes=n,
+        d=as_int("scenario", "d", d, minimum=1),
+        workload="given",
+        topics=instance.n_topics,
+        epochs=as_int("scenario", "epochs", epochs, minimum=1),
+        messages=as_int("scenario", "messages", messages, minimum=1),
+        ttl=as_int("scenario", "ttl", ttl, minimum=0),
+        attack=None if attack is None else attack.kind,
+        attackers=0 if attack is None else len(attack.attackers),
+    )
+    inst = instance if attack is None else attack.instance
+    pubs = instance if attack is None else attack.publishers
+    seed = as_int("scenario", "seed", seed, minimum=0)
+    return World(sc, seed, inst, pubs, latency, np.asarray(proc, dtype=np.float64), attack)
