@@ -8,13 +8,11 @@ import numpy as np
 import pytest
 
 from hedgerow.model import Instance, RngStreams
+from hedgerow.model.outlinks import closure_csr
 from hedgerow.protocols.topiary import (
     Observations,
     Topiary,
-    closure_csr,
     draw_messages,
-    entry_index,
-    random_out_neighbours,
     subset_table,
     weighted_sample,
 )
@@ -118,18 +116,6 @@ def test_messages_follow_the_publishing_model():
     np.testing.assert_allclose(counts[:3], 1 / 3, atol=0.03)
     for t in range(3):
         assert set(pub[top == t].tolist()) == set(inst.subscribers(t).tolist())
-
-
-def test_random_start_and_entry_lookup():
-    out = random_out_neighbours(30, 5, np.random.default_rng(0))
-    assert ((out >= 0).sum(axis=1) == 5).all()
-    assert (out != np.arange(30)[:, None]).all()
-    indptr, indices = closure_csr(out, 30)
-    e = entry_index(indptr, indices, out.reshape(-1), np.repeat(np.arange(30), 5))
-    assert (e >= 0).all()
-    rows = np.repeat(np.arange(30), np.diff(indptr))
-    np.testing.assert_array_equal(rows[e], out.reshape(-1))
-    np.testing.assert_array_equal(indices[e], np.repeat(np.arange(30), 5))
 
 
 def test_same_seed_same_rows():

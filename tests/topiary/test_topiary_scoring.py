@@ -8,11 +8,10 @@ import pytest
 from hedgerow.dissemination import MessageBatch, disseminate, edge_delays
 from hedgerow.latency import from_matrix
 from hedgerow.model import Instance, RngStreams
+from hedgerow.model.outlinks import closure_csr, entry_index
 from hedgerow.protocols.topiary import (
     Observations,
     Topiary,
-    closure_csr,
-    entry_index,
     keep_size,
     subset_scores,
     subset_table,

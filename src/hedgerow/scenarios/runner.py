@@ -47,7 +47,9 @@ from typing import Any
 import numpy as np
 
 from hedgerow.errors import ParameterError
+from hedgerow.model.bitset import interest_matrix
 from hedgerow.model.instance import Instance
+from hedgerow.model.outlinks import out_overlay
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.progress import progress_bar
@@ -61,7 +63,6 @@ from hedgerow.protocols.topiary import (
     delivery_stats,
     disseminate_chunks,
     draw_messages,
-    interest_matrix,
 )
 from hedgerow.scenarios.attackers import AttackSetup, eclipse_attack, topic_attack
 from hedgerow.scenarios.workload import interest_instance
@@ -448,8 +449,6 @@ def simulate(
                 )
                 score_rows.append(rep.scores)
                 bar.advance(task)
-        from hedgerow.protocols.topiary import out_overlay
-
         overlay = out_overlay(proto.out_, fixed)
     else:
         with progress_bar(f"{protocol} on {sc.name}", enabled=progress) as bar:
