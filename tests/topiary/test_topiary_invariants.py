@@ -12,7 +12,6 @@ from hedgerow.model.outlinks import closure_csr
 from hedgerow.protocols.topiary import (
     Observations,
     Topiary,
-    draw_messages,
     subset_table,
     weighted_sample,
 )
@@ -106,16 +105,6 @@ def test_built_overlay_respects_degree_bound(tiny_net):
     assert ov.csr().diagonal().sum() == 0
     assert proto.degree_bound(inst) == 3
     assert len(proto.stats_["receive_rate"]) == 3
-
-
-def test_messages_follow_the_publishing_model():
-    inst = Instance.from_lists([[0], [0, 1], [1], [2]], n_topics=4)  # topic 3 has nobody
-    pub, top = draw_messages(inst, 4000, np.random.default_rng(0))
-    assert set(top.tolist()) == {0, 1, 2}
-    counts = np.bincount(top, minlength=4) / 4000
-    np.testing.assert_allclose(counts[:3], 1 / 3, atol=0.03)
-    for t in range(3):
-        assert set(pub[top == t].tolist()) == set(inst.subscribers(t).tolist())
 
 
 def test_same_seed_same_rows():

@@ -86,6 +86,7 @@ from hedgerow.model.outlinks import closure_csr, entry_index, out_overlay, rando
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.protocols.base import OverlayProtocol, as_float, as_int
+from hedgerow.workloads.traffic import draw_messages
 
 #: fraction of the degree bound kept each epoch (section IV, "approximately 60%")
 KEEP_FRACTION = 0.6
@@ -118,47 +119,6 @@ def subset_table(n_slots: int, k: int) -> np.ndarray:
     k = max(0, min(k, n_slots))
     rows = list(combinations(range(n_slots), k))
     return np.asarray(rows, dtype=np.int64).reshape(len(rows), k)
-
-
-def draw_messages(
-    publishers: Instance, n_messages: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
-    """Draw an epoch of messages: topic uniform, publisher uniform among its subscribers.
-
-    Topics without any possible publisher are never drawn (section II-A:
-    publishers are subscribers of the topic).
-
-    Parameters
-    ----------
-    publishers : Instance
-        Who may publish on each topic (usually the subscription instance).
-    n_messages : int
-        Messages in the epoch.
-    rng : numpy.random.Generator
-        The stream to draw from.
-
-    Returns
-    -------
-    publisher, topic : numpy.ndarray
-        ``(n_messages,)`` int64 arrays.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> inst = Instance.from_lists([[0], [0, 1], [1]], n_topics=3)
-    >>> pub, top = draw_messages(inst, 6, np.random.default_rng(0))
-    >>> sorted(set(top.tolist())) <= [0, 1], all(inst.intersection_size(p, p) > 0 for p in pub)
-    (True, True)
-    """
-    sizes = publishers.topic_sizes
-    live = np.flatnonzero(sizes > 0)
-    if len(live) == 0:
-        raise ParameterError("no topic has a subscriber; nobody can publish")
-    topic = live[rng.integers(0, len(live), size=n_messages)]
-    offset = (rng.random(n_messages) * sizes[topic]).astype(np.int64)
-    offset = np.minimum(offset, sizes[topic] - 1)
-    publisher = publishers.topic_nodes[publishers.topic_indptr[topic] + offset].astype(np.int64)
-    return publisher, topic.astype(np.int64)
 
 
 # --------------------------------------------------------------------------- kernel

@@ -62,10 +62,10 @@ from hedgerow.protocols.topiary import (
     Topiary,
     delivery_stats,
     disseminate_chunks,
-    draw_messages,
 )
 from hedgerow.scenarios.attackers import AttackSetup, eclipse_attack, topic_attack
-from hedgerow.scenarios.workload import interest_instance
+from hedgerow.workloads.interest import interest_instance
+from hedgerow.workloads.traffic import draw_messages
 
 
 @dataclass(frozen=True)
