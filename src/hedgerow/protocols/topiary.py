@@ -79,6 +79,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from hedgerow.dissemination.chunks import disseminate_chunks
 from hedgerow.errors import ParameterError
 from hedgerow.model.bitset import interest_matrix
 from hedgerow.model.instance import Instance
@@ -92,8 +93,6 @@ from hedgerow.workloads.traffic import draw_messages
 KEEP_FRACTION = 0.6
 #: the latency models are in ms; ``F_d`` is in seconds (module docstring, reading 3)
 MS_PER_SECOND = 1000.0
-#: bytes of ``edge_recv`` one dissemination call may allocate (messages are chunked)
-EDGE_BUDGET_BYTES = 64 * 2**20
 
 
 # --------------------------------------------------------------------------- helpers
@@ -470,64 +469,6 @@ class EpochReport:
     relay_copies: np.ndarray
     scores: np.ndarray
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-def disseminate_chunks(
-    indptr: np.ndarray,
-    indices: np.ndarray,
-    edge_delay: np.ndarray,
-    proc_delay: np.ndarray,
-    masks: np.ndarray,
-    publisher: np.ndarray,
-    topic: np.ndarray,
-    ttl: int,
-    *,
-    record_edges: bool,
-    silent: np.ndarray | None = None,
-    silent_topic: int | None = None,
-    policy: str = "ttl",
-) -> Iterator[tuple[np.ndarray, Any, np.ndarray]]:
-    """Disseminate messages in memory-bounded chunks; yields ``(message ids, delivery, entry map)``.
-
-    Messages of ``silent_topic`` travel on the graph without the outgoing
-    links of ``silent`` nodes (they receive but never forward that topic); the
-    ``entry map`` sends each full-graph CSR entry to its entry in the graph the
-    chunk used (``-1`` for removed links).
-    """
-    from hedgerow.dissemination import MessageBatch, disseminate
-
-    n_msg = len(publisher)
-    nnz = len(indices)
-    ident = np.arange(nnz, dtype=np.int64)
-    groups: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-    if silent is not None and silent_topic is not None and np.any(silent):
-        n = len(indptr) - 1
-        rows = np.repeat(np.arange(n), np.diff(indptr))
-        keep = ~np.asarray(silent, dtype=bool)[rows]
-        m_indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows[keep], minlength=n), out=m_indptr[1:])
-        emap = np.where(keep, np.cumsum(keep) - 1, -1).astype(np.int64)
-        is_silent = topic == silent_topic
-        groups.append((np.flatnonzero(~is_silent), indptr, indices, edge_delay, ident))
-        groups.append((np.flatnonzero(is_silent), m_indptr, indices[keep], edge_delay[keep], emap))
-    else:
-        groups.append((np.arange(n_msg), indptr, indices, edge_delay, ident))
-    for ids, ip, ix, ed, emap in groups:
-        if len(ids) == 0:
-            continue
-        width = max(len(ix), 1)
-        step = max(1, EDGE_BUDGET_BYTES // (8 * width)) if record_edges else n_msg
-        for lo in range(0, len(ids), step):
-            sel = ids[lo : lo + step]
-            batch = MessageBatch(
-                publisher=publisher[sel],
-                topic=topic[sel],
-                ttl=np.full(len(sel), ttl, dtype=np.int64),
-            )
-            dl = disseminate(
-                ip, ix, ed, proc_delay, masks, batch, policy=policy, record_edges=record_edges
-            )
-            yield sel, dl, emap
 
 
 class Topiary(OverlayProtocol):

@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from hedgerow.dissemination.chunks import disseminate_chunks
 from hedgerow.errors import ParameterError
 from hedgerow.model.bitset import interest_matrix
 from hedgerow.model.instance import Instance
@@ -61,7 +62,6 @@ from hedgerow.protocols.baselines.scribe import ScribeTrees
 from hedgerow.protocols.topiary import (
     Topiary,
     delivery_stats,
-    disseminate_chunks,
 )
 from hedgerow.scenarios.attackers import AttackSetup, eclipse_attack, topic_attack
 from hedgerow.workloads.interest import interest_instance
