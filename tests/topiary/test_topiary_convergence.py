@@ -7,9 +7,10 @@ import pytest
 
 from hedgerow.dissemination import MessageBatch, disseminate, edge_delays
 from hedgerow.latency import processing_delays, unit_square
+from hedgerow.metrics import delivery_stats
 from hedgerow.model import RngStreams, interest_matrix
 from hedgerow.protocols.baselines.random_graph import RandomGraph
-from hedgerow.protocols.topiary import Topiary, delivery_stats
+from hedgerow.protocols.topiary import Topiary
 from hedgerow.scenarios.attackers import eclipse_attack, topic_attack
 from hedgerow.workloads.interest import interest_instance
 from hedgerow.workloads.traffic import draw_messages

@@ -81,6 +81,7 @@ import numpy as np
 
 from hedgerow.dissemination.chunks import disseminate_chunks
 from hedgerow.errors import ParameterError
+from hedgerow.metrics.delivery import delivery_stats
 from hedgerow.model.bitset import interest_matrix
 from hedgerow.model.instance import Instance
 from hedgerow.model.outlinks import closure_csr, entry_index, out_overlay, random_out_neighbours
@@ -785,38 +786,3 @@ class Topiary(OverlayProtocol):
         overlay = out_overlay(self.out_)
         stats = {"receive_rate": rates, "avg_delay_ms": delays, "avg_score": scores}
         return overlay, stats
-
-
-def delivery_stats(
-    arrival: np.ndarray,
-    publisher: np.ndarray,
-    topic: np.ndarray,
-    interest: np.ndarray,
-    *,
-    receivers: np.ndarray | None = None,
-) -> tuple[float, float]:
-    """Interested-message receive rate and average delay (section V-A measures 1-2).
-
-    For each message: the fraction of the topic's subscribers (other than the
-    publisher, and only among ``receivers`` when given) that received it,
-    averaged over messages with at least one such subscriber; the delay is
-    averaged over every (message, subscriber) pair that received the message.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> arr = np.array([[0.0, 10.0, np.inf, 30.0]])
-    >>> interest = np.array([[True], [True], [True], [False]])
-    >>> delivery_stats(arr, np.array([0]), np.array([0]), interest)
-    (0.5, 10.0)
-    """
-    want = interest[:, topic].T.copy()
-    want[np.arange(len(publisher)), publisher] = False
-    if receivers is not None:
-        want &= np.asarray(receivers, dtype=bool)[None, :]
-    got = want & np.isfinite(arrival)
-    n_want = want.sum(axis=1)
-    has = n_want > 0
-    rate = float((got.sum(axis=1)[has] / n_want[has]).mean()) if has.any() else float("nan")
-    delay = float(arrival[got].mean()) if got.any() else float("nan")
-    return rate, delay

@@ -48,6 +48,7 @@ import numpy as np
 
 from hedgerow.dissemination.chunks import disseminate_chunks
 from hedgerow.errors import ParameterError
+from hedgerow.metrics.delivery import delivery_stats
 from hedgerow.model.bitset import interest_matrix
 from hedgerow.model.instance import Instance
 from hedgerow.model.outlinks import out_overlay
@@ -59,10 +60,7 @@ from hedgerow.protocols.baselines.complete import CompleteGraph
 from hedgerow.protocols.baselines.gossipsub import GossipSubSplit
 from hedgerow.protocols.baselines.random_graph import RandomGraph
 from hedgerow.protocols.baselines.scribe import ScribeTrees
-from hedgerow.protocols.topiary import (
-    Topiary,
-    delivery_stats,
-)
+from hedgerow.protocols.topiary import Topiary
 from hedgerow.scenarios.attackers import AttackSetup, eclipse_attack, topic_attack
 from hedgerow.workloads.interest import interest_instance
 from hedgerow.workloads.traffic import draw_messages
