@@ -1,6 +1,7 @@
 """Metrics: plain functions of overlays, instances and dissemination arrays that never mutate
 their inputs."""
 
+from hedgerow.metrics.attack import slot_stats
 from hedgerow.metrics.connectivity import (
     partitioned_topics,
     topic_components,
@@ -27,6 +28,7 @@ __all__ = [
     "overlay_summary",
     "partitioned_topics",
     "relay_share",
+    "slot_stats",
     "tdi",
     "topic_components",
     "topic_diameters",

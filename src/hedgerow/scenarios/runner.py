@@ -48,6 +48,7 @@ import numpy as np
 
 from hedgerow.dissemination.chunks import disseminate_chunks
 from hedgerow.errors import ParameterError
+from hedgerow.metrics.attack import slot_stats
 from hedgerow.metrics.delivery import delivery_stats
 from hedgerow.model.bitset import interest_matrix
 from hedgerow.model.instance import Instance
@@ -288,22 +289,6 @@ def _num(x: float) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
 
 
-def _slot_stats(
-    out_src: np.ndarray, out_dst: np.ndarray, honest: np.ndarray
-) -> tuple[float, float, float]:
-    """Attackers' share of honest out-links; share of honest nodes with an honest out-neighbour;
-    share of honest nodes with an honest neighbour in either direction."""
-    h = honest[out_src]
-    src, dst = out_src[h], out_dst[h]
-    share = float((~honest[dst]).mean()) if len(dst) else 0.0
-    hh = honest[dst]
-    has_out = np.zeros(len(honest), dtype=bool)
-    has_out[src[hh]] = True
-    has_any = has_out.copy()
-    has_any[dst[hh]] = True
-    return share, float(has_out[honest].mean()), float(has_any[honest].mean())
-
-
 def _row(
     epoch: int,
     arrival: np.ndarray,
@@ -337,7 +322,7 @@ def _row(
                 vr, vd = float("nan"), float("nan")
             row["victim_receive_rate"] = _num(vr)
             row["victim_avg_delay_ms"] = _num(vd)
-        share, keep, linked = _slot_stats(links[0], links[1], attack.honest)
+        share, keep, linked = slot_stats(links[0], links[1], attack.honest)
         row["attacker_slot_share"] = share
         row["honest_with_honest_neighbour"] = keep
         row["honest_with_honest_link"] = linked
