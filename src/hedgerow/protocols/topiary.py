@@ -87,6 +87,7 @@ from hedgerow.model.instance import Instance
 from hedgerow.model.outlinks import closure_csr, entry_index, out_overlay, random_out_neighbours
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
+from hedgerow.protocols._sampling import weighted_sample
 from hedgerow.protocols.base import OverlayProtocol, as_float, as_int
 from hedgerow.workloads.traffic import draw_messages
 
@@ -349,94 +350,6 @@ def underperforming(topic_score: np.ndarray, eta: float) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         best = np.nanmin(np.where(np.isnan(topic_score), np.inf, topic_score), axis=1)
         return np.nan_to_num(topic_score, nan=-np.inf) > eta * best[:, None]
-
-
-@numba.njit(cache=True)
-def _successive_sample(weights, allowed, n_take, u, out):  # pragma: no cover - compiled
-    """Successive weighted draws without replacement, row by row (see :func:`weighted_sample`)."""
-    rows, cols = weights.shape
-    w = np.empty(cols)
-    for r in range(rows):
-        total = 0.0
-        n_zero = 0
-        for c in range(cols):
-            if allowed[r, c]:
-                w[c] = weights[r, c]
-                total += w[c]
-                if w[c] <= 0.0:
-                    n_zero += 1
-            else:
-                w[c] = -1.0
-        for k in range(n_take[r]):
-            chosen = -1
-            if total > 0.0:
-                x = u[r, k] * total
-                acc = 0.0
-                last = -1
-                for c in range(cols):
-                    if w[c] > 0.0:
-                        last = c
-                        acc += w[c]
-                        if acc > x:
-                            chosen = c
-                            break
-                if chosen < 0:
-                    chosen = last  # rounding at the very end of the row
-                total -= w[chosen]
-                if total < 1e-12:
-                    total = 0.0
-            elif n_zero > 0:
-                target = int(u[r, k] * n_zero)
-                if target >= n_zero:
-                    target = n_zero - 1
-                seen = 0
-                for c in range(cols):
-                    if w[c] == 0.0:
-                        if seen == target:
-                            chosen = c
-                            break
-                        seen += 1
-                n_zero -= 1
-            else:
-                break
-            w[chosen] = -1.0
-            out[r, k] = chosen
-
-
-def weighted_sample(
-    weights: np.ndarray, allowed: np.ndarray, n_take: np.ndarray, rng: np.random.Generator
-) -> np.ndarray:
-    """Per row, draw ``n_take[row]`` columns without replacement, ``P ∝ weights``.
-
-    Successive sampling: each draw picks an allowed, not yet drawn column with
-    probability proportional to its weight.  Columns with zero weight but
-    ``allowed`` are drawn uniformly only once no positive-weight column is
-    left; columns not ``allowed`` are never drawn.  Returns an
-    ``(rows, max(n_take))`` array padded with ``-1``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> w = np.array([[0.0, 5.0, 0.0, 1.0]])
-    >>> ok = np.array([[True, True, True, False]])
-    >>> weighted_sample(w, ok, np.array([2]), np.random.default_rng(0)).tolist()[0][0]
-    1
-    """
-    rows, cols = weights.shape
-    n_take = np.asarray(n_take, dtype=np.int64)
-    width = int(n_take.max()) if len(n_take) else 0
-    out = np.full((rows, max(width, 0)), -1, dtype=np.int64)
-    if width == 0 or cols == 0:
-        return out
-    u = rng.random((rows, width))
-    _successive_sample(
-        np.ascontiguousarray(weights, dtype=np.float64),
-        np.ascontiguousarray(allowed, dtype=np.bool_),
-        np.minimum(n_take, cols),
-        u,
-        out,
-    )
-    return out
 
 
 # --------------------------------------------------------------------------- epochs
