@@ -9,11 +9,8 @@ import pytest
 
 from hedgerow.model import Instance, RngStreams
 from hedgerow.model.outlinks import closure_csr
-from hedgerow.protocols.topiary import (
-    Observations,
-    Topiary,
-    subset_table,
-)
+from hedgerow.protocols.topiary import Topiary, subset_table
+from hedgerow.protocols.topiary.scoring import Observations
 
 
 def test_exploration_excludes_current_neighbours_and_weights_by_omega():

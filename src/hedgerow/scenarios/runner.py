@@ -46,8 +46,9 @@ from typing import Any
 
 import numpy as np
 
-from hedgerow.dissemination.chunks import disseminate_chunks
+from hedgerow.dissemination import disseminate_chunks, edge_delays
 from hedgerow.errors import ParameterError
+from hedgerow.latency import latency_model, processing_delays
 from hedgerow.metrics.attack import slot_stats
 from hedgerow.metrics.delivery import delivery_stats
 from hedgerow.model.bitset import interest_matrix
@@ -361,8 +362,6 @@ def simulate(
     proto, traffic = _make_protocol(protocol, dict(params or {}), sc)
     streams = RngStreams(seed)
 
-    from hedgerow.latency import latency_model, processing_delays
-
     lat = latency_model(sc.latency, sc.nodes, streams.stream("latency"))
     n = lat.n_nodes
     base = interest_instance(n, sc.topics, sc.interest, streams.stream("workload"))
@@ -442,8 +441,6 @@ def simulate(
             a = overlay.undirected_csr()
             indptr = a.indptr.astype(np.int64)
             indices = a.indices.astype(np.int64)
-            from hedgerow.dissemination import edge_delays
-
             ed = np.asarray(edge_delays(indptr, indices, lat), dtype=np.float64)
             publisher, topic = draw_messages(
                 publishers, traffic["messages"], streams.stream("messages")
