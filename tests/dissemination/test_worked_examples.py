@@ -173,28 +173,6 @@ class TestTopicPolicy:
 
 
 class TestHelpers:
-    def test_receive_rate_and_avg_delay(self):
-        # topic 0 subscribers 0, 1, 3; message from 0 with TTL 1 reaches 1 but not 3
-        edges = [(0, 1, 10.0), (1, 2, 10.0), (2, 3, 10.0)]
-        subs = [[0], [0], [], [0]]
-        masks = masks_of(subs)
-        ip, ix, ed = graph(4, edges)
-        batch = MessageBatch.create([0, 3], [0, 0], [0, 2])
-        d = disseminate(ip, ix, ed, np.ones(4), masks, batch)
-        # message 0 (TTL 0 from 0): reaches 1 only; message 1 (TTL 2 from 3): 2 at 10,
-        # 1 at 21, 0 at 32
-        assert d.arrival.tolist() == [[0.0, 10.0, INF, INF], [32.0, 21.0, 10.0, 0.0]]
-        assert d.receive_rate(masks, per_message=True).tolist() == [0.5, 1.0]
-        assert d.receive_rate(masks) == pytest.approx(3 / 4)
-        assert d.avg_delay(masks, per_message=True).tolist() == [10.0, 26.5]
-        assert d.avg_delay(masks) == pytest.approx((10 + 32 + 21) / 3)
-
-    def test_rate_is_nan_without_other_subscribers(self):
-        masks = masks_of([[0], []])
-        ip, ix, ed = graph(2, [(0, 1, 1.0)])
-        d = disseminate(ip, ix, ed, np.ones(2), masks, MessageBatch.create([0], [0], 1))
-        assert np.isnan(d.receive_rate(masks)) and np.isnan(d.avg_delay(masks))
-
     def test_edge_delays_from_latency_models(self):
         lat = unit_square(30, RngStreams(4).stream("latency"))
         ov = Overlay.from_edges(

@@ -2,7 +2,15 @@ import numpy as np
 import pytest
 
 from hedgerow.errors import ParameterError
-from hedgerow.model import Instance, Overlay, RngStreams, pack_sets, popcount_and
+from hedgerow.model import (
+    Instance,
+    Overlay,
+    RngStreams,
+    interest_matrix,
+    pack_bool,
+    pack_sets,
+    popcount_and,
+)
 
 
 def test_instance_two_views_agree(small_instance):
@@ -27,6 +35,20 @@ def test_pack_sets_high_bits():
     m = pack_sets(np.array([0, 3]), np.array([0, 64, 129]), 130)
     assert m.shape == (1, 3)
     assert [int(x) for x in m[0]] == [1, 1, 2]
+
+
+def test_interest_matrix_and_pack_bool_round_trip(small_instance):
+    inst = small_instance
+    dense = interest_matrix(inst.masks, inst.n_topics)
+    assert dense.shape == (inst.n_nodes, inst.n_topics)
+    for v in range(0, inst.n_nodes, 9):
+        assert np.flatnonzero(dense[v]).tolist() == sorted(inst.topics_of(v).tolist())
+    np.testing.assert_array_equal(pack_bool(dense), inst.masks)
+    wide = np.zeros((2, 130), dtype=bool)
+    wide[0, [0, 64, 129]] = True
+    packed = pack_sets(np.array([0, 3, 3]), np.array([0, 64, 129]), 130)
+    np.testing.assert_array_equal(pack_bool(wide), packed)
+    np.testing.assert_array_equal(interest_matrix(pack_bool(wide), 130), wide)
 
 
 def test_instance_is_immutable(small_instance):

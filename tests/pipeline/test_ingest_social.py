@@ -20,7 +20,7 @@ from hedgerow.pipeline.ingest.follower_graph import (
     truncated_mean,
 )
 from hedgerow.pipeline.ingest.social import FACEBOOK, REED98, bfs_sample, ingest_social, read_edges
-from hedgerow.social import degree_ccdf, load_instance
+from hedgerow.workloads.social import degree_ccdf, load_instance
 
 pytestmark = [pytest.mark.spark, pytest.mark.data]
 

@@ -7,7 +7,7 @@ import pytest
 
 from hedgerow.latency import processing_delays, unit_square
 from hedgerow.model import RngStreams
-from hedgerow.scenarios.workload import interest_instance
+from hedgerow.workloads.interest import interest_instance
 
 
 @pytest.fixture(scope="session")

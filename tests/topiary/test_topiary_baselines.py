@@ -12,7 +12,7 @@ from hedgerow.protocols.baselines.complete import CompleteGraph
 from hedgerow.protocols.baselines.gossipsub import GossipSubSplit, gossipsub_out
 from hedgerow.protocols.baselines.random_graph import RandomGraph
 from hedgerow.protocols.baselines.scribe import ScribeTrees, tree_edges
-from hedgerow.scenarios.workload import interest_instance
+from hedgerow.workloads.interest import interest_instance
 
 
 @pytest.fixture(scope="module")

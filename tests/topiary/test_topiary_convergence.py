@@ -7,11 +7,13 @@ import pytest
 
 from hedgerow.dissemination import MessageBatch, disseminate, edge_delays
 from hedgerow.latency import processing_delays, unit_square
-from hedgerow.model import RngStreams
+from hedgerow.metrics import delivery_stats
+from hedgerow.model import RngStreams, interest_matrix
 from hedgerow.protocols.baselines.random_graph import RandomGraph
-from hedgerow.protocols.topiary import Topiary, delivery_stats, draw_messages, interest_matrix
+from hedgerow.protocols.topiary import Topiary
 from hedgerow.scenarios.attackers import eclipse_attack, topic_attack
-from hedgerow.scenarios.workload import interest_instance
+from hedgerow.workloads.interest import interest_instance
+from hedgerow.workloads.traffic import draw_messages
 
 
 @pytest.fixture(scope="module")

@@ -8,37 +8,9 @@ import numpy as np
 import pytest
 
 from hedgerow.model import Instance, RngStreams
-from hedgerow.protocols.topiary import (
-    Observations,
-    Topiary,
-    closure_csr,
-    draw_messages,
-    entry_index,
-    random_out_neighbours,
-    subset_table,
-    weighted_sample,
-)
-
-
-def test_weighted_sample_respects_allowed_and_weights():
-    rng = np.random.default_rng(0)
-    w = np.tile(np.array([0.0, 1.0, 9.0, 0.0, 4.0, 0.0]), (2000, 1))
-    allowed = np.ones_like(w, dtype=bool)
-    allowed[:, 4] = False
-    picks = weighted_sample(w, allowed, np.full(2000, 1), rng)[:, 0]
-    # never a forbidden column, never a zero-weight column while positive ones remain
-    assert set(picks.tolist()) <= {1, 2}
-    share = (picks == 2).mean()
-    assert 0.86 < share < 0.94  # 9 / 10
-    # asking for more than the positive-weight columns fills with zero-weight allowed ones
-    many = weighted_sample(w[:5], allowed[:5], np.full(5, 4), rng)
-    for row in many:
-        assert set(row[:2].tolist()) == {1, 2}
-        assert set(row[2:].tolist()) <= {0, 3, 5}
-        assert len(set(row.tolist())) == 4
-    # and never more than the allowed columns
-    few = weighted_sample(w[:1], allowed[:1], np.array([6]), rng)
-    assert sorted(x for x in few[0].tolist() if x >= 0) == [0, 1, 2, 3, 5]
+from hedgerow.model.outlinks import closure_csr
+from hedgerow.protocols.topiary import Topiary, subset_table
+from hedgerow.protocols.topiary.scoring import Observations
 
 
 def test_exploration_excludes_current_neighbours_and_weights_by_omega():
@@ -108,28 +80,6 @@ def test_built_overlay_respects_degree_bound(tiny_net):
     assert ov.csr().diagonal().sum() == 0
     assert proto.degree_bound(inst) == 3
     assert len(proto.stats_["receive_rate"]) == 3
-
-
-def test_messages_follow_the_publishing_model():
-    inst = Instance.from_lists([[0], [0, 1], [1], [2]], n_topics=4)  # topic 3 has nobody
-    pub, top = draw_messages(inst, 4000, np.random.default_rng(0))
-    assert set(top.tolist()) == {0, 1, 2}
-    counts = np.bincount(top, minlength=4) / 4000
-    np.testing.assert_allclose(counts[:3], 1 / 3, atol=0.03)
-    for t in range(3):
-        assert set(pub[top == t].tolist()) == set(inst.subscribers(t).tolist())
-
-
-def test_random_start_and_entry_lookup():
-    out = random_out_neighbours(30, 5, np.random.default_rng(0))
-    assert ((out >= 0).sum(axis=1) == 5).all()
-    assert (out != np.arange(30)[:, None]).all()
-    indptr, indices = closure_csr(out, 30)
-    e = entry_index(indptr, indices, out.reshape(-1), np.repeat(np.arange(30), 5))
-    assert (e >= 0).all()
-    rows = np.repeat(np.arange(30), np.diff(indptr))
-    np.testing.assert_array_equal(rows[e], out.reshape(-1))
-    np.testing.assert_array_equal(indices[e], np.repeat(np.arange(30), 5))
 
 
 def test_same_seed_same_rows():

@@ -8,14 +8,11 @@ import pytest
 from hedgerow.dissemination import MessageBatch, disseminate, edge_delays
 from hedgerow.latency import from_matrix
 from hedgerow.model import Instance, RngStreams
-from hedgerow.protocols.topiary import (
+from hedgerow.model.outlinks import closure_csr, entry_index
+from hedgerow.protocols.topiary import Topiary, keep_size, subset_table
+from hedgerow.protocols.topiary.scoring import (
     Observations,
-    Topiary,
-    closure_csr,
-    entry_index,
-    keep_size,
     subset_scores,
-    subset_table,
     topic_scores,
     underperforming,
 )

@@ -174,7 +174,7 @@ def ccdf_cmd(folders, labels, out) -> None:
     import pandas as pd
 
     from hedgerow.errors import ParameterError
-    from hedgerow.social import degree_ccdf, load_instance, plot_ccdfs
+    from hedgerow.workloads.social import degree_ccdf, load_instance, plot_ccdfs
 
     if labels and len(labels) != len(folders):
         raise ParameterError(f"give one --label per folder ({len(folders)}), got {len(labels)}")

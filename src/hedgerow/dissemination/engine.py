@@ -147,7 +147,10 @@ class Delivery:
     duplicates : numpy.ndarray
         ``(M,)`` copies received by a node that already had the message.
     publisher, topic : numpy.ndarray
-        ``(M,)`` the batch's publishers and topics (for the helpers).
+        ``(M,)`` the batch's publishers and topics.
+
+    The delivery measures (receive rate, delay, percentiles, relay share,
+    duplicates) are functions of these arrays in :mod:`hedgerow.metrics.delivery`.
     """
 
     arrival: np.ndarray
@@ -182,58 +185,6 @@ class Delivery:
         out = bits.astype(bool)
         out[np.arange(self.n_messages), self.publisher] = False
         return out
-
-    def receive_rate(self, masks: np.ndarray, *, per_message: bool = False) -> float | np.ndarray:
-        """Fraction of (message, interested non-publisher node) pairs reached.
-
-        With ``per_message=True``, the ``(M,)`` per-message ratios (NaN for a
-        message whose topic has no other subscriber); their mean is Topiary's
-        "Interested Message Receive Rate" (section V-A).  The pooled value is
-        NaN when there is no such pair.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from hedgerow.model import pack_sets
-        >>> masks = pack_sets(np.array([0, 1, 2, 3]), np.array([0, 0, 0]), 1)
-        >>> d = disseminate(np.array([0, 1, 2, 3]), np.array([1, 0, 1]), np.ones(3),
-        ...                 np.ones(3), masks, MessageBatch.create([0], [0], 1))
-        >>> float(d.receive_rate(masks))
-        0.5
-        """
-        want = self.interested(masks)
-        got = want & self.reached
-        if per_message:
-            n = want.sum(axis=1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                return got.sum(axis=1) / np.where(n > 0, n, np.nan)
-        total = int(want.sum())
-        return float(got.sum()) / total if total else float("nan")
-
-    def avg_delay(self, masks: np.ndarray, *, per_message: bool = False) -> float | np.ndarray:
-        """Mean arrival time (ms) over reached interested non-publisher nodes.
-
-        Topiary's "Average Propagation Delay" (section V-A): nodes that did
-        not receive the message are ignored.  NaN when nothing qualifies.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from hedgerow.model import pack_sets
-        >>> masks = pack_sets(np.array([0, 1, 2, 3]), np.array([0, 0, 0]), 1)
-        >>> d = disseminate(np.array([0, 1, 3, 4]), np.array([1, 0, 2, 1]), np.array([5., 5, 7, 7]),
-        ...                 np.full(3, 2.0), masks, MessageBatch.create([0], [0], 1))
-        >>> d.arrival.tolist(), float(d.avg_delay(masks))
-        ([[0.0, 5.0, 14.0]], 9.5)
-        """
-        ok = self.interested(masks) & self.reached
-        vals = np.where(ok, self.arrival, 0.0)
-        if per_message:
-            n = ok.sum(axis=1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                return vals.sum(axis=1) / np.where(n > 0, n, np.nan)
-        total = int(ok.sum())
-        return float(vals.sum()) / total if total else float("nan")
 
 
 # ---------------------------------------------------------------------------- API

@@ -1,7 +1,8 @@
 """Bit-packed topic sets: each set is a row of ``uint64`` words.
 
 Set intersection sizes over thousands of candidates then become a vectorised
-``and`` plus popcount.
+``and`` plus popcount.  :func:`interest_matrix` unpacks the words into a dense
+``(rows, n_topics)`` bool matrix and :func:`pack_bool` packs one back.
 """
 
 from __future__ import annotations
@@ -32,6 +33,37 @@ def pack_sets(indptr: np.ndarray, indices: np.ndarray, n_topics: int) -> np.ndar
     np.bitwise_or.at(
         out, (row_of, idx >> 6), np.left_shift(np.uint64(1), (idx & 63).astype(np.uint64))
     )
+    return out
+
+
+def interest_matrix(masks: np.ndarray, n_topics: int) -> np.ndarray:
+    """Unpack bit masks into a dense ``(n_nodes, n_topics)`` bool matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> interest_matrix(np.array([[0b101]], dtype=np.uint64), 3).tolist()
+    [[True, False, True]]
+    """
+    t = np.arange(n_topics)
+    words = masks[:, t >> 6]
+    return ((words >> (t & 63).astype(np.uint64)) & np.uint64(1)).astype(bool)
+
+
+def pack_bool(matrix: np.ndarray) -> np.ndarray:
+    """Pack a ``(rows, n_topics)`` bool matrix into ``uint64`` words (inverse of
+    :func:`interest_matrix`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pack_bool(np.array([[True, False, True]])).tolist()
+    [[5]]
+    """
+    rows, n_topics = matrix.shape
+    out = np.zeros((rows, n_words(n_topics)), dtype=np.uint64)
+    r, t = np.nonzero(matrix)
+    np.bitwise_or.at(out, (r, t >> 6), np.left_shift(np.uint64(1), (t & 63).astype(np.uint64)))
     return out
 
 

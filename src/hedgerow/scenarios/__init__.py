@@ -16,7 +16,6 @@ from hedgerow.scenarios.runner import (
     scenario_names,
     simulate,
 )
-from hedgerow.scenarios.workload import interest_instance
 
 __all__ = [
     "ATTACKS",
@@ -27,7 +26,6 @@ __all__ = [
     "ScenarioResult",
     "check_run",
     "eclipse_attack",
-    "interest_instance",
     "protocol_names",
     "run_scenario",
     "scenario_names",

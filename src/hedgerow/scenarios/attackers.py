@@ -27,7 +27,7 @@ import numpy as np
 
 from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
-from hedgerow.scenarios.workload import with_topic, without_topic
+from hedgerow.workloads.interest import with_topic, without_topic
 
 ATTACKS = ("topic", "eclipse")
 
@@ -92,7 +92,7 @@ def topic_attack(
     Examples
     --------
     >>> import numpy as np
-    >>> from hedgerow.scenarios.workload import interest_instance
+    >>> from hedgerow.workloads.interest import interest_instance
     >>> inst = interest_instance(50, 5, 0.3, np.random.default_rng(0))
     >>> s = topic_attack(inst, 10, np.random.default_rng(1))
     >>> bool(np.isin(s.attackers, s.instance.subscribers(0)).all())
@@ -127,7 +127,7 @@ def eclipse_attack(instance: Instance, n_attackers: int, rng: np.random.Generato
     Examples
     --------
     >>> import numpy as np
-    >>> from hedgerow.scenarios.workload import interest_instance
+    >>> from hedgerow.workloads.interest import interest_instance
     >>> inst = interest_instance(20, 5, 0.3, np.random.default_rng(0))
     >>> s = eclipse_attack(inst, 4, np.random.default_rng(1))
     >>> len(s.fixed_edges), int(s.update.sum())

@@ -46,8 +46,14 @@ from typing import Any
 
 import numpy as np
 
+from hedgerow.dissemination import disseminate_chunks, edge_delays
 from hedgerow.errors import ParameterError
+from hedgerow.latency import latency_model, processing_delays
+from hedgerow.metrics.attack import slot_stats
+from hedgerow.metrics.delivery import delivery_stats
+from hedgerow.model.bitset import interest_matrix
 from hedgerow.model.instance import Instance
+from hedgerow.model.outlinks import out_overlay
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.progress import progress_bar
@@ -56,15 +62,10 @@ from hedgerow.protocols.baselines.complete import CompleteGraph
 from hedgerow.protocols.baselines.gossipsub import GossipSubSplit
 from hedgerow.protocols.baselines.random_graph import RandomGraph
 from hedgerow.protocols.baselines.scribe import ScribeTrees
-from hedgerow.protocols.topiary import (
-    Topiary,
-    delivery_stats,
-    disseminate_chunks,
-    draw_messages,
-    interest_matrix,
-)
+from hedgerow.protocols.topiary import Topiary
 from hedgerow.scenarios.attackers import AttackSetup, eclipse_attack, topic_attack
-from hedgerow.scenarios.workload import interest_instance
+from hedgerow.workloads.interest import interest_instance
+from hedgerow.workloads.traffic import draw_messages
 
 
 @dataclass(frozen=True)
@@ -289,22 +290,6 @@ def _num(x: float) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
 
 
-def _slot_stats(
-    out_src: np.ndarray, out_dst: np.ndarray, honest: np.ndarray
-) -> tuple[float, float, float]:
-    """Attackers' share of honest out-links; share of honest nodes with an honest out-neighbour;
-    share of honest nodes with an honest neighbour in either direction."""
-    h = honest[out_src]
-    src, dst = out_src[h], out_dst[h]
-    share = float((~honest[dst]).mean()) if len(dst) else 0.0
-    hh = honest[dst]
-    has_out = np.zeros(len(honest), dtype=bool)
-    has_out[src[hh]] = True
-    has_any = has_out.copy()
-    has_any[dst[hh]] = True
-    return share, float(has_out[honest].mean()), float(has_any[honest].mean())
-
-
 def _row(
     epoch: int,
     arrival: np.ndarray,
@@ -338,7 +323,7 @@ def _row(
                 vr, vd = float("nan"), float("nan")
             row["victim_receive_rate"] = _num(vr)
             row["victim_avg_delay_ms"] = _num(vd)
-        share, keep, linked = _slot_stats(links[0], links[1], attack.honest)
+        share, keep, linked = slot_stats(links[0], links[1], attack.honest)
         row["attacker_slot_share"] = share
         row["honest_with_honest_neighbour"] = keep
         row["honest_with_honest_link"] = linked
@@ -376,8 +361,6 @@ def simulate(
     )
     proto, traffic = _make_protocol(protocol, dict(params or {}), sc)
     streams = RngStreams(seed)
-
-    from hedgerow.latency import latency_model, processing_delays
 
     lat = latency_model(sc.latency, sc.nodes, streams.stream("latency"))
     n = lat.n_nodes
@@ -448,8 +431,6 @@ def simulate(
                 )
                 score_rows.append(rep.scores)
                 bar.advance(task)
-        from hedgerow.protocols.topiary import out_overlay
-
         overlay = out_overlay(proto.out_, fixed)
     else:
         with progress_bar(f"{protocol} on {sc.name}", enabled=progress) as bar:
@@ -460,8 +441,6 @@ def simulate(
             a = overlay.undirected_csr()
             indptr = a.indptr.astype(np.int64)
             indices = a.indices.astype(np.int64)
-            from hedgerow.dissemination import edge_delays
-
             ed = np.asarray(edge_delays(indptr, indices, lat), dtype=np.float64)
             publisher, topic = draw_messages(
                 publishers, traffic["messages"], streams.stream("messages")

@@ -12,6 +12,6 @@ output folder (atomically: a failed job leaves nothing behind):
 - :mod:`~hedgerow.pipeline.ingest.churn` -- Google 2011 machine events and
   smartphone sessions as join/leave sequences.
 
-The JVM-free readers of these outputs are :mod:`hedgerow.social` and
+The JVM-free readers of these outputs are :mod:`hedgerow.workloads.social` and
 :mod:`hedgerow.churn` (and ``pandas.read_parquet`` for the latency tables).
 """

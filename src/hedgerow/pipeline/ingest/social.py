@@ -27,7 +27,7 @@ Output (``--out DIR``): ``users/`` (``node`` 0.. by ascending original id,
 ``user`` original id, ``level`` BFS level, ``seed`` bool), ``subscriptions/``
 (``node`` subscribes to ``topic``; topic ``t`` is user ``t``), ``ccdf.csv``
 (follower/followee CCDFs) and ``meta.json``.  Read it back with
-:func:`hedgerow.social.load_instance`.
+:func:`hedgerow.workloads.social.load_instance`.
 """
 
 from __future__ import annotations
@@ -317,7 +317,7 @@ def ingest_social(
     Examples
     --------
     ``hedgerow ingest social --size 1000 --seed 1 --out results/fb1k``, then
-    ``hedgerow.social.load_instance("results/fb1k")``.
+    ``hedgerow.workloads.social.load_instance("results/fb1k")``.
     """
     check_out(out, force)
     edges = edges or data_path(*FACEBOOK)

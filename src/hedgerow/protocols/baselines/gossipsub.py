@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from hedgerow.model.instance import Instance
+from hedgerow.model.outlinks import out_overlay
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.protocols.baselines._out_degree import FixedOutDegree
@@ -86,7 +87,5 @@ class GossipSubSplit(FixedOutDegree):
     def _build(
         self, instance: Instance, streams: RngStreams, *, progress: Any
     ) -> tuple[Overlay, dict[str, Any]]:
-        from hedgerow.protocols.topiary import out_overlay
-
         out = gossipsub_out(instance, int(self.d), streams.stream("gossipsub"))
         return out_overlay(out), {"out_degree": int(self.d)}

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from hedgerow.model.instance import Instance
+from hedgerow.model.outlinks import out_overlay, random_out_neighbours
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.protocols.baselines._out_degree import FixedOutDegree
@@ -40,7 +41,5 @@ class RandomGraph(FixedOutDegree):
     def _build(
         self, instance: Instance, streams: RngStreams, *, progress: Any
     ) -> tuple[Overlay, dict[str, Any]]:
-        from hedgerow.protocols.topiary import out_overlay, random_out_neighbours
-
         out = random_out_neighbours(instance.n_nodes, int(self.d), streams.stream("random-graph"))
         return out_overlay(out), {"out_degree": int(self.d)}

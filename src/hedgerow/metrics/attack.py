@@ -1,0 +1,52 @@
+"""Attack measures on an overlay's out-links (Topiary section V-D).
+
+Functions of the directed out-links ``out_src[i] -> out_dst[i]`` (for an
+undirected overlay, both directions of each link) and the ``honest`` node mask.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def slot_stats(
+    out_src: np.ndarray, out_dst: np.ndarray, honest: np.ndarray
+) -> tuple[float, float, float]:
+    """How far attackers hold the honest nodes' links (eclipse attack, section V-D2).
+
+    Parameters
+    ----------
+    out_src, out_dst : numpy.ndarray
+        ``(k,)`` int: the out-links ``out_src[i] -> out_dst[i]``.
+    honest : numpy.ndarray
+        ``(n,)`` bool: honest nodes (the others are attackers).
+
+    Returns
+    -------
+    attacker_share : float
+        Share of the honest nodes' out-links that point to attackers (``0`` when
+        honest nodes have no out-link).
+    honest_out : float
+        Share of honest nodes with at least one honest out-neighbour.
+    honest_link : float
+        Share of honest nodes linked to at least one honest node in either
+        direction (out or in): the ones not eclipsed.
+
+    Examples
+    --------
+    Nodes 0-2 are honest, 3 is an attacker: 0 -> 3, 1 -> 3, 1 -> 2, 3 -> 0.
+
+    >>> import numpy as np
+    >>> honest = np.array([True, True, True, False])
+    >>> slot_stats(np.array([0, 1, 1, 3]), np.array([3, 3, 2, 0]), honest)
+    (0.6666666666666666, 0.3333333333333333, 0.6666666666666666)
+    """
+    h = honest[out_src]
+    src, dst = out_src[h], out_dst[h]
+    share = float((~honest[dst]).mean()) if len(dst) else 0.0
+    hh = honest[dst]
+    has_out = np.zeros(len(honest), dtype=bool)
+    has_out[src[hh]] = True
+    has_any = has_out.copy()
+    has_any[dst[hh]] = True
+    return share, float(has_out[honest].mean()), float(has_any[honest].mean())
