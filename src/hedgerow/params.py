@@ -207,7 +207,7 @@ def _default_text(v: Any) -> str:
     return "derived" if v is None else str(v)
 
 
-def Int(  # noqa: N802 - reads as a type in declarations
+def Int(
     default: int | None,
     doc: str,
     *,
@@ -220,7 +220,7 @@ def Int(  # noqa: N802 - reads as a type in declarations
     return Param("int", default, doc, low=low, high=high, unit=unit, optional=optional)
 
 
-def Float(  # noqa: N802
+def Float(
     default: float | None,
     doc: str,
     *,
@@ -245,12 +245,12 @@ def Float(  # noqa: N802
     )
 
 
-def Bool(default: bool, doc: str) -> Param:  # noqa: N802
+def Bool(default: bool, doc: str) -> Param:
     """A true/false parameter."""
     return Param("bool", default, doc)
 
 
-def Choice(default: str, choices: tuple[str, ...], doc: str) -> Param:  # noqa: N802
+def Choice(default: str, choices: tuple[str, ...], doc: str) -> Param:
     """A parameter taking one of ``choices``."""
     return Param("choice", default, doc, choices=tuple(choices))
 

@@ -10,6 +10,7 @@ Examples
 --------
 >>> protocol_names(capability="maintained")
 ['random', 'similarity', 'spidercast']
+>>> from hedgerow.model import Instance
 >>> get_protocol("ringpt").build(
 ...     Instance.from_lists([[0], [0], [0]], n_topics=1)).n_edges
 3
@@ -20,7 +21,6 @@ from __future__ import annotations
 from typing import Any
 
 from hedgerow.errors import ParameterError
-from hedgerow.model.instance import Instance
 from hedgerow.protocols.base import (
     CAPABILITIES,
     AdaptiveProtocol,

@@ -75,7 +75,7 @@ def protocol_streams(seed: int, key: str) -> RngStreams:
     return RngStreams(seed).child(f"protocol:{key}")
 
 
-class OverlayProtocol(ABC):
+class OverlayProtocol:
     """Base class of every protocol: declared parameters, tags and validation.
 
     Subclasses set :attr:`name`, :attr:`paper`, :attr:`params` and their tags,
@@ -174,7 +174,7 @@ class OverlayProtocol(ABC):
         return f"{type(self).__name__}({args})"
 
 
-class StaticProtocol(OverlayProtocol):
+class StaticProtocol(OverlayProtocol, ABC):
     """Capability ``static``: builds an overlay from an instance."""
 
     def build(self, instance: Instance, *, seed: int = 0, progress: Any = None) -> Overlay:
@@ -231,7 +231,7 @@ class EpochView:
     entry_map: np.ndarray
 
 
-class AdaptiveProtocol(OverlayProtocol):
+class AdaptiveProtocol(OverlayProtocol, ABC):
     """Capability ``adaptive``: out-links re-selected every epoch from observations.
 
     The scenario's epoch loop calls, per epoch: :meth:`begin_epoch`, then
@@ -284,7 +284,7 @@ class AdaptiveProtocol(OverlayProtocol):
         return self.out_degree()
 
 
-class MaintainedProtocol(OverlayProtocol):
+class MaintainedProtocol(OverlayProtocol, ABC):
     """Capability ``maintained``: an overlay kept under churn by an engine.
 
     :meth:`maintenance_engine` returns an object implementing

@@ -46,9 +46,9 @@ from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
+from hedgerow.params import Bool, Choice, Float, Int
 from hedgerow.progress import build_progress
 from hedgerow.protocols.base import MaintainedProtocol, StaticProtocol
-from hedgerow.params import Bool, Choice, Float, Int
 from hedgerow.protocols.maintenance import TIE_RULES, Maintenance, TaskSpec
 
 

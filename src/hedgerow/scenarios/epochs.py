@@ -158,6 +158,34 @@ def _run_static(
     return RunResult([], np.full((1, n), np.nan), overlay, world, dict(proto.stats_))
 
 
+@dataclass
+class _Observer:
+    """Hands each dissemination chunk of one epoch to the protocol as an :class:`EpochView`."""
+
+    proto: AdaptiveProtocol
+    state: Any
+    publisher: np.ndarray
+    topic: np.ndarray
+    slot_full: np.ndarray
+    indptr: np.ndarray
+    indices: np.ndarray
+
+    def __call__(self, sel: np.ndarray, dl: Any, emap: np.ndarray) -> None:
+        slot = np.where(self.slot_full >= 0, emap[np.maximum(self.slot_full, 0)], -1)
+        view = EpochView(
+            sel=sel,
+            publisher=self.publisher[sel],
+            topic=self.topic[sel],
+            arrival=np.asarray(dl.arrival, dtype=np.float64),
+            edge_recv=dl.edge_recv,
+            slot_entry=slot,
+            indptr=self.indptr,
+            indices=self.indices,
+            entry_map=emap,
+        )
+        self.proto.observe(self.state, view)
+
+
 def _run_adaptive(
     proto: AdaptiveProtocol,
     world: World,
@@ -187,23 +215,7 @@ def _run_adaptive(
         # CSR entry of the link out[v, j] -> v: where v receives what its j-th out-neighbour sent
         slot_full = entry_index(indptr, indices, out.reshape(-1), src_of_slot).reshape(n, d)
 
-        def observe(sel: np.ndarray, dl: Any, emap: np.ndarray) -> None:
-            slot = np.where(slot_full >= 0, emap[np.maximum(slot_full, 0)], -1)
-            proto.observe(  # noqa: B023 - called within this epoch only
-                state,  # noqa: B023
-                EpochView(
-                    sel=sel,
-                    publisher=publisher[sel],  # noqa: B023
-                    topic=topic[sel],  # noqa: B023
-                    arrival=np.asarray(dl.arrival, dtype=np.float64),
-                    edge_recv=dl.edge_recv,
-                    slot_entry=slot,
-                    indptr=indptr,  # noqa: B023
-                    indices=indices,  # noqa: B023
-                    entry_map=emap,
-                ),
-            )
-
+        observe = _Observer(proto, state, publisher, topic, slot_full, indptr, indices)
         rec = _disseminate(
             world, indptr, indices, publisher, topic, policy, record_edges=True, on_chunk=observe
         )

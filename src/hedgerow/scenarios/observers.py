@@ -37,7 +37,12 @@ from typing import Any
 import numpy as np
 
 from hedgerow.metrics.attack import slot_stats
-from hedgerow.metrics.delivery import delivery_stats, pair_quantiles
+from hedgerow.metrics.delivery import (
+    delay_percentiles,
+    delivery_stats,
+    duplicates_per_message,
+    relay_share,
+)
 from hedgerow.scenarios.world import World
 
 __all__ = ["EpochDelivery", "epoch_row", "num"]
@@ -94,19 +99,11 @@ def epoch_row(
     attack = world.attack
     honest = None if attack is None else attack.honest
     rate, delay = delivery_stats(rec.arrival, rec.publisher, rec.topic, interest, receivers=honest)
-    p50, p90, p99 = pair_quantiles(
-        rec.arrival, rec.publisher, rec.topic, interest, (0.5, 0.9, 0.99), receivers=honest
+    p50, p90, p99 = delay_percentiles(
+        rec.arrival, rec.publisher, rec.topic, interest, (50, 90, 99), receivers=honest
     )
-    (hops_mean,) = pair_quantiles(
-        rec.hops.astype(np.float64),
-        rec.publisher,
-        rec.topic,
-        interest,
-        None,
-        receivers=honest,
-        reached=np.isfinite(rec.arrival),
-    )
-    total = float(rec.copies.sum())
+    hops = np.where(rec.hops >= 0, rec.hops, np.inf).astype(np.float64)
+    _, hops_mean = delivery_stats(hops, rec.publisher, rec.topic, interest, receivers=honest)
     row: dict[str, Any] = {
         "epoch": int(epoch),
         "receive_rate": num(rate),
@@ -116,8 +113,10 @@ def epoch_row(
         "delay_p99_ms": num(p99),
         "hops_mean": num(hops_mean),
         "relay_copies": float(np.mean(rec.relay_copies)) if len(rec.relay_copies) else 0.0,
-        "relay_share": num(rec.relay_copies.sum() / total) if total else 0.0,
-        "duplicates_per_message": float(np.mean(rec.duplicates)) if len(rec.duplicates) else 0.0,
+        "relay_share": num(relay_share(rec.copies, rec.relay_copies)),
+        "duplicates_per_message": num(
+            duplicates_per_message(rec.copies, rec.arrival, rec.publisher)
+        ),
         "avg_score": None
         if scores is None or not np.isfinite(scores).any()
         else float(np.nanmean(scores)),

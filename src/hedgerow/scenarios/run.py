@@ -132,7 +132,7 @@ def run_scenario(protocol: str, scenario: str, **kwargs: Any) -> list[dict[str, 
 
 
 def structure(overlay: Overlay, world: World, *, diameter: bool = True) -> dict[str, Any]:
-    """Structure metrics of an overlay, on the undirected closure (links carry traffic both ways)."""
+    """Structure metrics of an overlay on its undirected closure (links carry traffic both ways)."""
     closure = overlay
     if overlay.directed:
         closure = Overlay.from_edges(overlay.n_nodes, overlay.edges(), directed=False)

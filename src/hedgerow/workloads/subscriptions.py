@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from hedgerow.errors import ParameterError
-from hedgerow.params import as_int, check_memory
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
+from hedgerow.params import as_int, check_memory
 from hedgerow.workloads.popularity import popularity as _popularity_vector
 
 

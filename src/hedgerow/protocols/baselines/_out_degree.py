@@ -6,8 +6,8 @@ from typing import ClassVar
 
 from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
-from hedgerow.protocols.base import StaticProtocol
 from hedgerow.params import Int
+from hedgerow.protocols.base import StaticProtocol
 
 
 class FixedOutDegree(StaticProtocol):

@@ -38,8 +38,9 @@ import numpy as np
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
-from hedgerow.protocols.base import StaticProtocol
 from hedgerow.params import Int
+from hedgerow.protocols.base import StaticProtocol
+
 
 def tree_edges(members: np.ndarray, ident: np.ndarray, fanout: int) -> np.ndarray:
     """``(len(members) - 1, 2)`` child -> parent links of the id-ordered ``fanout``-ary tree.

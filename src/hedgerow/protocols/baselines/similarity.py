@@ -32,11 +32,10 @@ from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
-from hedgerow.protocols.base import MaintainedProtocol, StaticProtocol
 from hedgerow.params import Choice, Float, Int
+from hedgerow.protocols.base import MaintainedProtocol, StaticProtocol
 from hedgerow.protocols.maintenance import TIE_RULES, Maintenance, TaskSpec
 from hedgerow.protocols.spidercast import make_engine, run_engine
-
 
 #: parameters shared by similarity(x, y) and random(y)
 _SHARED = {

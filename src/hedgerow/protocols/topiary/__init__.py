@@ -82,31 +82,25 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 
-from hedgerow.dissemination import disseminate_chunks, edge_delays
 from hedgerow.errors import ParameterError
-from hedgerow.latency import latency_model, processing_delays
-from hedgerow.metrics.delivery import delivery_stats
 from hedgerow.model.bitset import interest_matrix
 from hedgerow.model.instance import Instance
-from hedgerow.model.outlinks import closure_csr, entry_index, out_overlay, random_out_neighbours
-from hedgerow.model.overlay import Overlay
+from hedgerow.model.outlinks import random_out_neighbours
 from hedgerow.model.rng import RngStreams
+from hedgerow.params import Float, Int
 from hedgerow.protocols._sampling import weighted_sample
-from hedgerow.protocols.base import OverlayProtocol, as_float, as_int
+from hedgerow.protocols.base import AdaptiveProtocol, EpochView
 from hedgerow.protocols.topiary.scoring import (
     Observations,
     subset_scores,
     topic_scores,
     underperforming,
 )
-from hedgerow.workloads.traffic import draw_messages
 
 __all__ = ["KEEP_FRACTION", "EpochReport", "Topiary", "keep_size", "subset_table"]
 
@@ -139,140 +133,109 @@ def subset_table(n_slots: int, k: int) -> np.ndarray:
     return np.asarray(rows, dtype=np.int64).reshape(len(rows), k)
 
 
-# --------------------------------------------------------------------------- epochs
-@dataclass
-class EpochReport:
-    """One epoch of a Topiary run, before the nodes re-select neighbours.
-
-    Attributes
-    ----------
-    epoch : int
-        Epoch number (0 is the random initial topology).
-    out : numpy.ndarray
-        ``(n_nodes, d)`` outgoing neighbours used during the epoch (``-1`` padded).
-    publisher, topic : numpy.ndarray
-        The epoch's messages.
-    arrival : numpy.ndarray
-        ``(M, n_nodes)`` first-copy arrival times (ms; ``inf`` never).
-    copies, relay_copies : numpy.ndarray
-        ``(M,)`` copies received in total / by unsubscribed nodes.
-    scores : numpy.ndarray
-        ``(n_nodes,)`` score ``S(Γ*)`` of each updating node's kept subset
-        (``nan`` for nodes that do not select).
-    """
-
-    epoch: int
-    out: np.ndarray
-    publisher: np.ndarray
-    topic: np.ndarray
-    arrival: np.ndarray
-    copies: np.ndarray
-    relay_copies: np.ndarray
-    scores: np.ndarray
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-class Topiary(OverlayProtocol):
+class Topiary(AdaptiveProtocol):
     """Topiary (Mao & Bojja Venkatakrishnan 2023): learned neighbour subsets per epoch.
 
-    Parameters
-    ----------
-    d : int, default 6
-        Out-degree bound (section V-A: 6 on the unit square, 5 on the cities).
-    epochs : int, default 150
-        Epochs run by :meth:`build` (section V-A).
-    messages : int, default 1000
-        Messages per epoch (section V-A).
-    ttl : int, default 1
-        Initial TTL of every message (section V-A).
-    wc, wd, ww : float, default 1000, 1000, 0
-        Weights of coverage (fraction missed), delay (seconds) and waste (count);
-        see the module docstring, reading 3.
-    eta : float, default 2.0
-        Threshold ``η > 1`` of eq. (9).
-    keep : float, default 0.6
-        Fraction of ``d`` kept each epoch (section IV).
-    latency : str, default "unit-square"
-        Latency model used by :meth:`build` (a name known to
-        :func:`hedgerow.latency.latency_model`).
+    An adaptive protocol: the scenario's epoch loop
+    (:func:`hedgerow.scenarios.epochs.run_protocol`) owns the network, the
+    traffic (``messages`` per epoch, TTL ``ttl``) and the number of epochs;
+    Topiary observes every chunk of messages (:meth:`observe`) and re-selects
+    its out-links at the end of each epoch (:meth:`select`, Algorithm 1).
+    ``wc``, ``wd``, ``ww``: see the module docstring, reading 3.
 
     Examples
     --------
-    >>> from hedgerow.model import Instance
-    >>> inst = Instance.from_lists([[0, 1], [0], [1], [0, 1], [1], [0]] * 5, n_topics=2)
-    >>> proto = Topiary(d=3, epochs=2, messages=50)
-    >>> ov = proto.build(inst, seed=1)
-    >>> bool((ov.degree() <= 3).all()), len(proto.stats_["receive_rate"])
+    >>> from hedgerow.scenarios.epochs import run_protocol
+    >>> from hedgerow.scenarios.world import make_world
+    >>> world = make_world("cities", seed=1, topics=10, messages=50, epochs=2)
+    >>> res = run_protocol(Topiary(d=3), world)
+    >>> bool((res.overlay.degree() <= 3).all()), len(res.rows)
     (True, 2)
     """
 
     name = "topiary"
     paper = "Mao & Bojja Venkatakrishnan, Topiary, arXiv:2312.06800 (2023)"
-    directed = True
-
-    def __init__(
-        self,
-        *,
-        d: int = 6,
-        epochs: int = 150,
-        messages: int = 1000,
-        ttl: int = 1,
-        wc: float = 1000.0,
-        wd: float = 1000.0,
-        ww: float = 0.0,
-        eta: float = 2.0,
-        keep: float = KEEP_FRACTION,
-        latency: str = "unit-square",
-    ) -> None:
-        self.d = d
-        self.epochs = epochs
-        self.messages = messages
-        self.ttl = ttl
-        self.wc = wc
-        self.wd = wd
-        self.ww = ww
-        self.eta = eta
-        self.keep = keep
-        self.latency = latency
+    params = {
+        "d": Int(6, "out-degree bound (V-A: 6 on the unit square, 5 on the cities)", low=1,
+                 unit="links"),
+        "wc": Float(1000.0, "weight of coverage (fraction of expected messages missed)",
+                    low=0.0, high=1e12),
+        "wd": Float(1000.0, "weight of relative delay", low=0.0, high=1e12, unit="per second"),
+        "ww": Float(0.0, "weight of wasted (unsubscribed) messages", low=0.0, high=1e12),
+        "eta": Float(2.0, "threshold of eq. (9), > 1", low=1.0, high=1e12, low_open=True),
+        "keep": Float(KEEP_FRACTION, "fraction of d kept each epoch (section IV)", low=0.0,
+                      high=1.0),
+    }
+    quick_params = {"d": 3}
 
     # ------------------------------------------------------------- validation
-    def _check(self, n_nodes: int) -> dict[str, Any]:
-        p = self.name
-        d = as_int(p, "d", self.d, minimum=1)
-        if d >= n_nodes:
+    def _check_instance(self, values: dict[str, Any], instance: Instance) -> None:
+        if values["d"] >= instance.n_nodes:
             raise ParameterError(
-                f"{p}: parameter d must be below the number of nodes ({n_nodes}), got {d}"
-            )
-        eta = as_float(p, "eta", self.eta, low=1.0, high=1e12)
-        if eta <= 1.0:
-            raise ParameterError(f"{p}: parameter eta must be > 1 (eq. 9), got {eta}")
-        keep = as_float(p, "keep", self.keep, low=0.0, high=1.0)
-        return {
-            "d": d,
-            "epochs": as_int(p, "epochs", self.epochs, minimum=1),
-            "messages": as_int(p, "messages", self.messages, minimum=1),
-            "ttl": as_int(p, "ttl", self.ttl, minimum=0),
-            "wc": as_float(p, "wc", self.wc, low=0.0, high=1e12),
-            "wd": as_float(p, "wd", self.wd, low=0.0, high=1e12),
-            "ww": as_float(p, "ww", self.ww, low=0.0, high=1e12),
-            "eta": eta,
-            "keep": keep,
-            "k": keep_size(d, keep),
-        }
-
-    def _validate(self, instance: Instance) -> None:
-        self._check(instance.n_nodes)
-        if not isinstance(self.latency, str):
-            raise ParameterError(
-                f"{self.name}: parameter latency must be a model name, got {self.latency!r}"
+                f"{self.name}: parameter d must be below the number of nodes "
+                f"({instance.n_nodes}), got {values['d']}"
             )
 
-    def degree_bound(self, instance: Instance) -> int | None:
-        """Out-degree bound ``d`` (incoming links are unbounded, section II-A)."""
-        return int(self.d)
+    def _config(self, instance: Instance) -> dict[str, Any]:
+        cfg = self._validate(instance)
+        cfg["k"] = keep_size(cfg["d"], cfg["keep"])
+        return cfg
 
-    # ------------------------------------------------------------- selection
+    def out_degree(self) -> int:
+        """``d``, the outgoing slots of every node."""
+        return self.checked()["d"]
+
+    # ------------------------------------------------------------- the adaptive interface
+    def start(self, instance: Instance, streams: RngStreams, active: np.ndarray) -> np.ndarray:
+        """Random start ("Topiary starts with random state"): ``d`` random out-links per active
+        node, from the ``topiary:init`` stream; exploration later draws from ``topiary:explore``."""
+        cfg = self._config(instance)
+        self.config_ = cfg
+        self.subsets_ = subset_table(cfg["d"], cfg["k"])
+        self.interest_ = interest_matrix(instance.masks, instance.n_topics)
+        self.masks_ = np.ascontiguousarray(instance.masks)
+        self.explore_rng_ = streams.stream("topiary:explore")
+        return random_out_neighbours(
+            instance.n_nodes, cfg["d"], streams.stream("topiary:init"), active=active
+        )
+
+    def begin_epoch(
+        self, instance: Instance, out: np.ndarray, publisher: np.ndarray, topic: np.ndarray
+    ) -> Observations:
+        """Zeroed subset accumulators, with ``E_θ`` counted from the epoch's publishers."""
+        obs = Observations.empty(instance.n_nodes, len(self.subsets_), instance.n_topics)
+        obs.add_published(publisher, topic)
+        return obs
+
+    def observe(self, state: Observations, view: EpochView) -> None:
+        """Add a chunk: per node and subset, the minimum relative delay of its slots."""
+        state.add_chunk(
+            view.arrival,
+            view.edge_recv,
+            view.slot_entry,
+            view.topic,
+            view.publisher,
+            self.masks_,
+            self.subsets_,
+            count_waste=self.config_["ww"] > 0,
+        )
+
     def select(
+        self,
+        state: Observations,
+        instance: Instance,
+        out: np.ndarray,
+        linked: np.ndarray,
+        active: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Algorithm 1 at the end of an epoch (:meth:`select_neighbours`)."""
+        new_out, best_score, _ = self.select_neighbours(
+            out, state, instance, linked, self.explore_rng_, update=active,
+            interest=self.interest_,
+        )
+        return new_out, best_score
+
+    def select_neighbours(
         self,
         out: np.ndarray,
         obs: Observations,
@@ -309,7 +272,7 @@ class Topiary(OverlayProtocol):
             Next epoch's out-neighbours, each node's ``S(Γ*)`` (``nan`` when not
             updating) and the ``(n, k)`` kept slots' nodes (``-1`` padded).
         """
-        cfg = self._check(instance.n_nodes)
+        cfg = self._config(instance)
         d, k = cfg["d"], cfg["k"]
         n = instance.n_nodes
         if interest is None:
@@ -353,132 +316,3 @@ class Topiary(OverlayProtocol):
         new_out[~update] = out[~update]
         best_score = np.where(update, best_score, np.nan)
         return new_out, best_score, kept
-
-    # ------------------------------------------------------------- epochs
-    def iterate(
-        self,
-        instance: Instance,
-        latency: Any,
-        proc_delay: np.ndarray,
-        streams: RngStreams,
-        *,
-        publishers: Instance | None = None,
-        update: np.ndarray | None = None,
-        fixed_edges: np.ndarray | None = None,
-        silent: np.ndarray | None = None,
-        silent_topic: int | None = None,
-        epochs: int | None = None,
-    ) -> Iterator[EpochReport]:
-        """Run epochs and yield an :class:`EpochReport` for each.
-
-        Parameters
-        ----------
-        instance : Instance
-            Subscriptions (what nodes are interested in and relay by).
-        latency : LatencyModel
-            Link latencies (``edge_delays`` reads it).
-        proc_delay : numpy.ndarray
-            ``(n,)`` processing delay of each node (ms).
-        streams : RngStreams
-            Named streams: ``topiary:init``, ``topiary:messages``, ``topiary:explore``.
-        publishers : Instance, optional
-            Who may publish on each topic (default ``instance``).
-        update : numpy.ndarray, optional
-            Bool mask of nodes running Topiary (others keep no outgoing slots and
-            never re-select; default all).
-        fixed_edges : numpy.ndarray, optional
-            ``(k, 2)`` extra links that always exist (e.g. an attackers' clique).
-        silent, silent_topic : optional
-            Nodes that never forward messages of ``silent_topic``.
-        epochs : int, optional
-            Number of epochs (default the ``epochs`` parameter).
-        """
-        cfg = self._check(instance.n_nodes)
-        n, d, k = instance.n_nodes, cfg["d"], cfg["k"]
-        n_epochs = cfg["epochs"] if epochs is None else int(epochs)
-        publishers = instance if publishers is None else publishers
-        update = np.ones(n, dtype=bool) if update is None else np.asarray(update, dtype=bool)
-        masks = np.ascontiguousarray(instance.masks)
-        interest = interest_matrix(masks, instance.n_topics)
-        subsets = subset_table(d, k)
-        proc = np.asarray(proc_delay, dtype=np.float64)
-        out = random_out_neighbours(n, d, streams.stream("topiary:init"), active=update)
-        msg_rng = streams.stream("topiary:messages")
-        explore_rng = streams.stream("topiary:explore")
-        for epoch in range(n_epochs):
-            indptr, indices = closure_csr(out, n, fixed_edges)
-            ed = np.asarray(edge_delays(indptr, indices, latency), dtype=np.float64)
-            publisher, topic = draw_messages(publishers, cfg["messages"], msg_rng)
-            obs = Observations.empty(n, len(subsets), instance.n_topics)
-            obs.add_published(publisher, topic)
-            arrival = np.empty((len(publisher), n))
-            copies = np.zeros(len(publisher), dtype=np.int64)
-            relay = np.zeros(len(publisher), dtype=np.int64)
-            slot_full = entry_index(
-                indptr, indices, out.reshape(-1), np.repeat(np.arange(n), d)
-            ).reshape(n, d)
-            for sel, dl, emap in disseminate_chunks(
-                indptr,
-                indices,
-                ed,
-                proc,
-                masks,
-                publisher,
-                topic,
-                cfg["ttl"],
-                record_edges=True,
-                silent=silent,
-                silent_topic=silent_topic,
-            ):
-                arr = np.asarray(dl.arrival, dtype=np.float64)
-                arrival[sel] = arr
-                copies[sel] = np.asarray(dl.copies)
-                relay[sel] = np.asarray(dl.relay_copies)
-                slot = np.where(slot_full >= 0, emap[np.maximum(slot_full, 0)], -1)
-                obs.add_chunk(
-                    arr,
-                    dl.edge_recv,
-                    slot,
-                    topic[sel],
-                    publisher[sel],
-                    masks,
-                    subsets,
-                    count_waste=cfg["ww"] > 0,
-                )
-            rows = np.repeat(np.arange(n), np.diff(indptr))
-            linked = np.zeros((n, n), dtype=bool)
-            linked[rows, indices] = True
-            new_out, scores, _ = self.select(
-                out, obs, instance, linked, explore_rng, update=update, interest=interest
-            )
-            yield EpochReport(
-                epoch=epoch,
-                out=out,
-                publisher=publisher,
-                topic=topic,
-                arrival=arrival,
-                copies=copies,
-                relay_copies=relay,
-                scores=scores,
-            )
-            out = new_out
-        self.out_ = out
-
-    # ------------------------------------------------------------- build
-    def _build(
-        self, instance: Instance, streams: RngStreams, *, progress: bool
-    ) -> tuple[Overlay, dict[str, Any]]:
-        n = instance.n_nodes
-        lat = latency_model(self.latency, n, streams.stream("latency"))
-        proc = processing_delays(n, streams.stream("processing"))
-        masks = instance.masks
-        interest = interest_matrix(masks, instance.n_topics)
-        rates, delays, scores = [], [], []
-        for rep in self.iterate(instance, lat, proc, streams):
-            rr, dd = delivery_stats(rep.arrival, rep.publisher, rep.topic, interest)
-            rates.append(rr)
-            delays.append(dd)
-            scores.append(float(np.nanmean(rep.scores)))
-        overlay = out_overlay(self.out_)
-        stats = {"receive_rate": rates, "avg_delay_ms": delays, "avg_score": scores}
-        return overlay, stats
