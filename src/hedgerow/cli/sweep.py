@@ -62,8 +62,8 @@ def sweep_cmd(
     Hedgerow code are counted and named in a warning; --redo-stale runs them
     again.  Exits 1 when a run failed.
     """
+    from hedgerow.experiment import canonical_json, load_spec
     from hedgerow.pipeline.sweep import finished_run_ids, run_sweep
-    from hedgerow.specs import canonical_json, load_spec
 
     parsed = load_spec(spec)
     if dry_run:

@@ -8,7 +8,7 @@ Layout of an output directory ``DIR``::
 
 How a sweep runs (:func:`run_sweep`):
 
-1. the spec expands into runs with stable ids (:meth:`hedgerow.specs.ExperimentSpec.expand`);
+1. the spec expands into runs with stable ids (:func:`hedgerow.experiment.expand.expand`);
 2. run ids that already have a row with ``status = "ok"`` are skipped (a
    failed run is tried again);
 3. the missing runs become one RDD with **one partition per run**; the driver
@@ -20,7 +20,7 @@ How a sweep runs (:func:`run_sweep`):
    therefore committed exactly the runs that finished; restarting it runs only
    the rest, and never writes a second file for a run.
 
-A run that raises becomes a ``failed`` row (:func:`hedgerow.runner.run_one`);
+A run that raises becomes a ``failed`` row (:func:`hedgerow.experiment.run.run_one`);
 a task whose Python worker dies becomes a ``failed`` row written by the
 driver.  Either way the other runs go on.
 
@@ -48,10 +48,10 @@ from pathlib import Path
 from typing import Any
 
 from hedgerow.errors import HedgerowError
+from hedgerow.experiment import ExperimentSpec, ResolvedRun, grid_keys, load_spec
+from hedgerow.experiment.rows import column_for_key
 from hedgerow.fingerprint import code_fingerprint
-from hedgerow.pipeline.schema import column_for_key
 from hedgerow.progress import progress_bar
-from hedgerow.specs import ExperimentSpec, ResolvedRun, grid_keys, load_spec
 
 __all__ = [
     "SweepResult",
@@ -168,7 +168,7 @@ def write_rows(out: str | Path, run_id: str, rows: list[Mapping[str, Any]]) -> P
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from hedgerow.pipeline.schema import to_arrow
+    from hedgerow.experiment.rows import to_arrow
 
     d = rows_dir(out)
     d.mkdir(parents=True, exist_ok=True)
@@ -272,7 +272,7 @@ def _run_partition(
 ) -> Iterator[str]:
     """Spark partition function: run each payload, yield its rows as one JSON string."""
     _prepare_worker(env or {})
-    from hedgerow import runner
+    from hedgerow.experiment import run as runner
 
     fn = run_fn or runner.run_one
     for text in payloads:
@@ -360,7 +360,7 @@ def run_sweep(
     Parameters
     ----------
     spec : ExperimentSpec or path
-        The experiment (a YAML path is loaded with :func:`hedgerow.specs.load_spec`).
+        The experiment (a YAML path is loaded with :func:`hedgerow.experiment.load_spec`).
     out : path
         Output directory (created); rows go to ``out/rows``.
     spark : SparkSession, optional
@@ -374,7 +374,7 @@ def run_sweep(
     progress : bool
         Show a rich progress bar of finished runs on stderr.
     run_fn : callable, optional
-        Replacement for :func:`hedgerow.runner.run_one` inside the tasks (tests).
+        Replacement for :func:`hedgerow.experiment.run_one` inside the tasks (tests).
     on_result : callable, optional
         Called on the driver as ``on_result(run, rows)`` after each run's rows are committed.
     numba_cache_dir : str, optional
@@ -440,7 +440,7 @@ def run_sweep(
         )
         return sc.runJob(rdd, func, [i])
 
-    from hedgerow import runner
+    from hedgerow.experiment import run as runner
 
     pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="hedgerow-sweep")
     futures: dict[Future, ResolvedRun] = {}
