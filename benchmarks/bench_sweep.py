@@ -36,7 +36,8 @@ import pyarrow.parquet as pq
 
 from hedgerow.experiment import parse_spec, run_one
 from hedgerow.pipeline.session import get_spark
-from hedgerow.pipeline.sweep import row_files, run_sweep
+from hedgerow.pipeline.store import row_files
+from hedgerow.pipeline.sweep import run_sweep
 
 SPEC = {
     "experiment": "bench-sweep",

@@ -11,14 +11,14 @@ import pytest
 
 from hedgerow.experiment import parse_spec, run_one
 from hedgerow.experiment.rows import is_metric_column
-from hedgerow.pipeline.sweep import (
+from hedgerow.pipeline.store import (
     finished_run_ids,
     read_manifest,
     row_files,
     rows_dir,
-    run_sweep,
     stale_run_ids,
 )
+from hedgerow.pipeline.sweep import run_sweep
 
 pytestmark = pytest.mark.spark
 

@@ -24,7 +24,7 @@ import pandas as pd
 
 from hedgerow.errors import HedgerowError
 from hedgerow.experiment.rows import METRIC_ORDER, column_for_key, is_metric_column
-from hedgerow.pipeline.sweep import read_manifest, row_files, rows_dir
+from hedgerow.pipeline.store import read_manifest, row_files, rows_dir
 
 __all__ = ["Report", "aggregate", "ci95_halfwidth", "load_rows", "render"]
 
