@@ -216,7 +216,7 @@ def run_sweep(
         ``NUMBA_CACHE_DIR`` of the workers (see :func:`worker_env`).
     redo_stale : bool
         Also run again the finished runs whose rows were made by other code
-        (:func:`stale_run_ids`); their new rows replace the old ones.
+        (:func:`hedgerow.pipeline.store.stale_run_ids`); their new rows replace the old ones.
 
     Returns
     -------
