@@ -10,7 +10,7 @@ diameters).  The Spark session is started and warmed with a 16-run sweep of
 tiny runs (Python workers up, numba caches loaded, the JVM's JIT past its
 first compilations) before anything is timed, then
 
-* ``sequential``: :func:`hedgerow.runner.run_one` on each run, one after another;
+* ``sequential``: :func:`hedgerow.experiment.run_one` on each run, one after another;
 * ``sweep``: :func:`hedgerow.pipeline.sweep.run_sweep` into a fresh directory.
 
 Acceptance (2 cores): ``sweep <= 0.65 x sequential``.  Both give the same
@@ -34,10 +34,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from hedgerow.experiment import parse_spec, run_one
 from hedgerow.pipeline.session import get_spark
-from hedgerow.pipeline.sweep import row_files, run_sweep
-from hedgerow.runner import run_one
-from hedgerow.specs import parse_spec
+from hedgerow.pipeline.store import row_files
+from hedgerow.pipeline.sweep import run_sweep
 
 SPEC = {
     "experiment": "bench-sweep",

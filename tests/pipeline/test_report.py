@@ -14,7 +14,7 @@ from scipy import stats
 
 from hedgerow.errors import HedgerowError
 from hedgerow.pipeline.report import aggregate, ci95_halfwidth, load_rows, render
-from hedgerow.pipeline.sweep import write_rows
+from hedgerow.pipeline.store import write_rows
 
 pytestmark = pytest.mark.spark
 

@@ -9,17 +9,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from hedgerow.pipeline.schema import is_metric_column
-from hedgerow.pipeline.sweep import (
+from hedgerow.experiment import parse_spec, run_one
+from hedgerow.experiment.rows import is_metric_column
+from hedgerow.pipeline.store import (
     finished_run_ids,
     read_manifest,
     row_files,
     rows_dir,
-    run_sweep,
     stale_run_ids,
 )
-from hedgerow.runner import run_one
-from hedgerow.specs import parse_spec
+from hedgerow.pipeline.sweep import run_sweep
 
 pytestmark = pytest.mark.spark
 
@@ -156,7 +155,7 @@ def test_dying_worker_becomes_a_failed_row(spark, tmp_path):
     def run_or_die(payload):
         import os
 
-        from hedgerow.runner import run_one as real
+        from hedgerow.experiment import run_one as real
 
         if payload["run_id"] == victim:
             os._exit(3)  # the Python worker process dies mid-task

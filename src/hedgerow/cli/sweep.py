@@ -62,8 +62,9 @@ def sweep_cmd(
     Hedgerow code are counted and named in a warning; --redo-stale runs them
     again.  Exits 1 when a run failed.
     """
-    from hedgerow.pipeline.sweep import finished_run_ids, run_sweep
-    from hedgerow.specs import canonical_json, load_spec
+    from hedgerow.experiment import canonical_json, load_spec
+    from hedgerow.pipeline.store import finished_run_ids
+    from hedgerow.pipeline.sweep import run_sweep
 
     parsed = load_spec(spec)
     if dry_run:
@@ -141,7 +142,7 @@ def report_cmd(
     from hedgerow.errors import HedgerowError
     from hedgerow.pipeline.report import aggregate, render
     from hedgerow.pipeline.session import get_spark
-    from hedgerow.pipeline.sweep import read_manifest, row_files
+    from hedgerow.pipeline.store import read_manifest, row_files
 
     if not row_files(out):
         raise HedgerowError(f"{out}: no result rows (run hedgerow sweep SPEC --out {out} first)")

@@ -6,7 +6,7 @@ latest attempt when none is ``ok``.  :func:`aggregate` groups the ``ok`` rows
 of one experiment by the requested columns and returns one tidy row per
 ``(group, metric)`` with ``mean``, ``ci95`` (half-width of the 95% Student-t
 interval of the mean over runs, ``NaN`` for fewer than two runs), ``n`` and,
-for named reproductions (:mod:`hedgerow.reference`), the paper's value.
+for named reproductions (:mod:`hedgerow.experiment.reference`), the paper's value.
 :func:`render` prints it as Markdown, CSV or JSON; with ``pivot`` the Markdown
 table is laid out like the paper's (one column per value of the pivot key).
 """
@@ -23,8 +23,8 @@ from typing import Any
 import pandas as pd
 
 from hedgerow.errors import HedgerowError
-from hedgerow.pipeline.schema import METRIC_ORDER, column_for_key, is_metric_column
-from hedgerow.pipeline.sweep import read_manifest, row_files, rows_dir
+from hedgerow.experiment.rows import METRIC_ORDER, column_for_key, is_metric_column
+from hedgerow.pipeline.store import read_manifest, row_files, rows_dir
 
 __all__ = ["Report", "aggregate", "ci95_halfwidth", "load_rows", "render"]
 
@@ -199,7 +199,7 @@ def aggregate(
     """
     from pyspark.sql import functions as F
 
-    from hedgerow.reference import REFERENCES
+    from hedgerow.experiment.reference import REFERENCES
 
     manifest = read_manifest(out, experiment) or {}
     df = load_rows(spark, out, experiment=experiment).persist()

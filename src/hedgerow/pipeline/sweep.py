@@ -1,14 +1,11 @@
 """Sweeps on Spark: expand a spec, run each missing run as a Spark task, commit rows as they end.
 
-Layout of an output directory ``DIR``::
-
-    DIR/rows/<run_id>.parquet        one small file per finished run (tidy rows)
-    DIR/rows/.tmp-*                  files being written (ignored by readers)
-    DIR/_manifests/<experiment>.json the spec, the run ids and the swept keys
+The output directory ``DIR`` (rows, manifests) is described in
+:mod:`hedgerow.pipeline.store`.
 
 How a sweep runs (:func:`run_sweep`):
 
-1. the spec expands into runs with stable ids (:meth:`hedgerow.specs.ExperimentSpec.expand`);
+1. the spec expands into runs with stable ids (:func:`hedgerow.experiment.expand.expand`);
 2. run ids that already have a row with ``status = "ok"`` are skipped (a
    failed run is tried again);
 3. the missing runs become one RDD with **one partition per run**; the driver
@@ -16,20 +13,20 @@ How a sweep runs (:func:`run_sweep`):
    concurrent jobs' tasks side by side), most expensive runs first;
 4. as each task finishes, the driver writes its rows to
    ``DIR/rows/.tmp-...`` and renames the file to ``DIR/rows/<run_id>.parquet``
-   (atomic), then advances the progress bar.  A sweep killed half-way has
-   therefore committed exactly the runs that finished; restarting it runs only
-   the rest, and never writes a second file for a run.
+   (atomic, :func:`hedgerow.pipeline.store.write_rows`), then advances the
+   progress bar.  A sweep killed half-way has therefore committed exactly the
+   runs that finished; restarting it runs only the rest, and never writes a
+   second file for a run.
 
-A run that raises becomes a ``failed`` row (:func:`hedgerow.runner.run_one`);
+A run that raises becomes a ``failed`` row (:func:`hedgerow.experiment.run.run_one`);
 a task whose Python worker dies becomes a ``failed`` row written by the
 driver.  Either way the other runs go on.
 
 Workers get ``NUMBA_CACHE_DIR`` (shared, so compiled kernels are reused across
 workers and sweeps) and one numba thread per task.
 
-Run as a module (or under ``spark-submit``, see :mod:`hedgerow.pipeline.submit`)::
-
-    python -m hedgerow.pipeline.sweep SPEC.yaml --out DIR [--master URL] [--parallelism N]
+From the command line this is ``hedgerow sweep SPEC --out DIR``; under
+``spark-submit`` pass the entry file :mod:`hedgerow.cli.spark_submit`.
 """
 
 from __future__ import annotations
@@ -38,7 +35,6 @@ import contextlib
 import functools
 import json
 import os
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -47,180 +43,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hedgerow.errors import HedgerowError
+from hedgerow.experiment import ExperimentSpec, ResolvedRun, load_spec
 from hedgerow.fingerprint import code_fingerprint
-from hedgerow.pipeline.schema import column_for_key
+from hedgerow.pipeline.store import (
+    _clean_stale_tmp,
+    _stale,
+    finished_runs,
+    rows_dir,
+    write_manifest,
+    write_rows,
+)
 from hedgerow.progress import progress_bar
-from hedgerow.specs import ExperimentSpec, ResolvedRun, grid_keys, load_spec
 
-__all__ = [
-    "SweepResult",
-    "finished_run_ids",
-    "finished_runs",
-    "main",
-    "read_manifest",
-    "row_files",
-    "rows_dir",
-    "run_sweep",
-    "stale_run_ids",
-    "worker_env",
-    "write_rows",
-]
-
-ROWS = "rows"
-MANIFESTS = "_manifests"
-TMP_PREFIX = ".tmp-"
-
-
-# --------------------------------------------------------------------------- storage
-def rows_dir(out: str | Path) -> Path:
-    """``DIR/rows``: the Parquet dataset of a sweep output directory."""
-    return Path(out) / ROWS
-
-
-def row_files(out: str | Path) -> list[Path]:
-    """Committed row files under ``DIR/rows`` (temporary files excluded)."""
-    d = rows_dir(out)
-    if not d.is_dir():
-        return []
-    return sorted(
-        p for p in d.iterdir() if p.suffix == ".parquet" and not p.name.startswith((".", "_"))
-    )
-
-
-def finished_runs(out: str | Path, *, experiment: str | None = None) -> dict[str, set[str]]:
-    """For each run id with an ``ok`` row in ``DIR``: the code fingerprints of those rows.
-
-    Rows written before the ``code`` column existed give ``"unknown"``.  One
-    pass over the row files serves both :func:`finished_run_ids` and
-    :func:`stale_run_ids`.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> finished_runs(tempfile.mkdtemp())
-    {}
-    """
-    import pyarrow.parquet as pq
-
-    codes: dict[str, set[str]] = {}
-    for f in row_files(out):
-        try:
-            cols = ["run_id", "status"] + (["experiment"] if experiment else [])
-            if "code" in pq.read_schema(f).names:
-                cols.append("code")
-            t = pq.read_table(f, columns=cols).to_pydict()
-        except Exception as e:  # a foreign or damaged file
-            raise HedgerowError(f"{f}: not a readable result file ({e})") from None
-        n = len(t["run_id"])
-        made_by = t.get("code", [None] * n)
-        exp = t.get("experiment", [None] * n)
-        for i, rid in enumerate(t["run_id"]):
-            if t["status"][i] == "ok" and (experiment is None or exp[i] == experiment):
-                codes.setdefault(rid, set()).add(made_by[i] or "unknown")
-    return codes
-
-
-def finished_run_ids(out: str | Path, *, experiment: str | None = None) -> set[str]:
-    """Run ids that have at least one ``ok`` row in ``DIR``.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> finished_run_ids(tempfile.mkdtemp())
-    set()
-    """
-    return set(finished_runs(out, experiment=experiment))
-
-
-def stale_run_ids(out: str | Path, code: str) -> set[str]:
-    """Finished run ids none of whose ``ok`` rows was made by code ``code``.
-
-    Rows written before the ``code`` column existed count as other code.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> stale_run_ids(tempfile.mkdtemp(), "abc")
-    set()
-    """
-    return _stale(finished_runs(out), code)
-
-
-def _stale(codes: dict[str, set[str]], code: str) -> set[str]:
-    return {rid for rid, made_by in codes.items() if code not in made_by}
-
-
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f"{TMP_PREFIX}{uuid.uuid4().hex}-{path.name}")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
-def write_rows(out: str | Path, run_id: str, rows: list[Mapping[str, Any]]) -> Path:
-    """Commit a run's rows as ``DIR/rows/<run_id>.parquet`` (temp file + atomic rename).
-
-    A later attempt of the same run replaces the file, so a run never has two files.
-    """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from hedgerow.pipeline.schema import to_arrow
-
-    d = rows_dir(out)
-    d.mkdir(parents=True, exist_ok=True)
-    sink = pa.BufferOutputStream()
-    pq.write_table(to_arrow(list(rows)), sink, compression="zstd")
-    final = d / f"{run_id}.parquet"
-    _atomic_write_bytes(final, sink.getvalue().to_pybytes())
-    return final
-
-
-def _clean_stale_tmp(out: str | Path, older_than: float = 3600.0) -> None:
-    d = rows_dir(out)
-    if not d.is_dir():
-        return
-    now = time.time()
-    for p in d.iterdir():
-        if p.name.startswith(TMP_PREFIX):
-            with contextlib.suppress(OSError):
-                if now - p.stat().st_mtime > older_than:
-                    p.unlink()
-
-
-def _manifest_path(out: str | Path, experiment: str) -> Path:
-    return Path(out) / MANIFESTS / f"{experiment}.json"
-
-
-def write_manifest(out: str | Path, spec: ExperimentSpec, runs: list[ResolvedRun]) -> Path:
-    """Record the spec, its runs and swept keys in ``DIR/_manifests/<experiment>.json``."""
-    keys = grid_keys(spec)
-    manifest = {
-        "experiment": spec.experiment,
-        "kind": spec.scenario.kind,
-        "reference": spec.reference,
-        "swept_keys": keys,
-        "swept_columns": [column_for_key(k) for k in keys],
-        "report": spec.report.model_dump(mode="json"),
-        "spec": spec.model_dump(mode="json"),
-        "runs": [{"run_id": r.run_id, "label": r.label, "point": r.point} for r in runs],
-        "written_at": time.time(),
-    }
-    path = _manifest_path(out, spec.experiment)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _atomic_write_bytes(path, json.dumps(manifest, indent=1, sort_keys=True).encode("utf-8"))
-    return path
-
-
-def read_manifest(out: str | Path, experiment: str) -> dict[str, Any] | None:
-    """The manifest of ``experiment`` in ``DIR`` (``None`` if it was never swept there)."""
-    path = _manifest_path(out, experiment)
-    if not path.is_file():
-        return None
-    return json.loads(path.read_text(encoding="utf-8"))
+__all__ = ["SweepResult", "run_sweep", "worker_env"]
 
 
 # --------------------------------------------------------------------------- workers
@@ -272,7 +107,7 @@ def _run_partition(
 ) -> Iterator[str]:
     """Spark partition function: run each payload, yield its rows as one JSON string."""
     _prepare_worker(env or {})
-    from hedgerow import runner
+    from hedgerow.experiment import run as runner
 
     fn = run_fn or runner.run_one
     for text in payloads:
@@ -360,7 +195,7 @@ def run_sweep(
     Parameters
     ----------
     spec : ExperimentSpec or path
-        The experiment (a YAML path is loaded with :func:`hedgerow.specs.load_spec`).
+        The experiment (a YAML path is loaded with :func:`hedgerow.experiment.load_spec`).
     out : path
         Output directory (created); rows go to ``out/rows``.
     spark : SparkSession, optional
@@ -374,14 +209,14 @@ def run_sweep(
     progress : bool
         Show a rich progress bar of finished runs on stderr.
     run_fn : callable, optional
-        Replacement for :func:`hedgerow.runner.run_one` inside the tasks (tests).
+        Replacement for :func:`hedgerow.experiment.run_one` inside the tasks (tests).
     on_result : callable, optional
         Called on the driver as ``on_result(run, rows)`` after each run's rows are committed.
     numba_cache_dir : str, optional
         ``NUMBA_CACHE_DIR`` of the workers (see :func:`worker_env`).
     redo_stale : bool
         Also run again the finished runs whose rows were made by other code
-        (:func:`stale_run_ids`); their new rows replace the old ones.
+        (:func:`hedgerow.pipeline.store.stale_run_ids`); their new rows replace the old ones.
 
     Returns
     -------
@@ -440,7 +275,7 @@ def run_sweep(
         )
         return sc.runJob(rdd, func, [i])
 
-    from hedgerow import runner
+    from hedgerow.experiment import run as runner
 
     pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="hedgerow-sweep")
     futures: dict[Future, ResolvedRun] = {}
@@ -479,14 +314,3 @@ def run_sweep(
         pool.shutdown(wait=True, cancel_futures=True)
     result.seconds = time.perf_counter() - t_start
     return result
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m hedgerow.pipeline.sweep SPEC --out DIR ...``: the ``hedgerow sweep`` command."""
-    from hedgerow.cli import main as cli_main
-
-    return cli_main(["sweep", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":  # pragma: no cover - exercised through the CLI
-    sys.exit(main())

@@ -31,14 +31,14 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from hedgerow.experiment.rows import CORE_COLUMNS, flatten_metrics, param_text
 from hedgerow.fingerprint import code_fingerprint
-from hedgerow.pipeline.schema import CORE_COLUMNS, flatten_metrics, param_text
 
 __all__ = ["base_row", "execute", "failed_rows", "run_one"]
 
 
 def _payload(run: Any) -> dict[str, Any]:
-    """Accept a :class:`hedgerow.specs.ResolvedRun` or its payload dict."""
+    """Accept a :class:`hedgerow.experiment.spec.ResolvedRun` or its payload dict."""
     if hasattr(run, "payload"):
         return run.payload()
     return dict(run)
@@ -211,8 +211,8 @@ def run_one(run: Any) -> list[dict[str, Any]]:
 
     Parameters
     ----------
-    run : hedgerow.specs.ResolvedRun or dict
-        The run or its :meth:`~hedgerow.specs.ResolvedRun.payload`.
+    run : hedgerow.experiment.spec.ResolvedRun or dict
+        The run or its :meth:`~hedgerow.experiment.spec.ResolvedRun.payload`.
 
     Returns
     -------
@@ -223,7 +223,7 @@ def run_one(run: Any) -> list[dict[str, Any]]:
 
     Examples
     --------
-    >>> from hedgerow.specs import parse_spec
+    >>> from hedgerow.experiment import parse_spec
     >>> spec = parse_spec({"experiment": "doc", "scenario": {"protocol": "ringpt",
     ...     "diameter": False, "workload": {"nodes": 60, "topics": 8, "subs": 2}}})
     >>> [row] = run_one(spec.expand()[0])

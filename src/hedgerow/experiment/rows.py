@@ -19,8 +19,9 @@ metric columns
     ``string``.  Nested metrics are flattened with ``_`` (``degree_ci95``
     becomes ``degree_ci95_lo`` / ``degree_ci95_hi``).
 
-This module imports no Spark; it is used by the runner (in workers) and by the
-driver when it writes Parquet files.
+This module imports no Spark; it is used by :mod:`hedgerow.experiment.run` (in
+workers) and by the driver when it writes Parquet files
+(:mod:`hedgerow.pipeline.store`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Experiment specs: validated YAML that names an experiment, a base scenario and a sweep.
+"""Experiment specs: the validated models of a YAML experiment, and stable run ids.
 
 A spec file has four top-level sections::
 
@@ -19,31 +19,28 @@ A spec file has four top-level sections::
         - {label: "similarity(10,0)", protocol: similarity, params: {similar: 10, random: 0}}
     report: {metrics: [avg_degree], by: [label, nodes], pivot: nodes}
 
-Every key is documented in ``docs/specs.md``.  :func:`load_spec` validates a
-file with pydantic (unknown keys are errors) and raises
-:class:`~hedgerow.errors.SpecError` whose message names the file, line and key
-path and, where the values are a closed set, the allowed values.
-:meth:`ExperimentSpec.expand` turns a spec into :class:`ResolvedRun` objects,
-each with a stable :attr:`~ResolvedRun.run_id` (a hash of its canonical JSON).
+Every key is documented in ``docs/specs.md``.  This module holds the pydantic
+models (unknown keys are errors), :class:`ResolvedRun` and the run-id hash
+(:func:`canonical_json`, :func:`run_id_of`).  Reading a file is
+:func:`hedgerow.experiment.load.load_spec`; turning a spec into runs is
+:func:`hedgerow.experiment.expand.expand` (also :meth:`ExperimentSpec.expand`);
+validation errors become key-path messages in :mod:`hedgerow.experiment.errors`.
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import inspect
-import itertools
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from hedgerow.errors import HedgerowError, SpecError
+from hedgerow.errors import HedgerowError
+from hedgerow.experiment.errors import _KeyError
 
 __all__ = [
     "ChurnOptions",
@@ -56,33 +53,8 @@ __all__ = [
     "Variant",
     "WorkloadSpec",
     "canonical_json",
-    "grid_keys",
-    "load_spec",
-    "parse_spec",
     "run_id_of",
 ]
-
-#: the keys a grid or a variant override may set (``NAME`` = any protocol parameter)
-SETTABLE_KEYS = (
-    "scenario.protocol",
-    "scenario.params.NAME",
-    "scenario.workload.nodes",
-    "scenario.workload.topics",
-    "scenario.workload.subs",
-    "scenario.workload.popularity",
-    "scenario.latency",
-    "scenario.diameter",
-    "scenario.run.name",
-    "scenario.run.epochs",
-    "scenario.run.topics",
-    "scenario.run.interest",
-    "scenario.run.attackers",
-    "scenario.churn.lifetime",
-    "scenario.churn.duration",
-    "scenario.churn.snapshot_every",
-    "scenario.churn.off_ratio",
-    "scenario.churn.timeout",
-)
 
 _NAME_RE = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$"
 
@@ -455,6 +427,7 @@ class ExperimentSpec(_Strict):
 
     Examples
     --------
+    >>> from hedgerow.experiment import parse_spec
     >>> spec = parse_spec({
     ...     "experiment": "demo",
     ...     "scenario": {"protocol": "ringpt", "workload": {"nodes": 60, "topics": 10, "subs": 3}},
@@ -479,7 +452,7 @@ class ExperimentSpec(_Strict):
     def _reference(cls, v: str | None) -> str | None:
         if v is None:
             return v
-        from hedgerow.reference import REFERENCES
+        from hedgerow.experiment.reference import REFERENCES
 
         if v not in REFERENCES:
             raise ValueError(f"{v!r} is not one of {', '.join(sorted(REFERENCES))}")
@@ -499,16 +472,10 @@ class ExperimentSpec(_Strict):
             If a grid point or variant gives an invalid scenario (the message
             names the sweep key and the scenario key), or two runs coincide.
         """
-        return _expand(self)
+        # imported here: hedgerow.experiment.expand builds on these models
+        from hedgerow.experiment.expand import expand
 
-
-def _variant_label(protocol: str, params: Mapping[str, Any]) -> str:
-    if not params:
-        return protocol
-    inner = ",".join(
-        f"{k}={canonical_json(v) if not isinstance(v, str) else v}" for k, v in params.items()
-    )
-    return f"{protocol}({inner})"
+        return expand(self)
 
 
 @dataclass(frozen=True)
@@ -536,7 +503,7 @@ class ResolvedRun:
     run_id: str
 
     def payload(self) -> dict[str, Any]:
-        """The JSON-able dict a worker needs to run it (see :func:`hedgerow.runner.run_one`)."""
+        """The JSON-able dict a worker needs to run it (:func:`hedgerow.experiment.run_one`)."""
         return {
             "run_id": self.run_id,
             "experiment": self.experiment,
@@ -552,166 +519,7 @@ class ResolvedRun:
         return float(wl.get("nodes", 1)) * float(wl.get("topics", 1) or 1) ** 0.25
 
 
-class _KeyError(ValueError):
-    """A validation error at a key path relative to the model being validated."""
-
-    def __init__(self, path: tuple, message: str) -> None:
-        super().__init__(message)
-        self.path = path
-        self.message = message
-
-
-def _set_dotted(target: dict[str, Any], key: str, value: Any) -> None:
-    """Set ``scenario.a.b`` in the scenario dict ``target`` (without the ``scenario.`` prefix)."""
-    parts = key.split(".")[1:]
-    node = target
-    for p in parts[:-1]:
-        if node.get(p) is None:
-            node[p] = {}
-        node = node[p]
-    node[parts[-1]] = value
-
-
-def _check_settable(key: str) -> None:
-    parts = key.split(".")
-    ok = (
-        len(parts) >= 2
-        and parts[0] == "scenario"
-        and ((parts[1] == "params" and len(parts) == 3 and parts[2] != "") or key in SETTABLE_KEYS)
-    )
-    if not ok:
-        raise ValueError(f"{key!r} is not a settable key; allowed: {', '.join(SETTABLE_KEYS)}")
-
-
-def grid_keys(spec: ExperimentSpec) -> list[str]:
-    """The dotted keys a spec's grid and variants vary (grid keys first).
-
-    Examples
-    --------
-    >>> spec = parse_spec({"experiment": "e", "scenario": {"protocol": "ringpt"},
-    ...                    "sweep": {"grid": {"scenario.workload.nodes": [50, 60]}}})
-    >>> grid_keys(spec)
-    ['scenario.workload.nodes']
-    """
-    keys = list(spec.sweep.grid)
-    for v in spec.sweep.variants:
-        for k in v.overrides:
-            if k not in keys:
-                keys.append(k)
-    return keys
-
-
-def _expand(spec: ExperimentSpec) -> list[ResolvedRun]:
-    base = spec.scenario.model_dump(mode="json")
-    grid = spec.sweep.grid
-    for key in grid:
-        try:
-            _check_settable(key)
-        except ValueError as e:
-            raise SpecError(f"sweep.grid.{key}: {e}") from None
-    variants: list[tuple[str | None, Variant | None]] = [(None, None)]
-    if spec.sweep.variants:
-        variants = [(f"sweep.variants[{i}]", v) for i, v in enumerate(spec.sweep.variants)]
-        labels = [v.label for v in spec.sweep.variants]
-        dup = {x for x in labels if labels.count(x) > 1}
-        if dup:
-            raise SpecError(f"sweep.variants: label {sorted(dup)[0]!r} is used twice")
-    runs: list[ResolvedRun] = []
-    seen: dict[str, str] = {}
-    keys = list(grid)
-    for where, variant in variants:
-        start = copy.deepcopy(base)
-        point: dict[str, Any] = {}
-        if variant is not None:
-            if variant.protocol is not None:
-                start["protocol"] = variant.protocol
-                point["scenario.protocol"] = variant.protocol
-            if variant.params is not None:
-                start["params"] = dict(variant.params)
-            for k, v in variant.overrides.items():
-                try:
-                    _check_settable(k)
-                except ValueError as e:
-                    raise SpecError(f"{where}.overrides.{k}: {e}") from None
-                if k in grid:
-                    raise SpecError(
-                        f"{where}.overrides.{k}: also swept by sweep.grid; set it in one place"
-                    )
-                _set_dotted(start, k, v)
-                point[k] = v
-            if variant.protocol is not None and "scenario.protocol" in grid:
-                raise SpecError(f"{where}.protocol: also swept by sweep.grid.scenario.protocol")
-        for values in itertools.product(*(grid[k] for k in keys)):
-            resolved = copy.deepcopy(start)
-            gpoint = dict(point)
-            for k, v in zip(keys, values, strict=True):
-                _set_dotted(resolved, k, v)
-                gpoint[k] = v
-            # validate once per grid point (seed does not change validity)
-            try:
-                scen = ScenarioSpec.model_validate(resolved)
-            except ValidationError as e:
-                raise SpecError(_point_error(e, where, variant, grid, values, gpoint)) from None
-            resolved = scen.model_dump(mode="json")
-            label = (
-                variant.label
-                if variant is not None
-                else _variant_label(resolved["protocol"], resolved["params"])
-            )
-            for seed in spec.seeds():
-                final = dict(resolved, seed=int(seed))
-                rid = run_id_of({"experiment": spec.experiment, "label": label, "scenario": final})
-                if rid in seen:
-                    raise SpecError(
-                        f"sweep: two runs resolve to the same scenario ({seen[rid]} and {label}, "
-                        f"seed {seed}); remove the duplicate grid value or variant"
-                    )
-                seen[rid] = label
-                runs.append(ResolvedRun(spec.experiment, label, final, dict(gpoint), rid))
-    return runs
-
-
-# --------------------------------------------------------------------------- errors
-def _point_error(
-    err: ValidationError,
-    where: str | None,
-    variant: Variant | None,
-    grid: Mapping[str, list[Any]],
-    values: tuple,
-    gpoint: Mapping[str, Any],
-) -> str:
-    """Point an error of a resolved scenario at the sweep key that produced it."""
-    loc, msg = _error_items(err, prefix=("scenario",))[0]
-    dotted = _fmt_path(loc)
-    for k, v in zip(grid, values, strict=True):
-        # a parameter the swept protocol does not know is the protocol entry's fault
-        by_protocol = k == "scenario.protocol" and dotted.startswith("scenario.params.")
-        if dotted == k or dotted.startswith(k + ".") or by_protocol:
-            idx = next(i for i, x in enumerate(grid[k]) if canonical_json(x) == canonical_json(v))
-            return f"sweep.grid.{k}[{idx}]: {dotted}: {msg}"
-    if variant is not None:
-        if dotted.startswith("scenario.params.") and variant.params is not None:
-            return f"{where}.params.{dotted.split('.', 2)[2]}: {msg}"
-        if dotted == "scenario.protocol" and variant.protocol is not None:
-            return f"{where}.protocol: {msg}"
-        for k in variant.overrides:
-            if dotted == k or dotted.startswith(k + "."):
-                return f"{where}.overrides.{k}: {msg}"
-    desc = ", ".join(f"{k}={canonical_json(v)}" for k, v in gpoint.items())
-    context = f"{where or 'sweep'} ({desc})" if desc else "scenario"
-    return f"{context}: {dotted}: {msg}" if desc else f"{dotted}: {msg}"
-
-
-def _fmt_path(path: tuple) -> str:
-    out = ""
-    for p in path:
-        if isinstance(p, int):
-            out += f"[{p}]"
-        else:
-            out += ("." if out else "") + str(p)
-    return out or "(top level)"
-
-
+#: the keys each section of a spec allows, named in "unknown key" errors
 _ALLOWED_FIELDS = {
     "": ["experiment", "description", "reference", "scenario", "sweep", "report"],
     "scenario": list(ScenarioSpec.model_fields),
@@ -722,193 +530,3 @@ _ALLOWED_FIELDS = {
     "report": list(ReportSpec.model_fields),
     "variants": list(Variant.model_fields),
 }
-
-
-def _clean_loc(loc: tuple) -> tuple:
-    """Drop pydantic's union/function tags from an error location."""
-    out = []
-    for p in loc:
-        if isinstance(p, str) and (
-            p.startswith("function-") or p in ("int", "str", "float", "bool", "list[int]")
-        ):
-            continue
-        out.append(p)
-    return tuple(out)
-
-
-def _error_items(err: ValidationError, prefix: tuple = ()) -> list[tuple[tuple, str]]:
-    """``(key path, message)`` per pydantic error, unknown keys first."""
-    items = []
-    for e in err.errors(include_url=False):
-        loc = prefix + _clean_loc(tuple(e["loc"]))
-        ctx = e.get("ctx") or {}
-        inner = ctx.get("error")
-        etype = e["type"]
-        if isinstance(inner, _KeyError):
-            loc = loc + tuple(inner.path)
-            msg = inner.message
-        else:
-            msg = e["msg"]
-            if msg.startswith("Value error, "):
-                msg = msg[len("Value error, ") :]
-            if etype == "extra_forbidden":
-                parent = next((str(p) for p in reversed(loc[:-1]) if isinstance(p, str)), "")
-                allowed = _ALLOWED_FIELDS.get(parent if parent in _ALLOWED_FIELDS else "", [])
-                msg = "unknown key" + (f"; allowed: {', '.join(allowed)}" if allowed else "")
-            elif etype == "literal_error":
-                expected = str(ctx.get("expected", "")).replace(" or ", ", ").replace("'", "")
-                msg = f"{e['input']!r} is not one of {expected}"
-            elif etype == "missing":
-                msg = "required key is missing"
-            elif etype == "string_pattern_mismatch":
-                msg = (
-                    f"{e['input']!r} is not a valid name (letters, digits and _ . + -, "
-                    "starting with a letter or digit)"
-                )
-            elif etype.endswith("_type") or etype.endswith("_parsing"):
-                msg = f"{msg}, got {e['input']!r}"
-        items.append((loc, msg, etype != "extra_forbidden"))
-    items.sort(key=lambda x: x[2])
-    return [(loc, msg) for loc, msg, _ in items]
-
-
-def _format_errors(err: ValidationError, prefix: tuple = ()) -> list[str]:
-    """One ``key.path: message`` line per pydantic error."""
-    return [f"{_fmt_path(loc)}: {msg}" for loc, msg in _error_items(err, prefix)]
-
-
-def _key_lines(text: str) -> dict[tuple, int]:
-    """Line number (1-based) of every key path in a YAML document; raises on duplicate keys."""
-    lines: dict[tuple, int] = {}
-    root = yaml.compose(text, Loader=yaml.SafeLoader)
-
-    def walk(node: yaml.Node, path: tuple) -> None:
-        if isinstance(node, yaml.MappingNode):
-            seen: set = set()
-            for k, v in node.value:
-                key = k.value
-                if key in seen:
-                    raise SpecError(
-                        f"line {k.start_mark.line + 1}: {_fmt_path((*path, key))}: duplicate key"
-                    )
-                seen.add(key)
-                lines[(*path, key)] = k.start_mark.line + 1
-                walk(v, (*path, key))
-        elif isinstance(node, yaml.SequenceNode):
-            for i, v in enumerate(node.value):
-                lines[(*path, i)] = v.start_mark.line + 1
-                walk(v, (*path, i))
-
-    if root is not None:
-        walk(root, ())
-    return lines
-
-
-def _line_for(message: str, lines: Mapping[tuple, int]) -> int | None:
-    """The line of the longest key path that prefixes ``message``'s path."""
-    path_text = message.split(": ", 1)[0].split(" (", 1)[0]
-    best = None
-    for path, line in lines.items():
-        if path and (
-            path_text == _fmt_path(path)
-            or path_text.startswith(_fmt_path(path) + ".")
-            or path_text.startswith(_fmt_path(path) + "[")
-        ):
-            if best is None or len(path) > best[0]:
-                best = (len(path), line)
-    return best[1] if best else None
-
-
-def parse_spec(
-    data: Any, *, source: str = "spec", lines: Mapping[tuple, int] | None = None
-) -> ExperimentSpec:
-    """Validate a spec given as a mapping; errors raise :class:`SpecError`.
-
-    Parameters
-    ----------
-    data : mapping
-        The parsed YAML.
-    source : str
-        File name used in error messages.
-    lines : mapping, optional
-        Key path -> line number, to point errors at a line.
-
-    Examples
-    --------
-    >>> try:
-    ...     parse_spec({"experiment": "e", "scenario": {"protocol": "ringpt",
-    ...                 "workload": {"popularity": "zipf3"}}})
-    ... except SpecError as e:
-    ...     head, tail = str(e).split(" of ", 1)
-    ...     print(head)
-    ...     print("of", tail)
-    spec: scenario.workload.popularity: 'zipf3' is not one
-    of rss, zipf1, zipf2, nyse, uniform, zipf:ALPHA
-    """
-    lines = lines or {}
-
-    def where(msg: str) -> str:
-        line = _line_for(msg, lines)
-        return f"{source}:{line}: {msg}" if line else f"{source}: {msg}"
-
-    if not isinstance(data, Mapping):
-        raise SpecError(
-            f"{source}: a spec is a mapping with keys experiment, scenario, sweep, report"
-        )
-    try:
-        spec = ExperimentSpec.model_validate(dict(data))
-    except ValidationError as e:
-        msgs = _format_errors(e)
-        extra = (
-            f" (and {len(msgs) - 1} more error{'s' if len(msgs) > 2 else ''})"
-            if len(msgs) > 1
-            else ""
-        )
-        raise SpecError(where(msgs[0]) + extra) from None
-    try:
-        spec.expand()
-    except SpecError as e:
-        raise SpecError(where(str(e))) from None
-    return spec
-
-
-def load_spec(path: str | Path) -> ExperimentSpec:
-    """Read and validate a YAML spec file.
-
-    Raises
-    ------
-    SpecError
-        For a missing file, bad YAML or an invalid spec; the message names
-        the file, the line and the key path.
-    """
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise SpecError(f"{p}: cannot read spec ({e.strerror})") from None
-    try:
-        data = yaml.safe_load(text)
-        lines = _key_lines(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        at = f":{mark.line + 1}" if mark is not None else ""
-        raise SpecError(f"{p}{at}: not valid YAML ({getattr(e, 'problem', e)})") from None
-    except SpecError as e:
-        raise SpecError(f"{p}: {e}") from None
-    return parse_spec(data, source=str(p), lines=lines)
-
-
-def iter_dotted(mapping: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
-    """Flatten nested mappings to ``(dotted.key, value)`` pairs.
-
-    Examples
-    --------
-    >>> list(iter_dotted({"a": {"b": 1}, "c": 2}))
-    [('a.b', 1), ('c', 2)]
-    """
-    for k, v in mapping.items():
-        key = f"{prefix}{k}"
-        if isinstance(v, Mapping) and v:
-            yield from iter_dotted(v, key + ".")
-        else:
-            yield key, v

@@ -1,0 +1,119 @@
+"""Experiment specs: validation errors name the key path and the allowed values."""
+
+from __future__ import annotations
+
+import pytest
+from _spec_helpers import error_of, spec_with
+
+from hedgerow.experiment import parse_spec
+
+
+def test_bad_popularity_names_key_path_and_allowed_values():
+    msg = error_of(spec_with(scenario__workload__popularity="zipf3"))
+    assert msg == (
+        "spec: scenario.workload.popularity: 'zipf3' is not one of "
+        "rss, zipf1, zipf2, nyse, uniform, zipf:ALPHA"
+    )
+
+
+def test_zipf_alpha_popularity_is_accepted():
+    spec = parse_spec(spec_with(scenario__workload__popularity="zipf:0.8"))
+    assert spec.scenario.workload.popularity == "zipf:0.8"
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        (
+            {"scenario__workload__nodez": 5},
+            "scenario.workload.nodez: unknown key; allowed: nodes, topics",
+        ),
+        ({"scenario__protocol": "nope"}, "scenario.protocol: 'nope' is not one of random, ringpt"),
+        ({"scenario__kind": "bake"}, "scenario.kind: 'bake' is not one of build, run"),
+        (
+            {"scenario__workload__nodes": 0},
+            "scenario.workload.nodes: Input should be greater than or equal to 1",
+        ),
+        (
+            {"scenario__workload__nodes": "many"},
+            "scenario.workload.nodes: Input should be a valid integer",
+        ),
+        (
+            {"scenario__workload__subs": "9:3"},
+            "scenario.workload.subs: '9:3' is not S or 'MIN:MAX'",
+        ),
+        ({"scenario__workload__subs": 11}, "scenario.workload: subs 11 exceeds topics 10"),
+        (
+            {"scenario__latency": "moon"},
+            "scenario.latency: 'moon' is not one of unit-square, cities",
+        ),
+        (
+            {"scenario__latency": "cities"},
+            "scenario.latency: overlay builds (kind build) use no latency",
+        ),
+        ({"scenario__seed": -1}, "scenario.seed: Input should be greater than or equal to 0"),
+        ({"colour": "red"}, "colour: unknown key; allowed: experiment, description, reference"),
+        ({"reference": "fig99"}, "reference: 'fig99' is not one of spidercast-fig11, spidercast"),
+        ({"experiment": "a b"}, "experiment: 'a b' is not a valid name"),
+        ({"sweep__seeds": [0, 0]}, "sweep.seeds: lists a seed twice"),
+        ({"sweep__seeds": []}, "sweep.seeds: needs at least one seed"),
+        (
+            {"sweep__grid": {"scenario.workload.nodes": []}},
+            "sweep.grid.scenario.workload.nodes: needs at least one value",
+        ),
+        (
+            {"sweep__grid": {"scenario.workload.nodez": [1]}},
+            "sweep.grid.scenario.workload.nodez: 'scenario.workload.nodez' is not a settable key; "
+            "allowed: scenario.protocol, scenario.params.NAME",
+        ),
+        (
+            {"sweep__variants": [{"label": "x", "colour": 1}]},
+            "sweep.variants[0].colour: unknown key; allowed: label, protocol, params, overrides",
+        ),
+    ],
+)
+def test_errors_name_the_key_path(changes, expected):
+    assert expected in error_of(spec_with(**changes))
+
+
+def test_unknown_protocol_parameter_lists_allowed_names():
+    from hedgerow.protocols import REGISTRY
+
+    data = spec_with(scenario__protocol="spidercast", scenario__params={"kx": 3})
+    allowed = REGISTRY["spidercast"]._param_names()
+    assert {"kg", "kr", "margin", "adaptive", "membership"} <= set(allowed)
+    assert error_of(data) == (
+        f"spec: scenario.params.kx: unknown parameter of spidercast; allowed: {', '.join(allowed)}"
+    )
+
+
+def test_kind_run_rejects_a_workload():
+    data = spec_with(scenario__kind="run", scenario__run={"name": "x"})
+    assert "scenario.workload: not used by kind run" in error_of(data)
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"protocol": "nope"}, "scenario.protocol: 'nope' is not one of topiary"),
+        ({"run": {"name": "moon"}}, "scenario.run.name: 'moon' is not one of cities, eclipse"),
+        ({"params": {"eta": 1}}, "scenario.params.eta: topiary: parameter eta must be > 1"),
+        ({"latency": "cities"}, "scenario.latency: run_scenario takes no latency model"),
+        (
+            {"run": {"name": "unit-square", "interest": 7}},
+            "scenario.run: scenario: parameter interest",
+        ),
+    ],
+)
+def test_kind_run_is_checked_against_the_epoch_scenarios(change, expected):
+    scenario = {
+        "kind": "run",
+        "protocol": "topiary",
+        "params": {"messages": 50},
+        "run": {"name": "unit-square", "epochs": 3},
+        **change,
+    }
+    assert expected in error_of({"experiment": "r", "scenario": scenario})
+    fixed = {"protocol": "topiary", "params": {"messages": 50}, "run": {"name": "unit-square"}}
+    scenario = {k: v for k, v in {**scenario, **fixed}.items() if k != "latency"}
+    assert parse_spec({"experiment": "r", "scenario": scenario}).scenario.kind == "run"
