@@ -10,7 +10,15 @@ class HedgerowError(Exception):
 
 
 class ParameterError(HedgerowError, ValueError):
-    """A protocol, workload or metric parameter is invalid."""
+    """A protocol, workload or metric parameter is invalid.
+
+    ``key`` names the parameter when the error is about one (specs turn it
+    into a key path such as ``scenario.params.kg``).
+    """
+
+    def __init__(self, message: str, *, key: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
 
 
 class SpecError(HedgerowError, ValueError):

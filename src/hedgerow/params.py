@@ -91,7 +91,9 @@ class Param:
 
     # ------------------------------------------------------------- checking
     def _fail(self, owner: str, what: str, value: Any) -> ParameterError:
-        return ParameterError(f"{owner}: parameter {self.name} must be {what}, got {value!r}")
+        return ParameterError(
+            f"{owner}: parameter {self.name} must be {what}, got {value!r}", key=self.name
+        )
 
     def _bounds(self, owner: str, v: float, original: Any) -> None:
         lo_bad = self.low is not None and (v <= self.low if self.low_open else v < self.low)
@@ -271,7 +273,7 @@ def validate_params(owner: str, decl: Mapping[str, Param], values: Mapping[str, 
     for k in values:
         if k not in decl:
             raise ParameterError(
-                f"{owner}: unknown parameter {k!r}; allowed: {', '.join(decl) or '(none)'}"
+                f"{owner}: unknown parameter {k!r}; allowed: {', '.join(decl) or '(none)'}", key=k
             )
     for k, p in decl.items():
         out[k] = p.validate(owner, values.get(k, p.default))

@@ -5,20 +5,9 @@ the same resolved run gives the same metric values wherever it runs.  It never
 starts a JVM and never raises for a failing run: the error becomes a row with
 ``status = "failed"``.
 
-Two kinds of run are dispatched on ``scenario.kind``:
-
-``build``
-    draw the workload with :func:`hedgerow.workloads.make_instance`, build the
-    overlay with :func:`hedgerow.protocols.build` and measure it with
-    :func:`hedgerow.metrics.overlay_summary` (the metrics of ``hedgerow
-    build``); one row.
-``run``
-    call :func:`hedgerow.scenarios.run_scenario` (imported lazily); one row
-    per epoch it returns.
-``churn``
-    draw the workload as for ``build`` and keep the protocol's overlay under
-    churn with :func:`hedgerow.dynamic.run_dynamic`; one row per snapshot
-    (``epoch`` = snapshot index, ``time_s`` = its time).
+The kind of run (``scenario.kind``) is looked up in the one table
+:data:`hedgerow.scenarios.kinds.KINDS` (``build``: one row; ``run``: one per
+epoch; ``churn``: one per snapshot).
 """
 
 from __future__ import annotations
@@ -87,84 +76,6 @@ def base_row(run: Any) -> dict[str, Any]:
     return row
 
 
-def _workload(scen: Mapping[str, Any]) -> tuple[Any, int]:
-    """The run's synthetic instance and seed (kinds build and churn)."""
-    from hedgerow.workloads import make_instance
-
-    wl = scen["workload"]
-    seed = int(scen.get("seed", 0))
-    inst = make_instance(
-        nodes=wl["nodes"],
-        topics=wl["topics"],
-        subs=wl["subs"],
-        popularity=wl["popularity"],
-        seed=seed,
-    )
-    return inst, seed
-
-
-def _build_metrics(scen: Mapping[str, Any]) -> list[dict[str, Any]]:
-    from hedgerow.metrics import overlay_summary
-    from hedgerow.protocols import build
-
-    inst, seed = _workload(scen)
-    t0 = time.perf_counter()
-    overlay, stats = build(scen["protocol"], inst, seed=seed, params=dict(scen.get("params") or {}))
-    build_seconds = time.perf_counter() - t0
-    metrics: dict[str, Any] = dict(
-        overlay_summary(overlay, inst, diameter=bool(scen.get("diameter", True)))
-    )
-    metrics["control_messages"] = stats.get("control_messages")
-    metrics["build_seconds"] = build_seconds
-    for k, v in stats.items():
-        if k != "control_messages":
-            metrics[f"stat_{k}"] = v
-    return [metrics]
-
-
-def _scenario_metrics(scen: Mapping[str, Any]) -> list[dict[str, Any]]:
-    from hedgerow.scenarios import run_scenario
-
-    opts = dict(scen["run"])
-    kwargs: dict[str, Any] = {
-        "seed": int(scen.get("seed", 0)),
-        "params": dict(scen.get("params") or {}),
-        "progress": False,
-    }
-    for k in ("epochs", "topics", "interest", "attackers"):
-        kwargs[k] = opts.get(k)
-    if scen.get("latency") is not None:
-        kwargs["latency"] = scen["latency"]
-    rows = run_scenario(scen["protocol"], opts["name"], **kwargs)
-    return [dict(r) for r in rows]
-
-
-def _churn_metrics(scen: Mapping[str, Any]) -> list[dict[str, Any]]:
-    from hedgerow.dynamic import run_dynamic
-
-    inst, seed = _workload(scen)
-    opts = dict(scen["churn"])
-    res = run_dynamic(
-        scen["protocol"],
-        inst,
-        lifetime=float(opts["lifetime"]),
-        duration=float(opts.get("duration", 1000.0)),
-        snapshot_every=float(opts.get("snapshot_every", 200.0)),
-        off_ratio=float(opts.get("off_ratio", 0.25)),
-        timeout=float(opts.get("timeout", 0.1)),
-        seed=seed,
-        params=dict(scen.get("params") or {}),
-        diameter=bool(scen.get("diameter", True)),
-    )
-    rows = []
-    for i, row in enumerate(res.rows):
-        out = {"epoch": i, **row}
-        for k in ("join_seconds_median", "join_seconds_p99", "connected_snapshots"):
-            out[k] = res.summary[k]
-        rows.append(out)
-    return rows
-
-
 def execute(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Run a resolved scenario and return its raw metric dicts (raises on error).
 
@@ -176,14 +87,12 @@ def execute(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     >>> len(out), out[0]["partitioned_topics"]
     (1, 0)
     """
+    from hedgerow.scenarios.kinds import KINDS
+
     kind = scenario.get("kind", "build")
-    if kind == "build":
-        return _build_metrics(scenario)
-    if kind == "run":
-        return _scenario_metrics(scenario)
-    if kind == "churn":
-        return _churn_metrics(scenario)
-    raise ValueError(f"unknown run kind {kind!r}")
+    if kind not in KINDS:
+        raise ValueError(f"unknown run kind {kind!r}; allowed: {', '.join(KINDS)}")
+    return KINDS[kind].run(scenario)
 
 
 def _finish(

@@ -30,7 +30,6 @@ validation errors become key-path messages in :mod:`hedgerow.experiment.errors`.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import math
 from collections.abc import Mapping
@@ -162,17 +161,23 @@ class WorkloadSpec(_Strict):
 
 
 class RunOptions(_Strict):
-    """Arguments of :func:`hedgerow.scenarios.run_scenario` for ``kind: run``.
+    """Settings of the named scenario for ``kind: run`` (:func:`hedgerow.scenarios.simulate`).
 
     The meaning of ``topics``, ``interest`` and ``attackers`` is the
     scenario's; ``None`` keeps the scenario's default.
     """
 
-    name: str = Field(description="name of the epoch scenario")
-    epochs: int | None = Field(None, ge=1, description="number of epochs")
+    name: str = Field(description="name of the scenario (hedgerow.scenarios.SCENARIOS)")
+    epochs: int | None = Field(None, ge=1, description="number of epochs (adaptive protocols)")
     topics: int | float | str | None = None
     interest: int | float | str | None = None
     attackers: int | float | str | None = None
+    messages: int | None = Field(None, ge=1, description="messages per epoch")
+    ttl: int | None = Field(None, ge=0, description="initial TTL of every message")
+    nodes: int | None = Field(None, ge=2, description="number of nodes (sized networks)")
+    forwarding: Literal["ttl", "topic", "flood"] | None = Field(
+        None, description="dissemination policy (default: the protocol's own)"
+    )
 
 
 class ChurnOptions(_Strict):
@@ -191,65 +196,33 @@ class ChurnOptions(_Strict):
     timeout: float = Field(0.1, gt=0, description="seconds per connect_timeout")
 
 
-def _protocol_registry() -> dict[str, Any]:
-    from hedgerow.protocols import REGISTRY
+def _kind_check(scen: ScenarioSpec) -> None:
+    """Check a scenario with its kind's check (:data:`hedgerow.scenarios.kinds.KINDS`).
 
-    return REGISTRY
+    The protocol must have the capability the kind needs; a bad parameter or
+    setting becomes a key path (``params.kg``, ``run.epochs``, ``latency``).
+    """
+    from hedgerow.protocols import protocol_class
+    from hedgerow.scenarios.kinds import KINDS, RUN_SETTINGS
 
-
-def _run_scenario_fn():
-    """The lazily imported :func:`hedgerow.scenarios.run_scenario` (``None`` if missing)."""
+    kind = KINDS[scen.kind]
     try:
-        from hedgerow.scenarios import run_scenario
-    except ImportError:
-        return None
-    return run_scenario
-
-
-def _check_run_kind(scen: ScenarioSpec) -> None:
-    """Validate a ``kind: run`` scenario with ``hedgerow.scenarios`` (without running it)."""
-    import hedgerow.scenarios as sc
-
-    names = getattr(sc, "protocol_names", None)
-    if callable(names) and scen.protocol not in names():
-        raise _KeyError(("protocol",), f"{scen.protocol!r} is not one of {', '.join(names())}")
-    check = getattr(sc, "check_run", None)
-    if not callable(check):
-        return
-    assert scen.run is not None
-    try:
-        check(
-            scen.protocol,
-            scen.run.name,
-            epochs=scen.run.epochs,
-            topics=scen.run.topics,
-            interest=scen.run.interest,
-            attackers=scen.run.attackers,
-            params=dict(scen.params),
-        )
+        cls = protocol_class(scen.protocol, kind.capability)
     except HedgerowError as e:
-        text = str(e)
-        bad = [k for k in scen.params if f"parameter {k}" in text or repr(k) in text]
-        path = ("params", bad[0]) if bad else ("run",)
-        raise _KeyError(path, text) from None
-
-
-def _scenario_names() -> list[str] | None:
-    """Names of the epoch scenarios, if the scenarios package lists them."""
+        raise _KeyError(("protocol",), str(e)) from None
     try:
-        import hedgerow.scenarios as sc
-    except ImportError:
-        return None
-    for attr in ("scenario_names", "SCENARIOS", "REGISTRY"):
-        obj = getattr(sc, attr, None)
-        if callable(obj):
-            try:
-                return sorted(obj())
-            except TypeError:
-                continue
-        if isinstance(obj, Mapping):
-            return sorted(obj)
-    return None
+        kind.check(scen.model_dump())
+    except HedgerowError as e:
+        key = getattr(e, "key", None)
+        if key in cls.params or key in scen.params:
+            path: tuple = ("params", key)
+        elif key == "latency":
+            path = ("latency",)
+        elif key in (*RUN_SETTINGS, "name", "forwarding") and scen.run is not None:
+            path = ("run", key)
+        else:
+            path = ("params",) if scen.kind != "run" else ("run",)
+        raise _KeyError(path, str(e)) from None
 
 
 class ScenarioSpec(_Strict):
@@ -266,7 +239,9 @@ class ScenarioSpec(_Strict):
     protocol: str = Field(description="protocol name")
     params: dict[str, Any] = Field(default_factory=dict, description="protocol parameters")
     workload: WorkloadSpec | None = Field(None, description="synthetic workload (kind build)")
-    latency: str | None = Field(None, description="latency model name (kind run)")
+    latency: str | None = Field(
+        None, description="latency model replacing the scenario's network (kind run)"
+    )
     seed: int = Field(0, ge=0, description="seed of the run")
     diameter: bool = Field(True, description="compute topic diameters (kind build)")
     run: RunOptions | None = Field(None, description="epoch scenario options (kind run)")
@@ -299,67 +274,29 @@ class ScenarioSpec(_Strict):
             data = {**data, "workload": {}}
         return data
 
-    def _check_overlay_protocol(self, names: list[str]) -> None:
-        """Protocol and parameters of an overlay builder (kinds build and churn)."""
-        registry = _protocol_registry()
-        if self.protocol not in names:
-            raise _KeyError(("protocol",), f"{self.protocol!r} is not one of {', '.join(names)}")
-        if self.run is not None:
-            raise _KeyError(("run",), "only used by kind run; remove it or set kind: run")
-        if self.latency is not None:
-            raise _KeyError(
-                ("latency",), f"overlay builds (kind {self.kind}) use no latency model; remove it"
-            )
-        allowed = registry[self.protocol]._param_names()
-        for k in self.params:
-            if k not in allowed:
-                raise _KeyError(
-                    ("params", k),
-                    f"unknown parameter of {self.protocol}; "
-                    f"allowed: {', '.join(allowed) or '(none)'}",
-                )
-
     @model_validator(mode="after")
     def _by_kind(self) -> ScenarioSpec:
         if self.kind != "churn" and self.churn is not None:
             raise _KeyError(("churn",), "only used by kind churn; remove it or set kind: churn")
-        if self.kind == "build":
-            self._check_overlay_protocol(sorted(_protocol_registry()))
-        elif self.kind == "churn":
-            from hedgerow.dynamic import DYNAMIC_PROTOCOLS
-
-            self._check_overlay_protocol(list(DYNAMIC_PROTOCOLS))
-            if self.churn is None:
-                raise _KeyError(
-                    ("churn",), "kind churn needs scenario.churn with at least lifetime"
-                )
-            if float(self.params.get("membership", 1.0)) != 1.0:
-                raise _KeyError(("params", "membership"), "churn runs use full membership")
-        else:
+        if self.kind != "run" and self.run is not None:
+            raise _KeyError(("run",), "only used by kind run; remove it or set kind: run")
+        if self.kind != "run" and self.latency is not None:
+            raise _KeyError(
+                ("latency",),
+                f"kind {self.kind} has no network; remove it or set kind: run",
+            )
+        if self.kind == "churn" and self.churn is None:
+            raise _KeyError(("churn",), "kind churn needs scenario.churn with at least lifetime")
+        if self.kind == "run":
             if self.workload is not None:
                 raise _KeyError(
                     ("workload",),
-                    "not used by kind run (the epoch scenario defines its workload; "
+                    "not used by kind run (the named scenario defines its workload; "
                     "set scenario.run.topics / scenario.run.interest)",
                 )
             if self.run is None:
                 raise _KeyError(("run",), "kind run needs scenario.run with at least name")
-            fn = _run_scenario_fn()
-            if fn is None:
-                raise _KeyError(
-                    ("kind",), "'run' needs hedgerow.scenarios.run_scenario, which is not installed"
-                )
-            names = _scenario_names()
-            if names is not None and self.run.name not in names:
-                raise _KeyError(
-                    ("run", "name"), f"{self.run.name!r} is not one of {', '.join(names)}"
-                )
-            if self.latency is not None and "latency" not in inspect.signature(fn).parameters:
-                raise _KeyError(
-                    ("latency",),
-                    "run_scenario takes no latency model (the scenario sets it); remove it",
-                )
-            _check_run_kind(self)
+        _kind_check(self)
         return self
 
 

@@ -124,7 +124,9 @@ class OverlayProtocol:
         for k, v in params.items():
             if k not in self.params:
                 allowed = ", ".join(self.params) or "(none)"
-                raise ParameterError(f"{self.name}: unknown parameter {k!r}; allowed: {allowed}")
+                raise ParameterError(
+                    f"{self.name}: unknown parameter {k!r}; allowed: {allowed}", key=k
+                )
             setattr(self, k, v)
         return self
 

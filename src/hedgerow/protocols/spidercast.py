@@ -95,9 +95,13 @@ class SpiderCast(StaticProtocol, MaintainedProtocol):
 
     def _check(self, values: dict[str, Any]) -> None:
         if values["kg"] == 0 and values["kr"] == 0 and not values["adaptive"]:
-            raise ParameterError("spidercast: kg=0 and kr=0 build no links; set kg or kr above 0")
+            raise ParameterError(
+                "spidercast: kg=0 and kr=0 build no links; set kg or kr above 0", key="kg"
+            )
         if values["adaptive"] and (values["kg"] != 3 or values["kr"] != 0):
-            raise ParameterError("spidercast: adaptive=true fixes kg=3 and starts from kr=0")
+            raise ParameterError(
+                "spidercast: adaptive=true fixes kg=3 and starts from kr=0", key="adaptive"
+            )
 
     def degree_bound(self, instance: Instance) -> np.ndarray:
         """Per-node bound: ``sum over tasks of K * |interest| + Margin``."""

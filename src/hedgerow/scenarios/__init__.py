@@ -1,34 +1,51 @@
-"""Named epoch scenarios (the Topiary evaluation) and their runner.
+"""Scenarios: the worlds protocols run in, and the loops that run them.
 
-:func:`run_scenario` is the public entry point (one JSON row per epoch);
-:func:`simulate` also returns the score distribution and the final overlay.
+* :mod:`~hedgerow.scenarios.world` -- named settings as data (:data:`SCENARIOS`) and
+  :func:`make_world` (workload, network, processing delays, traffic, attackers; one
+  fingerprint);
+* :mod:`~hedgerow.scenarios.epochs` -- the epoch loop for any protocol
+  (:func:`run_protocol`);
+* :mod:`~hedgerow.scenarios.observers` -- per-epoch rows from :mod:`hedgerow.metrics`;
+* :mod:`~hedgerow.scenarios.run` -- :func:`simulate` (``hedgerow run``) and :func:`compare`
+  (``hedgerow compare``);
+* :mod:`~hedgerow.scenarios.static` -- :func:`build` and the one build record;
+* :mod:`~hedgerow.scenarios.attackers` -- the attack setups of Topiary V-D;
+* :mod:`~hedgerow.scenarios.checks` -- the conformance checks of every protocol.
 """
 
 from hedgerow.scenarios.attackers import ATTACKS, AttackSetup, eclipse_attack, topic_attack
-from hedgerow.scenarios.runner import (
-    PROTOCOLS,
+from hedgerow.scenarios.epochs import RunResult, run_protocol
+from hedgerow.scenarios.run import check_run, compare, make_protocol, run_scenario, simulate
+from hedgerow.scenarios.static import build, build_record
+from hedgerow.scenarios.world import (
     SCENARIOS,
     Scenario,
-    ScenarioResult,
-    check_run,
-    protocol_names,
-    run_scenario,
+    World,
+    custom_world,
+    make_world,
     scenario_names,
-    simulate,
+    world_for_instance,
 )
 
 __all__ = [
     "ATTACKS",
-    "PROTOCOLS",
     "SCENARIOS",
     "AttackSetup",
+    "RunResult",
     "Scenario",
-    "ScenarioResult",
+    "World",
+    "build",
+    "build_record",
     "check_run",
+    "compare",
+    "custom_world",
     "eclipse_attack",
-    "protocol_names",
+    "make_protocol",
+    "make_world",
+    "run_protocol",
     "run_scenario",
     "scenario_names",
     "simulate",
     "topic_attack",
+    "world_for_instance",
 ]

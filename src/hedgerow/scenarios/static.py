@@ -37,7 +37,7 @@ from hedgerow.params import as_int
 from hedgerow.protocols import get_protocol
 from hedgerow.protocols.base import AdaptiveProtocol, OverlayProtocol, StaticProtocol
 from hedgerow.scenarios.epochs import run_protocol
-from hedgerow.scenarios.world import world_for_instance
+from hedgerow.scenarios.world import instance_fingerprint, world_for_instance
 from hedgerow.workloads import make_instance
 
 __all__ = ["build", "build_record", "promise_warnings"]
@@ -152,6 +152,7 @@ def build_record(
         "subs": inst.meta["subs"],
         "popularity": popularity,
         "seed": seed,
+        "world": instance_fingerprint(inst),
         **overlay_summary(measured, inst, diameter=diameter),
         "control_messages": int(stats.get("control_messages", 0)),
         "messages": dict(stats.get("messages", {})),

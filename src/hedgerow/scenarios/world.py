@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from hedgerow.errors import ParameterError
-from hedgerow.latency import LatencyModel, latency_model, processing_delays
+from hedgerow.latency import LATENCY_MODELS, LatencyModel, latency_model, processing_delays
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
 from hedgerow.params import as_float, as_int
@@ -48,6 +48,7 @@ __all__ = [
     "Scenario",
     "World",
     "custom_world",
+    "instance_fingerprint",
     "make_world",
     "resolve_scenario",
     "scenario_names",
@@ -158,7 +159,28 @@ SCENARIOS: dict[str, Scenario] = {
 }
 
 #: the scenario settings a run may override (name -> checker)
-OVERRIDABLE = ("epochs", "topics", "interest", "attackers", "messages", "ttl", "nodes")
+OVERRIDABLE = (
+    "epochs", "topics", "interest", "attackers", "messages", "ttl", "nodes", "latency"
+)
+#: latency models whose size the run chooses (the others are real data sets of fixed size)
+SIZED_MODELS = ("unit-square", "constant")
+
+
+def instance_fingerprint(instance: Instance) -> str:
+    """A 16-hex hash of an instance's subscriptions (the ``world`` of build and churn rows).
+
+    Examples
+    --------
+    >>> from hedgerow.workloads import make_instance
+    >>> a = instance_fingerprint(make_instance(nodes=50, topics=5, subs=2, seed=1))
+    >>> a == instance_fingerprint(make_instance(nodes=50, topics=5, subs=2, seed=1)), len(a)
+    (True, 16)
+    """
+    h = hashlib.sha256()
+    for a in (np.int64(instance.n_topics), instance.sub_indptr, instance.sub_topics):
+        arr = np.ascontiguousarray(a)
+        h.update(str(arr.dtype).encode() + arr.tobytes())
+    return h.hexdigest()[:16]
 
 
 def scenario_names() -> list[str]:
@@ -202,8 +224,18 @@ def resolve_scenario(name: str, **overrides: Any) -> Scenario:
                 f"scenario {name!r} has no attackers; attackers applies to: {names}"
             )
         changes["attackers"] = as_int("scenario", "attackers", overrides["attackers"], minimum=1)
+    if overrides.get("latency") is not None:
+        lat = overrides["latency"]
+        if not isinstance(lat, str) or not (lat in LATENCY_MODELS or lat.startswith("file:")):
+            allowed = ", ".join((*LATENCY_MODELS, "file:PATH"))
+            raise ParameterError(
+                f"scenario: parameter latency must be one of {allowed}, got {lat!r}", key="latency"
+            )
+        changes["latency"] = lat
+        if lat not in SIZED_MODELS and "nodes" not in changes:
+            changes["nodes"] = 0  # the data set's own size
     out = replace(sc, **changes)
-    if out.attack is not None and out.attackers >= out.nodes:
+    if out.attack is not None and out.nodes and out.attackers >= out.nodes:
         raise ParameterError(
             f"scenario {name!r}: {out.attackers} attackers need more than {out.nodes} nodes"
         )
@@ -315,8 +347,10 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
     seed = as_int("scenario", "seed", seed, minimum=0)
     sc = scenario if isinstance(scenario, Scenario) else resolve_scenario(scenario, **overrides)
     streams = RngStreams(seed)
-    lat = latency_model(sc.latency, sc.nodes, streams.stream("latency"))
+    lat = latency_model(sc.latency, sc.nodes or None, streams.stream("latency"))
     n = lat.n_nodes
+    if sc.nodes == 0:
+        sc = replace(sc, nodes=n)
     if sc.workload == "popularity":
         base = make_instance(
             nodes=n, topics=sc.topics, subs=sc.subs, popularity=sc.popularity, seed=seed

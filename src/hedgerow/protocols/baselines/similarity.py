@@ -73,7 +73,9 @@ class Similarity(StaticProtocol, MaintainedProtocol):
 
     def _check(self, values: dict[str, Any]) -> None:
         if sum(self._links(values)) == 0:
-            raise ParameterError(f"{self.name}: no links requested; set similar or random above 0")
+            raise ParameterError(
+                f"{self.name}: no links requested; set similar or random above 0", key="similar"
+            )
 
     def _check_instance(self, values: dict[str, Any], instance: Instance) -> None:
         x, y = self._links(values)
@@ -129,4 +131,6 @@ class RandomOverlay(Similarity):
 
     def _check(self, values: dict[str, Any]) -> None:
         if values["links"] == 0:
-            raise ParameterError("random: parameter links must be above 0 (no links requested)")
+            raise ParameterError(
+                "random: parameter links must be above 0 (no links requested)", key="links"
+            )
