@@ -432,7 +432,7 @@ def run_dynamic(
     topic_rng = streams.stream("churn:interest")
 
     engine = proto.maintenance_engine(instance, streams.child(f"protocol:{protocol}"))
-    engine.start_dynamic(online0)
+    engine.start(online0)
     counts = instance.n_subs  # a rejoining node keeps its number of topics
     joined_at = np.where(online0, 0.0, -np.inf)
     left_at = np.full(instance.n_nodes, -np.inf)

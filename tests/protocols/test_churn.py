@@ -114,7 +114,7 @@ def test_same_seed_same_run_other_seed_other_run(inst):
 def test_leave_sends_leave_and_late_messages_are_lost():
     inst = make_instance(nodes=40, topics=6, subs=3, seed=1)
     eng = get_protocol("spidercast").maintenance_engine(inst, RngStreams(0))
-    eng.start_dynamic(np.ones(40, dtype=bool))
+    eng.start(np.ones(40, dtype=bool))
     eng.run_until(100.0)
     g = eng.tasks[0]
     p = max(range(40), key=lambda v: g.deg[v])

@@ -42,13 +42,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from hedgerow.engine.core import Simulator
 from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
-from hedgerow.progress import build_progress
 from hedgerow.protocols.base import OverlayProtocol, as_bool, as_choice, as_float, as_int
-from hedgerow.protocols.maintenance import TIE_RULES, Maintenance, TaskSpec
+from hedgerow.protocols.maintenance import TIE_RULES, Maintenance, TaskSpec, make_engine, run_engine
 
 
 class SpiderCast(OverlayProtocol):
@@ -139,7 +139,9 @@ class SpiderCast(OverlayProtocol):
         bound = (kg * subs + margin) if kg > 0 else 0
         return bound + (kr_max * subs + margin if (kr_max > 0 or adaptive) else 0)
 
-    def maintenance_engine(self, instance: Instance, streams: RngStreams) -> Maintenance:
+    def maintenance_engine(
+        self, instance: Instance, streams: RngStreams, *, sim: Simulator | None = None
+    ) -> Maintenance:
         """The configured message-passing engine (not yet run), e.g. for a churn run.
 
         Examples
@@ -165,43 +167,10 @@ class SpiderCast(OverlayProtocol):
             streams,
             raise_target=as_bool(self.name, "raise_target", self.raise_target),
             ties=as_choice(self.name, "ties", self.ties, tuple(TIE_RULES)),
+            sim=sim,
         )
 
     def _build(
         self, instance: Instance, streams: RngStreams, *, progress: bool
     ) -> tuple[Overlay, dict[str, Any]]:
         return run_engine(self.maintenance_engine(instance, streams), progress, self.name)
-
-
-def make_engine(
-    instance: Instance,
-    tasks: list[TaskSpec],
-    margin: int,
-    membership: float,
-    heartbeat: float,
-    max_rounds: float,
-    streams: RngStreams,
-    *,
-    raise_target: bool = False,
-    ties: str = "sequential",
-) -> Maintenance:
-    """A :class:`Maintenance` engine drawing from the ``"maintenance"`` stream."""
-    return Maintenance(
-        instance,
-        tasks,
-        margin=margin,
-        rng=streams.stream("maintenance"),
-        membership=membership,
-        heartbeat=heartbeat,
-        raise_target=raise_target,
-        ties=ties,
-        max_rounds=max_rounds,
-    )
-
-
-def run_engine(engine: Maintenance, progress: bool, label: str) -> tuple[Overlay, dict[str, Any]]:
-    """Run a static build to quiescence with a progress bar; return ``(overlay, stats)``."""
-    with build_progress(label, engine.n, enabled=progress) as update:
-        stats = engine.run(progress=update)
-    stats["kr_final_mean"] = float(np.mean(engine.tasks[1].k)) if len(engine.tasks) > 1 else 0.0
-    return engine.overlay(), stats

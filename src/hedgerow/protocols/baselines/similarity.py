@@ -28,13 +28,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from hedgerow.engine.core import Simulator
 from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.protocols.base import OverlayProtocol, as_choice, as_float, as_int
-from hedgerow.protocols.maintenance import TIE_RULES, Maintenance, TaskSpec
-from hedgerow.protocols.spidercast import make_engine, run_engine
+from hedgerow.protocols.maintenance import TIE_RULES, Maintenance, TaskSpec, make_engine, run_engine
 
 
 class Similarity(OverlayProtocol):
@@ -109,7 +109,9 @@ class Similarity(OverlayProtocol):
         bound = (x + m if x else 0) + (y + m if y else 0)
         return np.full(instance.n_nodes, bound, dtype=np.int64)
 
-    def maintenance_engine(self, instance: Instance, streams: RngStreams) -> Maintenance:
+    def maintenance_engine(
+        self, instance: Instance, streams: RngStreams, *, sim: Simulator | None = None
+    ) -> Maintenance:
         """The configured message-passing engine (not yet run), e.g. for a churn run."""
         x, y = self._links()
         tasks = [
@@ -125,6 +127,7 @@ class Similarity(OverlayProtocol):
             float(self.max_rounds),
             streams,
             ties=as_choice(self.name, "ties", self._ties(), tuple(TIE_RULES)),
+            sim=sim,
         )
 
     def _build(
