@@ -17,7 +17,7 @@ Two kinds of run are dispatched on ``scenario.kind``:
     per epoch it returns.
 ``churn``
     draw the workload as for ``build`` and keep the protocol's overlay under
-    churn with :func:`hedgerow.dynamic.run_dynamic`; one row per snapshot
+    churn with :func:`hedgerow.scenarios.churn.run_churn`; one row per snapshot
     (``epoch`` = snapshot index, ``time_s`` = its time).
 """
 
@@ -140,11 +140,11 @@ def _scenario_metrics(scen: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def _churn_metrics(scen: Mapping[str, Any]) -> list[dict[str, Any]]:
-    from hedgerow.dynamic import run_dynamic
+    from hedgerow.scenarios.churn import run_churn
 
     inst, seed = _workload(scen)
     opts = dict(scen["churn"])
-    res = run_dynamic(
+    res = run_churn(
         scen["protocol"],
         inst,
         lifetime=float(opts["lifetime"]),

@@ -204,7 +204,7 @@ class RunOptions(_Strict):
 
 
 class ChurnOptions(_Strict):
-    """Arguments of :func:`hedgerow.dynamic.run_dynamic` for ``kind: churn``.
+    """Arguments of :func:`hedgerow.scenarios.churn.run_churn` for ``kind: churn``.
 
     Examples
     --------
@@ -354,9 +354,9 @@ class ScenarioSpec(_Strict):
         if self.kind == "build":
             self._check_overlay_protocol(sorted(_protocol_registry()))
         elif self.kind == "churn":
-            from hedgerow.dynamic import DYNAMIC_PROTOCOLS
+            from hedgerow.scenarios.churn import maintained_protocols
 
-            self._check_overlay_protocol(list(DYNAMIC_PROTOCOLS))
+            self._check_overlay_protocol(maintained_protocols())
             if self.churn is None:
                 raise _KeyError(
                     ("churn",), "kind churn needs scenario.churn with at least lifetime"
