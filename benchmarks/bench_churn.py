@@ -19,7 +19,7 @@ import argparse
 import json
 import time
 
-from hedgerow.dynamic import run_dynamic
+from hedgerow.scenarios.churn import run_churn
 from hedgerow.workloads import make_instance
 
 PAPER_DEGREE = {1250: 13, 2500: 12}
@@ -53,7 +53,7 @@ def main() -> None:
             for seed in args.seeds:
                 inst = make_instance(nodes=n, topics=100, subs=10, popularity="rss", seed=seed)
                 t0 = time.perf_counter()
-                res = run_dynamic(
+                res = run_churn(
                     "spidercast",
                     inst,
                     lifetime=float(lam),

@@ -34,3 +34,17 @@ def test_no_past_scheduling():
     sim = Simulator()
     with pytest.raises(ValueError):
         sim.schedule(-1.0, print)
+
+
+def test_seconds_helpers_convert_with_one_rule():
+    sim = Simulator(seconds_per_unit=0.1)
+    log = []
+    sim.schedule_at_seconds(0.3, log.append, "at")
+    sim.schedule_in_seconds(0.1, log.append, "in")
+    assert sim.to_units(0.3) == 0.3 / 0.1 and sim.to_units(0.1) == 1.0
+    sim.run()
+    assert log == ["in", "at"]
+    assert sim.now == 0.3 / 0.1 and sim.now_seconds == sim.now * 0.1
+    assert Simulator().seconds_per_unit == 1.0
+    with pytest.raises(ValueError, match="positive"):
+        Simulator(seconds_per_unit=0.0)

@@ -50,6 +50,31 @@ def test_components_and_diameter_match_scipy(seed):
     assert topic_diameters(ov, inst).tolist() == diams
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_measured_components_match_the_scipy_recount(seed):
+    # the churn snapshot's count: per topic, components of G_t (all subscribers) that hold a
+    # measured subscriber; written as the scipy loop the churn observer used before the kernel
+    rng = np.random.default_rng(seed)
+    inst = make_instance(nodes=120, topics=12, subs="1:4", popularity="zipf1", seed=seed)
+    edges = rng.integers(0, 120, size=(rng.integers(30, 300), 2))
+    ov = Overlay.from_edges(120, edges[edges[:, 0] != edges[:, 1]])
+    measured = rng.random(120) < rng.uniform(0.0, 1.0)
+    a = ov.undirected_csr()
+    expected = []
+    for t in range(inst.n_topics):
+        s = inst.subscribers(t)
+        if not measured[s].any():
+            expected.append(0)
+            continue
+        _, labels = connected_components(a[s][:, s], directed=False)
+        expected.append(len(np.unique(labels[measured[s]])))
+    assert topic_components(ov, inst, measured=measured).tolist() == expected
+    every = topic_components(ov, inst, measured=np.ones(120, dtype=bool))
+    assert every.tolist() == topic_components(ov, inst).tolist()
+    with pytest.raises(ValueError, match="bool mask of 120 nodes"):
+        topic_components(ov, inst, measured=measured[:5])
+
+
 def _reference_overlay(ov, inst):
     d = shortest_path(ov.undirected_csr(), unweighted=True, directed=False)
     out = []

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from hedgerow.churn import JOIN, load_events
-from hedgerow.dynamic import run_dynamic, trace_churn
 from hedgerow.pipeline.ingest.churn import ingest_churn
+from hedgerow.scenarios.churn import run_churn
+from hedgerow.scenarios.traces import JOIN, load_events, trace_churn
 from hedgerow.workloads import make_instance
 
 pytestmark = [pytest.mark.spark, pytest.mark.data]
@@ -24,7 +24,7 @@ def test_spidercast_follows_a_smartphone_trace(phones):
     # one simulated second = one trace minute: 200 s replay the first 3 h 20 min of the trace
     online0, events = trace_churn(phones, 300, speedup=60.0, duration=200.0)
     assert len(events) > 100  # the trace really churns within the replayed window
-    res = run_dynamic(
+    res = run_churn(
         "spidercast", inst, trace=(online0, events), duration=200.0, snapshot_every=40.0, seed=2
     )
     # online counts follow the trace exactly: replay the events up to each snapshot

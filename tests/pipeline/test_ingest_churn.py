@@ -9,10 +9,10 @@ import io
 import numpy as np
 import pytest
 
-from hedgerow.churn import JOIN, LEAVE, load_events, load_nodes
 from hedgerow.data import data_path
 from hedgerow.errors import DataError
 from hedgerow.pipeline.ingest.churn import GOOGLE, SMARTPHONE, ingest_churn
+from hedgerow.scenarios.traces import JOIN, LEAVE, load_events, load_nodes
 
 pytestmark = [pytest.mark.spark, pytest.mark.data]
 

@@ -80,9 +80,10 @@ def churn_cmd(
     Example:
       hedgerow churn spidercast --nodes 1250 --lifetime 100 --duration 1000 --seed 1
     """
-    from hedgerow.dynamic import run_dynamic, trace_churn
     from hedgerow.errors import ParameterError
     from hedgerow.progress import progress_bar
+    from hedgerow.scenarios.churn import run_churn
+    from hedgerow.scenarios.traces import load_events, trace_churn
     from hedgerow.workloads import make_instance
 
     if seed < 0:
@@ -94,13 +95,11 @@ def churn_cmd(
     inst = make_instance(nodes=nodes, topics=topics, subs=subs, popularity=popularity, seed=seed)
     churn = None
     if trace is not None:
-        from hedgerow.churn import load_events
-
         churn = trace_churn(load_events(trace), inst.n_nodes, speedup=speedup, duration=duration)
     show = not as_json or stderr_console.is_terminal
     with progress_bar(f"churn {protocol}", enabled=show) as bar:
         task = bar.add_task(protocol, total=duration)
-        result = run_dynamic(
+        result = run_churn(
             protocol,
             inst,
             lifetime=lifetime,

@@ -64,6 +64,42 @@ def topic_component_counts(indptr, indices, t_indptr, t_nodes, masks, n_nodes):
 
 
 @numba.njit(cache=True)
+def measured_component_counts(indptr, indices, t_indptr, t_nodes, masks, n_nodes, measured):
+    """Per topic, the components of ``G_t`` that hold at least one ``measured`` subscriber.
+
+    ``G_t`` is induced by *all* subscribers of ``t``; only the count is restricted.
+    Topics without a measured subscriber give 0.
+    """
+    n_topics = len(t_indptr) - 1
+    out = np.zeros(n_topics, dtype=np.int64)
+    parent = np.arange(n_nodes)
+    seen = np.full(n_nodes, -1, dtype=np.int64)
+    for t in range(n_topics):
+        a, b = t_indptr[t], t_indptr[t + 1]
+        for i in range(a, b):
+            parent[t_nodes[i]] = t_nodes[i]
+        for i in range(a, b):
+            u = t_nodes[i]
+            for j in range(indptr[u], indptr[u + 1]):
+                v = indices[j]
+                if has_topic(masks, v, t):
+                    ru = _find(parent, u)
+                    rv = _find(parent, v)
+                    if ru != rv:
+                        parent[ru] = rv
+        comps = 0
+        for i in range(a, b):
+            u = t_nodes[i]
+            if measured[u]:
+                r = _find(parent, u)
+                if seen[r] != t:
+                    seen[r] = t
+                    comps += 1
+        out[t] = comps
+    return out
+
+
+@numba.njit(cache=True)
 def _bfs(lptr, lidx, src, dist, queue):
     """BFS on a local CSR from ``src``; ``dist`` must be -1 on the component.
 

@@ -89,7 +89,7 @@ Modelling choices (the paper leaves them open; see ``docs/spidercast.md``)
   only when the node is covered, so an under-covered node is never filled
   past ``L^max`` by incoming links and the saturation rule below can free a
   slot for its own uncovered topic.  Static builds change by less than 0.5%
-  in degree; under churn (:mod:`hedgerow.dynamic`) the literal rule left a
+  in degree; under churn (:mod:`hedgerow.scenarios.churn`) the literal rule left a
   rejoined hub, refilled by incoming links faster than it could shed them,
   cut off from one rare topic in 2 of 15 snapshots (2,500 nodes, seed 1), and
   this rule in none of them (``docs/dynamic.md`` has the full count).
@@ -114,6 +114,15 @@ Modelling choices (the paper leaves them open; see ``docs/spidercast.md``)
   links: a node is under-covered while it has fewer than ``K`` neighbours in
   the task, and ``L^max = K`` (this reproduces the paper's average degrees of
   about 10 for ``similarity(10, 0)`` and ``random(10)``).
+
+Churn
+-----
+:class:`Maintenance` implements :class:`~hedgerow.protocols.engine_api.ChurnEngine`,
+the interface a churn scenario drives (:meth:`Maintenance.start`, ``join``,
+``leave``, ``run_until`` on an event core the scenario hands in, and the
+read-outs ``overlay``, ``undercovered``, ``subscriptions``,
+``control_messages``, ``lost_messages``).  :func:`make_engine` and
+:func:`run_engine` are the helpers the protocol classes build on.
 """
 
 from __future__ import annotations
@@ -121,6 +130,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -128,6 +138,7 @@ from hedgerow.engine.core import Simulator
 from hedgerow.model.bitset import pack_sets
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
+from hedgerow.model.rng import RngStreams
 from hedgerow.protocols._select import (
     GREEDY,
     RANDOM_COVER,
@@ -241,6 +252,9 @@ class _Task:
 class Maintenance:
     """Runs the neighbour-maintenance tasks of every node to quiescence.
 
+    Also a :class:`~hedgerow.protocols.engine_api.ChurnEngine`: after
+    :meth:`start`, nodes :meth:`join` and :meth:`leave` while it runs.
+
     Parameters
     ----------
     instance : Instance
@@ -265,6 +279,10 @@ class Maintenance:
         by one for every link it accepts (see the module notes).
     max_rounds : float
         Safety bound on simulated time, in ``connect_timeout`` units.
+    sim : Simulator, optional
+        The event core to run on, its unit one ``connect_timeout`` (a churn
+        scenario creates it and schedules its own events on it); ``None``
+        makes a new one, as a static build does.
     """
 
     def __init__(
@@ -280,6 +298,7 @@ class Maintenance:
         ties: str = "sequential",
         raise_target: bool = False,
         max_rounds: float = 5000.0,
+        sim: Simulator | None = None,
     ) -> None:
         self.raise_target = bool(raise_target)
         self.ties = TIE_RULES[ties]
@@ -291,14 +310,16 @@ class Maintenance:
         self.masks = instance.masks
         self.sub_indptr = instance.sub_indptr
         self.sub_topics = instance.sub_topics
-        #: churn (see :meth:`start_dynamic`); ``None`` in a static build
+        #: churn (see :meth:`start`); ``None`` in a static build
         self.online: np.ndarray | None = None
+        #: messages that met an offline node (churn only)
+        self.lost_messages = 0
         self._online_ids = np.zeros(0, dtype=np.int64)
         self.rng = rng
         self.margin = int(margin)
         self.max_rounds = float(max_rounds)
         self.tasks = [_Task(spec, instance, self.margin) for spec in tasks]
-        self.sim = Simulator()
+        self.sim = Simulator() if sim is None else sim
         self.sent = np.zeros(len(MESSAGE_NAMES), dtype=np.int64)
         n = self.n
         self.phase: list[float] = rng.random(n).tolist()
@@ -711,7 +732,7 @@ class Maintenance:
         return best[int(self._uniform() * len(best)) % len(best)]
 
     # ------------------------------------------------------------ churn
-    def start_dynamic(self, online: np.ndarray) -> None:
+    def start(self, online: np.ndarray) -> None:
         """Switch to a dynamic run (section 3.8) with every node offline.
 
         From here on only online nodes take part: the interest view of a node
@@ -738,7 +759,7 @@ class Maintenance:
         starts its tasks at its next iteration tick.
         """
         if self.online is None:
-            raise ValueError("call start_dynamic() before join()")
+            raise ValueError("call start() before join()")
         if self.online[p]:
             raise ValueError(f"node {p} is already online")
         if topics is not None:
@@ -812,6 +833,33 @@ class Maintenance:
         """Advance the simulation to ``time`` (``connect_timeout`` units)."""
         self.sim.run(until=time)
 
+    # ------------------------------------------------------------ read-outs
+    @property
+    def control_messages(self) -> int:
+        """Control messages sent so far (every kind but heartbeats)."""
+        return int(self.sent.sum())
+
+    def undercovered(self) -> np.ndarray:
+        """Bool mask of the nodes with a task under-covered (online ones only, under churn)."""
+        under = np.zeros(self.n, dtype=bool)
+        for task in self.tasks:
+            under |= (np.asarray(task.uc) > 0) & (np.asarray(task.k) > 0)
+        if self.online is not None:
+            under &= self.online
+        return under
+
+    def subscriptions(self) -> Instance:
+        """The current interests of all nodes (under churn a rejoined node has new ones)."""
+        if self.online is None:
+            return self.inst
+        return Instance(
+            self.n,
+            self.inst.n_topics,
+            self.sub_indptr,
+            np.array(self.sub_topics, copy=True),
+            topic_rates=self.inst.topic_rates,
+        )
+
     # ------------------------------------------------------------ running
     def is_covered(self, p: int) -> bool:
         """Whether node ``p`` has every task covered (or switched off)."""
@@ -870,3 +918,59 @@ class Maintenance:
                     if p < q or p not in task.nbrs[q]:
                         ov.add_edge(p, q)
         return ov
+
+
+def make_engine(
+    instance: Instance,
+    tasks: list[TaskSpec],
+    margin: int,
+    membership: float,
+    heartbeat: float,
+    max_rounds: float,
+    streams: RngStreams,
+    *,
+    raise_target: bool = False,
+    ties: str = "sequential",
+    sim: Simulator | None = None,
+) -> Maintenance:
+    """A :class:`Maintenance` drawing from the ``"maintenance"`` stream, on ``sim`` if given."""
+    return Maintenance(
+        instance,
+        tasks,
+        margin=margin,
+        rng=streams.stream("maintenance"),
+        membership=membership,
+        heartbeat=heartbeat,
+        raise_target=raise_target,
+        ties=ties,
+        max_rounds=max_rounds,
+        sim=sim,
+    )
+
+
+def run_engine(
+    engine: Maintenance, progress: bool | Callable[[int, int], None] | None, label: str
+) -> tuple[Overlay, dict[str, Any]]:
+    """Run a static build to quiescence; return ``(overlay, stats)``.
+
+    Parameters
+    ----------
+    engine : Maintenance
+        A configured engine, not yet run.
+    progress : bool or callable or None
+        A callable is called as ``progress(covered_nodes, n)`` while the build
+        runs.  ``True`` draws the package's progress bar, titled ``label``
+        (the bar is looked up only then: the protocols do not depend on the
+        user interface); ``False`` or ``None``: nothing.
+    label : str
+        The protocol's name, for the bar.
+    """
+    if callable(progress) or not progress:
+        stats = engine.run(progress=progress or None)
+    else:
+        from hedgerow.progress import build_progress
+
+        with build_progress(label, engine.n, enabled=True) as update:
+            stats = engine.run(progress=update)
+    stats["kr_final_mean"] = float(np.mean(engine.tasks[1].k)) if len(engine.tasks) > 1 else 0.0
+    return engine.overlay(), stats

@@ -43,13 +43,19 @@ from typing import Any, ClassVar
 import numpy as np
 
 from hedgerow.errors import ParameterError
+from hedgerow.engine.core import Simulator
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.params import Bool, Choice, Float, Int
-from hedgerow.progress import build_progress
 from hedgerow.protocols.base import MaintainedProtocol, StaticProtocol
-from hedgerow.protocols.maintenance import TIE_RULES, Maintenance, TaskSpec
+from hedgerow.protocols.maintenance import (
+    TIE_RULES,
+    Maintenance,
+    TaskSpec,
+    make_engine,
+    run_engine,
+)
 
 
 class SpiderCast(StaticProtocol, MaintainedProtocol):
@@ -113,7 +119,7 @@ class SpiderCast(StaticProtocol, MaintainedProtocol):
         return bound + (kr_max * subs + margin if (kr_max > 0 or adaptive) else 0)
 
     def maintenance_engine(
-        self, instance: Instance, streams: RngStreams, *, sim: Any = None
+        self, instance: Instance, streams: RngStreams, *, sim: Simulator | None = None
     ) -> Maintenance:
         """The configured message-passing engine (not yet run), e.g. for a churn run.
 
@@ -140,6 +146,7 @@ class SpiderCast(StaticProtocol, MaintainedProtocol):
             streams,
             raise_target=v["raise_target"],
             ties=v["ties"],
+            sim=sim,
         )
 
     def _build(
@@ -147,36 +154,3 @@ class SpiderCast(StaticProtocol, MaintainedProtocol):
     ) -> tuple[Overlay, dict[str, Any]]:
         return run_engine(self.maintenance_engine(instance, streams), progress, self.name)
 
-
-def make_engine(
-    instance: Instance,
-    tasks: list[TaskSpec],
-    margin: int,
-    membership: float,
-    heartbeat: float,
-    max_rounds: float,
-    streams: RngStreams,
-    *,
-    raise_target: bool = False,
-    ties: str = "sequential",
-) -> Maintenance:
-    """A :class:`Maintenance` engine drawing from the ``"maintenance"`` stream."""
-    return Maintenance(
-        instance,
-        tasks,
-        margin=margin,
-        rng=streams.stream("maintenance"),
-        membership=membership,
-        heartbeat=heartbeat,
-        raise_target=raise_target,
-        ties=ties,
-        max_rounds=max_rounds,
-    )
-
-
-def run_engine(engine: Maintenance, progress: bool, label: str) -> tuple[Overlay, dict[str, Any]]:
-    """Run a static build to quiescence with a progress bar; return ``(overlay, stats)``."""
-    with build_progress(label, engine.n, enabled=progress) as update:
-        stats = engine.run(progress=update)
-    stats["kr_final_mean"] = float(np.mean(engine.tasks[1].k)) if len(engine.tasks) > 1 else 0.0
-    return engine.overlay(), stats

@@ -5,7 +5,12 @@
   fingerprint);
 * :mod:`~hedgerow.scenarios.epochs` -- the epoch loop for any protocol
   (:func:`run_protocol`);
-* :mod:`~hedgerow.scenarios.observers` -- per-epoch rows from :mod:`hedgerow.metrics`;
+* :mod:`~hedgerow.scenarios.observers` -- per-epoch rows and churn snapshots, from
+  :mod:`hedgerow.metrics`;
+* :mod:`~hedgerow.scenarios.churn` -- overlays under churn (SpiderCast 3.8): the controls
+  and the driver :func:`~hedgerow.scenarios.churn.run_churn` over the ChurnEngine interface;
+* :mod:`~hedgerow.scenarios.traces` -- replayed join/leave traces;
+* :mod:`~hedgerow.scenarios.kinds` -- the one table of run kinds (build, run, churn);
 * :mod:`~hedgerow.scenarios.run` -- :func:`simulate` (``hedgerow run``) and :func:`compare`
   (``hedgerow compare``);
 * :mod:`~hedgerow.scenarios.static` -- :func:`build` and the one build record;

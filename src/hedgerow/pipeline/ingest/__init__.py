@@ -13,5 +13,5 @@ output folder (atomically: a failed job leaves nothing behind):
   smartphone sessions as join/leave sequences.
 
 The JVM-free readers of these outputs are :mod:`hedgerow.workloads.social` and
-:mod:`hedgerow.churn` (and ``pandas.read_parquet`` for the latency tables).
+:mod:`hedgerow.scenarios.traces` (and ``pandas.read_parquet`` for the latency tables).
 """

@@ -27,7 +27,7 @@ Google, interval order within a line for the smartphone trace), and numbered
 by ``seq``.  Output (``--out DIR``): ``events/`` (``seq`` long, ``time_s``
 double, ``node`` int, ``event`` byte: 1 join, -1 leave), ``nodes/`` (``node``
 and ``machine_id`` or ``user_id``) and ``meta.json`` (counts).  Read
-it back with :func:`hedgerow.churn.load_events`.
+it back with :func:`hedgerow.scenarios.traces.load_events`.
 """
 
 from __future__ import annotations
@@ -283,7 +283,7 @@ def ingest_churn(
     Examples
     --------
     ``hedgerow ingest churn --source google --nodes 1000 --seed 1 --out results/g1k``,
-    then ``hedgerow.churn.load_events("results/g1k")``.
+    then ``hedgerow.scenarios.traces.load_events("results/g1k")``.
     """
     from pyspark.sql import functions as F
 

@@ -29,13 +29,19 @@ from typing import Any, ClassVar
 import numpy as np
 
 from hedgerow.errors import ParameterError
+from hedgerow.engine.core import Simulator
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.params import Choice, Float, Int
 from hedgerow.protocols.base import MaintainedProtocol, StaticProtocol
-from hedgerow.protocols.maintenance import TIE_RULES, Maintenance, TaskSpec
-from hedgerow.protocols.spidercast import make_engine, run_engine
+from hedgerow.protocols.maintenance import (
+    TIE_RULES,
+    Maintenance,
+    TaskSpec,
+    make_engine,
+    run_engine,
+)
 
 #: parameters shared by similarity(x, y) and random(y)
 _SHARED = {
@@ -92,7 +98,7 @@ class Similarity(StaticProtocol, MaintainedProtocol):
         return np.full(instance.n_nodes, bound, dtype=np.int64)
 
     def maintenance_engine(
-        self, instance: Instance, streams: RngStreams, *, sim: Any = None
+        self, instance: Instance, streams: RngStreams, *, sim: Simulator | None = None
     ) -> Maintenance:
         """The configured message-passing engine (not yet run), e.g. for a churn run."""
         values = self.checked()
@@ -110,6 +116,7 @@ class Similarity(StaticProtocol, MaintainedProtocol):
             values["max_rounds"],
             streams,
             ties=values.get("ties", "uniform"),
+            sim=sim,
         )
 
     def _build(

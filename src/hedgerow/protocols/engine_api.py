@@ -1,0 +1,93 @@
+"""The interface a churn scenario drives: what a maintained overlay protocol offers.
+
+A protocol whose overlay is *maintained* — kept by nodes that react to joins
+and leaves, as SpiderCast's message-passing engine does — hands a churn
+scenario an engine through ``proto.maintenance_engine(instance, streams,
+sim=sim)``.  The scenario (:mod:`hedgerow.scenarios.churn`) and its observers
+(:mod:`hedgerow.scenarios.observers`) use only the members below, so any
+protocol whose engine has them runs under churn unchanged.
+
+The scenario creates the event core and hands it in: controls and observers
+are events on the same :class:`~hedgerow.engine.Simulator` as the protocol's
+messages, so a run replays identically.  Times given to :meth:`ChurnEngine.run_until`
+are in the core's units; the scenario converts seconds with
+:meth:`Simulator.to_units <hedgerow.engine.Simulator.to_units>`.
+
+:class:`hedgerow.protocols.maintenance.Maintenance` implements it (SpiderCast,
+``similarity``, ``random``);
+:func:`hedgerow.protocols.checks_maintained.check_maintained` checks an engine's
+state after churn.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from hedgerow.engine.core import Simulator
+from hedgerow.model.instance import Instance
+from hedgerow.model.overlay import Overlay
+
+__all__ = ["ChurnEngine"]
+
+
+@runtime_checkable
+class ChurnEngine(Protocol):
+    """A maintained overlay that nodes join and leave while it runs.
+
+    Attributes
+    ----------
+    n : int
+        Number of nodes, online or not.
+    online : numpy.ndarray
+        Bool mask of the nodes online now (set by :meth:`start`).
+    sim : hedgerow.engine.Simulator
+        The event core the engine runs on, created and handed in by the scenario.
+    """
+
+    n: int
+    online: np.ndarray
+    sim: Simulator
+
+    @property
+    def control_messages(self) -> int:
+        """Control messages sent so far, all kinds together (keep-alives excluded)."""
+        ...
+
+    @property
+    def lost_messages(self) -> int:
+        """Messages so far that met an offline node (at either end) and were dropped."""
+        ...
+
+    def start(self, online0: np.ndarray) -> None:
+        """Begin the churn run: every node offline, then the nodes of ``online0`` join."""
+        ...
+
+    def join(self, p: int, topics: np.ndarray | None = None) -> None:
+        """Node ``p`` comes online with no links and, if given, new ``topics`` (same count)."""
+        ...
+
+    def leave(self, p: int) -> None:
+        """Node ``p`` leaves in order (it tells its neighbours) and forgets all its state."""
+        ...
+
+    def run_until(self, t: float) -> None:
+        """Run the event core up to time ``t``, in the core's units."""
+        ...
+
+    def is_covered(self, p: int) -> bool:
+        """Whether node ``p`` has reached its protocol's goal (e.g. every topic K-covered)."""
+        ...
+
+    def overlay(self) -> Overlay:
+        """The links now, on all ``n`` nodes (a link to a node that just left may linger)."""
+        ...
+
+    def undercovered(self) -> np.ndarray:
+        """Bool mask of the online nodes that have not reached their goal (:meth:`is_covered`)."""
+        ...
+
+    def subscriptions(self) -> Instance:
+        """The current interests of all ``n`` nodes (a rejoining node may have new topics)."""
+        ...
