@@ -181,7 +181,7 @@ class RunOptions(_Strict):
 
 
 class ChurnOptions(_Strict):
-    """Arguments of :func:`hedgerow.dynamic.run_dynamic` for ``kind: churn``.
+    """Arguments of :func:`hedgerow.scenarios.churn.run_churn` for ``kind: churn``.
 
     Examples
     --------

@@ -88,8 +88,7 @@ from hedgerow.engine.core import Simulator
 from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
-from hedgerow.protocols import REGISTRY, get_protocol
-from hedgerow.protocols.base import OverlayProtocol
+from hedgerow.protocols import get_protocol, protocol_names
 from hedgerow.protocols.engine_api import ChurnEngine
 from hedgerow.scenarios.observers import snapshot
 from hedgerow.scenarios.traces import EVENT_DTYPE, JOIN, LEAVE
@@ -103,25 +102,15 @@ __all__ = [
 ]
 
 
-def _maintained(proto: OverlayProtocol | type[OverlayProtocol]) -> bool:
-    """Whether ``proto`` (a protocol or its class) can keep its overlay under churn.
-
-    The one capability check: such a protocol hands out a
-    :class:`~hedgerow.protocols.engine_api.ChurnEngine` through
-    ``maintenance_engine(instance, streams, *, sim)``.
-    """
-    return hasattr(proto, "maintenance_engine")
-
-
 def maintained_protocols() -> list[str]:
-    """Names of the registered protocols that can run under churn, in registry order.
+    """Names of the registered protocols that can run under churn (capability ``maintained``).
 
     Examples
     --------
     >>> maintained_protocols()
-    ['spidercast', 'similarity', 'random']
+    ['random', 'similarity', 'spidercast']
     """
-    return [name for name, cls in REGISTRY.items() if _maintained(cls)]
+    return protocol_names("maintained")
 
 
 def exponential_churn(

@@ -108,7 +108,7 @@ def instance_bytes(nodes: int, topics: int, subs: int) -> float:
 
     Examples
     --------
-    >>> instance_bytes(1000, 100, 10) < 2**20
+    >>> instance_bytes(1000, 100, 10) < 16 * 2**20
     True
     """
     csr = 2 * 8.0 * nodes * subs + 2 * 8.0 * (nodes + topics)

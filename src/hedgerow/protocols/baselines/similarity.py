@@ -28,8 +28,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from hedgerow.errors import ParameterError
 from hedgerow.engine.core import Simulator
+from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
