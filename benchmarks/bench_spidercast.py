@@ -51,8 +51,8 @@ VARIANTS = {
 }
 
 
-#: ``--ties``: the tie rule given to every SpiderCast build (None: the protocol's default)
-TIES: str | None = None
+#: ``--ties``: the tie rule given to every SpiderCast build (the tables use sequential)
+TIES: str | None = "sequential"
 
 
 def run_one(protocol: str, params: dict, inst, seed: int, *, diameter: bool = True) -> dict:
@@ -197,8 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--ties",
         choices=["sequential", "uniform"],
-        default=None,
-        help="SpiderCast's tie rule (default: the protocol's, sequential)",
+        default="sequential",
+        help="SpiderCast's tie rule (default: sequential, the rule of the tables)",
     )
     ap.add_argument("--json", metavar="FILE", help="also write all rows as JSON")
     args = ap.parse_args(argv)
