@@ -50,3 +50,47 @@ def slot_stats(
     has_any = has_out.copy()
     has_any[dst[hh]] = True
     return share, float(has_out[honest].mean()), float(has_any[honest].mean())
+
+
+def honest_out_mask(out_src: np.ndarray, out_dst: np.ndarray, honest: np.ndarray) -> np.ndarray:
+    """``(n,)`` bool: the node has at least one honest out-neighbour.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> honest_out_mask(np.array([0, 1]), np.array([2, 2]), np.array([True, False, True])).tolist()
+    [True, True, False]
+    """
+    has = np.zeros(len(honest), dtype=bool)
+    ok = np.asarray(honest, dtype=bool)[out_dst]
+    has[np.asarray(out_src)[ok]] = True
+    return has
+
+
+def eclipse_streaks(has_honest_out: np.ndarray) -> np.ndarray:
+    """Per node, the longest run of consecutive epochs with no honest out-neighbour.
+
+    Parameters
+    ----------
+    has_honest_out : numpy.ndarray
+        ``(epochs, n)`` bool, one row per epoch (:func:`honest_out_mask`).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n,)`` int64 streak lengths (0 for a node never eclipsed).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> h = np.array([[1, 0], [0, 0], [0, 1], [1, 0]], dtype=bool)
+    >>> eclipse_streaks(h).tolist()
+    [2, 2]
+    """
+    eclipsed = ~np.asarray(has_honest_out, dtype=bool)
+    run = np.zeros(eclipsed.shape[1], dtype=np.int64)
+    best = np.zeros_like(run)
+    for row in eclipsed:
+        run = np.where(row, run + 1, 0)
+        np.maximum(best, run, out=best)
+    return best

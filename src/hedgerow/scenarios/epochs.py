@@ -38,6 +38,7 @@ import numpy as np
 from hedgerow.dissemination import POLICIES, edge_delays
 from hedgerow.dissemination.chunks import disseminate_chunks
 from hedgerow.errors import ParameterError
+from hedgerow.metrics.attack import honest_out_mask
 from hedgerow.model.bitset import interest_matrix
 from hedgerow.model.outlinks import closure_csr, entry_index, out_overlay
 from hedgerow.model.overlay import Overlay
@@ -47,7 +48,7 @@ from hedgerow.protocols.base import (
     OverlayProtocol,
     StaticProtocol,
 )
-from hedgerow.scenarios.observers import EpochDelivery, epoch_row
+from hedgerow.scenarios.observers import EpochDelivery, epoch_row, streak_stats
 from hedgerow.scenarios.world import World
 
 __all__ = ["RunResult", "run_protocol"]
@@ -206,6 +207,7 @@ def _run_adaptive(
     src_of_slot = np.repeat(np.arange(n), d)
     scores: list[np.ndarray] = []
     outs: list[np.ndarray] = []
+    honest_out: list[np.ndarray] = []
     for epoch in range(epochs):
         if keep_outs:
             outs.append(out.copy())
@@ -225,7 +227,12 @@ def _run_adaptive(
         new_out, score = proto.select(state, inst, out, linked, active)
         ok = out.reshape(-1) >= 0
         links = (src_of_slot[ok], out.reshape(-1)[ok])
-        emit(epoch_row(epoch, rec, interest, score, world, links))
+        row = epoch_row(epoch, rec, interest, score, world, links)
+        if world.attack is not None:
+            honest_out.append(honest_out_mask(links[0], links[1], world.honest))
+            if epoch == epochs - 1:
+                row.update(streak_stats(np.array(honest_out), world.honest))
+        emit(row)
         scores.append(score)
         out = new_out
     proto.out_ = out

@@ -32,6 +32,10 @@ Per-epoch row keys (:func:`epoch_row`)
     The same two measures restricted to the victim topic's messages.
 ``attacker_slot_share``, ``honest_with_honest_neighbour``, ``honest_with_honest_link``
     (attack scenarios) :func:`hedgerow.metrics.attack.slot_stats`.
+``eclipse_streak_max``, ``eclipse_streak_p99`` (attack scenarios, last epoch only)
+    Over the honest nodes, the longest run of consecutive epochs without an
+    honest out-neighbour within the last :data:`STREAK_WINDOW` epochs
+    (:func:`streak_stats`): maximum and 99th percentile.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from hedgerow.metrics import degree_ci95, topic_components, topic_diameters
-from hedgerow.metrics.attack import slot_stats
+from hedgerow.metrics.attack import eclipse_streaks, slot_stats
 from hedgerow.metrics.delivery import (
     delay_percentiles,
     delivery_stats,
@@ -55,7 +59,39 @@ from hedgerow.model.overlay import Overlay
 from hedgerow.protocols.engine_api import ChurnEngine
 from hedgerow.scenarios.world import World
 
-__all__ = ["EpochDelivery", "epoch_row", "num", "online_view", "snapshot"]
+__all__ = [
+    "STREAK_WINDOW",
+    "EpochDelivery",
+    "epoch_row",
+    "num",
+    "online_view",
+    "snapshot",
+    "streak_stats",
+]
+
+
+#: epochs at the end of a run over which eclipse streaks are measured
+STREAK_WINDOW = 50
+
+
+def streak_stats(has_honest_out: np.ndarray, honest: np.ndarray) -> dict[str, float]:
+    """Eclipse streaks of the honest nodes over the last :data:`STREAK_WINDOW` epochs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> h = np.array([[1, 0, 1], [1, 0, 1], [1, 1, 0]], dtype=bool)
+    >>> streak_stats(h, np.array([True, True, False]))
+    {'eclipse_streak_max': 2, 'eclipse_streak_p99': 1.98}
+    """
+    tail = np.asarray(has_honest_out, dtype=bool)[-STREAK_WINDOW:]
+    s = eclipse_streaks(tail)[np.asarray(honest, dtype=bool)]
+    if not len(s):
+        return {"eclipse_streak_max": 0, "eclipse_streak_p99": 0.0}
+    return {
+        "eclipse_streak_max": int(s.max()),
+        "eclipse_streak_p99": float(np.percentile(s, 99)),
+    }
 
 
 def num(x: Any) -> float | None:
