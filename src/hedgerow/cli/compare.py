@@ -103,4 +103,4 @@ def compare_cmd(protocols, scenario, seed, epochs, topics, interest, attackers, 
     for r in rows:
         cells = ["-" if r.get(k) is None else fmt.format(r[k]) for k, _, fmt in _COLUMNS]
         table.add_row(r["protocol"], *cells)
-    Console().print(table)
+    Console(width=None if Console().is_terminal else 200).print(table)

@@ -73,4 +73,4 @@ def run_cmd(protocol, scenario, seed, epochs, topics, interest, attackers, messa
         table.add_column(header, justify="right")
     for r in rows:
         table.add_row(*("-" if r.get(k) is None else f.format(r[k]) for k, _, f in present))
-    Console().print(table)
+    Console(width=None if Console().is_terminal else 200).print(table)
