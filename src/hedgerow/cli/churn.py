@@ -7,7 +7,12 @@ import math
 
 import click
 
-from hedgerow.cli._common import parse_params, stderr_console, workload_options
+from hedgerow.cli._common import (
+    ProtocolCommand,
+    parse_params,
+    stderr_console,
+    workload_options,
+)
 
 
 def _clean(value):
@@ -16,7 +21,7 @@ def _clean(value):
     return value
 
 
-@click.command("churn")
+@click.command("churn", cls=ProtocolCommand, capability="maintained")
 @click.argument("protocol")
 @workload_options(topics_required=False)
 @click.option(
@@ -69,8 +74,7 @@ def churn_cmd(
 ):
     """Run PROTOCOL's overlay under churn (SpiderCast section 3.8) and snapshot it.
 
-    PROTOCOL is spidercast, similarity or random (the message-passing overlays).
-    Each node is online for Exp(λ) seconds and offline for Exp(λ/4), and rejoins
+    PROTOCOL is any maintained protocol (listed below).  Each node is online for Exp(λ) seconds and offline for Exp(λ/4), and rejoins
     with a new interest; or the join/leave events of --trace are replayed.
     Every --snapshot-every seconds the overlay of the nodes online for over
     2 s is measured: degree, partitioned topics, under-covered nodes, and the
