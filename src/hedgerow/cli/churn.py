@@ -75,7 +75,8 @@ def churn_cmd(
     """Run PROTOCOL's overlay under churn (SpiderCast section 3.8) and snapshot it.
 
     PROTOCOL is any maintained protocol (listed below).  Each node is online
-    for Exp(λ) seconds and offline for Exp(λ/4), and rejoins with a new interest; or the join/leave events of --trace are replayed.
+    for Exp(λ) seconds and offline for Exp(λ/4), and rejoins with a new
+    interest; or the join/leave events of --trace are replayed.
     Every --snapshot-every seconds the overlay of the nodes online for over
     2 s is measured: degree, partitioned topics, under-covered nodes, and the
     control messages per join/leave so far.
