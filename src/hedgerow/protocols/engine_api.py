@@ -44,6 +44,8 @@ class ChurnEngine(Protocol):
         Bool mask of the nodes online now (set by :meth:`start`).
     sim : hedgerow.engine.Simulator
         The event core the engine runs on, created and handed in by the scenario.
+
+    Arguments of the methods are positional (implementations name them freely).
     """
 
     n: int
@@ -60,23 +62,23 @@ class ChurnEngine(Protocol):
         """Messages so far that met an offline node (at either end) and were dropped."""
         ...
 
-    def start(self, online0: np.ndarray) -> None:
+    def start(self, online0: np.ndarray, /) -> None:
         """Begin the churn run: every node offline, then the nodes of ``online0`` join."""
         ...
 
-    def join(self, p: int, topics: np.ndarray | None = None) -> None:
+    def join(self, p: int, topics: np.ndarray | None = None, /) -> None:
         """Node ``p`` comes online with no links and, if given, new ``topics`` (same count)."""
         ...
 
-    def leave(self, p: int) -> None:
+    def leave(self, p: int, /) -> None:
         """Node ``p`` leaves in order (it tells its neighbours) and forgets all its state."""
         ...
 
-    def run_until(self, t: float) -> None:
+    def run_until(self, t: float, /) -> None:
         """Run the event core up to time ``t``, in the core's units."""
         ...
 
-    def is_covered(self, p: int) -> bool:
+    def is_covered(self, p: int, /) -> bool:
         """Whether node ``p`` has reached its protocol's goal (e.g. every topic K-covered)."""
         ...
 
