@@ -2,7 +2,8 @@
 
 The one definition of the delivery measures every protocol comparison uses.
 They are plain functions of the arrays the dissemination engine returns
-(:class:`hedgerow.dissemination.Delivery`, or a Topiary ``EpochReport``):
+(:class:`hedgerow.dissemination.Delivery`, or an epoch's
+:class:`hedgerow.scenarios.observers.EpochDelivery`):
 
 ``arrival``
     ``(m, n)`` ms at which message ``i`` first reached node ``v``; ``0`` at

@@ -273,12 +273,12 @@ class AdaptiveProtocol(OverlayProtocol, ABC):
         out: np.ndarray,
         linked: np.ndarray,
         active: np.ndarray,
-        streams: RngStreams,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Next epoch's out-links and each node's score (``nan`` where it has none).
 
         ``linked[v, u]`` is true when ``u`` is a neighbour of ``v`` in either
-        direction; only ``active`` nodes re-select.
+        direction; only ``active`` nodes re-select.  Random draws come from
+        streams taken in :meth:`start` (the epoch loop passes none).
         """
 
     def degree_bound(self, instance: Instance) -> int | np.ndarray | None:

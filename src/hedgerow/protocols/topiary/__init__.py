@@ -11,12 +11,14 @@ subscribers, TTL ``ttl``).  At the end of an epoch each node scores every
 subset of ``round(0.6 d)`` of its outgoing neighbours from what it observed,
 keeps the best subset and fills the free slots by weighted sampling.
 
-This package holds the protocol (:class:`Topiary`: validation, the epoch loop
-:meth:`Topiary.iterate`, the end-of-epoch selection :meth:`Topiary.select`);
-the observation kernel and the scores of eqs. (2)-(9) are in
-:mod:`hedgerow.protocols.topiary.scoring`.  What it shares with the other
-adaptive protocols lives below it: the out-link table
-(:mod:`hedgerow.model.outlinks`), message traffic
+This package holds the protocol (:class:`Topiary`: validation, the adaptive
+interface :meth:`Topiary.start` / :meth:`Topiary.observe` /
+:meth:`Topiary.select`, and Algorithm 1 in :meth:`Topiary.select_neighbours`);
+the epoch loop that drives it is the scenario's
+(:func:`hedgerow.scenarios.epochs.run_protocol`); the observation kernel and
+the scores of eqs. (2)-(9) are in :mod:`hedgerow.protocols.topiary.scoring`.
+What it shares with the other adaptive protocols lives below it: the
+out-link table (:mod:`hedgerow.model.outlinks`), message traffic
 (:mod:`hedgerow.workloads.traffic`), chunked dissemination
 (:mod:`hedgerow.dissemination.chunks`), the delivery measures
 (:mod:`hedgerow.metrics.delivery`) and weighted sampling
@@ -102,7 +104,7 @@ from hedgerow.protocols.topiary.scoring import (
     underperforming,
 )
 
-__all__ = ["KEEP_FRACTION", "EpochReport", "Topiary", "keep_size", "subset_table"]
+__all__ = ["KEEP_FRACTION", "Topiary", "keep_size", "subset_table"]
 
 #: fraction of the degree bound kept each epoch (section IV, "approximately 60%")
 KEEP_FRACTION = 0.6

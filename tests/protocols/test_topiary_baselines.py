@@ -1,4 +1,4 @@
-"""The Topiary baselines of section V-A: random, complete, GossipSub-style, Scribe trees."""
+"""The Topiary baselines of section V-A: random-graph, complete, GossipSub-style, Scribe trees."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ import scipy.sparse.csgraph as csg
 
 from hedgerow.errors import ParameterError
 from hedgerow.model import Instance
+from hedgerow.protocols import get_protocol, protocol_class
 from hedgerow.protocols.baselines.complete import CompleteGraph
 from hedgerow.protocols.baselines.gossipsub import GossipSubSplit, gossipsub_out
 from hedgerow.protocols.baselines.random_graph import RandomGraph
-from hedgerow.protocols.baselines.scribe import ScribeTrees, tree_edges
+from hedgerow.protocols.baselines.scribe import ScribeRandom, ScribeTopic, tree_edges
 from hedgerow.workloads.interest import interest_instance
 
 
@@ -22,6 +23,15 @@ def inst():
 
 def _no_self_loops(ov):
     return ov.csr().diagonal().sum() == 0
+
+
+def test_random_graph_is_registered_apart_from_spidercasts_random(inst):
+    """Topiary's random graph is ``random-graph``; ``random`` is SpiderCast's random(y)."""
+    assert protocol_class("random-graph") is RandomGraph
+    assert protocol_class("random") is not RandomGraph
+    assert "links" in protocol_class("random").params and list(RandomGraph.params) == ["d"]
+    ov = get_protocol("random-graph", d=6).build(inst, seed=1)
+    assert ov == RandomGraph(d=6).build(inst, seed=1)
 
 
 def test_random_graph_out_degree(inst):
@@ -61,7 +71,7 @@ def test_tree_edges_are_id_ordered_heaps():
 
 
 def test_scribe_random_groups_are_disjoint_trees(inst):
-    proto = ScribeTrees(d=6, groups="random", n_groups=40)
+    proto = ScribeRandom(d=6, n_groups=40)
     ov = proto.build(inst, seed=3)
     assert (ov.degree() <= 1).all()  # one parent link per node
     n_comp, _ = csg.connected_components(ov.undirected_csr(), directed=False)
@@ -74,7 +84,7 @@ def test_scribe_random_groups_are_disjoint_trees(inst):
 
 
 def test_scribe_topic_groups_respect_degree_and_connect_members(inst):
-    ov = ScribeTrees(d=6, groups="topic").build(inst, seed=3)
+    ov = ScribeTopic(d=6).build(inst, seed=3)
     assert (ov.degree() <= 6).all() and _no_self_loops(ov)
     und = ov.undirected_csr()
     # every node with <= d topics joined all its topic trees: its topics' members reach it
@@ -87,6 +97,15 @@ def test_scribe_topic_groups_respect_degree_and_connect_members(inst):
             assert len(set(labels[joined].tolist())) == 1
 
 
-def test_scribe_rejects_unknown_grouping(inst):
-    with pytest.raises(ParameterError, match="groups must be one of random, topic"):
-        ScribeTrees(groups="colour").build(inst)
+def test_scribe_grouping_is_the_protocol_not_a_parameter(inst):
+    """The two groupings are two protocols, ``scribe-random`` and ``scribe-topic``."""
+    assert protocol_class("scribe-random") is ScribeRandom
+    assert protocol_class("scribe-topic") is ScribeTopic
+    with pytest.raises(ParameterError, match="unknown parameter 'groups'"):
+        ScribeTopic(groups="random")
+    # only random grouping has a number of groups; topic grouping has one group per topic
+    with pytest.raises(ParameterError, match="unknown parameter 'n_groups'"):
+        ScribeTopic(n_groups=40)
+    topic = ScribeTopic(d=6)
+    topic.build(inst, seed=3)
+    assert topic.stats_["n_groups"] == inst.n_topics

@@ -7,10 +7,12 @@ import json
 import numpy as np
 import pytest
 
-from hedgerow.model import Instance, RngStreams
+from hedgerow.model import Instance
 from hedgerow.model.outlinks import closure_csr
 from hedgerow.protocols.topiary import Topiary, subset_table
 from hedgerow.protocols.topiary.scoring import Observations
+from hedgerow.scenarios import build, custom_world, run_protocol, run_scenario, simulate
+from hedgerow.scenarios.world import world_for_instance
 
 
 def test_exploration_excludes_current_neighbours_and_weights_by_omega():
@@ -34,7 +36,9 @@ def test_exploration_excludes_current_neighbours_and_weights_by_omega():
     proto = Topiary(d=d)
     seen: set[int] = set()
     for seed in range(30):
-        new_out, _, kept = proto.select(out, obs, inst, linked, np.random.default_rng(seed))
+        new_out, _, kept = proto.select_neighbours(
+            out, obs, inst, linked, np.random.default_rng(seed)
+        )
         fresh = [u for u in new_out[0].tolist() if u not in kept[0].tolist()]
         assert len(fresh) == d - 2
         seen.update(fresh)
@@ -44,10 +48,16 @@ def test_exploration_excludes_current_neighbours_and_weights_by_omega():
 
 def test_run_invariants_and_determinism(tiny_net):
     inst, lat, proc = tiny_net
-    proto = Topiary(d=4, epochs=6, messages=150)
-    outs, scores = [], []
-    for rep in proto.iterate(inst, lat, proc, RngStreams(1)):
-        out = rep.out
+
+    def run(seed, epochs):
+        proto = Topiary(d=4)
+        world = custom_world(inst, lat, proc, seed=seed, epochs=epochs, messages=150)
+        return proto, run_protocol(proto, world, keep_outs=True)
+
+    proto, res = run(1, 6)
+    assert len(res.outs) == len(res.rows) == 6 and res.scores.shape == (6, inst.n_nodes)
+    # every epoch's table and the one the last selection produced (proto.out_)
+    for out in [*res.outs, proto.out_]:
         n = out.shape[0]
         filled = out >= 0
         assert (filled.sum(axis=1) <= 4).all()
@@ -56,36 +66,52 @@ def test_run_invariants_and_determinism(tiny_net):
             vals = row[row >= 0]
             assert len(set(vals.tolist())) == len(vals)  # no duplicates
         assert ((out >= 0).sum(axis=1) == 4).all()  # every slot is filled again
-        outs.append(out.copy())
-        scores.append(rep.scores.copy())
-    again = [
-        rep.out.copy()
-        for rep in Topiary(d=4, epochs=6, messages=150).iterate(inst, lat, proc, RngStreams(1))
-    ]
-    for a, b in zip(outs, again, strict=True):
+    _, again = run(1, 6)
+    for a, b in zip(res.outs, again.outs, strict=True):
         np.testing.assert_array_equal(a, b)
-    other = [
-        rep.out.copy()
-        for rep in Topiary(d=4, epochs=2, messages=150).iterate(inst, lat, proc, RngStreams(2))
-    ]
-    assert not np.array_equal(outs[1], other[1])
+    np.testing.assert_array_equal(res.scores, again.scores)
+    _, other = run(2, 2)
+    assert not np.array_equal(res.outs[1], other.outs[1])
 
 
-def test_built_overlay_respects_degree_bound(tiny_net):
+def test_build_returns_the_final_overlay_of_the_epoch_loop(tiny_net):
+    """``build("topiary", inst)`` runs the epochs on a world made around the instance.
+
+    The network, traffic and epochs are the world's (``world_for_instance``
+    defaults: unit square, 150 epochs of 1000 messages, TTL 1), no longer
+    Topiary parameters.
+    """
     inst, _, _ = tiny_net
-    proto = Topiary(d=3, epochs=3, messages=100)
-    ov = proto.build(inst, seed=4)
+    ov, stats = build("topiary", inst, seed=4, params={"d": 3})
     assert ov.directed
     assert (ov.degree() <= 3).all()
     assert ov.csr().diagonal().sum() == 0
-    assert proto.degree_bound(inst) == 3
-    assert len(proto.stats_["receive_rate"]) == 3
+    assert Topiary(d=3).degree_bound(inst) == 3
+    assert stats["epochs"] == 150
+    assert 0.0 < stats["receive_rate"] <= 1.0 and stats["delay_mean_ms"] > 0
+    res = run_protocol(Topiary(d=3), world_for_instance(inst, seed=4))
+    assert ov == res.overlay
+    assert res.rows[-1]["delay_mean_ms"] == stats["delay_mean_ms"]
+
+
+def test_traffic_settings_belong_to_the_world():
+    """``epochs``, ``messages``, ``ttl`` and ``latency`` are scenario settings, not Topiary's."""
+    from hedgerow.errors import ParameterError
+
+    for name in ("epochs", "messages", "ttl", "latency"):
+        with pytest.raises(ParameterError, match=f"unknown parameter '{name}'"):
+            Topiary(**{name: 1})
+    assert list(Topiary.params) == ["d", "wc", "wd", "ww", "eta", "keep"]
+    res = simulate("topiary", "cities", epochs=2, topics=10, messages=30, ttl=0)
+    sc = res.world.scenario
+    assert (sc.epochs, sc.messages, sc.ttl) == (2, 30, 0)
+    assert len(res.rows) == 2
+    publisher, topic = next(res.world.traffic())
+    assert len(publisher) == len(topic) == 30
 
 
 def test_same_seed_same_rows():
-    from hedgerow.scenarios import run_scenario
-
-    kw = dict(epochs=2, topics=20, params={"messages": 80})
+    kw = dict(epochs=2, topics=20, messages=80)
     a = run_scenario("topiary", "cities", seed=3, **kw)
     b = run_scenario("topiary", "cities", seed=3, **kw)
     c = run_scenario("topiary", "cities", seed=4, **kw)
@@ -97,7 +123,6 @@ def test_same_seed_same_rows():
 @pytest.mark.parametrize("bad", [{"d": 0}, {"eta": 0.5}, {"wd": -1}, {"keep": 2}])
 def test_bad_parameters_raise(bad):
     from hedgerow.errors import ParameterError
-    from hedgerow.scenarios import run_scenario
 
     with pytest.raises(ParameterError):
-        run_scenario("topiary", "cities", epochs=1, topics=5, params={"messages": 10, **bad})
+        run_scenario("topiary", "cities", epochs=1, topics=5, messages=10, params=bad)

@@ -7,7 +7,7 @@ import pytest
 
 from hedgerow.dissemination import MessageBatch, disseminate, edge_delays
 from hedgerow.latency import from_matrix
-from hedgerow.model import Instance, RngStreams
+from hedgerow.model import Instance
 from hedgerow.model.outlinks import closure_csr, entry_index
 from hedgerow.protocols.topiary import Topiary, keep_size, subset_table
 from hedgerow.protocols.topiary.scoring import (
@@ -159,7 +159,7 @@ def test_reading_lower_score_is_better_and_coverage_counts_failures():
     assert Fd[0, 0] == pytest.approx(0.0)
     assert 0 < Fd[0, 1] < Fd[0, 2]
     proto = Topiary(d=3, keep=0.34)
-    _, best, kept = proto.select(out, obs, inst, linked, np.random.default_rng(0))
+    _, best, kept = proto.select_neighbours(out, obs, inst, linked, np.random.default_rng(0))
     assert kept[0].tolist() == [2]
     assert best[0] == pytest.approx(S[0, 1])
     literal_fc = 1.0 - Fc[0]
@@ -167,7 +167,7 @@ def test_reading_lower_score_is_better_and_coverage_counts_failures():
     assert int(np.argmin(1000 * literal_fc + 1000 * Fd[0])) == 0  # argmin keeps the incomplete 1
     # with section V-B4's normalisation wc = 1, losing every topic-1 message is worth
     # less than 1 ms, so the node keeps the incomplete neighbour 1 (why wc defaults to 1000)
-    _, _, kept_wc1 = Topiary(d=3, keep=0.34, wc=1).select(
+    _, _, kept_wc1 = Topiary(d=3, keep=0.34, wc=1).select_neighbours(
         out, obs, inst, linked, np.random.default_rng(0)
     )
     assert kept_wc1[0].tolist() == [1]
@@ -182,7 +182,7 @@ def test_bandwidth_waste_counts_unsubscribed_relays():
     np.testing.assert_allclose(Fw[0], [0, 10, 10])
     np.testing.assert_allclose(Fc[0], [0, 0, 0])  # all 10 topic-0 messages reach 0 via each
     # with a waste weight the fast neighbour 1, which relays nothing unwanted, is kept
-    _, _, kept = Topiary(d=3, keep=0.34, ww=10).select(
+    _, _, kept = Topiary(d=3, keep=0.34, ww=10).select_neighbours(
         out, obs, inst, linked, np.random.default_rng(0)
     )
     assert kept[0].tolist() == [1]
@@ -192,7 +192,7 @@ def test_bandwidth_waste_counts_unsubscribed_relays():
 
 
 def test_best_subset_is_kept_by_exhaustive_check():
-    """Hand-made accumulators: select keeps exactly argmin over all C(6, 4) subsets."""
+    """Hand-made accumulators: select_neighbours keeps exactly argmin over all C(6, 4) subsets."""
     rng = np.random.default_rng(3)
     n, t, d = 8, 3, 6
     inst = Instance.from_lists([[0, 1], [1, 2], [0], [2], [0, 1, 2], [1], [0, 2], [1]], n_topics=t)
@@ -214,7 +214,7 @@ def test_best_subset_is_kept_by_exhaustive_check():
     for v in range(n):
         interest[v, inst.topics_of(v)] = True
     linked = np.zeros((n, n), dtype=bool)
-    _, best_score, kept = proto.select(out, obs, inst, linked, np.random.default_rng(0))
+    _, best_score, kept = proto.select_neighbours(out, obs, inst, linked, np.random.default_rng(0))
     S, _, _, _ = subset_scores(obs, interest, wc=1000, wd=1000, ww=0)
     for v in range(n):
         scores = {tuple(sorted(out[v, m].tolist())): S[v, s] for s, m in enumerate(subsets)}
@@ -225,12 +225,14 @@ def test_best_subset_is_kept_by_exhaustive_check():
 
 def test_topiary_parameters_are_validated():
     from hedgerow.errors import ParameterError
+    from hedgerow.scenarios import build
 
     inst = Instance.from_lists([[0]] * 10, n_topics=1)
-    with pytest.raises(ParameterError, match="eta must be > 1"):
-        Topiary(eta=1.0).build(inst)
+    with pytest.raises(ParameterError, match=r"parameter eta must be in \(1, "):
+        Topiary(eta=1.0).check_params()
+    with pytest.raises(ParameterError, match=r"parameter eta must be in \(1, "):
+        build("topiary", inst, params={"eta": 1.0})
     with pytest.raises(ParameterError, match="parameter d must be below"):
-        Topiary(d=10).build(inst)
+        build("topiary", inst, params={"d": 10})
     with pytest.raises(ParameterError, match="unknown parameter 'w'"):
         Topiary().set_params(w=1)
-    assert RngStreams(0).stream("x") is not None

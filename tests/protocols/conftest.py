@@ -1,4 +1,8 @@
-"""Small Topiary networks shared by the tests of this folder."""
+"""Small networks shared by the protocol tests (the Topiary ones run epochs on them).
+
+Each fixture is ``(instance, latency, processing delays)``, the parts
+:func:`hedgerow.scenarios.custom_world` takes.
+"""
 
 from __future__ import annotations
 

@@ -1,19 +1,23 @@
-"""Reduced-size reproductions of the paper's direction (sections V-B and V-D)."""
+"""Reduced-size reproductions of the paper's direction (sections V-B and V-D).
+
+Every run goes through the scenario's epoch loop
+(:func:`hedgerow.scenarios.run_protocol`) on a world made from the parts
+(:func:`hedgerow.scenarios.custom_world`): the world owns the traffic, so
+every protocol of a test sees the same messages.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from hedgerow.dissemination import MessageBatch, disseminate, edge_delays
 from hedgerow.latency import processing_delays, unit_square
-from hedgerow.metrics import delivery_stats
-from hedgerow.model import RngStreams, interest_matrix
+from hedgerow.model import RngStreams
 from hedgerow.protocols.baselines.random_graph import RandomGraph
 from hedgerow.protocols.topiary import Topiary
+from hedgerow.scenarios import custom_world, run_protocol
 from hedgerow.scenarios.attackers import eclipse_attack, topic_attack
 from hedgerow.workloads.interest import interest_instance
-from hedgerow.workloads.traffic import draw_messages
 
 
 @pytest.fixture(scope="module")
@@ -27,31 +31,21 @@ def sparse_net():
 
 def test_receive_rate_rises_delay_falls_and_beats_random(sparse_net):
     inst, lat, proc = sparse_net
-    interest = interest_matrix(inst.masks, inst.n_topics)
-    rates, delays, scores = [], [], []
-    proto = Topiary(d=4, epochs=20, messages=400)
-    for rep in proto.iterate(inst, lat, proc, RngStreams(1)):
-        r, d = delivery_stats(rep.arrival, rep.publisher, rep.topic, interest)
-        rates.append(r)
-        delays.append(d)
-        scores.append(float(np.nanmean(rep.scores)))
+    world = custom_world(inst, lat, proc, seed=1, epochs=20, messages=400)
+    res = run_protocol(Topiary(d=4), world)
+    rates = [r["receive_rate"] for r in res.rows]
+    delays = [r["delay_mean_ms"] for r in res.rows]
+    scores = [r["avg_score"] for r in res.rows]
+    assert len(rates) == 20
     assert rates[0] < 0.8  # the random start misses many messages
     assert rates[-1] >= 0.95 and min(rates[5:]) >= 0.95
     assert delays[-1] < 0.8 * delays[0]
     assert scores[-1] < 0.5 * scores[0]  # the mean kept-subset score falls (lower is better)
-    # an independent random overlay with the same degree, same network and message model
-    ov = RandomGraph(d=4).build(inst, seed=11)
-    a = ov.undirected_csr()
-    pub, top = draw_messages(inst, 400, np.random.default_rng(2))
-    dl = disseminate(
-        a.indptr,
-        a.indices,
-        edge_delays(a.indptr, a.indices, lat),
-        proc,
-        inst.masks,
-        MessageBatch.create(pub, top, 1),
-    )
-    r_rand, d_rand = delivery_stats(dl.arrival, pub, top, interest)
+    # an independent random overlay with the same degree, on the same world (network and
+    # message model); a static protocol is measured on the world's first epoch of traffic
+    rand = run_protocol(RandomGraph(d=4), world).rows
+    assert len(rand) == 1
+    r_rand, d_rand = rand[0]["receive_rate"], rand[0]["delay_mean_ms"]
     assert delays[-1] < 0.8 * d_rand
     assert rates[-1] > r_rand
 
@@ -62,25 +56,11 @@ def test_topic_attackers_are_dropped(sparse_net):
     streams = RngStreams(8)
     base = interest_instance(250, 20, 0.2, streams.stream("workload"))
     atk = topic_attack(base, 125, streams.stream("attackers"))
-    interest = interest_matrix(atk.instance.masks, atk.instance.n_topics)
-    victim = []
-    proto = Topiary(d=4, epochs=25, messages=400)
-    for rep in proto.iterate(
-        atk.instance,
-        lat,
-        proc,
-        RngStreams(2),
-        publishers=atk.publishers,
-        silent=atk.silent,
-        silent_topic=atk.victim_topic,
-    ):
-        vic = rep.topic == atk.victim_topic
-        r, _ = delivery_stats(
-            rep.arrival[vic], rep.publisher[vic], rep.topic[vic], interest, receivers=atk.honest
-        )
-        victim.append(r)
-        if rep.epoch == 0:
-            first_out = rep.out
+    world = custom_world(base, lat, proc, seed=2, epochs=25, messages=400, attack=atk)
+    proto = Topiary(d=4)
+    res = run_protocol(proto, world, keep_outs=True)
+    victim = [r["victim_receive_rate"] for r in res.rows]
+    assert len(victim) == 25
     assert victim[0] < 0.5  # at random, attackers cut most honest victim subscribers off
     assert np.mean(victim[-5:]) >= 0.95
     # honest victim subscribers hold fewer attacker out-links than at the random start
@@ -91,7 +71,7 @@ def test_topic_attackers_are_dropped(sparse_net):
         o = out[vs]
         return float((~atk.honest[o[o >= 0]]).mean())
 
-    assert attacker_share(proto.out_) < attacker_share(first_out)
+    assert attacker_share(proto.out_) < attacker_share(res.outs[0])
 
 
 def test_eclipse_attackers_do_not_isolate_honest_nodes(sparse_net):
@@ -100,13 +80,11 @@ def test_eclipse_attackers_do_not_isolate_honest_nodes(sparse_net):
     streams = RngStreams(9)
     base = interest_instance(250, 20, 0.3, streams.stream("workload"))
     atk = eclipse_attack(base, 75, streams.stream("attackers"))
-    proto = Topiary(d=6, epochs=12, messages=300)
-    last = None
-    for rep in proto.iterate(
-        atk.instance, lat, proc, RngStreams(3), update=atk.update, fixed_edges=atk.fixed_edges
-    ):
-        last = rep.out
-    assert last is not None
+    world = custom_world(base, lat, proc, seed=3, d=6, epochs=12, messages=300, attack=atk)
+    proto = Topiary(d=6)
+    res = run_protocol(proto, world)
+    assert len(res.rows) == 12
+    last = proto.out_  # the out-links the last selection chose
     assert (last[~atk.honest] < 0).all()  # attackers hold only their clique
     hon = last[atk.honest]
     honest_nbr = ((hon >= 0) & atk.honest[np.maximum(hon, 0)]).any(axis=1)
