@@ -67,24 +67,24 @@ COMPARE_KEYS = (
 )
 
 
+def _with_budget(name: str, params: Mapping[str, Any] | None, d: int) -> dict[str, Any]:
+    """``params`` plus the scenario's degree budget ``d`` when the protocol declares ``d``."""
+    out = dict(params or {})
+    if "d" in protocol_class(name).params and "d" not in out:
+        out["d"] = d
+    return out
+
+
 def make_protocol(
-    name: str, world_or_nodes: World | int, params: Mapping[str, Any] | None = None
+    name: str, world: World, params: Mapping[str, Any] | None = None
 ) -> OverlayProtocol:
-    """Protocol ``name`` with ``params``, given the scenario's degree budget ``d`` when it has one.
+    """Protocol ``name`` with ``params``, given the world's degree budget ``d`` when it has one.
 
     The parameters are validated against the world's instance; the error names
     the protocol and the parameter.
     """
-    cls = protocol_class(name)
-    params = dict(params or {})
-    world = world_or_nodes if isinstance(world_or_nodes, World) else None
-    if world is not None and "d" in cls.params and "d" not in params:
-        params["d"] = world.scenario.d
-    proto = get_protocol(name, **params)
-    if world is not None:
-        proto._validate(world.instance)
-    else:
-        proto.check_params()
+    proto = get_protocol(name, **_with_budget(name, params, world.scenario.d))
+    proto._validate(world.instance)
     return proto
 
 
@@ -93,16 +93,12 @@ def check_run(
 ) -> None:
     """Validate a run's names, settings and parameters without building its world."""
     sc = resolve_scenario(scenario, **settings)
-    cls = protocol_class(protocol)
-    params = dict(params or {})
-    if "d" in cls.params and "d" not in params:
-        params["d"] = sc.d
-    proto = get_protocol(protocol, **params)
-    values = proto.checked()
-    if "d" in values and values["d"] >= sc.nodes:
+    values = get_protocol(protocol, **_with_budget(protocol, params, sc.d)).checked()
+    if sc.nodes and "d" in values and values["d"] >= sc.nodes:
         raise ParameterError(
             f"{protocol}: parameter d must be below the number of nodes ({sc.nodes}),"
-            f" got {values['d']}"
+            f" got {values['d']}",
+            key="d",
         )
 
 
