@@ -180,3 +180,27 @@ def test_former_engine_examples():
     )
     assert d.arrival.tolist() == [[0.0, 5.0, 14.0]]
     assert delivery_stats(d.arrival, d.publisher, d.topic, interest)[1] == 9.5
+
+
+def test_delivery_measures_agree_with_the_single_measures():
+    """The one-pass measures equal delivery_stats, delay_percentiles and the hop mean."""
+    from hedgerow.metrics.delivery import delay_percentiles, delivery_measures, delivery_stats
+
+    rng = np.random.default_rng(3)
+    m, n, k = 60, 40, 5
+    arrival = rng.random((m, n)) * 100
+    arrival[rng.random((m, n)) < 0.2] = np.inf
+    hops = rng.integers(0, 6, (m, n))
+    publisher = rng.integers(0, n, m)
+    topic = rng.integers(0, k, m)
+    interest = rng.random((n, k)) < 0.4
+    honest = rng.random(n) < 0.8
+    got = delivery_measures(arrival, publisher, topic, interest, receivers=honest, hops=hops)
+    rate, delay = delivery_stats(arrival, publisher, topic, interest, receivers=honest)
+    pct = delay_percentiles(arrival, publisher, topic, interest, (50, 90, 99), receivers=honest)
+    hop_arr = np.where(np.isfinite(arrival), hops, np.inf)
+    _, hop_mean = delivery_stats(hop_arr, publisher, topic, interest, receivers=honest)
+    assert got["receive_rate"] == rate
+    assert got["delay_mean_ms"] == pytest.approx(delay, rel=1e-12)
+    assert [got["delay_p50_ms"], got["delay_p90_ms"], got["delay_p99_ms"]] == list(pct)
+    assert got["hops_mean"] == pytest.approx(hop_mean, rel=1e-12)

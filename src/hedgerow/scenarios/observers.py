@@ -48,12 +48,7 @@ import numpy as np
 
 from hedgerow.metrics import degree_ci95, topic_components, topic_diameters
 from hedgerow.metrics.attack import eclipse_streaks, slot_stats
-from hedgerow.metrics.delivery import (
-    delay_percentiles,
-    delivery_stats,
-    duplicates_per_message,
-    relay_share,
-)
+from hedgerow.metrics.delivery import delivery_measures, delivery_stats, relay_share
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.protocols.engine_api import ChurnEngine
@@ -144,25 +139,20 @@ def epoch_row(
     """One epoch's row (keys in the module docstring)."""
     attack = world.attack
     honest = None if attack is None else attack.honest
-    rate, delay = delivery_stats(rec.arrival, rec.publisher, rec.topic, interest, receivers=honest)
-    p50, p90, p99 = delay_percentiles(
-        rec.arrival, rec.publisher, rec.topic, interest, (50, 90, 99), receivers=honest
+    m = delivery_measures(
+        rec.arrival, rec.publisher, rec.topic, interest, receivers=honest, hops=rec.hops
     )
-    hops = np.where(rec.hops >= 0, rec.hops, np.inf).astype(np.float64)
-    _, hops_mean = delivery_stats(hops, rec.publisher, rec.topic, interest, receivers=honest)
     row: dict[str, Any] = {
         "epoch": int(epoch),
-        "receive_rate": num(rate),
-        "delay_mean_ms": num(delay),
-        "delay_p50_ms": num(p50),
-        "delay_p90_ms": num(p90),
-        "delay_p99_ms": num(p99),
-        "hops_mean": num(hops_mean),
+        "receive_rate": num(m["receive_rate"]),
+        "delay_mean_ms": num(m["delay_mean_ms"]),
+        "delay_p50_ms": num(m["delay_p50_ms"]),
+        "delay_p90_ms": num(m["delay_p90_ms"]),
+        "delay_p99_ms": num(m["delay_p99_ms"]),
+        "hops_mean": num(m["hops_mean"]),
         "relay_copies": float(np.mean(rec.relay_copies)) if len(rec.relay_copies) else 0.0,
         "relay_share": num(relay_share(rec.copies, rec.relay_copies)),
-        "duplicates_per_message": num(
-            duplicates_per_message(rec.copies, rec.arrival, rec.publisher)
-        ),
+        "duplicates_per_message": float(np.mean(rec.duplicates)) if len(rec.duplicates) else None,
         "avg_score": None
         if scores is None or not np.isfinite(scores).any()
         else float(np.nanmean(scores)),
