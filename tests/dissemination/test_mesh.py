@@ -6,8 +6,12 @@ import math
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from _dissemination_reference import simulate as reference
+from click.testing import CliRunner
+from scipy.sparse.csgraph import connected_components
 
+from hedgerow.cli import cli
 from hedgerow.dissemination import (
     POLICIES,
     EntryTopics,
@@ -17,12 +21,19 @@ from hedgerow.dissemination import (
     disseminate_mesh,
     edge_delays,
     entry_topics,
+    restrict_csr,
 )
 from hedgerow.dissemination import chunks as chunks_mod
-from hedgerow.errors import ParameterError
+from hedgerow.errors import ParameterError, SpecError
+from hedgerow.experiment.load import parse_spec
 from hedgerow.latency import unit_square
-from hedgerow.model import Instance, Overlay, RngStreams
+from hedgerow.metrics import delivery_stats
+from hedgerow.model import Instance, Overlay, RngStreams, interest_matrix
 from hedgerow.model.outlinks import closure_csr, random_out_neighbours
+from hedgerow.protocols.baselines.random_graph import RandomGraph
+from hedgerow.scenarios import check_run, compare, make_protocol, simulate
+from hedgerow.scenarios.epochs import link_topics_with_attackers, run_protocol
+from hedgerow.scenarios.world import make_world, world_for_instance
 from hedgerow.workloads import draw_messages, interest_instance
 
 # ------------------------------------------------------------------ worked example
@@ -249,3 +260,104 @@ def test_entry_topics_refuses_unknown_links_and_bad_rows():
         entry_topics(indptr, indices, [(0, 1, -2)])
     empty = entry_topics(indptr, indices, np.zeros((0, 3), dtype=np.int64))
     assert isinstance(empty, EntryTopics) and not empty.serves(0).any()
+
+
+# ------------------------------------------------------------------ protocols in the epoch loop
+@pytest.fixture(scope="module")
+def cities():
+    return make_world("cities", seed=1, messages=300)
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("protocol", ["gossipsub", "scribe-topic"])
+def test_protocol_mesh_reaches_its_topic_links_only(protocol, cities):
+    """By default a message reaches exactly the publisher's part of its topic's links.
+
+    Every labelled link joins two subscribers of its topic (GossipSub slots link to subscribers,
+    Scribe trees hold members only; fallback links carry nothing), so no uninterested node ever
+    gets a copy: relay_share is exactly 0, and the reach is within the TTL rule's.
+    """
+    proto = make_protocol(protocol, cities)
+    mesh = run_protocol(proto, cities).rows[0]
+    ttl = run_protocol(make_protocol(protocol, cities), cities, forwarding="ttl").rows[0]
+    assert mesh["relay_share"] == 0.0 and mesh["relay_copies"] == 0.0
+    assert 0.0 < mesh["receive_rate"] <= ttl["receive_rate"]
+
+    a = proto.overlay_.undirected_csr()
+    indptr, indices = a.indptr.astype(np.int64), a.indices.astype(np.int64)
+    labels = entry_topics(indptr, indices, proto.link_topics_)
+    ed = edge_delays(indptr, indices, cities.latency)
+    pub, top = next(cities.traffic())
+    masks = cities.instance.masks
+    d = disseminate_mesh(indptr, indices, ed, cities.proc, masks, MessageBatch.create(pub, top),
+                         labels)
+    t_ttl = disseminate(indptr, indices, ed, cities.proc, masks,
+                        MessageBatch.create(pub, top, cities.scenario.ttl))
+    interest = interest_matrix(masks, cities.instance.n_topics)
+    rate, _ = delivery_stats(d.arrival, pub, top, interest)
+    assert rate == pytest.approx(mesh["receive_rate"])
+    for m in range(len(pub)):
+        ip, ix, _ = restrict_csr(indptr, indices, labels.serves(int(top[m])))
+        sub = sp.csr_array((np.ones(len(ix)), ix, ip), shape=(len(ip) - 1,) * 2)
+        _, comp = connected_components(sub, directed=False)
+        reached = d.reached[m]
+        np.testing.assert_array_equal(reached, comp == comp[pub[m]])
+        assert interest[reached, top[m]].all()
+        assert not (reached & ~t_ttl.reached[m]).any()
+
+
+@pytest.mark.parametrize("protocol", ["gossipsub", "scribe-topic"])
+def test_eclipse_attackers_relay_every_topic_under_mesh(protocol):
+    world = make_world("eclipse", seed=1, topics=20, messages=100)
+    proto = make_protocol(protocol, world)
+    res = run_protocol(proto, world)
+    assert 0.0 < res.rows[0]["receive_rate"] <= 1.0
+    rows = link_topics_with_attackers(proto.link_topics_, proto.overlay_, world)
+    honest = world.attack.honest
+    clique = rows[rows[:, 2] == -1]
+    assert len(clique) == len(world.attack.fixed_edges)
+    assert not honest[clique[:, :2]].any()
+    kept = rows[rows[:, 2] >= 0]
+    assert honest[kept[:, 0]].all()  # the links attackers made themselves are gone
+    assert len(kept) == int(honest[proto.link_topics_[:, 0]].sum())
+    # every row names a link of the overlay the run used
+    a = res.overlay.undirected_csr()
+    entry_topics(a.indptr, a.indices, rows)
+
+
+def test_mesh_refused_for_a_protocol_without_link_topics():
+    msg = "forwarding 'mesh' needs the topic of every link, and topiary does not label its links"
+    with pytest.raises(ParameterError, match=msg) as err:
+        simulate("topiary", "unit-square", forwarding="mesh")
+    assert "\n" not in str(err.value) and err.value.key == "forwarding"
+    with pytest.raises(ParameterError, match="scribe-random does not label"):
+        check_run("scribe-random", "unit-square", forwarding="mesh")
+    with pytest.raises(ParameterError, match="random-graph does not label"):
+        compare(["gossipsub", "random-graph"], "unit-square", forwarding="mesh")
+    runner = CliRunner()
+    where = ["--scenario", "unit-square", "--forwarding", "mesh"]
+    for cmd in (["run", "scribe-random"], ["compare", "--protocols", "gossipsub,topiary"]):
+        res = runner.invoke(cli, cmd + where)
+        assert res.exit_code == 2
+        (line,) = res.stderr.strip().splitlines()
+        assert line.startswith("error: forwarding 'mesh' needs the topic of every link")
+    spec = {"experiment": "x",
+            "scenario": {"kind": "run", "protocol": "topiary",
+                         "run": {"name": "unit-square", "forwarding": "mesh"}}}
+    with pytest.raises(SpecError, match=r"scenario\.run\.forwarding: forwarding 'mesh'"):
+        parse_spec(spec)
+    spec["scenario"]["protocol"] = "gossipsub"
+    assert parse_spec(spec).scenario.run.forwarding == "mesh"
+
+
+def test_a_build_that_gives_no_link_topics_is_refused():
+    class Unlabelled(RandomGraph):
+        forwarding = "mesh"
+        labels_links = True
+
+    inst = interest_instance(30, 5, 0.3, np.random.default_rng(0))
+    world = world_for_instance(inst, seed=1, messages=20)
+    with pytest.raises(ParameterError, match="build gave none"):
+        run_protocol(Unlabelled(d=3), world)
+    # the user's choice wins: the TTL rule needs no labels
+    assert run_protocol(Unlabelled(d=3), world, forwarding="ttl").rows[0]["relay_share"] >= 0
