@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse.csgraph as csg
 
+from hedgerow.dissemination import entry_topics
 from hedgerow.errors import ParameterError
 from hedgerow.model import Instance
 from hedgerow.protocols import get_protocol, protocol_class
@@ -109,3 +110,79 @@ def test_scribe_grouping_is_the_protocol_not_a_parameter(inst):
     topic = ScribeTopic(d=6)
     topic.build(inst, seed=3)
     assert topic.stats_["n_groups"] == inst.n_topics
+
+
+# ------------------------------------------------------------------ forwarding and link topics
+def test_forwarding_defaults_of_the_baselines():
+    """Each baseline's own rule: per-topic meshes / trees where links have a topic, else TTL."""
+    assert GossipSubSplit.forwarding == ScribeTopic.forwarding == "mesh"
+    assert GossipSubSplit.labels_links and ScribeTopic.labels_links
+    for cls in (ScribeRandom, RandomGraph, CompleteGraph):
+        assert cls.forwarding == "ttl" and not cls.labels_links
+    rand = ScribeRandom(n_groups=4)
+    rand.build(interest_instance(30, 5, 0.3, np.random.default_rng(0)), seed=0)
+    assert not hasattr(rand, "link_topics_")  # its groups carry no topic
+
+
+def _links(ov):
+    return {tuple(e) for e in ov.edges().tolist()}
+
+
+def test_gossipsub_link_topics_are_its_slots(inst):
+    proto = GossipSubSplit(d=6)
+    ov = proto.build(inst, seed=0)
+    lt = proto.link_topics_
+    assert lt.dtype == np.int64 and lt.shape[1] == 3
+    # every row is an out-link made for a topic both ends subscribe to
+    assert {(u, v) for u, v, _ in lt.tolist()} <= _links(ov)
+    for u, v, t in lt.tolist():
+        assert t in inst.topics_of(u) and t in inst.topics_of(v)
+    # one row per slot that found a subscriber; the rest are fallback links
+    assert len(lt) + proto.stats_["fallback_links"] == ov.n_edges
+    # same construction as gossipsub_out: the overlay is unchanged
+    assert ov == GossipSubSplit(d=6).build(inst, seed=0)
+
+
+def test_gossipsub_fallback_links_serve_no_mesh():
+    """Topic 1 has a single subscriber (node 0): its slots fall back to random nodes, unlabelled."""
+    small = Instance.from_lists([[0, 1]] + [[0]] * 3, n_topics=2)
+    proto = GossipSubSplit(d=3)
+    ov = proto.build(small, seed=0)
+    lt = proto.link_topics_
+    assert set(lt[:, 2].tolist()) == {0}  # no row for topic 1, no -1
+    # node 0: 3 slots over 2 topics (2 and 1); topic-1 slots found no subscriber
+    out0 = [v for u, v in _links(ov) if u == 0]
+    rows0 = [v for u, v, _ in lt.tolist() if u == 0]
+    assert len(out0) == 3 and len(rows0) < 3
+    assert proto.stats_["fallback_links"] == ov.n_edges - len(lt) >= 1
+
+
+def test_gossipsub_link_serving_two_topics():
+    """u -> v for topic a and v -> u for topic b: two rows, the link serves both."""
+    two = Instance.from_lists([[0, 1], [0, 1]], n_topics=2)
+    proto = GossipSubSplit(d=1)
+    ov = proto.build(two, seed=2)  # a seed where the two slots drew different topics
+    assert _links(ov) == {(0, 1), (1, 0)}
+    assert sorted(map(tuple, proto.link_topics_.tolist())) == [(0, 1, 1), (1, 0, 0)]
+    # both CSR entries of the undirected link serve both topics
+    a = ov.undirected_csr()
+    lab = entry_topics(a.indptr, a.indices, proto.link_topics_)
+    assert lab.indptr.tolist() == [0, 2, 4] and lab.topics.tolist() == [0, 1, 0, 1]
+
+
+def test_scribe_topic_link_topics_are_its_trees(inst):
+    proto = ScribeTopic(d=6)
+    ov = proto.build(inst, seed=3)
+    lt = proto.link_topics_
+    assert lt.dtype == np.int64 and {(u, v) for u, v, _ in lt.tolist()} == _links(ov)
+    for t in range(inst.n_topics):
+        tree = lt[lt[:, 2] == t]
+        members = np.unique(tree[:, :2])
+        # every member subscribes; the rows of a topic form one tree over its members
+        assert all(t in inst.topics_of(int(m)) for m in members)
+        if len(members):
+            assert len(tree) == len(members) - 1
+            sub = np.zeros((inst.n_nodes, inst.n_nodes), dtype=np.int8)
+            sub[tree[:, 0], tree[:, 1]] = 1
+            _, lab = csg.connected_components(sub, directed=True, connection="weak")
+            assert len(set(lab[members].tolist())) == 1

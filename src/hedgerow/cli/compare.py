@@ -51,8 +51,8 @@ def _params_by_protocol(items: tuple[str, ...], protocols: list[str]) -> dict[st
     help="Protocol parameter (repeatable); without PROTOCOL. it goes to every protocol that "
     "declares NAME.",
 )
-@click.option("--forwarding", default=None, help="One dissemination policy for all: ttl, topic "
-              "or flood (default: each protocol's own).")
+@click.option("--forwarding", default=None, help="One dissemination policy for all: ttl, topic, "
+              "flood or mesh (default: each protocol's own).")
 @click.option("--no-diameter", is_flag=True, help="Skip the topic diameters.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per protocol on stdout.")
 @click.option("--no-timings", is_flag=True, help="Leave the wall-clock 'seconds' field out.")
@@ -79,7 +79,7 @@ def compare_cmd(protocols, scenario, seed, epochs, topics, interest, attackers, 
     settings = dict(epochs=epochs, topics=topics, interest=interest, attackers=attackers,
                     messages=messages, ttl=ttl)
     for n in names:
-        check_run(n, scenario, params=by_proto.get(n), **settings)
+        check_run(n, scenario, params=by_proto.get(n), forwarding=forwarding, **settings)
     rows = []
     with progress_bar(enabled=not as_json) as bar:
         task = bar.add_task(f"compare on {scenario}", total=len(names))

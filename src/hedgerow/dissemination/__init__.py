@@ -1,7 +1,8 @@
 """The dissemination engine: batched message propagation over CSR overlays.
 
 See :mod:`hedgerow.dissemination.engine` (the model and the kernels' API),
-:mod:`hedgerow.dissemination.chunks` (memory-bounded epochs, silent nodes) and
+:mod:`hedgerow.dissemination.chunks` (memory-bounded epochs, silent nodes),
+:mod:`hedgerow.dissemination.mesh` (the ``"mesh"`` policy: per-topic links) and
 ``docs/dissemination.md``.
 """
 
@@ -12,14 +13,20 @@ from hedgerow.dissemination.engine import (
     MessageBatch,
     disseminate,
     edge_delays,
+    restrict_csr,
 )
+from hedgerow.dissemination.mesh import EntryTopics, disseminate_mesh, entry_topics
 
 __all__ = [
     "EDGE_BUDGET_BYTES",
     "POLICIES",
     "Delivery",
+    "EntryTopics",
     "MessageBatch",
     "disseminate",
     "disseminate_chunks",
+    "disseminate_mesh",
     "edge_delays",
+    "entry_topics",
+    "restrict_csr",
 ]

@@ -6,7 +6,9 @@ messages over a 1000-node overlay of degree 12 that is about 100 MB, so the
 messages are disseminated in chunks of at most :data:`EDGE_BUDGET_BYTES`.
 Nodes that never forward one topic (Topiary's topic attack, section V-D1) are
 modelled by sending that topic's messages on the graph without their outgoing
-links.
+links.  Under the ``"mesh"`` policy (:mod:`hedgerow.dissemination.mesh`) each
+topic's messages travel on the sub-graph of that topic's links (minus the
+silent nodes' outgoing links for the silent topic).
 """
 
 from __future__ import annotations
@@ -15,10 +17,52 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from hedgerow.dissemination.engine import Delivery, MessageBatch, disseminate
+from hedgerow.dissemination.engine import (
+    Delivery,
+    MessageBatch,
+    disseminate,
+    restrict_csr,
+)
+from hedgerow.dissemination.mesh import EntryTopics, as_entry_topics, mesh_groups
+from hedgerow.errors import ParameterError
 
 #: bytes of ``edge_recv`` one dissemination call may allocate (messages are chunked)
 EDGE_BUDGET_BYTES = 64 * 2**20
+
+_Group = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _groups(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    edge_delay: np.ndarray,
+    topic: np.ndarray,
+    silent: np.ndarray | None,
+    silent_topic: int | None,
+    labels: EntryTopics | None,
+) -> Iterator[_Group]:
+    """``(message ids, indptr, indices, edge_delay, entry map)`` of every graph messages use."""
+    n = len(indptr) - 1
+    nnz = len(indices)
+    silent_out = None
+    if silent is not None and silent_topic is not None and np.any(silent):
+        rows = np.repeat(np.arange(n), np.diff(indptr))
+        silent_out = np.asarray(silent, dtype=bool)[rows]
+    if labels is not None:
+        for t, ids, keep in mesh_groups(labels, topic):
+            if silent_out is not None and t == silent_topic:
+                keep &= ~silent_out
+            ip, ix, emap = restrict_csr(indptr, indices, keep)
+            yield ids, ip, ix, edge_delay[keep], emap
+        return
+    ident = np.arange(nnz, dtype=np.int64)
+    if silent_out is None:
+        yield np.arange(len(topic)), indptr, indices, edge_delay, ident
+        return
+    is_silent = topic == silent_topic
+    yield np.flatnonzero(~is_silent), indptr, indices, edge_delay, ident
+    ip, ix, emap = restrict_csr(indptr, indices, ~silent_out)
+    yield np.flatnonzero(is_silent), ip, ix, edge_delay[~silent_out], emap
 
 
 def disseminate_chunks(
@@ -35,6 +79,7 @@ def disseminate_chunks(
     silent: np.ndarray | None = None,
     silent_topic: int | None = None,
     policy: str = "ttl",
+    labels: EntryTopics | np.ndarray | None = None,
 ) -> Iterator[tuple[np.ndarray, Delivery, np.ndarray]]:
     """Disseminate messages in memory-bounded chunks; yields ``(message ids, delivery, entry map)``.
 
@@ -42,6 +87,13 @@ def disseminate_chunks(
     links of ``silent`` nodes (they receive but never forward that topic); the
     ``entry map`` sends each full-graph CSR entry to its entry in the graph the
     chunk used (``-1`` for removed links).
+
+    Policy ``"mesh"`` needs ``labels``, the topics of every CSR entry
+    (:class:`~hedgerow.dissemination.mesh.EntryTopics`, e.g. from
+    :func:`~hedgerow.dissemination.mesh.entry_topics`, or an ``(nnz,)`` int64
+    array, one topic per entry; ``-1`` = every topic); the other policies
+    refuse them.  Under ``"mesh"`` each topic's messages form their own group
+    (its links' sub-graph, flooded), so a chunk never mixes topics.
 
     With ``record_edges=True`` each chunk holds at most
     :data:`EDGE_BUDGET_BYTES` of ``edge_recv`` (``messages x CSR entries``
@@ -61,24 +113,31 @@ def disseminate_chunks(
     ...                             silent=np.array([False, True, False]), silent_topic=0)
     >>> [(sel.tolist(), dl.arrival.tolist(), emap.tolist()) for sel, dl, emap in chunks]
     [([0], [[0.0, 1.0, inf]], [0, -1, -1, 1])]
+
+    The same path under ``"mesh"`` with link ``0 - 1`` serving topic 0 and
+    ``1 - 2`` topic 1 (nobody silent): topic 0 stops at node 1.
+
+    >>> chunks = disseminate_chunks(indptr, indices, np.ones(4), np.zeros(3), masks,
+    ...                             np.array([0]), np.array([0]), 1, record_edges=False,
+    ...                             policy="mesh", labels=np.array([0, 0, 1, 1]))
+    >>> [(sel.tolist(), dl.arrival.tolist(), emap.tolist()) for sel, dl, emap in chunks]
+    [([0], [[0.0, 1.0, inf]], [0, 1, -1, -1])]
     """
     n_msg = len(publisher)
     nnz = len(indices)
-    ident = np.arange(nnz, dtype=np.int64)
-    groups: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-    if silent is not None and silent_topic is not None and np.any(silent):
-        n = len(indptr) - 1
-        rows = np.repeat(np.arange(n), np.diff(indptr))
-        keep = ~np.asarray(silent, dtype=bool)[rows]
-        m_indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows[keep], minlength=n), out=m_indptr[1:])
-        emap = np.where(keep, np.cumsum(keep) - 1, -1).astype(np.int64)
-        is_silent = topic == silent_topic
-        groups.append((np.flatnonzero(~is_silent), indptr, indices, edge_delay, ident))
-        groups.append((np.flatnonzero(is_silent), m_indptr, indices[keep], edge_delay[keep], emap))
+    if policy == "mesh":
+        if labels is None:
+            raise ParameterError("policy 'mesh' needs labels: the topics of every CSR entry")
+        lab: EntryTopics | None = as_entry_topics(labels, nnz)
+        kernel_policy = "flood"
     else:
-        groups.append((np.arange(n_msg), indptr, indices, edge_delay, ident))
-    for ids, ip, ix, ed, emap in groups:
+        if labels is not None:
+            raise ParameterError(f"labels are for policy 'mesh' only, not {policy!r}")
+        lab, kernel_policy = None, policy
+    edge_delay = np.asarray(edge_delay)
+    for ids, ip, ix, ed, emap in _groups(
+        indptr, indices, edge_delay, np.asarray(topic), silent, silent_topic, lab
+    ):
         if len(ids) == 0:
             continue
         width = max(len(ix), 1)
@@ -91,6 +150,7 @@ def disseminate_chunks(
                 ttl=np.full(len(sel), ttl, dtype=np.int64),
             )
             dl = disseminate(
-                ip, ix, ed, proc_delay, masks, batch, policy=policy, record_edges=record_edges
+                ip, ix, ed, proc_delay, masks, batch, policy=kernel_policy,
+                record_edges=record_edges,
             )
             yield sel, dl, emap

@@ -49,6 +49,15 @@ Policies
 ``"topic"``
     Topic-only flooding: forward only to neighbours interested in the topic
     (the publisher too), never back to the sender.
+``"mesh"`` (:mod:`hedgerow.dissemination.mesh`)
+    Per-topic meshes: every link carries the topics it serves (``-1`` = every
+    topic); a message of topic ``t`` is flooded (first copy only, never back
+    to the sender) over the links that serve ``t``, in both directions, and
+    over no other.  It needs those labels, so it runs through
+    :func:`hedgerow.dissemination.mesh.disseminate_mesh` or
+    :func:`hedgerow.dissemination.chunks.disseminate_chunks` (``labels=``):
+    each topic's messages go through the ``"flood"`` kernel on the sub-graph
+    of its links; :func:`disseminate` itself refuses it.
 
 Counters: ``copies`` counts transmissions, ``relay_copies`` the copies
 received by nodes not interested in the topic (the bandwidth Topiary's
@@ -72,7 +81,10 @@ _INT32_MAX = 2**31 - 1
 #: Batches smaller than this many ``messages x (nodes + CSR entries)`` run on one thread.
 PARALLEL_MIN_WORK = 200_000
 
-POLICIES = {"ttl": K.POLICY_TTL, "flood": K.POLICY_FLOOD, "topic": K.POLICY_TOPIC}
+#: the policies the numba kernels implement
+KERNEL_POLICIES = {"ttl": K.POLICY_TTL, "flood": K.POLICY_FLOOD, "topic": K.POLICY_TOPIC}
+#: every dissemination policy; ``"mesh"`` runs the ``"flood"`` kernel per topic (``mesh.py``)
+POLICIES = (*KERNEL_POLICIES, "mesh")
 
 
 @dataclass(frozen=True)
@@ -199,6 +211,34 @@ def _csr(indptr: ArrayLike, indices: ArrayLike) -> tuple[np.ndarray, np.ndarray,
     return ip, ix, n
 
 
+def restrict_csr(
+    indptr: np.ndarray, indices: np.ndarray, keep: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The CSR graph of the entries where ``keep`` is true, and where each entry went.
+
+    Returns ``(indptr, indices, entry_map)``: the sub-graph over the same
+    nodes (entries keep their order) and, per entry of the full graph, its
+    entry in the sub-graph (``-1`` when dropped).  Edge values of the
+    sub-graph are ``values[keep]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ip, ix, emap = restrict_csr(np.array([0, 1, 3, 4]), np.array([1, 0, 2, 1]),
+    ...                             np.array([True, False, True, True]))
+    >>> ip.tolist(), ix.tolist(), emap.tolist()
+    ([0, 1, 2, 3], [1, 2, 1], [0, -1, 1, 2])
+    """
+    indptr = np.asarray(indptr, dtype=np.int64)
+    keep = np.asarray(keep, dtype=bool)
+    n = len(indptr) - 1
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    sub_indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows[keep], minlength=n), out=sub_indptr[1:])
+    emap = np.where(keep, np.cumsum(keep) - 1, -1).astype(np.int64)
+    return sub_indptr, np.asarray(indices, dtype=np.int64)[keep], emap
+
+
 def edge_delays(indptr: ArrayLike, indices: ArrayLike, latency: LatencyModel) -> np.ndarray:
     """One-way delay (ms) of every CSR entry ``u -> v``, from a latency model.
 
@@ -248,7 +288,8 @@ def disseminate(
     batch : MessageBatch
         The messages.
     policy : {"ttl", "flood", "topic"}, default "ttl"
-        Forwarding rule.
+        Forwarding rule (``"mesh"`` needs link labels: use
+        :func:`hedgerow.dissemination.mesh.disseminate_mesh`).
     record_edges : bool, default False
         Also return ``edge_recv`` (``M x nnz`` floats).
 
@@ -296,7 +337,12 @@ def disseminate(
         )
     if not isinstance(batch, MessageBatch):
         raise ParameterError("batch must be a MessageBatch")
-    if policy not in POLICIES:
+    if policy == "mesh":
+        raise ParameterError(
+            "policy 'mesh' needs the topics of every link: use disseminate_mesh or "
+            "disseminate_chunks(..., labels=)"
+        )
+    if policy not in KERNEL_POLICIES:
         raise ParameterError(f"unknown policy {policy!r}; allowed: {', '.join(POLICIES)}")
     m = len(batch)
     if m and (batch.publisher.min() < 0 or batch.publisher.max() >= n):
@@ -333,7 +379,7 @@ def disseminate(
             batch.publisher,
             batch.topic,
             batch.ttl,
-            POLICIES[policy],
+            KERNEL_POLICIES[policy],
             bool(record_edges),
             arrival,
             hops,

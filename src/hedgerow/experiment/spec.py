@@ -175,7 +175,7 @@ class RunOptions(_Strict):
     messages: int | None = Field(None, ge=1, description="messages per epoch")
     ttl: int | None = Field(None, ge=0, description="initial TTL of every message")
     nodes: int | None = Field(None, ge=2, description="number of nodes (sized networks)")
-    forwarding: Literal["ttl", "topic", "flood"] | None = Field(
+    forwarding: Literal["ttl", "topic", "flood", "mesh"] | None = Field(
         None, description="dissemination policy (default: the protocol's own)"
     )
 

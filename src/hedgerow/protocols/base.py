@@ -26,7 +26,9 @@ What a protocol can do is declared by the capability classes it derives from
 Tags every protocol declares: ``claims_topic_connected`` (every topic
 subgraph connected, without churn), ``directed`` (out-links chosen per node),
 ``forwarding`` (the dissemination policy its overlay is meant for:
-``"topic"`` topic-only flooding, ``"ttl"`` Topiary's TTL rule, ``"flood"``),
+``"topic"`` topic-only flooding, ``"ttl"`` Topiary's TTL rule, ``"flood"``,
+``"mesh"`` per-topic links), ``labels_links`` (a static build also sets
+``link_topics_``, the topics each link serves, which ``"mesh"`` needs),
 ``quick_params`` (cheap settings for the conformance checks).
 """
 
@@ -94,6 +96,10 @@ class OverlayProtocol:
     directed: ClassVar[bool] = False
     #: the dissemination policy the overlay is meant for (``hedgerow.dissemination.POLICIES``)
     forwarding: ClassVar[str] = "topic"
+    #: whether a build labels its links with the topics they serve (``link_topics_``: ``(k, 3)``
+    #: int64 rows ``(u, v, topic)``, ``u -> v`` a link of the overlay, ``-1`` = every topic);
+    #: the ``"mesh"`` policy needs them
+    labels_links: ClassVar[bool] = False
     #: name of the protocol's random streams (default :attr:`name`)
     stream_key: ClassVar[str] = ""
     #: cheap parameter values for the conformance checks

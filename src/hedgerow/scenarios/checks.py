@@ -20,6 +20,8 @@ every protocol     parameters: declared, defaults valid, round trip, clone,
 static             builds from quick parameters; same seed, same overlay; no
                    self-loop or unknown node; symmetric when undirected;
                    declared degree bound; topic connectivity where claimed;
+                   link topics (``link_topics_``) that name overlay links, where
+                   declared (``labels_links``, required by ``"mesh"``);
                    runs through the epoch loop (one row)
 adaptive           out-degree <= d after every epoch; never a link to itself
                    or an unknown node; same seed, identical epochs
@@ -73,6 +75,9 @@ def check_declared_params(cls: type[OverlayProtocol]) -> None:
         assert p.name == k, f"{cls.name}: parameter {k} bound as {p.name!r}"
     cls().checked()
     _quick(cls).checked()
+    assert cls.forwarding != "mesh" or cls.labels_links, (
+        f"{cls.name}: forwards by 'mesh' but does not label its links (labels_links)"
+    )
 
 
 def check_param_round_trip(cls: type[OverlayProtocol]) -> None:
@@ -130,6 +135,28 @@ def check_static_build(cls: type[OverlayProtocol]) -> None:
     assert np.array_equal(ov.edges(), again.edges()), f"{cls.name}: same seed, other overlay"
     if cls.claims_topic_connected:
         assert partitioned_topics(ov, inst) == 0, f"{cls.name}: claims connectivity, split topics"
+    if cls.labels_links:
+        _link_topics_ok(cls, ov, inst, a.link_topics_)
+        assert np.array_equal(a.link_topics_, b.link_topics_), (
+            f"{cls.name}: same seed, other link topics"
+        )
+
+
+def _link_topics_ok(cls: type[OverlayProtocol], ov: Overlay, inst: Any, lt: Any) -> None:
+    lt = np.asarray(lt)
+    assert lt.ndim == 2 and lt.shape[1] == 3 and lt.dtype == np.int64, (
+        f"{cls.name}: link_topics_ is not a (k, 3) int64 array"
+    )
+    if not len(lt):
+        return
+    assert lt[:, 2].min() >= -1 and lt[:, 2].max() < inst.n_topics, (
+        f"{cls.name}: link_topics_ names an unknown topic"
+    )
+    a = ov.csr()
+    present = np.asarray(a[lt[:, 0], lt[:, 1]]).ravel() != 0
+    if not ov.directed:
+        present |= np.asarray(a[lt[:, 1], lt[:, 0]]).ravel() != 0
+    assert present.all(), f"{cls.name}: link_topics_ names a link the overlay does not have"
 
 
 def check_static_in_epoch_loop(cls: type[OverlayProtocol]) -> None:

@@ -13,7 +13,9 @@ branches on the protocol's declared capability, never on its class:
   sees each chunk, :meth:`~hedgerow.protocols.AdaptiveProtocol.select` gives
   the next out-links; only the world's active nodes re-select;
 * a **static** protocol builds once on the world's instance and is measured
-  on the first epoch's traffic (one row).
+  on the first epoch's traffic (one row).  Under the ``"mesh"`` policy its
+  links carry the topics the build gave them (``link_topics_``); eclipse
+  attackers' clique links carry every topic.
 
 Examples
 --------
@@ -37,6 +39,7 @@ import numpy as np
 
 from hedgerow.dissemination import POLICIES, edge_delays
 from hedgerow.dissemination.chunks import disseminate_chunks
+from hedgerow.dissemination.mesh import EntryTopics, entry_topics
 from hedgerow.errors import ParameterError
 from hedgerow.metrics.attack import honest_out_mask
 from hedgerow.model.bitset import interest_matrix
@@ -51,7 +54,7 @@ from hedgerow.protocols.base import (
 from hedgerow.scenarios.observers import EpochDelivery, epoch_row, streak_stats
 from hedgerow.scenarios.world import World
 
-__all__ = ["RunResult", "run_protocol"]
+__all__ = ["RunResult", "forwarding_policy", "run_protocol"]
 
 
 @dataclass
@@ -84,10 +87,33 @@ class RunResult:
     outs: list[np.ndarray] = field(default_factory=list)
 
 
-def _policy(proto: OverlayProtocol, forwarding: str | None) -> str:
+def forwarding_policy(
+    proto: OverlayProtocol | type[OverlayProtocol], forwarding: str | None
+) -> str:
+    """The policy a run of ``proto`` disseminates with: ``forwarding``, else the protocol's own.
+
+    ``"mesh"`` needs a protocol whose build labels its links
+    (``labels_links``); any other protocol is refused with a one-line error.
+
+    Examples
+    --------
+    >>> from hedgerow.protocols import protocol_class
+    >>> forwarding_policy(protocol_class("gossipsub"), None)
+    'mesh'
+    >>> forwarding_policy(protocol_class("gossipsub"), "ttl")
+    'ttl'
+    """
     policy = proto.forwarding if forwarding is None else forwarding
     if policy not in POLICIES:
-        raise ParameterError(f"unknown forwarding {policy!r}; allowed: {', '.join(POLICIES)}")
+        raise ParameterError(
+            f"unknown forwarding {policy!r}; allowed: {', '.join(POLICIES)}", key="forwarding"
+        )
+    if policy == "mesh" and not proto.labels_links:
+        raise ParameterError(
+            f"forwarding 'mesh' needs the topic of every link, and {proto.name} does not label "
+            f"its links; use ttl, topic or flood",
+            key="forwarding",
+        )
     return policy
 
 
@@ -101,6 +127,7 @@ def _disseminate(
     *,
     record_edges: bool,
     on_chunk: Callable[[np.ndarray, Any, np.ndarray], None] | None = None,
+    labels: EntryTopics | None = None,
 ) -> EpochDelivery:
     """One epoch's messages over the CSR graph; the per-message arrays of the observers."""
     attack = world.attack
@@ -119,6 +146,7 @@ def _disseminate(
         silent=None if attack is None else attack.silent,
         silent_topic=None if attack is None else attack.victim_topic,
         policy=policy,
+        labels=labels,
     ):
         rec.add(sel, dl)
         if on_chunk is not None:
@@ -145,14 +173,47 @@ def with_attackers(overlay: Overlay, world: World) -> Overlay:
     return Overlay.from_edges(overlay.n_nodes, edges, directed=True)
 
 
+def link_topics_with_attackers(
+    link_topics: np.ndarray, overlay: Overlay, world: World
+) -> np.ndarray:
+    """The ``(u, v, topic)`` rows of :func:`with_attackers`' overlay.
+
+    Rows of the links it keeps keep their topics; the eclipse attackers'
+    clique links serve every topic (``-1``: the attackers relay everything).
+    """
+    lt = np.asarray(link_topics, dtype=np.int64).reshape(-1, 3)
+    attack = world.attack
+    if attack is None or attack.fixed_edges is None:
+        return lt
+    keep = attack.honest[lt[:, 0]]
+    if not overlay.directed:
+        keep |= attack.honest[lt[:, 1]]
+    clique = np.asarray(attack.fixed_edges, dtype=np.int64).reshape(-1, 2)
+    return np.concatenate([lt[keep], np.column_stack([clique, np.full(len(clique), -1)])])
+
+
 def _run_static(
     proto: StaticProtocol, world: World, policy: str, emit: Callable[[dict], None]
 ) -> RunResult:
-    overlay = with_attackers(proto.build(world.instance, seed=world.seed), world)
+    built = proto.build(world.instance, seed=world.seed)
+    overlay = with_attackers(built, world)
     a = overlay.undirected_csr()
     indptr, indices = a.indptr.astype(np.int64), a.indices.astype(np.int64)
+    labels = None
+    if policy == "mesh":
+        link_topics = getattr(proto, "link_topics_", None)
+        if link_topics is None:
+            raise ParameterError(
+                f"forwarding 'mesh' needs the topic of every link; {proto.name}'s build gave "
+                "none (no link_topics_)",
+                key="forwarding",
+            )
+        rows = link_topics_with_attackers(link_topics, built, world)
+        labels = entry_topics(indptr, indices, rows)
     publisher, topic = next(world.traffic())
-    rec = _disseminate(world, indptr, indices, publisher, topic, policy, record_edges=False)
+    rec = _disseminate(
+        world, indptr, indices, publisher, topic, policy, record_edges=False, labels=labels
+    )
     interest = interest_matrix(world.instance.masks, world.instance.n_topics)
     emit(epoch_row(0, rec, interest, None, world, _out_links(overlay)))
     n = world.n_nodes
@@ -260,14 +321,16 @@ def run_protocol(
         From :func:`hedgerow.scenarios.world.make_world`.
     epochs : int, optional
         Epochs of an adaptive protocol (default the scenario's).
-    forwarding : {"ttl", "topic", "flood"}, optional
-        Dissemination policy (default the protocol's declared ``forwarding``).
+    forwarding : {"ttl", "topic", "flood", "mesh"}, optional
+        Dissemination policy (default the protocol's declared ``forwarding``);
+        ``"mesh"`` only for a protocol that labels its links
+        (:func:`forwarding_policy`).
     on_epoch : callable, optional
         Called with each row as soon as it is ready.
     keep_outs : bool, default False
         Keep every epoch's out-link table in :attr:`RunResult.outs`.
     """
-    policy = _policy(proto, forwarding)
+    policy = forwarding_policy(proto, forwarding)
     rows: list[dict[str, Any]] = []
 
     def emit(row: dict[str, Any]) -> None:

@@ -108,7 +108,13 @@ def _settings(scen: Mapping[str, Any]) -> dict[str, Any]:
 
 def _check_run(scen: Mapping[str, Any]) -> None:
     opts = scen.get("run") or {}
-    check_run(scen["protocol"], opts["name"], params=_params(scen), **_settings(scen))
+    check_run(
+        scen["protocol"],
+        opts["name"],
+        params=_params(scen),
+        forwarding=opts.get("forwarding"),
+        **_settings(scen),
+    )
 
 
 def _run_epochs(scen: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -32,7 +32,7 @@ from hedgerow.metrics import overlay_summary
 from hedgerow.model.overlay import Overlay
 from hedgerow.protocols import get_protocol, protocol_class
 from hedgerow.protocols.base import OverlayProtocol
-from hedgerow.scenarios.epochs import RunResult, run_protocol
+from hedgerow.scenarios.epochs import RunResult, forwarding_policy, run_protocol
 from hedgerow.scenarios.world import World, make_world, resolve_scenario
 
 __all__ = [
@@ -89,10 +89,16 @@ def make_protocol(
 
 
 def check_run(
-    protocol: str, scenario: str, *, params: Mapping[str, Any] | None = None, **settings: Any
+    protocol: str,
+    scenario: str,
+    *,
+    params: Mapping[str, Any] | None = None,
+    forwarding: str | None = None,
+    **settings: Any,
 ) -> None:
-    """Validate a run's names, settings and parameters without building its world."""
+    """Validate a run's names, settings, forwarding and parameters without building its world."""
     sc = resolve_scenario(scenario, **settings)
+    forwarding_policy(protocol_class(protocol), forwarding)
     values = get_protocol(protocol, **_with_budget(protocol, params, sc.d)).checked()
     if sc.nodes and "d" in values and values["d"] >= sc.nodes:
         raise ParameterError(
@@ -180,7 +186,7 @@ def compare(
         if name not in protocols:
             raise ParameterError(f"parameters given for {name!r}, which is not compared")
     for name in protocols:
-        protocol_class(name)
+        forwarding_policy(protocol_class(name), forwarding)
     world = make_world(scenario, seed=seed, **settings)
     fp = world.fingerprint()
     rows = []

@@ -16,6 +16,33 @@ a topic has no such subscriber the slot goes to a uniformly random other node.
 The degree bound ``d`` is respected, which is exactly why GossipSub "cannot
 support a large number of topics" (section V-B3): with 20 topics per node and
 ``d = 6`` most of a node's topics get no mesh link of their own.
+
+Forwarding (``forwarding = "mesh"``): as in GossipSub, where "each topic has
+its own mesh" and a message travels only over its topic's mesh links, a link
+serves the topic of the slot that made it, in both directions.  The built
+protocol's ``link_topics_`` lists ``(u, v, topic)`` for every out-link
+``u -> v`` made for ``topic``; two slots that make the same link for two
+topics (``u -> v`` for ``a``, ``v -> u`` for ``b``) give two rows, and the link
+serves both.  Readings:
+
+* **A fallback link serves no mesh.**  A slot whose topic has no free
+  subscriber links to a random node that does not subscribe to that topic
+  (every subscriber is ``v`` itself or already chosen).  In GossipSub a peer
+  joins a topic's mesh only if it subscribes to the topic (a GRAFT for a
+  topic the peer does not subscribe to is answered with a PRUNE), and a node
+  with no subscribed peer for a topic has no mesh link for it; so the link is
+  not labelled with the slot's topic, nor with ``-1`` (GossipSub has no
+  relay-everything link).  It stays in the overlay (it counts for the degree
+  and the structure metrics) and carries nothing under ``"mesh"``; under
+  ``--forwarding ttl`` it relays as any link does.
+* **A link serves the topic it was made for, not every topic its two ends
+  share.**  Real GossipSub could graft a connected peer into the mesh of any
+  topic both subscribe to; the Topiary baseline this module reproduces
+  distributes "the outgoing degree to each of [the node's] interested
+  [topics]", one topic per slot, and we keep that split.
+
+With these labels every node on a topic's mesh subscribes to the topic, so no
+copy reaches an uninterested node: ``relay_share`` is 0 under ``"mesh"``.
 """
 
 from __future__ import annotations
@@ -31,6 +58,49 @@ from hedgerow.model.rng import RngStreams
 from hedgerow.protocols.baselines._out_degree import FixedOutDegree
 
 
+def gossipsub_slots(
+    instance: Instance, d: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(out, slot_topic)``: each node's ``d`` out-neighbours and the topic each slot serves.
+
+    Both are ``(n, d)`` int64; ``out`` is ``-1`` padded, ``slot_topic`` is
+    ``-1`` for an empty slot and for a fallback link (its topic had no free
+    subscriber; see the module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> inst = Instance.from_lists([[0], [0], [0], [1], [1, 2]], n_topics=3)
+    >>> out, topic = gossipsub_slots(inst, 2, np.random.default_rng(0))
+    >>> sorted(zip(out[0].tolist(), topic[0].tolist()))
+    [(1, 0), (2, 0)]
+    >>> sorted(topic[4].tolist())  # topic 2 has no other subscriber: a fallback slot
+    [-1, 1]
+    """
+    n = instance.n_nodes
+    out = np.full((n, d), -1, dtype=np.int64)
+    slot_topic = np.full((n, d), -1, dtype=np.int64)
+    for v in range(n):
+        topics = rng.permutation(instance.topics_of(v))
+        chosen: set[int] = set()
+        for slot in range(d):
+            u = -1
+            if len(topics):
+                t = int(topics[slot % len(topics)])
+                free = np.setdiff1d(instance.subscribers(t), [v, *chosen], assume_unique=False)
+                if len(free):
+                    u = int(free[rng.integers(len(free))])
+                    slot_topic[v, slot] = t
+            if u < 0:
+                free = np.setdiff1d(np.arange(n), [v, *chosen])
+                if not len(free):
+                    break
+                u = int(free[rng.integers(len(free))])
+            chosen.add(u)
+            out[v, slot] = u
+    return out, slot_topic
+
+
 def gossipsub_out(instance: Instance, d: int, rng: np.random.Generator) -> np.ndarray:
     """``(n, d)`` outgoing neighbours of the GossipSub-style split (``-1`` padded).
 
@@ -42,35 +112,23 @@ def gossipsub_out(instance: Instance, d: int, rng: np.random.Generator) -> np.nd
     >>> sorted(out[0].tolist()), sorted(out[3].tolist())
     ([1, 2], [4, 5])
     """
-    n = instance.n_nodes
-    out = np.full((n, d), -1, dtype=np.int64)
-    for v in range(n):
-        topics = rng.permutation(instance.topics_of(v))
-        chosen: set[int] = set()
-        for slot in range(d):
-            u = -1
-            if len(topics):
-                subs = instance.subscribers(int(topics[slot % len(topics)]))
-                free = np.setdiff1d(subs, [v, *chosen], assume_unique=False)
-                if len(free):
-                    u = int(free[rng.integers(len(free))])
-            if u < 0:
-                free = np.setdiff1d(np.arange(n), [v, *chosen])
-                if not len(free):
-                    break
-                u = int(free[rng.integers(len(free))])
-            chosen.add(u)
-            out[v, slot] = u
-    return out
+    return gossipsub_slots(instance, d, rng)[0]
 
 
 class GossipSubSplit(FixedOutDegree):
-    """Per-topic mesh links within an out-degree budget ``d``.
+    """Per-topic mesh links within an out-degree budget ``d``; messages stay on their topic's mesh.
 
     Parameters
     ----------
     d : int, default 6
         Outgoing degree of every node.
+
+    Attributes
+    ----------
+    link_topics_ : numpy.ndarray
+        After :meth:`build`: ``(k, 3)`` int64 rows ``(u, v, topic)``, the
+        out-link ``u -> v`` serves ``topic``'s mesh (fallback links have no
+        row); what the ``"mesh"`` forwarding policy reads.
 
     Examples
     --------
@@ -83,9 +141,17 @@ class GossipSubSplit(FixedOutDegree):
 
     name = "gossipsub"
     paper = "Vyzovitis et al., GossipSub, arXiv:2007.02754 (2020); Topiary baseline (V-A)"
+    forwarding = "mesh"
+    labels_links = True
 
     def _build(
         self, instance: Instance, streams: RngStreams, *, progress: Any
     ) -> tuple[Overlay, dict[str, Any]]:
-        out = gossipsub_out(instance, int(self.d), streams.stream("gossipsub"))
-        return out_overlay(out), {"out_degree": int(self.d)}
+        out, slot_topic = gossipsub_slots(instance, int(self.d), streams.stream("gossipsub"))
+        src = np.repeat(np.arange(instance.n_nodes, dtype=np.int64), out.shape[1])
+        mesh = slot_topic.reshape(-1) >= 0
+        self.link_topics_ = np.column_stack(
+            [src[mesh], out.reshape(-1)[mesh], slot_topic.reshape(-1)[mesh]]
+        ).astype(np.int64)
+        fallback = int(((out.reshape(-1) >= 0) & ~mesh).sum())
+        return out_overlay(out), {"out_degree": int(self.d), "fallback_links": fallback}

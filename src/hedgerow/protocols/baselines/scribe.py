@@ -27,6 +27,18 @@ Construction chosen (the paper gives no more detail):
   trees of at most ``d`` of its topics (a uniformly random choice), one parent
   link per tree, so its out-degree stays ``<= d``.  Topics a node did not
   join reach it only through TTL relays (lower coverage, as reported).
+
+Forwarding: in Scribe a multicast message of a group travels down (and here,
+from any member, along) that group's tree only.  scribe-topic therefore
+forwards by ``"mesh"``: its ``link_topics_`` lists ``(child, parent, topic)``
+for every tree link, so a message of topic ``t`` travels only along ``t``'s
+tree, in both directions; a link two trees share serves both topics.  Every
+tree member subscribes to its topic, so ``relay_share`` is 0 and a node
+reaches only the members of its topic's tree (topics it did not join never
+reach it).  scribe-random keeps Topiary's ``"ttl"`` rule: its groups carry no
+topic, so there is no topic tree to restrict a message to.  The Topiary
+paper's section V-A evaluation runs every topology with the TTL rule; its
+figure specs ask for ``forwarding: ttl``.
 """
 
 from __future__ import annotations
@@ -99,6 +111,7 @@ class ScribeTrees(StaticProtocol):
         ident = streams.stream("scribe:ids").permutation(n)
         rng = streams.stream("scribe:groups")
         parts: list[np.ndarray] = []
+        labels: list[np.ndarray] = []
         if self.groups == "random":
             g = rng.integers(0, v["n_groups"], size=n)
             for grp in range(v["n_groups"]):
@@ -120,15 +133,24 @@ class ScribeTrees(StaticProtocol):
             for t in range(instance.n_topics):
                 members = j_node[by_topic[bounds[t] : bounds[t + 1]]]
                 if len(members) > 1:
-                    parts.append(tree_edges(members, ident, fanout))
+                    tree = tree_edges(members, ident, fanout)
+                    parts.append(tree)
+                    labels.append(np.column_stack([tree, np.full(len(tree), t)]))
             n_groups = instance.n_topics
+            self.link_topics_ = (
+                np.concatenate(labels) if labels else np.zeros((0, 3))
+            ).astype(np.int64)
         edges = np.concatenate(parts) if parts else np.zeros((0, 2), dtype=np.int64)
         overlay = Overlay.from_edges(n, edges, directed=True)
         return overlay, {"groups": self.groups, "n_groups": n_groups, "fanout": fanout}
 
 
 class ScribeRandom(ScribeTrees):
-    """scribe-random: nodes split uniformly at random into ``n_groups`` groups, one tree each."""
+    """scribe-random: nodes split uniformly at random into ``n_groups`` groups, one tree each.
+
+    Forwards by Topiary's TTL rule (``forwarding = "ttl"``): its groups carry
+    no topic, so its links have no topic labels and ``"mesh"`` does not apply.
+    """
 
     name = "scribe-random"
     groups = "random"
@@ -139,7 +161,14 @@ class ScribeRandom(ScribeTrees):
 
 
 class ScribeTopic(ScribeTrees):
-    """scribe-topic: one group per topic; a node joins the trees of at most ``d`` of its topics."""
+    """scribe-topic: one group per topic; a node joins the trees of at most ``d`` of its topics.
+
+    A message of topic ``t`` travels only along ``t``'s tree (``forwarding =
+    "mesh"``); after :meth:`build`, ``link_topics_`` holds ``(child, parent,
+    topic)`` for every tree link.
+    """
 
     name = "scribe-topic"
     groups = "topic"
+    forwarding = "mesh"
+    labels_links = True
