@@ -129,7 +129,7 @@ def _links(ov):
 
 
 def test_gossipsub_link_topics_are_its_slots(inst):
-    proto = GossipSubSplit(d=6)
+    proto = GossipSubSplit(d=6, mesh="slot")
     ov = proto.build(inst, seed=0)
     lt = proto.link_topics_
     assert lt.dtype == np.int64 and lt.shape[1] == 3
@@ -146,7 +146,7 @@ def test_gossipsub_link_topics_are_its_slots(inst):
 def test_gossipsub_fallback_links_serve_no_mesh():
     """Topic 1 has a single subscriber (node 0): its slots fall back to random nodes, unlabelled."""
     small = Instance.from_lists([[0, 1]] + [[0]] * 3, n_topics=2)
-    proto = GossipSubSplit(d=3)
+    proto = GossipSubSplit(d=3, mesh="slot")
     ov = proto.build(small, seed=0)
     lt = proto.link_topics_
     assert set(lt[:, 2].tolist()) == {0}  # no row for topic 1, no -1
@@ -160,7 +160,7 @@ def test_gossipsub_fallback_links_serve_no_mesh():
 def test_gossipsub_link_serving_two_topics():
     """u -> v for topic a and v -> u for topic b: two rows, the link serves both."""
     two = Instance.from_lists([[0, 1], [0, 1]], n_topics=2)
-    proto = GossipSubSplit(d=1)
+    proto = GossipSubSplit(d=1, mesh="slot")
     ov = proto.build(two, seed=2)  # a seed where the two slots drew different topics
     assert _links(ov) == {(0, 1), (1, 0)}
     assert sorted(map(tuple, proto.link_topics_.tolist())) == [(0, 1, 1), (1, 0, 0)]
@@ -186,3 +186,16 @@ def test_scribe_topic_link_topics_are_its_trees(inst):
             sub[tree[:, 0], tree[:, 1]] = 1
             _, lab = csg.connected_components(sub, directed=True, connection="weak")
             assert len(set(lab[members].tolist())) == 1
+
+
+def test_gossipsub_shared_mesh_serves_every_topic_both_ends_subscribe_to(inst):
+    """Default reading: once connected, a peer is grafted into every topic both subscribe to."""
+    proto = GossipSubSplit(d=6)
+    ov = proto.build(inst, seed=0)
+    rows = {tuple(r) for r in proto.link_topics_.tolist()}
+    for u, v in ov.edges().tolist():
+        shared = set(inst.topics_of(u).tolist()) & set(inst.topics_of(v).tolist())
+        assert {t for a, b, t in rows if (a, b) == (u, v)} == shared
+    slot = GossipSubSplit(d=6, mesh="slot")
+    assert slot.build(inst, seed=0) == ov  # the same connections; only the labels differ
+    assert {tuple(r) for r in slot.link_topics_.tolist()} <= rows

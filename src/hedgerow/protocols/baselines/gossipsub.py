@@ -35,11 +35,16 @@ serves both.  Readings:
   relay-everything link).  It stays in the overlay (it counts for the degree
   and the structure metrics) and carries nothing under ``"mesh"``; under
   ``--forwarding ttl`` it relays as any link does.
-* **A link serves the topic it was made for, not every topic its two ends
-  share.**  Real GossipSub could graft a connected peer into the mesh of any
-  topic both subscribe to; the Topiary baseline this module reproduces
-  distributes "the outgoing degree to each of [the node's] interested
-  [topics]", one topic per slot, and we keep that split.
+* **A link serves every topic its two ends subscribe to** (``mesh="shared"``,
+  the default).  The split decides which connections a node *makes*, one topic
+  per slot; once two peers are connected, GossipSub grafts the peer into the
+  mesh of every topic both subscribe to (a node keeps up to D mesh peers per
+  topic among its connected subscribed peers; with ``d = 6`` out-links that
+  bound is never reached).  ``mesh="slot"`` keeps the literal split, a link
+  serving only the topic of the slot that made it: with 20 topics per node
+  and ``d = 5`` a topic's mesh then has about 12 links among its 49
+  subscribers on the cities scenario, and the receive rate falls to 0.015
+  (0.785 with ``"shared"``; docs/topiary.md).
 
 With these labels every node on a topic's mesh subscribes to the topic, so no
 copy reaches an uninterested node: ``relay_share`` is 0 under ``"mesh"``.
@@ -51,10 +56,12 @@ from typing import Any
 
 import numpy as np
 
+from hedgerow.model.bitset import interest_matrix
 from hedgerow.model.instance import Instance
 from hedgerow.model.outlinks import out_overlay
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
+from hedgerow.params import Choice
 from hedgerow.protocols.baselines._out_degree import FixedOutDegree
 
 
@@ -115,6 +122,22 @@ def gossipsub_out(instance: Instance, d: int, rng: np.random.Generator) -> np.nd
     return gossipsub_slots(instance, d, rng)[0]
 
 
+def shared_topics(instance: Instance, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """``(k, 3)`` rows ``(u, v, topic)`` for every link ``u -> v`` and topic both subscribe to.
+
+    Examples
+    --------
+    >>> inst = Instance.from_lists([[0, 1], [1, 2], [0, 1, 2]], n_topics=3)
+    >>> shared_topics(inst, np.array([0, 1, -1]), np.array([2, 2, 0])).tolist()
+    [[0, 2, 0], [0, 2, 1], [1, 2, 1], [1, 2, 2]]
+    """
+    ok = (np.asarray(src) >= 0) & (np.asarray(dst) >= 0)
+    u, v = np.asarray(src)[ok], np.asarray(dst)[ok]
+    both = interest_matrix(instance.masks[u] & instance.masks[v], instance.n_topics)
+    link, topic = np.nonzero(both)
+    return np.column_stack([u[link], v[link], topic]).astype(np.int64)
+
+
 class GossipSubSplit(FixedOutDegree):
     """Per-topic mesh links within an out-degree budget ``d``; messages stay on their topic's mesh.
 
@@ -122,13 +145,15 @@ class GossipSubSplit(FixedOutDegree):
     ----------
     d : int, default 6
         Outgoing degree of every node.
+    mesh : {"shared", "slot"}, default "shared"
+        Which topics a link serves under ``"mesh"`` forwarding (module docstring).
 
     Attributes
     ----------
     link_topics_ : numpy.ndarray
         After :meth:`build`: ``(k, 3)`` int64 rows ``(u, v, topic)``, the
-        out-link ``u -> v`` serves ``topic``'s mesh (fallback links have no
-        row); what the ``"mesh"`` forwarding policy reads.
+        out-link ``u -> v`` serves ``topic``'s mesh (``mesh`` says which
+        topics); what the ``"mesh"`` forwarding policy reads.
 
     Examples
     --------
@@ -143,15 +168,26 @@ class GossipSubSplit(FixedOutDegree):
     paper = "Vyzovitis et al., GossipSub, arXiv:2007.02754 (2020); Topiary baseline (V-A)"
     forwarding = "mesh"
     labels_links = True
+    params = {
+        **FixedOutDegree.params,
+        "mesh": Choice(
+            "shared", ("shared", "slot"),
+            "topics a link serves: all its ends share (GRAFT), or its slot's only",
+        ),
+    }
 
     def _build(
         self, instance: Instance, streams: RngStreams, *, progress: Any
     ) -> tuple[Overlay, dict[str, Any]]:
-        out, slot_topic = gossipsub_slots(instance, int(self.d), streams.stream("gossipsub"))
+        v = self.checked()
+        out, slot_topic = gossipsub_slots(instance, v["d"], streams.stream("gossipsub"))
         src = np.repeat(np.arange(instance.n_nodes, dtype=np.int64), out.shape[1])
         mesh = slot_topic.reshape(-1) >= 0
-        self.link_topics_ = np.column_stack(
-            [src[mesh], out.reshape(-1)[mesh], slot_topic.reshape(-1)[mesh]]
-        ).astype(np.int64)
+        if v["mesh"] == "slot":
+            self.link_topics_ = np.column_stack(
+                [src[mesh], out.reshape(-1)[mesh], slot_topic.reshape(-1)[mesh]]
+            ).astype(np.int64)
+        else:
+            self.link_topics_ = shared_topics(instance, src, out.reshape(-1))
         fallback = int(((out.reshape(-1) >= 0) & ~mesh).sum())
         return out_overlay(out), {"out_degree": int(self.d), "fallback_links": fallback}
