@@ -201,7 +201,9 @@ def resolve_scenario(name: str, **overrides: Any) -> Scenario:
     hedgerow.errors.ParameterError: scenario 'cities' has no attackers; attackers applies to: ...
     """
     if not isinstance(name, str) or name not in SCENARIOS:
-        raise ParameterError(f"unknown scenario {name!r}; allowed: {', '.join(scenario_names())}")
+        raise ParameterError(
+            f"unknown scenario {name!r}; allowed: {', '.join(scenario_names())}", key="name"
+        )
     sc = SCENARIOS[name]
     unknown = sorted(set(overrides) - set(OVERRIDABLE))
     if unknown:
