@@ -18,7 +18,9 @@ KEYS = {
     "max_topic_overlay_diameter",
     "avg_topic_overlay_diameter",
     "control_messages",
-    "build_seconds",
+    "warnings",
+    "world",
+    "timings",
 }
 
 
@@ -47,6 +49,7 @@ def test_build_json(capsys):
     assert rec["params"]["kr"] == 1 and rec["partitioned_topics"] == 0
     assert rec["control_messages"] > 0
     assert rec["max_topic_overlay_diameter"] <= rec["max_topic_diameter"]
+    assert rec["warnings"] == [] and rec["timings"]["build_seconds"] > 0
 
 
 def test_build_table(capsys):
