@@ -217,7 +217,9 @@ def resolve_scenario(name: str, **overrides: Any) -> Scenario:
     if overrides.get("interest") is not None:
         x = as_float("scenario", "interest", overrides["interest"], low=0.0, high=1.0)
         if x <= 0.0:
-            raise ParameterError(f"scenario: parameter interest must be in (0, 1], got {x}")
+            raise ParameterError(
+                f"scenario: parameter interest must be in (0, 1], got {x}", key="interest"
+            )
         changes["interest"] = x
     if overrides.get("attackers") is not None:
         if sc.attack is None:
