@@ -120,3 +120,82 @@ def test_kind_run_is_checked_against_the_epoch_scenarios(change, expected):
     fixed = {"protocol": "topiary", "params": {}, "run": {"name": "unit-square", "messages": 50}}
     scenario = {k: v for k, v in {**scenario, **fixed}.items() if k != "latency"}
     assert parse_spec({"experiment": "r", "scenario": scenario}).scenario.kind == "run"
+
+
+_WORKLOAD = {"nodes": 60, "topics": 10, "subs": 3}
+_RUN = {"name": "unit-square", "epochs": 3, "messages": 50}
+_CHURN = {"lifetime": 10}
+
+
+@pytest.mark.parametrize(
+    ("scenario", "expected"),
+    [
+        (
+            {"kind": "build", "protocol": "spidercast", "params": {"kg": -1}},
+            "scenario.params.kg: spidercast: parameter kg must be >= 0, got -1",
+        ),
+        (
+            {"kind": "build", "protocol": "spidercast", "params": {"margin": -3}},
+            "scenario.params.margin: spidercast: parameter margin must be >= 0, got -3",
+        ),
+        (
+            {"kind": "build", "protocol": "spidercast", "params": {"kg": True}},
+            "scenario.params.kg: spidercast: parameter kg must be a whole number, got True",
+        ),
+        (
+            {"kind": "build", "protocol": "spidercast", "params": {"ties": "random"}},
+            "scenario.params.ties: spidercast: parameter ties must be one of uniform, sequential",
+        ),
+        (
+            {"kind": "build", "protocol": "random-graph", "params": {"d": 0}},
+            "scenario.params.d: random-graph: parameter d must be >= 1, got 0",
+        ),
+        (
+            {"kind": "run", "protocol": "topiary", "params": {"eta": 1}, "run": _RUN},
+            "scenario.params.eta: topiary: parameter eta must be in (1, ",
+        ),
+        (
+            {"kind": "run", "protocol": "spidercast", "params": {"kg": -1}, "run": _RUN},
+            "scenario.params.kg: spidercast: parameter kg must be >= 0, got -1",
+        ),
+        (
+            {"kind": "run", "protocol": "topiary", "run": {**_RUN, "epochs": 0}},
+            "scenario.run.epochs: Input should be greater than or equal to 1",
+        ),
+        (
+            {"kind": "run", "protocol": "topiary", "run": {**_RUN, "topics": 0}},
+            "scenario.run.topics: scenario: parameter topics must be >= 1, got 0",
+        ),
+        (
+            {"kind": "churn", "protocol": "spidercast", "params": {"kg": -1}, "churn": _CHURN},
+            "scenario.params.kg: spidercast: parameter kg must be >= 0, got -1",
+        ),
+        (
+            {"kind": "churn", "protocol": "similarity", "params": {"similar": -1},
+             "churn": _CHURN},
+            "scenario.params.similar: similarity: parameter similar must be >= 0, got -1",
+        ),
+        (
+            {"kind": "churn", "protocol": "topiary", "churn": _CHURN},
+            "scenario.protocol: topiary is not a maintained protocol (it is adaptive)",
+        ),
+    ],
+    ids=lambda x: x.split(":")[0] if isinstance(x, str) else None,
+)
+def test_every_kind_rejects_out_of_range_parameters_at_load(scenario, expected):
+    """Each kind's check runs when the spec is loaded: a bad value is a spec error naming its
+    key path, not a failed row found hours into a sweep."""
+    if scenario["kind"] != "run":
+        scenario = {**scenario, "workload": _WORKLOAD}
+    msg = error_of({"experiment": "bad", "scenario": scenario})
+    assert msg.startswith("spec: " + expected.split(":")[0] + ":")
+    assert expected in msg and "\n" not in msg
+
+
+def test_a_bad_grid_value_names_the_grid_entry_and_the_parameter():
+    data = spec_with(
+        scenario__protocol="spidercast",
+        sweep__grid={"scenario.params.kg": [3, -1]},
+    )
+    msg = error_of(data)
+    assert "sweep.grid.scenario.params.kg[1]" in msg and "parameter kg must be >= 0" in msg
