@@ -121,10 +121,10 @@ class Param:
                 return True
             if s in _FALSE:
                 return False
-            raise self._fail(owner, "true or false", value)
+            raise self._fail(owner, self.type_text(), value)
         if self.kind == "choice":
             if not isinstance(value, str) or value.strip().lower() not in self.choices:
-                raise self._fail(owner, f"one of {', '.join(self.choices)}", value)
+                raise self._fail(owner, self.type_text(), value)
             return value.strip().lower()
         if isinstance(value, bool):
             raise self._fail(owner, self.type_text(), value)
@@ -146,8 +146,10 @@ class Param:
 
     # ------------------------------------------------------------- text
     def type_text(self) -> str:
-        """``a whole number``, ``a number``, ..."""
-        return {"int": "a whole number", "float": "a number"}.get(self.kind, self.kind)
+        """``a whole number``, ``a number``, ``true or false``, ``one of a, b``."""
+        if self.kind == "choice":
+            return f"one of {', '.join(self.choices)}"
+        return {"int": "a whole number", "float": "a number", "bool": "true or false"}[self.kind]
 
     def range_text(self) -> str:
         """The allowed values in words, e.g. ``a whole number >= 1`` or ``in (1, inf)``."""

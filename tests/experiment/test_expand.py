@@ -24,7 +24,9 @@ def test_variant_parameter_error_points_at_the_variant():
         ]
     )
     msg = error_of(data)
-    assert msg.startswith("spec: sweep.variants[1].params.foo: unknown parameter of similarity")
+    assert msg.startswith(
+        "spec: sweep.variants[1].params.foo: similarity: unknown parameter 'foo'"
+    )
     assert "allowed: similar, random, margin, membership" in msg
 
 

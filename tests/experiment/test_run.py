@@ -33,10 +33,12 @@ def test_run_one_gives_an_ok_row_with_the_build_metrics():
 
 
 def test_run_one_turns_an_exception_into_a_failed_row():
-    data = spec_with(scenario__protocol="spidercast", scenario__params={"kg": -1})
+    # parameters are checked at load, the instance only when the run builds it:
+    # 100 links per node need more than the workload's 60 nodes
+    data = spec_with(scenario__protocol="similarity", scenario__params={"similar": 100})
     [run] = parse_spec(data).expand()
     [row] = run_one(run)
     assert row["status"] == "failed"
-    assert row["error"].startswith("ParameterError: spidercast: parameter kg")
+    assert row["error"].startswith("ParameterError: similarity: 100 links per node")
     assert "Traceback" in row["traceback"]
-    assert row["param_kg"] == "-1" and "avg_degree" not in row
+    assert row["param_similar"] == "100" and "avg_degree" not in row

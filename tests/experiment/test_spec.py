@@ -28,7 +28,10 @@ def test_zipf_alpha_popularity_is_accepted():
             {"scenario__workload__nodez": 5},
             "scenario.workload.nodez: unknown key; allowed: nodes, topics",
         ),
-        ({"scenario__protocol": "nope"}, "scenario.protocol: 'nope' is not one of random, ringpt"),
+        (
+            {"scenario__protocol": "nope"},
+            "scenario.protocol: unknown protocol 'nope'; allowed: complete, gossipsub, random,",
+        ),
         ({"scenario__kind": "bake"}, "scenario.kind: 'bake' is not one of build, run"),
         (
             {"scenario__workload__nodes": 0},
@@ -49,7 +52,7 @@ def test_zipf_alpha_popularity_is_accepted():
         ),
         (
             {"scenario__latency": "cities"},
-            "scenario.latency: overlay builds (kind build) use no latency",
+            "scenario.latency: kind build has no network; remove it or set kind: run",
         ),
         ({"scenario__seed": -1}, "scenario.seed: Input should be greater than or equal to 0"),
         ({"colour": "red"}, "colour: unknown key; allowed: experiment, description, reference"),
@@ -83,7 +86,8 @@ def test_unknown_protocol_parameter_lists_allowed_names():
     allowed = REGISTRY["spidercast"]._param_names()
     assert {"kg", "kr", "margin", "adaptive", "membership"} <= set(allowed)
     assert error_of(data) == (
-        f"spec: scenario.params.kx: unknown parameter of spidercast; allowed: {', '.join(allowed)}"
+        f"spec: scenario.params.kx: spidercast: unknown parameter 'kx'; "
+        f"allowed: {', '.join(allowed)}"
     )
 
 
@@ -95,13 +99,13 @@ def test_kind_run_rejects_a_workload():
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
-        ({"protocol": "nope"}, "scenario.protocol: 'nope' is not one of topiary"),
-        ({"run": {"name": "moon"}}, "scenario.run.name: 'moon' is not one of cities, eclipse"),
-        ({"params": {"eta": 1}}, "scenario.params.eta: topiary: parameter eta must be > 1"),
-        ({"latency": "cities"}, "scenario.latency: run_scenario takes no latency model"),
+        ({"protocol": "nope"}, "scenario.protocol: unknown protocol 'nope'; allowed: complete"),
+        ({"run": {"name": "moon"}}, "scenario.run.name: unknown scenario 'moon'; allowed: cities"),
+        ({"params": {"eta": 1}}, "scenario.params.eta: topiary: parameter eta must be in (1,"),
+        ({"latency": "moon"}, "scenario.latency: 'moon' is not one of unit-square, cities"),
         (
             {"run": {"name": "unit-square", "interest": 7}},
-            "scenario.run: scenario: parameter interest",
+            "scenario.run.interest: scenario: parameter interest must be in [0, 1], got 7",
         ),
     ],
 )
@@ -109,11 +113,89 @@ def test_kind_run_is_checked_against_the_epoch_scenarios(change, expected):
     scenario = {
         "kind": "run",
         "protocol": "topiary",
-        "params": {"messages": 50},
-        "run": {"name": "unit-square", "epochs": 3},
+        "run": {"name": "unit-square", "epochs": 3, "messages": 50},
         **change,
     }
     assert expected in error_of({"experiment": "r", "scenario": scenario})
-    fixed = {"protocol": "topiary", "params": {"messages": 50}, "run": {"name": "unit-square"}}
+    fixed = {"protocol": "topiary", "params": {}, "run": {"name": "unit-square", "messages": 50}}
     scenario = {k: v for k, v in {**scenario, **fixed}.items() if k != "latency"}
     assert parse_spec({"experiment": "r", "scenario": scenario}).scenario.kind == "run"
+
+
+_WORKLOAD = {"nodes": 60, "topics": 10, "subs": 3}
+_RUN = {"name": "unit-square", "epochs": 3, "messages": 50}
+_CHURN = {"lifetime": 10}
+
+
+@pytest.mark.parametrize(
+    ("scenario", "expected"),
+    [
+        (
+            {"kind": "build", "protocol": "spidercast", "params": {"kg": -1}},
+            "scenario.params.kg: spidercast: parameter kg must be >= 0, got -1",
+        ),
+        (
+            {"kind": "build", "protocol": "spidercast", "params": {"margin": -3}},
+            "scenario.params.margin: spidercast: parameter margin must be >= 0, got -3",
+        ),
+        (
+            {"kind": "build", "protocol": "spidercast", "params": {"kg": True}},
+            "scenario.params.kg: spidercast: parameter kg must be a whole number, got True",
+        ),
+        (
+            {"kind": "build", "protocol": "spidercast", "params": {"ties": "random"}},
+            "scenario.params.ties: spidercast: parameter ties must be one of uniform, sequential",
+        ),
+        (
+            {"kind": "build", "protocol": "random-graph", "params": {"d": 0}},
+            "scenario.params.d: random-graph: parameter d must be >= 1, got 0",
+        ),
+        (
+            {"kind": "run", "protocol": "topiary", "params": {"eta": 1}, "run": _RUN},
+            "scenario.params.eta: topiary: parameter eta must be in (1, ",
+        ),
+        (
+            {"kind": "run", "protocol": "spidercast", "params": {"kg": -1}, "run": _RUN},
+            "scenario.params.kg: spidercast: parameter kg must be >= 0, got -1",
+        ),
+        (
+            {"kind": "run", "protocol": "topiary", "run": {**_RUN, "epochs": 0}},
+            "scenario.run.epochs: Input should be greater than or equal to 1",
+        ),
+        (
+            {"kind": "run", "protocol": "topiary", "run": {**_RUN, "topics": 0}},
+            "scenario.run.topics: scenario: parameter topics must be >= 1, got 0",
+        ),
+        (
+            {"kind": "churn", "protocol": "spidercast", "params": {"kg": -1}, "churn": _CHURN},
+            "scenario.params.kg: spidercast: parameter kg must be >= 0, got -1",
+        ),
+        (
+            {"kind": "churn", "protocol": "similarity", "params": {"similar": -1},
+             "churn": _CHURN},
+            "scenario.params.similar: similarity: parameter similar must be >= 0, got -1",
+        ),
+        (
+            {"kind": "churn", "protocol": "topiary", "churn": _CHURN},
+            "scenario.protocol: topiary is not a maintained protocol (it is adaptive)",
+        ),
+    ],
+    ids=lambda x: x.split(":")[0] if isinstance(x, str) else None,
+)
+def test_every_kind_rejects_out_of_range_parameters_at_load(scenario, expected):
+    """Each kind's check runs when the spec is loaded: a bad value is a spec error naming its
+    key path, not a failed row found hours into a sweep."""
+    if scenario["kind"] != "run":
+        scenario = {**scenario, "workload": _WORKLOAD}
+    msg = error_of({"experiment": "bad", "scenario": scenario})
+    assert msg.startswith("spec: " + expected.split(":")[0] + ":")
+    assert expected in msg and "\n" not in msg
+
+
+def test_a_bad_grid_value_names_the_grid_entry_and_the_parameter():
+    data = spec_with(
+        scenario__protocol="spidercast",
+        sweep__grid={"scenario.params.kg": [3, -1]},
+    )
+    msg = error_of(data)
+    assert "sweep.grid.scenario.params.kg[1]" in msg and "parameter kg must be >= 0" in msg

@@ -100,7 +100,7 @@ def test_overlay_diameter_matches_scipy(seed):
 
 def test_overlay_diameter_is_at_most_the_subgraph_diameter_when_connected():
     inst = make_instance(nodes=300, topics=20, subs=5, popularity="rss", seed=3)
-    ov = get_protocol("spidercast").build(inst, seed=3)
+    ov = get_protocol("spidercast", kg=3, kr=0, ties="sequential").build(inst, seed=3)
     inside, through = topic_diameters(ov, inst), topic_overlay_diameters(ov, inst)
     assert (through <= inside).all() and (through < inside).any()
 

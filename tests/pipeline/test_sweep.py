@@ -127,8 +127,9 @@ def test_failing_run_becomes_a_failed_row_and_the_others_complete(spark, tmp_pat
             "seeds": [0],
             "variants": [
                 {"label": "RingPT", "protocol": "ringpt", "params": {}},
-                # kg must be >= 1: the name is valid (spec passes), the value fails when run
-                {"label": "broken", "protocol": "spidercast", "params": {"kg": -1}},
+                # the spec checks parameters at load, the workload only when the run builds
+                # it: 100 links per node need more than 60 or 90 nodes
+                {"label": "broken", "protocol": "similarity", "params": {"similar": 100}},
             ],
         },
     }
@@ -139,7 +140,7 @@ def test_failing_run_becomes_a_failed_row_and_the_others_complete(spark, tmp_pat
     assert len(df) == 4
     failed = df[df["status"] == "failed"]
     assert set(failed["label"]) == {"broken"}
-    assert failed["error"].str.startswith("ParameterError: spidercast: parameter kg").all()
+    assert failed["error"].str.startswith("ParameterError: similarity: 100 links per node").all()
     assert failed["avg_degree"].isna().all()
     assert (df.loc[df["label"] == "RingPT", "status"] == "ok").all()
     # failed runs are not "finished": a rerun tries them again (and they fail again)
@@ -278,8 +279,7 @@ def test_run_kind_sweep_gives_one_row_per_epoch(spark, tmp_path):
             "scenario": {
                 "kind": "run",
                 "protocol": "topiary",
-                "params": {"messages": 50},
-                "run": {"name": "unit-square", "topics": 10, "epochs": 3},
+                "run": {"name": "unit-square", "topics": 10, "epochs": 3, "messages": 50},
             },
             "sweep": {"seeds": [0, 1]},
         }
@@ -295,7 +295,7 @@ def test_run_kind_sweep_gives_one_row_per_epoch(spark, tmp_path):
     local = {r["epoch"]: r for r in run_one(run)}
     mine = df[df["run_id"] == run.run_id].set_index("epoch")
     for epoch, row in local.items():
-        for k in ("receive_rate", "avg_delay_ms", "relay_copies"):
+        for k in ("receive_rate", "delay_mean_ms", "relay_copies"):
             assert mine.loc[epoch, k] == row[k]
     rep = aggregate(spark, tmp_path, "topiary-tiny", metrics=["receive_rate"])
     assert rep.by == ["label", "epoch"]
@@ -352,7 +352,9 @@ def test_churn_spec_errors_name_the_key():
     }
     parse_spec(base)
     for scen, match in [
-        ({"protocol": "ringpt"}, r"scenario.protocol: 'ringpt' is not one of spidercast"),
+        ({"protocol": "ringpt"}, r"scenario.protocol: ringpt is not a maintained protocol"),
+        ({"protocol": "topiary"}, r"scenario.protocol: topiary is not a maintained protocol"),
+        ({"params": {"kg": -1}}, r"scenario.params.kg: spidercast: parameter kg must be >= 0"),
         ({"churn": None}, r"scenario.churn: kind churn needs scenario.churn"),
         ({"churn": {"lifetime": -1}}, r"scenario.churn.lifetime"),
         ({"churn": {"lifetime": 5, "speed": 2}}, r"scenario.churn.speed"),

@@ -7,7 +7,7 @@ from scipy.sparse.csgraph import connected_components
 from hedgerow.errors import ParameterError
 from hedgerow.metrics import overlay_summary, partitioned_topics
 from hedgerow.model import Instance
-from hedgerow.protocols import build, get_protocol
+from hedgerow.protocols import get_protocol
 from hedgerow.protocols.maintenance import (
     CONNECT,
     DISCONNECT,
@@ -15,7 +15,11 @@ from hedgerow.protocols.maintenance import (
     Maintenance,
     TaskSpec,
 )
+from hedgerow.scenarios import build
 from hedgerow.workloads import make_instance
+
+#: the paper's figures: (K_g, K_r) = (3, 0) with the one-pass (sequential) tie rule
+PAPER = {"kg": 3, "kr": 0, "ties": "sequential"}
 
 
 def node_shortfalls(ov, inst, k):
@@ -52,7 +56,7 @@ def rss1k():
 
 @pytest.fixture(scope="module")
 def sc1k(rss1k):
-    proto = get_protocol("spidercast", kg=3, kr=0)
+    proto = get_protocol("spidercast", **PAPER)
     ov = proto.build(rss1k, seed=1)
     return proto, ov
 
@@ -86,7 +90,7 @@ def test_degree_decreases_with_nodes():
     degs = []
     for n in (500, 2000):
         inst = make_instance(nodes=n, topics=100, subs=10, popularity="rss", seed=4)
-        ov, _ = build("spidercast", inst, seed=4)
+        ov, _ = build("spidercast", inst, seed=4, params=PAPER)
         degs.append(ov.degree().mean())
     assert degs[1] < degs[0]
 
@@ -94,20 +98,20 @@ def test_degree_decreases_with_nodes():
 def test_greedy_plus_random_coverage():
     """(3,1): both tasks run side by side; K_g = 3 greedy coverage is reached and topics connect."""
     inst = make_instance(nodes=600, topics=40, subs=5, popularity="uniform", seed=2)
-    proto = get_protocol("spidercast", kg=3, kr=1)
+    proto = get_protocol("spidercast", kg=3, kr=1, ties="sequential")
     ov = proto.build(inst, seed=2)
     assert partitioned_topics(ov, inst) == 0
     assert coverage_shortfall(ov, inst, 3) == 0
     assert proto.stats_["quiescent"]
-    only_greedy = get_protocol("spidercast", kg=3, kr=0).build(inst, seed=2)
+    only_greedy = get_protocol("spidercast", **PAPER).build(inst, seed=2)
     assert ov.n_edges > only_greedy.n_edges
 
 
 def test_zipf2_random_coverage_raises_degree():
     """Section 3.3, Figure 6(b): on Zipf(2), (3,1) costs more links than (3,0) (~7 -> ~13)."""
     inst = make_instance(nodes=1000, topics=100, subs=10, popularity="zipf2", seed=3)
-    d30 = build("spidercast", inst, seed=3, params={"kg": 3, "kr": 0})[0].degree().mean()
-    ov31, _ = build("spidercast", inst, seed=3, params={"kg": 3, "kr": 1})
+    d30 = build("spidercast", inst, seed=3, params=PAPER)[0].degree().mean()
+    ov31, _ = build("spidercast", inst, seed=3, params={**PAPER, "kr": 1})
     assert 5.5 <= d30 <= 8.5
     assert 11 <= ov31.degree().mean() <= 15
     assert partitioned_topics(ov31, inst) == 0
@@ -121,9 +125,9 @@ def zipf2_8k():
 def test_zipf2_greedy_alone_leaves_topics_partitioned_at_scale(zipf2_8k):
     """Section 3.3, Figure 6(a): on Zipf(2) at 8K nodes (3,0) leaves topics partitioned
     (paper: 14); random coverage, (3,1) or adaptive, connects every topic."""
-    ov30, st30 = build("spidercast", zipf2_8k, seed=1, params={"kg": 3, "kr": 0})
-    ov31, _ = build("spidercast", zipf2_8k, seed=1, params={"kg": 3, "kr": 1})
-    ova, _ = build("spidercast", zipf2_8k, seed=1, params={"adaptive": True})
+    ov30, st30 = build("spidercast", zipf2_8k, seed=1, params=PAPER)
+    ov31, _ = build("spidercast", zipf2_8k, seed=1, params={**PAPER, "kr": 1})
+    ova, _ = build("spidercast", zipf2_8k, seed=1, params={**PAPER, "adaptive": True})
     assert st30["quiescent"]
     assert 5 <= partitioned_topics(ov30, zipf2_8k) <= 25
     assert partitioned_topics(ov31, zipf2_8k) == 0
@@ -141,10 +145,10 @@ def test_zipf2_greedy_alone_leaves_topics_partitioned_at_scale(zipf2_8k):
     assert len(set(same)) < len(same)
 
 
-def test_uniform_ties_connect_zipf2_which_is_why_sequential_is_the_default(zipf2_8k):
+def test_uniform_ties_connect_zipf2_which_is_why_the_paper_figures_pin_sequential(zipf2_8k):
     """The reading of "ties broken randomly": uniform ties spread greedy links so evenly
     that (3,0) connects every Zipf(2) topic, unlike the paper (docs/spidercast.md)."""
-    ov, _ = build("spidercast", zipf2_8k, seed=1, params={"ties": "uniform"})
+    ov, _ = build("spidercast", zipf2_8k, seed=1, params={**PAPER, "ties": "uniform"})
     assert partitioned_topics(ov, zipf2_8k) <= 2
     assert ov.degree().max() < 25
 
@@ -153,7 +157,7 @@ def test_adaptive_connects_zipf2_with_saturated_hubs():
     """At 10K nodes (seed 1) a few hubs reach L^max before covering a rare topic; the
     adaptive setting gives them random coverage too, so every topic is connected."""
     inst = make_instance(nodes=10000, topics=100, subs=10, popularity="zipf2", seed=1)
-    ov, stats = build("spidercast", inst, seed=1, params={"adaptive": True})
+    ov, stats = build("spidercast", inst, seed=1, params={**PAPER, "adaptive": True})
     assert partitioned_topics(ov, inst) == 0
     assert 0.05 <= stats["kr_final_mean"] <= 0.2
 
@@ -164,11 +168,11 @@ def test_adaptive_raises_kr_only_for_narrow_nodes():
     rng = np.random.default_rng(0)
     subs = [[0, 1, 2, 3]] * 30 + [sorted(rng.choice(12, 4, replace=False)) for _ in range(30)]
     inst = Instance.from_lists(subs, n_topics=12)
-    proto = get_protocol("spidercast", adaptive=True)
+    proto = get_protocol("spidercast", **PAPER, adaptive=True)
     ov = proto.build(inst, seed=1)
     assert proto.stats_["kr_final_mean"] > 0
     assert partitioned_topics(ov, inst) == 0
-    fixed = get_protocol("spidercast").build(inst, seed=1)
+    fixed = get_protocol("spidercast", **PAPER).build(inst, seed=1)
     assert ov.degree().mean() > fixed.degree().mean()
 
 
@@ -179,8 +183,8 @@ def test_partial_membership_small():
     see docs/spidercast.md.)
     """
     inst = make_instance(nodes=1500, topics=100, subs=10, popularity="rss", seed=6)
-    full, _ = build("spidercast", inst, seed=6)
-    part, stats = build("spidercast", inst, seed=6, params={"membership": 0.1})
+    full, _ = build("spidercast", inst, seed=6, params=PAPER)
+    part, stats = build("spidercast", inst, seed=6, params={**PAPER, "membership": 0.1})
     assert partitioned_topics(part, inst) == 0
     assert coverage_shortfall(part, inst, 3) <= 10
     assert stats["quiescent"]
@@ -189,7 +193,7 @@ def test_partial_membership_small():
 
 def test_heartbeat_mode_same_invariants():
     inst = make_instance(nodes=400, topics=40, subs=6, popularity="rss", seed=8)
-    ov, stats = build("spidercast", inst, seed=8, params={"heartbeat": 2.0})
+    ov, stats = build("spidercast", inst, seed=8, params={**PAPER, "heartbeat": 2.0})
     assert stats["quiescent"] and stats["asymmetric_links"] == 0
     assert partitioned_topics(ov, inst) == 0
     assert coverage_shortfall(ov, inst, 3) == 0

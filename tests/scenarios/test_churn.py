@@ -12,7 +12,7 @@ from hedgerow.cli import cli
 from hedgerow.errors import ParameterError
 from hedgerow.model import Instance, Overlay, RngStreams
 from hedgerow.protocols import REGISTRY, get_protocol
-from hedgerow.protocols.base import OverlayProtocol
+from hedgerow.protocols.base import MaintainedProtocol
 from hedgerow.protocols.checks_maintained import check_maintained
 from hedgerow.scenarios.churn import (
     exponential_churn,
@@ -23,6 +23,9 @@ from hedgerow.scenarios.churn import (
 from hedgerow.scenarios.observers import snapshot
 from hedgerow.scenarios.traces import EVENT_DTYPE, JOIN, LEAVE, trace_churn
 from hedgerow.workloads import make_instance
+
+#: section 3.8 runs SpiderCast (3,0) with the paper's tie rule (docs/dynamic.md)
+PAPER = {"kg": 3, "kr": 0, "ties": "sequential"}
 
 
 @pytest.fixture(scope="module")
@@ -45,9 +48,9 @@ def check_settled(engine) -> None:
 @pytest.mark.parametrize(
     ("protocol", "params"),
     [
-        ("spidercast", {}),
-        ("spidercast", {"heartbeat": 2.0}),
-        ("spidercast", {"adaptive": True}),
+        ("spidercast", PAPER),
+        ("spidercast", {**PAPER, "heartbeat": 2.0}),
+        ("spidercast", {**PAPER, "adaptive": True}),
         ("similarity", {}),
     ],
 )
@@ -73,7 +76,13 @@ def test_every_snapshot_topic_connected_as_in_the_paper(inst):
     # section 3.8: "in all the simulations and all the snapshots, all the topics were connected"
     for lam in (20.0, 60.0):
         res = run_churn(
-            "spidercast", inst, lifetime=lam, duration=120.0, snapshot_every=20.0, seed=1
+            "spidercast",
+            inst,
+            lifetime=lam,
+            duration=120.0,
+            snapshot_every=20.0,
+            seed=1,
+            params=PAPER,
         )
         assert [r["partitioned_topics"] for r in res.rows] == [0] * 6
         assert all(r["measured"] <= r["online"] for r in res.rows)
@@ -86,7 +95,13 @@ def test_degree_is_not_affected_by_the_churn_rate(inst):
     # Figure 11: the average degree does not depend on λ
     deg = [
         run_churn(
-            "spidercast", inst, lifetime=lam, duration=80.0, snapshot_every=20.0, seed=2
+            "spidercast",
+            inst,
+            lifetime=lam,
+            duration=80.0,
+            snapshot_every=20.0,
+            seed=2,
+            params=PAPER,
         ).summary["mean_avg_degree"]
         for lam in (10.0, 80.0)
     ]
@@ -103,7 +118,7 @@ def test_same_seed_same_run_other_seed_other_run(inst):
 
 def test_leave_sends_leave_and_late_messages_are_lost():
     inst = make_instance(nodes=40, topics=6, subs=3, seed=1)
-    eng = get_protocol("spidercast").maintenance_engine(inst, RngStreams(0))
+    eng = get_protocol("spidercast", **PAPER).maintenance_engine(inst, RngStreams(0))
     eng.start(np.ones(40, dtype=bool))
     eng.run_until(100.0)
     g = eng.tasks[0]
@@ -267,18 +282,17 @@ class _StubEngine:
         return Instance.from_lists(self.topics, n_topics=self.inst.n_topics)
 
 
-class _StubProtocol(OverlayProtocol):
+class _StubProtocol(MaintainedProtocol):
+    """Declares the capability ``maintained`` and nothing else."""
+
     name = "stub"
 
     def maintenance_engine(self, instance, streams, *, sim=None):
         return _StubEngine(instance, sim)
 
-    def _build(self, instance, streams, *, progress):
-        raise NotImplementedError
-
 
 def test_the_driver_runs_any_protocol_with_a_churn_engine(inst, monkeypatch):
-    assert maintained_protocols() == ["spidercast", "similarity", "random"]
+    assert maintained_protocols() == ["random", "similarity", "spidercast"]
     monkeypatch.setitem(REGISTRY, "stub", _StubProtocol)
     assert "stub" in maintained_protocols()
     res = run_churn("stub", inst, lifetime=10.0, duration=40.0, snapshot_every=20.0, seed=2)

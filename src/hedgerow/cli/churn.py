@@ -116,6 +116,8 @@ def churn_cmd(
             timeout=timeout,
             progress=lambda now, total: bar.update(task, completed=now),
         )
+    for w in result.summary["warnings"]:
+        click.echo(f"warning: {w}", err=True)
     if as_json:
         for row in result.rows:
             click.echo(json.dumps({"kind": "snapshot", **{k: _clean(v) for k, v in row.items()}}))

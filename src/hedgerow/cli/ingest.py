@@ -8,9 +8,8 @@ input prints one ``error: FILE, line N: ...`` line and exits with status 2.
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -31,22 +30,6 @@ _seed = click.option("--seed", default=0, show_default=True, type=click.IntRange
 _infile = {"type": click.Path(dir_okay=False), "default": None}
 
 
-@contextlib.contextmanager
-def _session(master: str | None, job: str) -> Iterator[object]:
-    """A Spark session for one command; stopped afterwards unless it already existed."""
-    from pyspark.sql import SparkSession
-
-    from hedgerow.pipeline.session import get_spark
-
-    existed = SparkSession.getActiveSession() is not None and master is None
-    spark = get_spark(master, app_name=f"hedgerow-ingest-{job}")
-    try:
-        yield spark
-    finally:
-        if not existed:
-            spark.stop()
-
-
 def _report(meta: dict, out: str) -> None:
     click.echo(f"wrote {out}")
     click.echo(json.dumps(meta.get("counts", {}), sort_keys=True))
@@ -54,7 +37,9 @@ def _report(meta: dict, out: str) -> None:
 
 def _run(job: str, fn: Callable[..., dict], out: str, master: str | None, **kwargs) -> None:
     """Run ingest function ``fn(spark, out, **kwargs)`` in a session for ``job``; report."""
-    with _session(master, job) as spark:
+    from hedgerow.pipeline.session import job_session
+
+    with job_session(master, app_name=f"hedgerow-ingest-{job}") as spark:
         meta = fn(spark, out, **kwargs)
     _report(meta, out)
 

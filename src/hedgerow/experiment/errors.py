@@ -1,36 +1,25 @@
 """Validation errors of experiment specs as ``key.path: message`` text.
 
 Validators of the models in :mod:`hedgerow.experiment.spec` raise
-:class:`_KeyError` to name the key at fault below the field they check;
-:func:`_format_errors` turns a pydantic :class:`~pydantic.ValidationError`
+:class:`~hedgerow.experiment.spec._KeyError` to name the key at fault below
+the field they check; :func:`_format_errors` turns a pydantic :class:`~pydantic.ValidationError`
 into one ``key.path: message`` line per error (unknown keys first, with the
 allowed keys), and :func:`_point_error` points an error of a resolved grid
 point at the sweep entry that produced it (``sweep.grid.KEY[i]``,
 ``sweep.variants[i].params.NAME``, ...).
 
-The models import this module, so it reads what it needs of them
-(the allowed keys per section, :func:`~hedgerow.experiment.spec.canonical_json`)
-inside the functions that use it.
+This module reads the models (the allowed keys per section,
+:func:`~hedgerow.experiment.spec.canonical_json`); the models do not import it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
-if TYPE_CHECKING:
-    from hedgerow.experiment.spec import Variant
-
-
-class _KeyError(ValueError):
-    """A validation error at a key path relative to the model being validated."""
-
-    def __init__(self, path: tuple, message: str) -> None:
-        super().__init__(message)
-        self.path = path
-        self.message = message
+from hedgerow.experiment.spec import _ALLOWED_FIELDS, Variant, _KeyError, canonical_json
 
 
 def _point_error(
@@ -42,8 +31,6 @@ def _point_error(
     gpoint: Mapping[str, Any],
 ) -> str:
     """Point an error of a resolved scenario at the sweep key that produced it."""
-    from hedgerow.experiment.spec import canonical_json
-
     loc, msg = _error_items(err, prefix=("scenario",))[0]
     dotted = _fmt_path(loc)
     for k, v in zip(grid, values, strict=True):
@@ -89,8 +76,6 @@ def _clean_loc(loc: tuple) -> tuple:
 
 def _error_items(err: ValidationError, prefix: tuple = ()) -> list[tuple[tuple, str]]:
     """``(key path, message)`` per pydantic error, unknown keys first."""
-    from hedgerow.experiment.spec import _ALLOWED_FIELDS
-
     items = []
     for e in err.errors(include_url=False):
         loc = prefix + _clean_loc(tuple(e["loc"]))

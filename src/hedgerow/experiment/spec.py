@@ -39,7 +39,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from hedgerow.errors import HedgerowError
-from hedgerow.experiment.errors import _KeyError
 
 __all__ = [
     "ChurnOptions",
@@ -98,6 +97,19 @@ def _check_jsonable(value: Any, where: str = "value") -> Any:
                 raise ValueError(f"{where}: key {k!r} is not a string")
         return {k: _check_jsonable(v, where) for k, v in value.items()}
     raise ValueError(f"{where}: {value!r} is not a number, string, boolean, list or mapping")
+
+
+class _KeyError(ValueError):
+    """A validation error at a key path relative to the model being validated.
+
+    The validators below raise it; :mod:`hedgerow.experiment.errors` turns it
+    into a ``key.path: message`` line.
+    """
+
+    def __init__(self, path: tuple, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.message = message
 
 
 # --------------------------------------------------------------------------- models

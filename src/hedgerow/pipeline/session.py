@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
 
 from hedgerow.errors import HedgerowError
 
@@ -61,3 +63,21 @@ def get_spark(
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+@contextlib.contextmanager
+def job_session(master: str | None = None, app_name: str = "hedgerow") -> Iterator[object]:
+    """A Spark session for one job, stopped afterwards unless it already existed.
+
+    For commands that run one job and exit (``hedgerow ingest ...``): a session
+    of the caller (a test's, or ``spark-submit``'s) is reused and left running.
+    """
+    from pyspark.sql import SparkSession
+
+    existed = SparkSession.getActiveSession() is not None and master is None
+    spark = get_spark(master, app_name=app_name)
+    try:
+        yield spark
+    finally:
+        if not existed:
+            spark.stop()

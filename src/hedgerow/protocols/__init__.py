@@ -3,8 +3,9 @@
 Adding a protocol = one module + one line in :data:`REGISTRY` (see
 ``docs/contributing.md``).  A protocol declares its capabilities by the base
 classes it derives from (:mod:`hedgerow.protocols.base`) and its parameters
-in ``params`` (:mod:`hedgerow.params`); help texts, spec checks and
-the conformance suite (:mod:`hedgerow.protocols.checks`) read both from here.
+in ``params`` (:mod:`hedgerow.params`); help texts, spec checks, the
+conformance checks (:mod:`hedgerow.scenarios.checks`) and the parameter
+reference of ``docs/specs.md`` (:func:`params_reference`) read both from here.
 
 Examples
 --------
@@ -105,6 +106,36 @@ def protocol_help(capability: str | None = None) -> str:
     return "\n".join(lines)
 
 
+def params_reference() -> str:
+    """The parameter reference of every registered protocol, as Markdown (``docs/specs.md``).
+
+    One table per protocol, generated from the declarations, so the docs
+    cannot drift from the code (a test compares ``docs/specs.md`` with it).
+
+    Examples
+    --------
+    >>> params_reference().splitlines()[0]
+    '#### `complete` (static)'
+    """
+    out = []
+    for n in protocol_names():
+        cls = REGISTRY[n]
+        out.append(f"#### `{n}` ({', '.join(capabilities(cls))})")
+        if not cls.params:
+            out.append("No parameters.")
+            continue
+        rows = ["| parameter | type, range, default | meaning |", "|---|---|---|"]
+        for k, p in cls.params.items():
+            rows.append(f"| `{k}` | {_md(p.describe())} | {_md(p.doc)} |")
+        out.append("\n".join(rows))
+    return "\n\n".join(out) + "\n"
+
+
+def _md(text: str) -> str:
+    """``text`` safe inside a Markdown table cell."""
+    return text.replace("|", "\\|")
+
+
 __all__ = [
     "CAPABILITIES",
     "REGISTRY",
@@ -114,6 +145,7 @@ __all__ = [
     "StaticProtocol",
     "capabilities",
     "get_protocol",
+    "params_reference",
     "protocol_class",
     "protocol_help",
     "protocol_names",

@@ -18,7 +18,8 @@ Examples
 >>> from hedgerow.protocols import get_protocol
 >>> from hedgerow.workloads import make_instance
 >>> inst = make_instance(nodes=40, topics=6, subs=3, seed=1)
->>> eng = get_protocol("spidercast").maintenance_engine(inst, RngStreams(0))
+>>> proto = get_protocol("spidercast", kg=3, kr=0, ties="sequential")
+>>> eng = proto.maintenance_engine(inst, RngStreams(0))
 >>> eng.start(np.arange(40) % 4 != 0)
 >>> eng.run_until(200.0)
 >>> check_maintained(eng)

@@ -95,6 +95,7 @@ from hedgerow.scenarios.traces import EVENT_DTYPE, JOIN, LEAVE
 
 __all__ = [
     "ChurnResult",
+    "churn_warnings",
     "exponential_churn",
     "maintained_protocols",
     "redraw_topics",
@@ -203,7 +204,9 @@ class ChurnResult:
         ``leaves``, ``control_messages`` and ``messages_per_op`` (since
         ``warmup``), ``lost_messages``.
     summary : dict
-        Whole-run figures (also the last row's counters) and ``wall_seconds``.
+        Whole-run figures (also the last row's counters), ``wall_seconds`` and
+        ``warnings`` (one line each where the run measured less than asked:
+        no snapshot, nodes that never appear in a replayed trace).
     join_seconds : numpy.ndarray
         For every join after ``warmup`` that completed, the time until the
         node first had all its tasks covered (s).
@@ -376,6 +379,46 @@ def _churn_events(
     return online0, events
 
 
+def churn_warnings(
+    instance: Instance,
+    online0: np.ndarray,
+    events: np.ndarray,
+    duration: float,
+    snapshot_every: float,
+    trace: bool,
+) -> list[str]:
+    """One-line warnings for a churn run that cannot measure what it was asked.
+
+    Examples
+    --------
+    >>> from hedgerow.model import Instance
+    >>> inst = Instance.from_lists([[0], [0], [0]], n_topics=1)
+    >>> ev = np.array([(5.0, 1, JOIN)], dtype=EVENT_DTYPE)
+    >>> churn_warnings(inst, np.array([True, False, False]), ev, 10.0, 20.0, True)
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ['no snapshot: the duration (10 s) is shorter than the snapshot period (20 s)',
+     '1 of 3 nodes never appear in the trace and stay offline (the trace has fewer nodes
+      than the workload; use --nodes 2)']
+    """
+    out = []
+    if duration < snapshot_every:
+        out.append(
+            f"no snapshot: the duration ({duration:g} s) is shorter than the snapshot period"
+            f" ({snapshot_every:g} s)"
+        )
+    if trace:
+        seen = np.asarray(online0, dtype=bool).copy()
+        seen[np.asarray(events["node"], dtype=np.int64)] = True
+        missing = int((~seen).sum())
+        if missing:
+            used = int(np.flatnonzero(seen).max()) + 1 if seen.any() else 0
+            out.append(
+                f"{missing} of {instance.n_nodes} nodes never appear in the trace and stay"
+                f" offline (the trace has fewer nodes than the workload; use --nodes {used})"
+            )
+    return out
+
+
 def _summary(
     protocol: str,
     instance: Instance,
@@ -491,6 +534,9 @@ def run_churn(
     proto._validate(instance)
     streams = RngStreams(seed)
     online0, events = _churn_events(instance, streams, lifetime, duration, off_ratio, trace)
+    warnings = churn_warnings(
+        instance, online0, events, duration, snapshot_every, trace is not None
+    )
     min_off = 2.0 * timeout if min_off is None else float(min_off)
     topic_rng = streams.stream("churn:interest")
 
@@ -529,4 +575,5 @@ def run_churn(
     wall = _time.perf_counter() - t0
     js = np.asarray(control.join_times, dtype=np.float64)
     summary = _summary(protocol, instance, lifetime, duration, rows, control, js, wall)
+    summary["warnings"] = warnings
     return ChurnResult(rows=rows, summary=summary, join_seconds=js, engine=engine)

@@ -37,10 +37,10 @@ from hedgerow.errors import ParameterError
 from hedgerow.latency import LATENCY_MODELS, LatencyModel, latency_model, processing_delays
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
-from hedgerow.params import as_float, as_int
+from hedgerow.params import as_float, as_int, check_memory
 from hedgerow.scenarios.attackers import AttackSetup, eclipse_attack, topic_attack
 from hedgerow.workloads import make_instance
-from hedgerow.workloads.interest import interest_instance
+from hedgerow.workloads.interest import interest_bytes, interest_instance
 from hedgerow.workloads.traffic import draw_messages
 
 __all__ = [
@@ -201,7 +201,9 @@ def resolve_scenario(name: str, **overrides: Any) -> Scenario:
     hedgerow.errors.ParameterError: scenario 'cities' has no attackers; attackers applies to: ...
     """
     if not isinstance(name, str) or name not in SCENARIOS:
-        raise ParameterError(f"unknown scenario {name!r}; allowed: {', '.join(scenario_names())}")
+        raise ParameterError(
+            f"unknown scenario {name!r}; allowed: {', '.join(scenario_names())}", key="name"
+        )
     sc = SCENARIOS[name]
     unknown = sorted(set(overrides) - set(OVERRIDABLE))
     if unknown:
@@ -215,7 +217,9 @@ def resolve_scenario(name: str, **overrides: Any) -> Scenario:
     if overrides.get("interest") is not None:
         x = as_float("scenario", "interest", overrides["interest"], low=0.0, high=1.0)
         if x <= 0.0:
-            raise ParameterError(f"scenario: parameter interest must be in (0, 1], got {x}")
+            raise ParameterError(
+                f"scenario: parameter interest must be in (0, 1], got {x}", key="interest"
+            )
         changes["interest"] = x
     if overrides.get("attackers") is not None:
         if sc.attack is None:
@@ -356,6 +360,11 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
             nodes=n, topics=sc.topics, subs=sc.subs, popularity=sc.popularity, seed=seed
         )
     else:
+        check_memory(
+            f"scenario {sc.name!r} with {n:,} nodes, {sc.topics:,} topics at "
+            f"{sc.interest:g} interest",
+            interest_bytes(n, sc.topics, sc.interest),
+        )
         base = interest_instance(n, sc.topics, sc.interest, streams.stream("workload"))
     attack = None
     if sc.attack is not None:

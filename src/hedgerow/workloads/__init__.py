@@ -7,7 +7,12 @@ Synthetic subscriptions of SpiderCast (section 3.1: popularity laws,
 in :mod:`hedgerow.workloads.social` (pandas/pyarrow; not imported here).
 """
 
-from hedgerow.workloads.interest import interest_instance, with_topic, without_topic
+from hedgerow.workloads.interest import (
+    interest_bytes,
+    interest_instance,
+    with_topic,
+    without_topic,
+)
 from hedgerow.workloads.popularity import POPULARITY, popularity
 from hedgerow.workloads.subscriptions import draw_subscriptions, make_instance, parse_subs
 from hedgerow.workloads.traffic import draw_messages
@@ -16,6 +21,7 @@ __all__ = [
     "POPULARITY",
     "draw_messages",
     "draw_subscriptions",
+    "interest_bytes",
     "interest_instance",
     "make_instance",
     "parse_subs",

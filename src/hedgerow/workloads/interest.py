@@ -18,6 +18,25 @@ from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 
 
+def interest_bytes(n_nodes: int, n_topics: int, interest: float) -> float:
+    """Estimated peak bytes of :func:`interest_instance`: the dense draw, then the CSR.
+
+    The draw holds an ``(n_nodes, n_topics)`` float64 matrix and its bool and
+    int8 copies; the instance holds about ``interest * n_nodes * n_topics``
+    subscriptions in CSR and CSC (8-byte indices) plus a bit mask per node.
+
+    Examples
+    --------
+    >>> interest_bytes(1000, 100, 0.2) < 2**21
+    True
+    """
+    cells = float(n_nodes) * float(n_topics)
+    dense = cells * (8 + 1 + 1)
+    subs = float(interest) * cells * (8 + 1 + 8 + 8)
+    masks = 8.0 * n_nodes * ((n_topics + 63) // 64)
+    return dense + subs + masks
+
+
 def interest_instance(
     n_nodes: int, n_topics: int, interest: float, rng: np.random.Generator
 ) -> Instance:

@@ -18,6 +18,7 @@ Topic 0 is the most popular.  The named distributions are:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -90,16 +91,19 @@ def popularity(name: str, n_topics: int) -> np.ndarray:
     1.0
     """
     if n_topics < 1:
-        raise ParameterError(f"topics must be at least 1, got {n_topics}")
-    if name in POPULARITY:
+        raise ParameterError(f"topics must be at least 1, got {n_topics}", key="topics")
+    if isinstance(name, str) and name in POPULARITY:
         return POPULARITY[name](n_topics)
-    if name.startswith("zipf:"):
+    if isinstance(name, str) and name.startswith("zipf:"):
         try:
             alpha = float(name.split(":", 1)[1])
         except ValueError:
             alpha = -1.0
-        if alpha < 0:
-            raise ParameterError(f"popularity {name!r}: zipf exponent must be a number >= 0")
+        if not (math.isfinite(alpha) and alpha >= 0):  # nan and inf are not exponents
+            raise ParameterError(
+                f"popularity {name!r}: zipf exponent must be a finite number >= 0",
+                key="popularity",
+            )
         return zipf(n_topics, alpha)
     allowed = ", ".join([*POPULARITY, "zipf:ALPHA"])
-    raise ParameterError(f"unknown popularity {name!r}; allowed: {allowed}")
+    raise ParameterError(f"unknown popularity {name!r}; allowed: {allowed}", key="popularity")

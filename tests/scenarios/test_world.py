@@ -1,0 +1,88 @@
+"""Worlds: one seed gives one world whatever the protocol; bad settings and sizes are refused."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from hedgerow.errors import ParameterError
+from hedgerow.scenarios import SCENARIOS, make_world, scenario_names, world_for_instance
+from hedgerow.scenarios.world import resolve_scenario
+from hedgerow.workloads import interest_bytes, make_instance
+
+
+def test_named_scenarios():
+    assert scenario_names() == sorted(SCENARIOS)
+    assert {"unit-square", "rss-unit-square", "cities", "topic-attack", "eclipse"} <= set(SCENARIOS)
+
+
+def test_same_seed_same_world_other_seed_other_world():
+    a = make_world("unit-square", seed=1, topics=10, nodes=200, messages=50)
+    b = make_world("unit-square", seed=1, topics=10, nodes=200, messages=50)
+    c = make_world("unit-square", seed=2, topics=10, nodes=200, messages=50)
+    assert a.fingerprint() == b.fingerprint() != c.fingerprint()
+    assert np.array_equal(a.instance.sub_topics, b.instance.sub_topics)
+    pa, ta = next(a.traffic())
+    pb, tb = next(b.traffic())
+    assert np.array_equal(pa, pb) and np.array_equal(ta, tb) and len(pa) == 50
+
+
+def test_every_setting_is_in_the_fingerprint():
+    base = dict(seed=1, topics=10, nodes=200, messages=50)
+    fp = make_world("unit-square", **base).fingerprint()
+    for change in ({"messages": 60}, {"ttl": 2}, {"epochs": 7}, {"interest": 0.3}):
+        assert make_world("unit-square", **{**base, **change}).fingerprint() != fp, change
+
+
+def test_popularity_workload_scenario():
+    w = make_world("rss-unit-square", seed=1, nodes=300)
+    assert w.scenario.workload == "popularity"
+    assert (w.instance.n_subs == 10).all() and w.n_nodes == 300
+
+
+@pytest.mark.parametrize(
+    ("name", "overrides", "key"),
+    [
+        ("moon", {}, "name"),
+        ("unit-square", {"epochs": 0}, "epochs"),
+        ("unit-square", {"epochs": 1.5}, "epochs"),
+        ("unit-square", {"topics": True}, "topics"),
+        ("unit-square", {"messages": "many"}, "messages"),
+        ("unit-square", {"interest": 0}, "interest"),
+        ("unit-square", {"interest": float("nan")}, "interest"),
+        ("unit-square", {"nodes": 1}, "nodes"),
+        ("unit-square", {"latency": "moon"}, "latency"),
+    ],
+)
+def test_bad_settings_name_their_key(name, overrides, key):
+    with pytest.raises(ParameterError) as info:
+        resolve_scenario(name, **overrides)
+    assert info.value.key == key and "\n" not in str(info.value)
+
+
+def test_unknown_setting_and_misplaced_attackers():
+    with pytest.raises(ParameterError, match="unknown setting 'speed'"):
+        make_world("unit-square", speed=2)
+    with pytest.raises(ParameterError, match="has no attackers"):
+        make_world("cities", attackers=3)
+    with pytest.raises(ParameterError, match="seed"):
+        make_world("unit-square", seed="x")
+
+
+def test_interest_workload_too_big_is_refused_before_allocating():
+    assert interest_bytes(1000, 10**8, 0.2) > 1e12
+    t0 = time.perf_counter()
+    with pytest.raises(ParameterError, match=r"needs about [\d,.]+ GiB of memory"):
+        make_world("unit-square", topics=10**8)
+    assert time.perf_counter() - t0 < 5.0
+
+
+def test_world_for_instance_places_the_given_instance():
+    inst = make_instance(nodes=40, topics=5, subs=2, seed=3)
+    w = world_for_instance(inst, seed=2, epochs=3, messages=20)
+    assert w.instance is inst and w.n_nodes == 40 and w.latency.n_nodes == 40
+    assert w.scenario.epochs == 3 and w.honest.all() and w.active.all()
+    with pytest.raises(ParameterError, match="instance"):
+        world_for_instance("not an instance")

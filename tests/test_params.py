@@ -1,0 +1,147 @@
+"""Declared parameters (``hedgerow.params``): each kind refuses what it must, naming the key."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from hedgerow.errors import ParameterError
+from hedgerow.params import (
+    Bool,
+    Choice,
+    Float,
+    Int,
+    as_bool,
+    as_choice,
+    as_float,
+    as_int,
+    check_memory,
+    validate_params,
+)
+
+INT = Int(3, "a count", low=0, high=10).bind("k")
+FLOAT = Float(0.5, "a share", low=0.0, high=1.0, low_open=True).bind("share")
+BOOL = Bool(False, "a switch").bind("flag")
+CHOICE = Choice("uniform", ("uniform", "sequential"), "a rule").bind("ties")
+
+
+def refused(param, value) -> ParameterError:
+    with pytest.raises(ParameterError) as info:
+        param.validate("proto", value)
+    err = info.value
+    assert err.key == param.name
+    text = str(err)
+    assert "\n" not in text and text.startswith(f"proto: parameter {param.name} must be ")
+    return err
+
+
+@pytest.mark.parametrize(
+    "value",
+    [True, False, 1.5, float("nan"), float("inf"), "abc", "1.5", None, -1, 11, [3], {}],
+    ids=repr,
+)
+def test_int_refuses(value):
+    refused(INT, value)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [(4, 4), (4.0, 4), ("7", 7), (" 2 ", 2), (0, 0), (10, 10)]
+)
+def test_int_accepts_whole_numbers(value, expected):
+    got = INT.validate("proto", value)
+    assert got == expected and type(got) is int
+
+
+@pytest.mark.parametrize(
+    "value", [True, False, float("nan"), "nan", "abc", None, 0.0, -0.1, 1.5, float("inf")],
+    ids=repr,
+)
+def test_float_refuses(value):
+    refused(FLOAT, value)
+
+
+def test_float_accepts_numbers_in_range():
+    assert FLOAT.validate("proto", 1) == 1.0 and FLOAT.validate("proto", "0.25") == 0.25
+    unbounded = Float(1.0, "a period", low=0.0).bind("period")
+    assert unbounded.validate("proto", float("inf")) == math.inf  # no upper bound declared
+    refused(unbounded, float("-inf"))
+
+
+@pytest.mark.parametrize("value", ["maybe", 2.5, 2, None, "", [True]], ids=repr)
+def test_bool_refuses(value):
+    refused(BOOL, value)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(True, True), ("true", True), ("Yes", True), (1, True), ("off", False), (0, False)],
+)
+def test_bool_accepts_the_usual_spellings(value, expected):
+    assert BOOL.validate("proto", value) is expected
+
+
+@pytest.mark.parametrize("value", ["no-such-choice", 3, None, True, ""], ids=repr)
+def test_choice_refuses(value):
+    err = refused(CHOICE, value)
+    assert "one of uniform, sequential" in str(err)
+
+
+def test_choice_is_case_insensitive():
+    assert CHOICE.validate("proto", " Sequential ") == "sequential"
+
+
+@pytest.mark.parametrize("param", [INT, FLOAT, BOOL, CHOICE], ids=lambda p: p.kind)
+def test_invalid_values_are_all_refused(param):
+    bad = param.invalid_values()
+    assert bad
+    for value in bad:
+        refused(param, value)
+
+
+def test_optional_accepts_none_only_when_declared():
+    opt = Int(None, "derived", low=1, optional=True).bind("n_groups")
+    assert opt.validate("proto", None) is None
+    assert None not in opt.invalid_values() and None in INT.invalid_values()
+
+
+def test_validate_params_fills_defaults_and_names_unknown_keys():
+    decl = {"k": INT, "ties": CHOICE}
+    assert validate_params("proto", decl, {"k": "5"}) == {"k": 5, "ties": "uniform"}
+    with pytest.raises(ParameterError, match=r"unknown parameter 'kk'; allowed: k, ties") as info:
+        validate_params("proto", decl, {"kk": 1})
+    assert info.value.key == "kk"
+    with pytest.raises(ParameterError) as info:
+        validate_params("proto", decl, {"ties": "random"})
+    assert info.value.key == "ties"
+
+
+@pytest.mark.parametrize(
+    ("call", "key"),
+    [
+        (lambda: as_int("scenario", "epochs", True), "epochs"),
+        (lambda: as_int("scenario", "epochs", 1.5), "epochs"),
+        (lambda: as_int("scenario", "epochs", 0, minimum=1), "epochs"),
+        (lambda: as_float("scenario", "interest", float("nan"), low=0, high=1), "interest"),
+        (lambda: as_float("scenario", "interest", 2, low=0, high=1), "interest"),
+        (lambda: as_bool("scenario", "flag", "maybe"), "flag"),
+        (lambda: as_choice("scenario", "policy", "x", ("ttl", "topic")), "policy"),
+    ],
+)
+def test_one_off_values_name_their_key(call, key):
+    with pytest.raises(ParameterError) as info:
+        call()
+    assert info.value.key == key and key in str(info.value)
+
+
+def test_check_memory_refuses_before_allocating_with_the_estimate():
+    check_memory("a small array", 1 << 20)
+    with pytest.raises(ParameterError, match=r"needs about [\d,.]+ GiB of memory"):
+        check_memory("a huge array", 1e18)
+
+
+def test_descriptions_state_type_range_and_default():
+    assert INT.describe() == "int in [0, 10], default 3"
+    assert FLOAT.describe() == "float in (0, 1], default 0.5"
+    assert BOOL.describe() == "true/false, default false"
+    assert CHOICE.describe() == "uniform|sequential, default uniform"
