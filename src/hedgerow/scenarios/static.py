@@ -50,6 +50,8 @@ def build(
     seed: int = 0,
     params: Mapping[str, Any] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    epochs: int = 150,
+    messages: int = 1000,
 ) -> tuple[Overlay, dict[str, Any]]:
     """Build protocol ``name`` on ``instance``; returns ``(overlay, stats)``.
 
@@ -65,6 +67,9 @@ def build(
         The protocol's parameters.
     progress : callable, optional
         ``progress(done, total)`` while a static build runs.
+    epochs, messages : int, default 150, 1000
+        An adaptive protocol's epochs and messages per epoch (Topiary V-A), on a
+        unit-square network around ``instance``.
     """
     seed = as_int("build", "seed", seed, minimum=0)
     if not isinstance(instance, Instance):
@@ -74,7 +79,7 @@ def build(
     if params is not None and not isinstance(params, Mapping):
         raise ParameterError(f"build: params must be a mapping, got {type(params).__name__}")
     proto = get_protocol(name, **dict(params or {}))
-    return _build(proto, instance, seed, progress)
+    return _build(proto, instance, seed, progress, epochs=epochs, messages=messages)
 
 
 def _build(
@@ -82,12 +87,15 @@ def _build(
     instance: Instance,
     seed: int,
     progress: Callable[[int, int], None] | None,
+    *,
+    epochs: int = 150,
+    messages: int = 1000,
 ) -> tuple[Overlay, dict[str, Any]]:
     if isinstance(proto, StaticProtocol):
         overlay = proto.build(instance, seed=seed, progress=progress)
         return overlay, dict(proto.stats_)
     if isinstance(proto, AdaptiveProtocol):
-        world = world_for_instance(instance, seed=seed)
+        world = world_for_instance(instance, seed=seed, epochs=epochs, messages=messages)
         res = run_protocol(proto, world)
         last = res.rows[-1]
         stats = {
@@ -108,6 +116,8 @@ def promise_warnings(proto: OverlayProtocol, record: Mapping[str, Any]) -> list[
         )
     if proto.claims_topic_connected and record.get("partitioned_topics", 0):
         hint = f"; try {proto.connectivity_hint}" if proto.connectivity_hint else ""
+        if record.get("quiescent") is False:
+            hint = " (the build did not finish)"
         out.append(
             f"{proto.name}: {record['partitioned_topics']} topics partitioned although the "
             f"protocol claims topic connectivity{hint}"
