@@ -230,12 +230,32 @@ def attacks(report: Report, epochs: int, seed: int) -> None:
         f"{100 * _tail(ec.rows, 'honest_with_honest_neighbour'):.2f}%; with an honest link "
         f"in either direction, worst epoch {100 * linked:.2f}%"
     )
+    print(f"  eclipse: worst epoch {100 * keep:.2f}% keep an honest out-neighbour (reported)")
+    shares = [r["attacker_slot_share"] for r in ec.rows[-50:]]
     report.check(
-        "eclipse (300): >= 99% of honest nodes keep an honest out-neighbour",
-        f"{100 * keep:.2f}% (worst epoch); attackers hold {100 * share:.1f}% of "
-        f"honest slots (30% of nodes)",
+        "eclipse (300): attackers' share of honest out-slots in (0.30, 0.90), last 50 epochs",
+        f"{min(shares):.3f}-{max(shares):.3f}",
         "attackers favoured but cannot occupy all",
-        keep >= 0.99,
+        0.30 < min(shares) and max(shares) < 0.90,
+    )
+    clean, _ = run(
+        report, "topiary no attackers 40%", "topiary", "unit-square", interest=0.4,
+        epochs=epochs, seed=seed,
+    )
+    d_att, d_clean = _tail(ec.rows, "delay_mean_ms"), _tail(clean.rows, "delay_mean_ms")
+    report.check(
+        "eclipse (300): delay no worse than the same world without attackers",
+        f"{d_att:.1f} vs {d_clean:.1f} ms (mean of the last {TAIL})",
+        "(settled acceptance)",
+        d_att <= d_clean,
+    )
+    last = ec.rows[-1]
+    report.check(
+        "eclipse (300): no honest node without an honest out-neighbour > 5 epochs in a row",
+        f"longest streak {last['eclipse_streak_max']}, p99 {last['eclipse_streak_p99']:.1f}"
+        " (last 50 epochs)",
+        "(settled acceptance)",
+        last["eclipse_streak_max"] <= 5,
     )
 
 
