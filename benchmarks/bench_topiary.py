@@ -223,7 +223,6 @@ def attacks(report: Report, epochs: int, seed: int) -> None:
     ec, _ = run(report, "topiary eclipse 300", "topiary", "eclipse", epochs=epochs, seed=seed)
     keep = min(r["honest_with_honest_neighbour"] for r in ec.rows)
     linked = min(r["honest_with_honest_link"] for r in ec.rows)
-    share = ec.rows[-1]["attacker_slot_share"]
     print(
         f"  eclipse: honest nodes with an honest out-neighbour, final epoch "
         f"{100 * ec.rows[-1]['honest_with_honest_neighbour']:.2f}%, mean of the last {TAIL} "
