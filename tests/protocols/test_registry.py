@@ -81,11 +81,11 @@ def test_every_declared_parameter_refuses_its_invalid_values():
                 with pytest.raises(ParameterError) as info:
                     get_protocol(name, **{**cls.quick_params, k: bad}).check_params()
                 assert info.value.key == k, (name, k, bad)
-    assert len(pairs) == 32
+    assert len(pairs) == 33
     by_protocol = {n: sum(1 for m, _ in pairs if m == n) for n in REGISTRY}
     assert by_protocol == {
         "complete": 0,
-        "gossipsub": 1,
+        "gossipsub": 2,
         "random": 4,
         "random-graph": 1,
         "ringpt": 0,

@@ -87,12 +87,18 @@ def test_every_protocol_gets_the_same_traffic():
         np.testing.assert_array_equal(ta, tb)
 
 
+STREAK_KEYS = {"eclipse_streak_max", "eclipse_streak_p99"}
+
+
 def test_topic_attack_rows():
     res = simulate("topiary", "topic-attack", epochs=2, topics=20, attackers=500, messages=60)
     assert len(res.rows) == 2
-    for row in res.rows:
-        assert set(row) == BASE_KEYS | ATTACK_KEYS | {"victim_receive_rate", "victim_delay_mean_ms"}
+    victim = {"victim_receive_rate", "victim_delay_mean_ms"}
+    for row in res.rows[:-1]:
+        assert set(row) == BASE_KEYS | ATTACK_KEYS | victim
         assert 0 <= row["attacker_slot_share"] <= 1
+    # the last row also carries the eclipse streaks of the run
+    assert set(res.rows[-1]) == BASE_KEYS | ATTACK_KEYS | victim | STREAK_KEYS
     assert res.world.scenario.attackers == 500 and int((~res.world.honest).sum()) == 500
     assert res.scores.shape == (2, 1000)
     json.dumps(res.rows)
@@ -101,7 +107,7 @@ def test_topic_attack_rows():
 def test_eclipse_rows_and_attacker_links():
     res = simulate("topiary", "eclipse", epochs=1, topics=20, messages=50)
     row = res.rows[0]
-    assert set(row) == BASE_KEYS | ATTACK_KEYS
+    assert set(row) == BASE_KEYS | ATTACK_KEYS | STREAK_KEYS
     # attackers only hold their clique; honest nodes keep <= d out-links
     honest = res.world.honest
     deg = res.overlay.degree()
