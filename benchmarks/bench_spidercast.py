@@ -19,7 +19,7 @@ Usage::
     python benchmarks/bench_spidercast.py --only fig12 --ties uniform   # the other tie rule
     python benchmarks/bench_spidercast.py --only scale --max-nodes 100000 --json out.json
 
-Timings are wall-clock seconds of ``OverlayProtocol.build`` (workload generation and metrics
+Timings are wall-clock seconds of ``StaticProtocol.build`` (workload generation and metrics
 excluded), after a warm-up build that loads the numba kernels.
 """
 

@@ -26,7 +26,7 @@ Usage::
     python benchmarks/bench_spidercast_defaults.py --nodes 200 --limit 4 # a timing probe
     python benchmarks/bench_spidercast_defaults.py --json out.json       # also every row
 
-Timings are wall-clock seconds of ``OverlayProtocol.build`` (workload generation and metrics
+Timings are wall-clock seconds of ``StaticProtocol.build`` (workload generation and metrics
 excluded), after a warm-up build that loads the numba kernels. Diameters are not computed.
 """
 
