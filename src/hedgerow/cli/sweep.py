@@ -116,7 +116,11 @@ def sweep_cmd(
     default="markdown",
     show_default=True,
 )
-@click.option("--pivot", default=None, help="Markdown: one column per value of this --by column.")
+@click.option(
+    "--pivot",
+    default=None,
+    help="Markdown: one column per value of this --by column, or 'metric' (one per metric).",
+)
 @click.option(
     "--epochs",
     default=None,

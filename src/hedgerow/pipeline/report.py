@@ -326,6 +326,27 @@ def _markdown(headers: list[str], rows: list[list[str]]) -> str:
     return "\n".join([line, sep, *body])
 
 
+def _by_metric(report: Report, t: pd.DataFrame, digits: int, has_paper: bool) -> list[str]:
+    """One row per group, one column per metric (``pivot: metric``): protocols x metrics."""
+    keys = list(dict.fromkeys(tuple(r[c] for c in report.by) for _, r in t.iterrows()))
+    cells: dict[tuple, dict[str, str]] = {k: {} for k in keys}
+    for _, r in t.iterrows():
+        text = f"{_fmt(r['mean'], digits)} ± {_fmt(r['ci95'], digits)}"
+        if has_paper and not pd.isna(r["paper"]):
+            text += f" ({_fmt(r['paper'], digits)})"
+        cells[tuple(r[c] for c in report.by)][r["metric"]] = text
+    rows = [[*(_fmt(k) for k in key), *(cells[key].get(m, "") for m in report.metrics)]
+            for key in keys]
+    n_runs = sorted(set(t["n"].tolist()))
+    return [
+        "mean ± 95% CI" + (" (paper)" if has_paper else ""),
+        "",
+        _markdown([*report.by, *report.metrics], rows),
+        "",
+        f"runs per cell: {', '.join(map(str, n_runs))}",
+    ]
+
+
 def render(
     report: Report, fmt: str = "markdown", *, pivot: str | None = None, digits: int = 2
 ) -> str:
@@ -337,7 +358,8 @@ def render(
         CSV and JSON are the tidy table (one row per group and metric).
     pivot : str, optional
         Markdown only: one column per value of this group column, cells
-        ``mean ± ci95 (paper)``.
+        ``mean ± ci95 (paper)``; ``"metric"``: one row per group and one
+        column per metric (e.g. protocols x metrics).
     """
     if fmt not in FORMATS:
         raise HedgerowError(f"--format {fmt!r} is not one of {', '.join(FORMATS)}")
@@ -355,7 +377,9 @@ def render(
         )
     parts = [title, "", status, ""]
     has_paper = "paper" in t.columns
-    if pivot:
+    if pivot == "metric":
+        parts += _by_metric(report, t, digits, has_paper)
+    elif pivot:
         col = pivot if pivot in report.by else column_for_key(pivot)
         if col not in report.by:
             raise HedgerowError(
