@@ -233,3 +233,24 @@ def test_cli_report(spark, dataset):
 def test_ci95_halfwidth():
     assert ci95_halfwidth(2.0, 4) == pytest.approx(stats.t.ppf(0.975, 3) * 2.0 / 2.0)
     assert math.isnan(ci95_halfwidth(1.0, 1))
+
+
+def test_pivot_metric_lays_out_groups_by_metrics():
+    """``pivot: metric``: one row per group, one column per metric (the head-to-head table)."""
+    import pandas as pd
+
+    from hedgerow.pipeline.report import Report, render
+
+    table = pd.DataFrame(
+        [
+            {"label": "a", "metric": "x", "mean": 1.0, "ci95": 0.1, "n": 3},
+            {"label": "a", "metric": "y", "mean": 2.0, "ci95": 0.2, "n": 3},
+            {"label": "b", "metric": "x", "mean": 3.0, "ci95": 0.3, "n": 3},
+        ]
+    )
+    rep = Report("e", ["label"], ["x", "y"], table, 6, 0, 6)
+    text = render(rep, "markdown", pivot="metric")
+    lines = [ln for ln in text.splitlines() if ln.startswith("|")]
+    assert [c.strip() for c in lines[0].strip("|").split("|")] == ["label", "x", "y"]
+    assert [c.strip() for c in lines[2].strip("|").split("|")] == ["a", "1.00 ± 0.10", "2.00 ± 0.20"]
+    assert [c.strip() for c in lines[3].strip("|").split("|")] == ["b", "3.00 ± 0.30", ""]
