@@ -250,7 +250,11 @@ def test_pivot_metric_lays_out_groups_by_metrics():
     )
     rep = Report("e", ["label"], ["x", "y"], table, 6, 0, 6)
     text = render(rep, "markdown", pivot="metric")
-    lines = [ln for ln in text.splitlines() if ln.startswith("|")]
-    assert [c.strip() for c in lines[0].strip("|").split("|")] == ["label", "x", "y"]
-    assert [c.strip() for c in lines[2].strip("|").split("|")] == ["a", "1.00 ± 0.10", "2.00 ± 0.20"]
-    assert [c.strip() for c in lines[3].strip("|").split("|")] == ["b", "3.00 ± 0.30", ""]
+    rows = [
+        [c.strip() for c in ln.strip("|").split("|")]
+        for ln in text.splitlines()
+        if ln.startswith("|")
+    ]
+    assert rows[0] == ["label", "x", "y"]
+    assert rows[2] == ["a", "1.00 ± 0.10", "2.00 ± 0.20"]
+    assert rows[3] == ["b", "3.00 ± 0.30", ""]
