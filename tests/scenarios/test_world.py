@@ -86,3 +86,46 @@ def test_world_for_instance_places_the_given_instance():
     assert w.scenario.epochs == 3 and w.honest.all() and w.active.all()
     with pytest.raises(ParameterError, match="instance"):
         world_for_instance("not an instance")
+
+
+def _social_folder(tmp_path, n=40, seed=0):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    (tmp_path / "users").mkdir()
+    (tmp_path / "subscriptions").mkdir()
+    pd.DataFrame({"node": np.arange(n)}).to_parquet(tmp_path / "users" / "p.parquet")
+    node = np.repeat(np.arange(n), 4)
+    topic = (node + rng.integers(1, n, len(node))) % n
+    pd.DataFrame({"node": node, "topic": topic}).drop_duplicates().to_parquet(
+        tmp_path / "subscriptions" / "p.parquet"
+    )
+    return tmp_path
+
+
+def test_a_social_sample_is_a_world_workload(tmp_path):
+    """The scenario assembles a social sample (hedgerow ingest social) as its workload."""
+    from hedgerow.scenarios import compare, make_world
+    from hedgerow.workloads.social import load_instance
+
+    folder = str(_social_folder(tmp_path))
+    world = make_world("unit-square", seed=2, social=folder, messages=50, epochs=2)
+    inst = load_instance(folder)
+    assert world.n_nodes == inst.n_nodes == 40 and world.scenario.workload == "social"
+    assert np.array_equal(world.instance.sub_topics, inst.sub_topics)
+    rows = compare(["spidercast", "topiary"], "unit-square", seed=2, social=folder,
+                   messages=50, epochs=2, diameter=False)
+    assert rows[0]["world"] == rows[1]["world"] == world.fingerprint()
+    assert rows[0]["receive_rate"] == 1.0
+
+
+def test_a_social_sample_needs_a_sized_network(tmp_path):
+    from hedgerow.scenarios import make_world
+
+    folder = str(_social_folder(tmp_path, n=300))
+    assert make_world("unit-square", seed=1, social=folder).n_nodes == 300
+    with pytest.raises(ParameterError, match="has 246 nodes"):  # a data set of fixed size
+        make_world("cities", seed=1, social=folder)
+    with pytest.raises(ParameterError, match="without attackers"):
+        make_world("eclipse", seed=1, social=folder)

@@ -160,6 +160,10 @@ def scenario_options(f):
         click.option("--attackers", type=int, default=None, help="Attackers (attack scenarios)."),
         click.option("--messages", type=int, default=None, help="Messages per epoch."),
         click.option("--ttl", type=int, default=None, help="Initial TTL of every message."),
+        click.option(
+            "--social", default=None, metavar="DIR",
+            help="Workload: the users of an ingested social sample (hedgerow ingest social).",
+        ),
     ]
     for opt in reversed(opts):
         f = opt(f)

@@ -33,7 +33,8 @@ _COLUMNS = (
               help="Dissemination policy: ttl, topic, flood or mesh (default: the protocol's "
               "own; mesh needs a protocol that labels its links with topics).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON line per epoch on stdout.")
-def run_cmd(protocol, scenario, seed, epochs, topics, interest, attackers, messages, ttl, params,
+def run_cmd(protocol, scenario, seed, epochs, topics, interest, attackers, messages, ttl, social,
+            params,
             forwarding, as_json):
     """Run PROTOCOL on a named scenario and print one row per epoch.
 
@@ -50,7 +51,7 @@ def run_cmd(protocol, scenario, seed, epochs, topics, interest, attackers, messa
 
     options = parse_params(params)
     settings = dict(epochs=epochs, topics=topics, interest=interest, attackers=attackers,
-                    messages=messages, ttl=ttl)
+                    messages=messages, ttl=ttl, social=social)
     check_run(protocol, scenario, params=options, forwarding=forwarding, **settings)
     adaptive = issubclass(protocol_class(protocol), AdaptiveProtocol)
     total = resolve_scenario(scenario, **settings).epochs if adaptive else 1

@@ -187,6 +187,9 @@ class RunOptions(_Strict):
     messages: int | None = Field(None, ge=1, description="messages per epoch")
     ttl: int | None = Field(None, ge=0, description="initial TTL of every message")
     nodes: int | None = Field(None, ge=2, description="number of nodes (sized networks)")
+    social: str | None = Field(
+        None, description="workload: an ingested social sample's folder (hedgerow ingest social)"
+    )
     forwarding: Literal["ttl", "topic", "flood", "mesh"] | None = Field(
         None, description="dissemination policy (default: the protocol's own)"
     )

@@ -37,7 +37,9 @@ from hedgerow.workloads import make_instance
 __all__ = ["KINDS", "Kind"]
 
 #: ``scenario.run`` keys that override the named scenario
-RUN_SETTINGS = ("epochs", "topics", "interest", "attackers", "messages", "ttl", "nodes")
+RUN_SETTINGS = (
+    "epochs", "topics", "interest", "attackers", "messages", "ttl", "nodes", "social"
+)
 
 
 @dataclass(frozen=True)

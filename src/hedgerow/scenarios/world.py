@@ -73,10 +73,14 @@ class Scenario:
         Number of nodes (attackers included; real data sets may fix it).
     d : int
         Degree budget handed to protocols that declare a ``d`` parameter.
-    workload : {"interest", "popularity"}
+    workload : {"interest", "popularity", "social", "given"}
         ``interest``: every (node, topic) pair subscribed with probability
         ``interest`` (Topiary V-A); ``popularity``: ``subs`` topics per node
-        drawn from the ``popularity`` law (SpiderCast 3.1).
+        drawn from the ``popularity`` law (SpiderCast 3.1); ``social``: the
+        users of an ingested social sample (``social`` is the output folder of
+        ``hedgerow ingest social`` / ``follower-graph``: every user a node and
+        a topic, subscribed to whom it follows); ``given``: an instance the
+        caller hands in.
     topics, interest, subs, popularity
         The workload's settings.
     epochs, messages, ttl : int
@@ -100,6 +104,7 @@ class Scenario:
     ttl: int = 1
     attack: str | None = None
     attackers: int = 0
+    social: str | None = None
 
 
 #: the named scenarios
@@ -160,7 +165,7 @@ SCENARIOS: dict[str, Scenario] = {
 
 #: the scenario settings a run may override (name -> checker)
 OVERRIDABLE = (
-    "epochs", "topics", "interest", "attackers", "messages", "ttl", "nodes", "latency"
+    "epochs", "topics", "interest", "attackers", "messages", "ttl", "nodes", "latency", "social"
 )
 #: latency models whose size the run chooses (the others are real data sets of fixed size)
 SIZED_MODELS = ("unit-square", "constant")
@@ -238,6 +243,19 @@ def resolve_scenario(name: str, **overrides: Any) -> Scenario:
         changes["latency"] = lat
         if lat not in SIZED_MODELS and "nodes" not in changes:
             changes["nodes"] = 0  # the data set's own size
+    if overrides.get("social") is not None:
+        folder = overrides["social"]
+        if not isinstance(folder, str) or not folder:
+            raise ParameterError(
+                f"scenario: parameter social must be an ingest output folder, got {folder!r}",
+                key="social",
+            )
+        if sc.attack is not None:
+            raise ParameterError(
+                f"scenario {name!r}: social workloads run without attackers; use unit-square",
+                key="social",
+            )
+        changes.update(workload="social", social=folder, nodes=0)
     out = replace(sc, **changes)
     if out.attack is not None and out.nodes and out.attackers >= out.nodes:
         raise ParameterError(
@@ -351,11 +369,25 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
     seed = as_int("scenario", "seed", seed, minimum=0)
     sc = scenario if isinstance(scenario, Scenario) else resolve_scenario(scenario, **overrides)
     streams = RngStreams(seed)
+    social = None
+    if sc.workload == "social":
+        from hedgerow.workloads.social import load_instance
+
+        social = load_instance(sc.social)
+        sc = replace(sc, nodes=social.n_nodes, topics=social.n_topics)
     lat = latency_model(sc.latency, sc.nodes or None, streams.stream("latency"))
     n = lat.n_nodes
+    if social is not None and n != social.n_nodes:
+        raise ParameterError(
+            f"scenario: the social sample has {social.n_nodes} users but the {sc.latency} network"
+            f" {n} nodes; use a sized network (latency unit-square)",
+            key="social",
+        )
     if sc.nodes == 0:
         sc = replace(sc, nodes=n)
-    if sc.workload == "popularity":
+    if social is not None:
+        base = social
+    elif sc.workload == "popularity":
         base = make_instance(
             nodes=n, topics=sc.topics, subs=sc.subs, popularity=sc.popularity, seed=seed
         )
