@@ -440,18 +440,6 @@ def world_for_instance(
         raise ParameterError(f"instance must be a hedgerow Instance, got {type(instance).__name__}")
     seed = as_int("scenario", "seed", seed, minimum=0)
     n = instance.n_nodes
-    sc = Scenario(
-        "instance",
-        f"a given instance of {n} nodes on {latency}",
-        latency=latency,
-        nodes=n,
-        d=as_int("scenario", "d", d, minimum=1),
-        workload="given",
-        topics=instance.n_topics,
-        epochs=as_int("scenario", "epochs", epochs, minimum=1),
-        messages=as_int("scenario", "messages", messages, minimum=1),
-        ttl=as_int("scenario", "ttl", ttl, minimum=0),
-    )
     streams = RngStreams(seed)
     lat = latency_model(latency, n, streams.stream("latency"))
     if lat.n_nodes != n:
@@ -459,7 +447,9 @@ def world_for_instance(
             f"latency model {latency!r} has {lat.n_nodes} nodes, the instance {n}"
         )
     proc = processing_delays(n, streams.stream("processing"))
-    return World(sc, seed, instance, instance, lat, np.asarray(proc, dtype=np.float64))
+    return custom_world(
+        instance, lat, proc, seed=seed, d=d, epochs=epochs, messages=messages, ttl=ttl
+    )
 
 
 def custom_world(
