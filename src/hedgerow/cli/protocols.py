@@ -18,7 +18,7 @@ def protocols_cmd(name, capability) -> None:
 
     from hedgerow.protocols import REGISTRY, capabilities, protocol_class, protocol_names
 
-    console = Console()
+    console = Console(width=None if Console().is_terminal else 160)
     if name is None:
         table = Table(title="Registered protocols")
         for col in ("protocol", "capabilities", "forwarding", "parameters", "paper"):
