@@ -39,6 +39,25 @@ def _find(parent: np.ndarray, x: int) -> int:
 
 
 @numba.njit(cache=True)
+def _union_topic(indptr, indices, t_nodes, masks, parent, t, a, b):  # pragma: no cover
+    """Union-find over ``G_t`` (subscribers ``t_nodes[a:b]``); returns the number of merges."""
+    for i in range(a, b):
+        parent[t_nodes[i]] = t_nodes[i]
+    merges = 0
+    for i in range(a, b):
+        u = t_nodes[i]
+        for j in range(indptr[u], indptr[u + 1]):
+            v = indices[j]
+            if has_topic(masks, v, t):
+                ru = _find(parent, u)
+                rv = _find(parent, v)
+                if ru != rv:
+                    parent[ru] = rv
+                    merges += 1
+    return merges
+
+
+@numba.njit(cache=True)
 def topic_component_counts(indptr, indices, t_indptr, t_nodes, masks, n_nodes):
     """Connected components of each topic-induced subgraph (union-find)."""
     n_topics = len(t_indptr) - 1
@@ -46,20 +65,7 @@ def topic_component_counts(indptr, indices, t_indptr, t_nodes, masks, n_nodes):
     parent = np.arange(n_nodes)
     for t in range(n_topics):
         a, b = t_indptr[t], t_indptr[t + 1]
-        for i in range(a, b):
-            parent[t_nodes[i]] = t_nodes[i]
-        comps = b - a
-        for i in range(a, b):
-            u = t_nodes[i]
-            for j in range(indptr[u], indptr[u + 1]):
-                v = indices[j]
-                if has_topic(masks, v, t):
-                    ru = _find(parent, u)
-                    rv = _find(parent, v)
-                    if ru != rv:
-                        parent[ru] = rv
-                        comps -= 1
-        out[t] = comps
+        out[t] = (b - a) - _union_topic(indptr, indices, t_nodes, masks, parent, t, a, b)
     return out
 
 
@@ -76,17 +82,7 @@ def measured_component_counts(indptr, indices, t_indptr, t_nodes, masks, n_nodes
     seen = np.full(n_nodes, -1, dtype=np.int64)
     for t in range(n_topics):
         a, b = t_indptr[t], t_indptr[t + 1]
-        for i in range(a, b):
-            parent[t_nodes[i]] = t_nodes[i]
-        for i in range(a, b):
-            u = t_nodes[i]
-            for j in range(indptr[u], indptr[u + 1]):
-                v = indices[j]
-                if has_topic(masks, v, t):
-                    ru = _find(parent, u)
-                    rv = _find(parent, v)
-                    if ru != rv:
-                        parent[ru] = rv
+        _union_topic(indptr, indices, t_nodes, masks, parent, t, a, b)
         comps = 0
         for i in range(a, b):
             u = t_nodes[i]
