@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from hedgerow.errors import ParameterError
-from hedgerow.metrics import partitioned_topics
+from hedgerow.metrics import partitioned_topics, topic_components
 from hedgerow.model.overlay import Overlay
 from hedgerow.protocols import REGISTRY, protocol_class
 from hedgerow.protocols.base import (
@@ -213,31 +213,16 @@ def check_maintained_churn(cls: type[OverlayProtocol]) -> None:
     problems = check_maintained(engine)
     assert not problems, f"{cls.name}: after churn: {problems[:3]}"
     if cls.claims_topic_connected:
-        online = np.flatnonzero(engine.online)
-        ov = engine.overlay()
-        sub = engine.subscriptions()
-        keep = np.zeros(engine.n, dtype=bool)
-        keep[online] = True
-        e = ov.edges()
-        e = e[keep[e[:, 0]] & keep[e[:, 1]]] if len(e) else e
+        online = np.asarray(engine.online, dtype=bool)
+        e = engine.overlay().edges()
+        if len(e):
+            e = e[online[e[:, 0]] & online[e[:, 1]]]
         live = Overlay.from_edges(engine.n, e)
-        split = _split_topics_among(live, sub, keep)
+        # offline nodes have no live link: components holding an online subscriber are
+        # exactly the components among the online subscribers
+        comps = topic_components(live, engine.subscriptions(), measured=online)
+        split = int((comps > 1).sum())
         assert split == 0, f"{cls.name}: {split} topics split among online nodes after churn"
-
-
-def _split_topics_among(ov: Overlay, inst: Any, keep: np.ndarray) -> int:
-    from scipy.sparse.csgraph import connected_components
-
-    a = ov.csr()
-    split = 0
-    for t in range(inst.n_topics):
-        members = inst.subscribers(t)
-        members = members[keep[members]]
-        if len(members) < 2:
-            continue
-        k, _ = connected_components(a[members][:, members], directed=False)
-        split += k > 1
-    return split
 
 
 # --------------------------------------------------------------------------- registry
