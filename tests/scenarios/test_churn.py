@@ -21,7 +21,7 @@ from hedgerow.scenarios.churn import (
     run_churn,
 )
 from hedgerow.scenarios.observers import snapshot
-from hedgerow.scenarios.traces import EVENT_DTYPE, JOIN, LEAVE, trace_churn
+from hedgerow.scenarios.traces import JOIN, LEAVE, trace_churn
 from hedgerow.workloads import make_instance
 
 #: section 3.8 runs SpiderCast (3,0) with the paper's tie rule (docs/dynamic.md)
@@ -166,18 +166,8 @@ def test_exponential_churn_law():
     assert 0.9 < leaves / (3200 * 1000.0 / 100.0) < 1.1
 
 
-def test_trace_replay_and_delayed_rejoin(inst):
-    ev = np.array(
-        [
-            (0.0, 0, JOIN),
-            (0.0, 1, JOIN),
-            (10.0, 1, LEAVE),
-            (10.05, 1, JOIN),
-            (10.1, 1, LEAVE),
-            (30.0, 2, JOIN),
-        ],
-        dtype=EVENT_DTYPE,
-    )
+def test_trace_replay_and_delayed_rejoin(inst, rejoin_trace):
+    ev = rejoin_trace
     on, later = trace_churn(ev, inst.n_nodes)
     res = run_churn("spidercast", inst, trace=(on, later), duration=40.0, snapshot_every=20.0)
     # node 1's blip back online (50 ms) is shorter than the 2-timeout minimum: it stays off

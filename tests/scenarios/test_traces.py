@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -67,18 +66,8 @@ def test_bad_folders_are_data_errors(tmp_path):
         load_events(d)
 
 
-def test_trace_replay_starts_online_and_rescales_time():
-    ev = np.array(
-        [
-            (0.0, 0, JOIN),
-            (0.0, 1, JOIN),
-            (10.0, 1, LEAVE),
-            (10.05, 1, JOIN),
-            (10.1, 1, LEAVE),
-            (30.0, 2, JOIN),
-        ],
-        dtype=EVENT_DTYPE,
-    )
+def test_trace_replay_starts_online_and_rescales_time(rejoin_trace):
+    ev = rejoin_trace
     on, later = trace_churn(ev, 5)
     assert on.tolist() == [True, True, False, False, False]
     assert later["time_s"].tolist() == [10.0, 10.05, 10.1, 30.0]
