@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import click
+
+from hedgerow.errors import HedgerowError, SpecError
 
 __all__ = ["report_cmd", "sweep_cmd"]
 
@@ -45,6 +48,11 @@ __all__ = ["report_cmd", "sweep_cmd"]
 @click.option(
     "--progress/--no-progress", default=True, show_default=True, help="Progress bar on stderr."
 )
+@click.option(
+    "--verbose",
+    is_flag=True,
+    help="Show Spark's, the JVM's and Python's warnings (default: only in OUT/_logs/).",
+)
 def sweep_cmd(
     spec: Path,
     out: Path,
@@ -54,6 +62,7 @@ def sweep_cmd(
     dry_run: bool,
     redo_stale: bool,
     progress: bool,
+    verbose: bool,
 ) -> None:
     """Run every missing run of SPEC (a YAML experiment spec) as Spark tasks.
 
@@ -63,13 +72,17 @@ def sweep_cmd(
     again.  Exits 1 when a run failed.
     """
     from hedgerow.experiment import canonical_json, load_spec
+    from hedgerow.pipeline.session import check_master
     from hedgerow.pipeline.store import finished_run_ids
     from hedgerow.pipeline.sweep import run_sweep
 
+    check_utf8(spec)
     parsed = load_spec(spec)
+    check_master(master)
+    warn = _warner()
     if dry_run:
         runs = parsed.expand()
-        done = finished_run_ids(out) if out.exists() else set()
+        done = finished_run_ids(out, warn=warn) if out.exists() else set()
         for r in runs:
             mark = "done" if r.run_id in done else "todo"
             click.echo(
@@ -78,6 +91,20 @@ def sweep_cmd(
             )
         click.echo(f"{len(runs)} runs, {sum(r.run_id in done for r in runs)} done", err=True)
         return
+    log_file = None if verbose else log_path(out, "sweep")
+
+    def started(res) -> None:
+        todo = res.total - res.skipped
+        if max_runs is not None:
+            todo = min(todo, max_runs)
+        where = master or "local[*]"
+        log = f"; Spark log: {log_file}" if log_file is not None and todo else ""
+        click.echo(
+            f"{parsed.experiment}: {res.total} runs, {res.skipped} already done, "
+            f"{todo} to run on {where}{log}",
+            err=True,
+        )
+
     result = run_sweep(
         parsed,
         out,
@@ -86,6 +113,9 @@ def sweep_cmd(
         max_runs=max_runs,
         progress=progress,
         redo_stale=redo_stale,
+        warn=warn,
+        log_file=log_file,
+        on_start=started,
     )
     click.echo(result.summary(), err=True)
     if result.stale:
@@ -98,6 +128,37 @@ def sweep_cmd(
         click.echo(f"failed {run_id} {label}: {error}", err=True)
     if result.failed:
         sys.exit(1)
+
+
+def check_utf8(spec: Path) -> None:
+    """A spec that is not UTF-8 text is one line naming the file and the byte."""
+    try:
+        spec.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = spec.read_bytes()[: e.start].count(b"\n") + 1
+        raise SpecError(
+            f"{spec}:{line}: not UTF-8 text (byte 0x{e.object[e.start]:02x}); "
+            "save the file as UTF-8"
+        ) from None
+    except OSError as e:
+        raise SpecError(f"{spec}: cannot read spec ({e.strerror})") from None
+
+
+def log_path(out: Path, command: str) -> Path:
+    """``OUT/_logs/<command>-<UTC time>.log``: where a quiet command's Spark output goes."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    return out / "_logs" / f"{command}-{stamp}.log"
+
+
+def _warner():
+    seen: set[str] = set()
+
+    def warn(text: str) -> None:
+        if text not in seen:
+            seen.add(text)
+            click.echo(f"warning: {text}", err=True)
+
+    return warn
 
 
 @click.command("report")
@@ -126,7 +187,16 @@ def sweep_cmd(
     default=None,
     help="Epoch runs only: these epochs, comma-separated; negative from the end (0,-1).",
 )
-@click.option("--master", default=None, help="Spark master URL.")
+@click.option("--master", default=None, help="Spark master URL (implies --engine spark).")
+@click.option(
+    "--engine",
+    type=click.Choice(["auto", "local", "spark"]),
+    default="auto",
+    show_default=True,
+    help="local: pandas in this process; spark: Spark SQL; auto: local for folders up to "
+    "512 MiB of rows without --master.",
+)
+@click.option("--verbose", is_flag=True, help="Show Spark's and the JVM's output.")
 @click.option("--digits", type=click.IntRange(0, 10), default=2, show_default=True)
 def report_cmd(
     out: Path,
@@ -137,15 +207,17 @@ def report_cmd(
     pivot: str | None,
     epochs: str | None,
     master: str | None,
+    engine: str,
+    verbose: bool,
     digits: int,
 ) -> None:
-    """Aggregate the rows in OUT: mean, 95% CI and count per group (Spark SQL).
+    """Aggregate the rows in OUT: mean, 95% CI and count per group.
 
-    For a named reproduction the paper's value is printed beside ours.
+    Only the runs of the current spec (the manifest's run ids) are aggregated;
+    rows of earlier versions of the spec are shown apart.  For a named
+    reproduction the paper's value is printed beside ours.
     """
-    from hedgerow.errors import HedgerowError
-    from hedgerow.pipeline.report import aggregate, render
-    from hedgerow.pipeline.session import get_spark
+    from hedgerow.pipeline.report import aggregate, check_options, choose_engine, render
     from hedgerow.pipeline.store import read_manifest, row_files
 
     if not row_files(out):
@@ -154,14 +226,25 @@ def report_cmd(
     manifest = read_manifest(out, experiment) or {}
     if pivot is None and fmt == "markdown" and not by_list:
         pivot = (manifest.get("report") or {}).get("pivot")
-    spark = get_spark(master, app_name=f"hedgerow-report:{experiment}")
     epoch_list = None
     if epochs:
         try:
             epoch_list = [int(e) for e in epochs.split(",") if e.strip()]
         except ValueError:
             raise HedgerowError(f"--epochs {epochs!r}: expected integers like 0,-1") from None
-    rep = aggregate(
-        spark, out, experiment, by=by_list, metrics=list(metrics) or None, epochs=epoch_list
-    )
+    warn = _warner()
+    kw = {"by": by_list, "metrics": list(metrics) or None, "epochs": epoch_list}
+    check_options(out, experiment, warn=warn, **kw)
+    spark = None
+    if choose_engine(out, master, engine) == "spark":
+        from hedgerow.pipeline.session import check_master, get_spark, preflight
+
+        check_master(master)
+        preflight(master)
+        spark = get_spark(
+            master,
+            app_name=f"hedgerow-report:{experiment}",
+            log_file=None if verbose else log_path(out, "report"),
+        )
+    rep = aggregate(spark, out, experiment, warn=warn, **kw)
     click.echo(render(rep, fmt, pivot=pivot, digits=digits), nl=False)

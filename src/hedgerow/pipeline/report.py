@@ -1,21 +1,41 @@
-"""Aggregation of sweep results with Spark SQL: mean, 95% CI and count per group.
+"""Aggregation of sweep results: mean, 95% CI and count per group, in-process or on Spark.
 
-:func:`load_rows` reads ``DIR/rows`` (schemas merged) and keeps, for every
-``run_id``, the rows of its best attempt: the latest ``ok`` attempt, or the
-latest attempt when none is ``ok``.  :func:`aggregate` groups the ``ok`` rows
-of one experiment by the requested columns and returns one tidy row per
-``(group, metric)`` with ``mean``, ``ci95`` (half-width of the 95% Student-t
-interval of the mean over runs, ``NaN`` for fewer than two runs), ``n`` and,
-for named reproductions (:mod:`hedgerow.experiment.reference`), the paper's value.
-:func:`render` prints it as Markdown, CSV or JSON; with ``pivot`` the Markdown
-table is laid out like the paper's (one column per value of the pivot key).
+:func:`load_rows` reads ``DIR/rows`` and keeps, for every ``run_id``, the rows
+of its best attempt: the latest ``ok`` attempt, or the latest attempt when none
+is ``ok``.  :func:`aggregate` groups the ``ok`` rows of one experiment by the
+requested columns and returns one tidy row per ``(group, metric)`` with
+``mean``, ``ci95`` (half-width of the 95% Student-t interval of the mean over
+runs, ``NaN`` for fewer than two runs), ``n`` and, for named reproductions
+(:mod:`hedgerow.experiment.reference`), the paper's value.  :func:`render`
+prints it as Markdown, CSV or JSON; with ``pivot`` the Markdown table is laid
+out like the paper's (one column per value of the pivot key).
+
+What a report aggregates, so that it cannot mislead:
+
+* exactly the runs of the spec named: the run ids in
+  ``DIR/_manifests/<experiment>.json``.  Rows of the same experiment whose run
+  ids are not in it (an earlier version of the spec, e.g. ``kg: 3`` edited to
+  ``kg: 1``) are counted and aggregated apart (:attr:`Report.other_table`),
+  never pooled;
+* never different parameter values under one label: a configuration column
+  (``param_*``, ``nodes``, ``protocol``, ...) that varies inside a group is
+  added to the group columns (this is what keeps a results folder without a
+  manifest from averaging 500- and 1,000-node runs);
+* never rows of different code pooled silently: when the spec's runs were made
+  by more than one code version (:mod:`hedgerow.fingerprint`), ``code`` becomes
+  a group column and a note says so.
+
+Two engines give the same numbers: ``spark=None`` aggregates in process with
+pyarrow and pandas (a results folder of a few thousand runs answers in about a
+second), a Spark session aggregates with Spark SQL (cluster-scale folders;
+:func:`choose_engine` picks Spark above :data:`LOCAL_LIMIT_BYTES` of row files).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,11 +44,32 @@ import pandas as pd
 
 from hedgerow.errors import HedgerowError
 from hedgerow.experiment.rows import METRIC_ORDER, column_for_key, is_metric_column
-from hedgerow.pipeline.store import read_manifest, row_files, rows_dir
+from hedgerow.pipeline.store import good_row_files, read_manifest, row_files, rows_dir
 
-__all__ = ["Report", "aggregate", "ci95_halfwidth", "load_rows", "render"]
+__all__ = [
+    "LOCAL_LIMIT_BYTES",
+    "Report",
+    "aggregate",
+    "check_options",
+    "choose_engine",
+    "ci95_halfwidth",
+    "load_rows",
+    "load_rows_local",
+    "render",
+    "row_schema",
+]
 
 FORMATS = ("markdown", "csv", "json")
+
+#: above this many bytes of row files ``hedgerow report`` uses Spark (``--engine auto``)
+LOCAL_LIMIT_BYTES = 512 * 2**20
+
+#: columns that identify an attempt or time it, not the configuration of a run
+_NOT_CONFIG = {
+    "run_id", "attempt_id", "experiment", "status", "error", "traceback", "wall_seconds",
+    "finished_at", "host", "code", "spec_json", "point_json", "seed", "epoch", "build_seconds",
+    "label",
+}  # fmt: skip
 
 
 def ci95_halfwidth(sd: float, n: int) -> float:
@@ -48,11 +89,67 @@ def ci95_halfwidth(sd: float, n: int) -> float:
     return float(t.ppf(0.975, n - 1) * sd / math.sqrt(n))
 
 
-def load_rows(spark: Any, out: str | Path, *, experiment: str | None = None):
+def choose_engine(out: str | Path, master: str | None = None, engine: str = "auto") -> str:
+    """``"local"`` (pandas, in process) or ``"spark"`` for a report on ``out``.
+
+    ``auto`` is Spark when a master is given, under ``spark-submit``, or when
+    the row files exceed :data:`LOCAL_LIMIT_BYTES`; otherwise local.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> choose_engine(tempfile.mkdtemp()), choose_engine(".", "local[2]")
+    ('local', 'spark')
+    """
+    import os
+
+    if engine not in ("auto", "local", "spark"):
+        raise HedgerowError(f"--engine {engine!r} is not one of auto, local, spark")
+    if engine != "auto":
+        return engine
+    if master is not None or os.environ.get("SPARK_ENV_LOADED"):
+        return "spark"
+    size = 0
+    for f in row_files(out):
+        try:
+            size += f.stat().st_size
+        except OSError:
+            continue
+    return "spark" if size > LOCAL_LIMIT_BYTES else "local"
+
+
+def row_schema(files: Sequence[Path]) -> tuple[list[str], set[str]]:
+    """Column names (first-seen order) and the numeric ones over ``files``, without Spark."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    names: dict[str, None] = {}
+    numeric: set[str] = set()
+    for f in files:
+        for fld in pq.read_schema(f):
+            names.setdefault(fld.name)
+            t = fld.type
+            if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
+                numeric.add(fld.name)
+    return list(names), numeric
+
+
+def _no_rows(out: str | Path) -> HedgerowError:
+    return HedgerowError(f"{out}: no result rows under {rows_dir(out)} (run hedgerow sweep first)")
+
+
+def load_rows(
+    spark: Any,
+    out: str | Path,
+    *,
+    experiment: str | None = None,
+    warn: Callable[[str], None] | None = None,
+):
     """All result rows under ``out``, one attempt per run id (a Spark DataFrame).
 
     The attempt kept for a run is its latest ``ok`` attempt, or its latest
-    attempt when none is ``ok`` (one window over ``run_id``, no join).
+    attempt when none is ``ok`` (one window over ``run_id``, no join).  Corrupt
+    or foreign files are skipped and named through ``warn``.
 
     Raises
     ------
@@ -62,11 +159,10 @@ def load_rows(spark: Any, out: str | Path, *, experiment: str | None = None):
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    if not row_files(out):
-        raise HedgerowError(
-            f"{out}: no result rows under {rows_dir(out)} (run hedgerow sweep first)"
-        )
-    df = spark.read.option("mergeSchema", "true").parquet(str(rows_dir(out)))
+    files = good_row_files(out, warn)
+    if not files:
+        raise _no_rows(out)
+    df = spark.read.option("mergeSchema", "true").parquet(*[str(f) for f in files])
     if experiment is not None:
         df = df.filter(F.col("experiment") == experiment)
     w = Window.partitionBy("run_id").orderBy(
@@ -76,9 +172,48 @@ def load_rows(spark: Any, out: str | Path, *, experiment: str | None = None):
     return df.withColumn("_rank", F.dense_rank().over(w)).filter(F.col("_rank") == 1).drop("_rank")
 
 
+def load_rows_local(
+    out: str | Path,
+    *,
+    experiment: str | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> pd.DataFrame:
+    """:func:`load_rows` in process: a pandas DataFrame read with pyarrow, same attempt kept."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    files = good_row_files(out, warn)
+    if not files:
+        raise _no_rows(out)
+    tables = []
+    for f in files:
+        t = pq.read_table(f)
+        if experiment is not None:
+            t = t.filter(pc.equal(t["experiment"], experiment))
+        if t.num_rows:
+            tables.append(t)
+    if not tables:
+        return pq.read_table(files[0]).schema.empty_table().to_pandas()
+    df = pa.concat_tables(tables, promote_options="permissive").to_pandas()
+    key = df[["run_id", "status", "finished_at", "attempt_id"]].copy()
+    key["_ok"] = (key["status"] == "ok").astype(int)
+    best = key.sort_values(
+        ["run_id", "_ok", "finished_at", "attempt_id"], ascending=[True, False, False, True]
+    ).drop_duplicates("run_id")
+    keep = pd.MultiIndex.from_frame(best[["run_id", "status", "finished_at", "attempt_id"]])
+    mine = pd.MultiIndex.from_frame(df[["run_id", "status", "finished_at", "attempt_id"]])
+    return df[mine.isin(keep)].reset_index(drop=True)
+
+
 @dataclass
 class Report:
-    """An aggregated table and what went into it."""
+    """An aggregated table and what went into it.
+
+    ``table`` aggregates the runs of the current spec; ``other_table`` (same
+    layout, ``other_by`` columns) the rows of the experiment that are not in it,
+    ``other_runs`` of them.
+    """
 
     experiment: str
     by: list[str]
@@ -89,6 +224,10 @@ class Report:
     runs_expected: int | None
     reference: str | None = None
     notes: list[str] = field(default_factory=list)
+    other_runs: int = 0
+    other_by: list[str] = field(default_factory=list)
+    other_table: pd.DataFrame | None = None
+    engine: str = "spark"
 
 
 def _resolve_by(by: Sequence[str], columns: Sequence[str]) -> list[str]:
@@ -112,18 +251,15 @@ def _default_metrics(columns: Sequence[str], numeric: set[str]) -> list[str]:
     return sorted(metrics, key=lambda m: (order.get(m, len(order)), m))
 
 
-def _choose(
-    df: Any,
+def resolve_options(
+    columns: Sequence[str],
+    numeric: set[str],
     manifest: dict[str, Any],
     by: Sequence[str] | None,
     metrics: Sequence[str] | None,
     experiment: str,
 ) -> tuple[list[str], list[str]]:
-    """Resolve the group columns and metrics (defaults from the manifest)."""
-    from pyspark.sql.types import NumericType
-
-    columns = df.columns
-    numeric = {f.name for f in df.schema.fields if isinstance(f.dataType, NumericType)}
+    """Resolve the group columns and metrics (defaults from the manifest); no engine needed."""
     report_defaults = manifest.get("report") or {}
     if not by:
         by = report_defaults.get("by") or ["label", *manifest.get("swept_columns", [])]
@@ -162,67 +298,55 @@ def select_epochs(df: Any, epochs: Sequence[int]) -> Any:
     return joined.filter(cond).drop("_last")
 
 
-def aggregate(
-    spark: Any,
-    out: str | Path,
-    experiment: str,
-    *,
-    by: Sequence[str] | None = None,
-    metrics: Sequence[str] | None = None,
-    epochs: Sequence[int] | None = None,
-) -> Report:
-    """Mean, 95% CI and count of each metric per group, with the paper's value where known.
+def _select_epochs_local(df: pd.DataFrame, epochs: Sequence[int]) -> pd.DataFrame:
+    last = df.groupby("run_id")["epoch"].transform("max")
+    keep = pd.Series(False, index=df.index)
+    for e in epochs:
+        e = int(e)
+        keep |= df["epoch"] == (last + 1 + e if e < 0 else e)
+    return df[keep]
 
-    Parameters
-    ----------
-    spark : SparkSession
-    out : path
-        Sweep output directory.
-    experiment : str
-        Experiment name (rows of other experiments are ignored).
-    by : list of str, optional
-        Group columns or spec keys (``nodes``, ``scenario.workload.nodes``,
-        ``params.kr``).  Default: the spec's ``report.by``, else ``label``
-        plus the swept keys (plus ``epoch`` for ``kind: run``).
-    metrics : list of str, optional
-        Metric columns.  Default: the spec's ``report.metrics``, else every
-        numeric metric.
-    epochs : list of int, optional
-        ``kind: run`` only: keep just these epochs of every run; a negative
-        number counts from each run's last epoch (``[0, -1]``: first and last).
-        Default: the spec's ``report.epochs``, else every epoch.
 
-    Returns
-    -------
-    Report
-        ``table`` has the group columns, then ``metric, mean, ci95, n, paper``.
-    """
-    from pyspark.sql import functions as F
+class _LocalEngine:
+    def __init__(self, df: pd.DataFrame) -> None:
+        self.df = df
 
-    from hedgerow.experiment.reference import REFERENCES
+    def index(self, cols: list[str]) -> pd.DataFrame:
+        return self.df[cols].drop_duplicates("run_id").reset_index(drop=True)
 
-    manifest = read_manifest(out, experiment) or {}
-    df = load_rows(spark, out, experiment=experiment).persist()
-    try:
-        status = df.select("run_id", "status").distinct().toPandas()
-        if status.empty:
-            everything = spark.read.option("mergeSchema", "true").parquet(str(rows_dir(out)))
-            known = sorted(r[0] for r in everything.select("experiment").distinct().collect())
-            raise HedgerowError(
-                f"{out}: no rows of experiment {experiment!r}; "
-                f"found: {', '.join(known) or '(none)'}"
-            )
-        counts = status["status"].value_counts().to_dict()
-        by_cols, metrics = _choose(df, manifest, by, metrics, experiment)
-        if epochs is None:
-            epochs = (manifest.get("report") or {}).get("epochs") or None
-        if epochs:
-            if manifest.get("kind", "run") not in ("run", "churn"):
-                raise HedgerowError(
-                    f"--epochs: {experiment!r} is a {manifest.get('kind')} experiment; "
-                    "epochs exist only for kind: run (epochs) and kind: churn (snapshots)"
-                )
-            df = select_epochs(df, epochs)
+    def epochs(self, epochs: Sequence[int]) -> None:
+        self.df = _select_epochs_local(self.df, epochs)
+
+    def group(self, in_spec: set[str], by: list[str], metrics: list[str], spec: bool):
+        d = self.df[(self.df["status"] == "ok") & (self.df["run_id"].isin(in_spec) == spec)]
+        parts = {}
+        for i, m in enumerate(metrics):
+            c = pd.to_numeric(d[m], errors="coerce").astype(float)
+            parts[f"m{i}"], parts[f"s{i}"], parts[f"n{i}"] = c, c, c
+        frame = pd.DataFrame(parts, index=d.index)
+        if not by:
+            g = frame.agg({k: ("mean" if k[0] == "m" else "std" if k[0] == "s" else "count")
+                           for k in frame.columns})  # fmt: skip
+            return pd.DataFrame([g]) if len(d) else pd.DataFrame()
+        keys = [d[c] for c in by]
+        agg = {k: ("mean" if k[0] == "m" else "std" if k[0] == "s" else "count")
+               for k in frame.columns}  # fmt: skip
+        return frame.groupby(keys, dropna=False).agg(agg).reset_index()
+
+
+class _SparkEngine:
+    def __init__(self, df: Any) -> None:
+        self.df = df
+
+    def index(self, cols: list[str]) -> pd.DataFrame:
+        return self.df.select(*cols).dropDuplicates(["run_id"]).toPandas()
+
+    def epochs(self, epochs: Sequence[int]) -> None:
+        self.df = select_epochs(self.df, epochs)
+
+    def group(self, in_spec: set[str], by: list[str], metrics: list[str], spec: bool):
+        from pyspark.sql import functions as F
+
         aggs = []
         for i, m in enumerate(metrics):
             c = F.col(m).cast("double")
@@ -231,13 +355,26 @@ def aggregate(
                 F.stddev_samp(c).alias(f"s{i}"),
                 F.count(c).alias(f"n{i}"),
             ]
-        ok = df.filter(F.col("status") == "ok")
-        grouped = (ok.groupBy(*by_cols) if by_cols else ok).agg(*aggs).toPandas()
-    finally:
-        df.unpersist()
-    ref = REFERENCES.get(manifest.get("reference") or "") if manifest.get("reference") else None
-    if ref is None and experiment in REFERENCES:
-        ref = REFERENCES[experiment]
+        member = F.col("run_id").isin(sorted(in_spec)) if in_spec else F.lit(False)
+        ok = self.df.filter((F.col("status") == "ok") & (member == F.lit(spec)))
+        return (ok.groupBy(*by) if by else ok).agg(*aggs).toPandas()
+
+
+def _varying(index: pd.DataFrame, by: list[str], config: list[str]) -> list[str]:
+    """Configuration columns that take more than one value inside a group of ``by``."""
+    if index.empty:
+        return []
+    cols = [c for c in config if c not in by]
+    if not cols:
+        return []
+    filled = index[by + cols].astype(object).where(index[by + cols].notna(), "<null>")
+    if by:
+        counts = filled.groupby(by, dropna=False)[cols].nunique()
+        return [c for c in cols if (counts[c] > 1).any()]
+    return [c for c in cols if filled[c].nunique() > 1]
+
+
+def _records(grouped: pd.DataFrame, by_cols: list[str], metrics: list[str], ref: Any):
     records = []
     for _, g in grouped.iterrows():
         for i, m in enumerate(metrics):
@@ -258,40 +395,232 @@ def aggregate(
                     paper = ref.value(m, str(g["label"]), g[ref.key])
                 rec["paper"] = float("nan") if paper is None else float(paper)
             records.append(rec)
-    table = pd.DataFrame.from_records(records)
-    if len(table):
-        # labels in spec order (the paper's row order), numbers numerically
-        labels = [r.get("label") for r in manifest.get("runs", []) if r.get("label")]
-        order = {lab: i for i, lab in enumerate(dict.fromkeys(labels))}
+    return pd.DataFrame.from_records(records)
 
-        def key(col: pd.Series) -> pd.Series:
-            if col.name == "label" and order:
-                rest = sorted(v for v in set(col) if v not in order)
-                full = {**order, **{v: len(order) + i for i, v in enumerate(rest)}}
-                return col.map(full)
-            return _sort_key(col)
 
-        table = table.sort_values([*by_cols, "metric"], kind="stable", key=key).reset_index(
-            drop=True
+def _sorted(table: pd.DataFrame, by_cols: list[str], manifest: dict[str, Any]) -> pd.DataFrame:
+    if not len(table):
+        return table
+    # labels in spec order (the paper's row order), numbers numerically
+    labels = [r.get("label") for r in manifest.get("runs", []) if r.get("label")]
+    order = {lab: i for i, lab in enumerate(dict.fromkeys(labels))}
+
+    def key(col: pd.Series) -> pd.Series:
+        if col.name == "label" and order:
+            rest = sorted(v for v in set(col) if v not in order)
+            full = {**order, **{v: len(order) + i for i, v in enumerate(rest)}}
+            return col.map(full)
+        return _sort_key(col)
+
+    return table.sort_values([*by_cols, "metric"], kind="stable", key=key).reset_index(drop=True)
+
+
+def check_options(
+    out: str | Path,
+    experiment: str,
+    *,
+    by: Sequence[str] | None = None,
+    metrics: Sequence[str] | None = None,
+    epochs: Sequence[int] | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> tuple[list[str], list[str]]:
+    """Check a report's options against the row files' schema and manifest, without an engine.
+
+    Returns the group columns and metrics :func:`aggregate` will use (before
+    columns that vary inside a group are added).  ``hedgerow report`` calls it
+    before the JVM starts, so a typo costs a second, not a Spark start.
+    """
+    manifest = read_manifest(out, experiment) or {}
+    files = good_row_files(out, warn)
+    if not files:
+        raise _no_rows(out)
+    columns, numeric = row_schema(files)
+    by_cols, mets = resolve_options(columns, numeric, manifest, by, metrics, experiment)
+    if epochs is None:
+        epochs = (manifest.get("report") or {}).get("epochs") or None
+    if epochs and manifest.get("kind", "run") not in ("run", "churn"):
+        raise HedgerowError(
+            f"--epochs: {experiment!r} is a {manifest.get('kind')} experiment; "
+            "epochs exist only for kind: run (epochs) and kind: churn (snapshots)"
         )
-    notes = []
+    return by_cols, mets
+
+
+def aggregate(
+    spark: Any,
+    out: str | Path,
+    experiment: str,
+    *,
+    by: Sequence[str] | None = None,
+    metrics: Sequence[str] | None = None,
+    epochs: Sequence[int] | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> Report:
+    """Mean, 95% CI and count of each metric per group, with the paper's value where known.
+
+    Parameters
+    ----------
+    spark : SparkSession or None
+        ``None``: aggregate in process (pyarrow + pandas); a session: Spark SQL.
+        Both give the same numbers (tested).
+    out : path
+        Sweep output directory.
+    experiment : str
+        Experiment name (rows of other experiments are ignored).
+    by : list of str, optional
+        Group columns or spec keys (``nodes``, ``scenario.workload.nodes``,
+        ``params.kr``).  Default: the spec's ``report.by``, else ``label``
+        plus the swept keys (plus ``epoch`` for ``kind: run``).  Configuration
+        columns that vary inside a group are added (never pooled).
+    metrics : list of str, optional
+        Metric columns.  Default: the spec's ``report.metrics``, else every
+        numeric metric.
+    epochs : list of int, optional
+        ``kind: run`` only: keep just these epochs of every run; a negative
+        number counts from each run's last epoch (``[0, -1]``: first and last).
+        Default: the spec's ``report.epochs``, else every epoch.
+    warn : callable, optional
+        Called with one line per corrupt or foreign file skipped.
+
+    Returns
+    -------
+    Report
+        ``table`` has the group columns, then ``metric, mean, ci95, n, paper``;
+        only runs of the current spec (the manifest's run ids) are in it.
+
+    Raises
+    ------
+    HedgerowError
+        Unknown ``--by``/``--metric`` (checked before any engine starts), no
+        rows of the experiment, every run failed, or a corrupt manifest.
+    """
+    from hedgerow.experiment.reference import REFERENCES
+
+    by_cols, metrics = check_options(
+        out, experiment, by=by, metrics=metrics, epochs=epochs, warn=warn
+    )
+    manifest = read_manifest(out, experiment) or {}
+    files = good_row_files(out)
+    columns, _ = row_schema(files)
+    if epochs is None:
+        epochs = (manifest.get("report") or {}).get("epochs") or None
+    if spark is None:
+        eng: Any = _LocalEngine(load_rows_local(out, experiment=experiment))
+    else:
+        eng = _SparkEngine(load_rows(spark, out, experiment=experiment).persist())
+    config = [c for c in columns if not is_metric_column(c) and c not in _NOT_CONFIG]
+    idx_cols = list(dict.fromkeys(["run_id", "status", *by_cols, *config,
+                                   *(["code"] if "code" in columns else [])]))  # fmt: skip
+    try:
+        index = eng.index(idx_cols)
+        if index.empty:
+            known = _experiments(files)
+            raise HedgerowError(
+                f"{out}: no rows of experiment {experiment!r}; "
+                f"found: {', '.join(known) or '(none)'}"
+            )
+        spec_ids = {r["run_id"] for r in manifest.get("runs", []) if r.get("run_id")}
+        notes: list[str] = []
+        if not manifest:
+            spec_ids = set(index["run_id"])
+            notes.append(
+                f"no manifest of {experiment!r} in {out}/_manifests: every row of the "
+                "experiment is taken as one spec"
+            )
+        mine = index[index["run_id"].isin(spec_ids)]
+        others = index[~index["run_id"].isin(spec_ids)]
+        ok_mine = mine[mine["status"] == "ok"]
+        if ok_mine.empty:
+            if len(mine):
+                first = _first_error(out, experiment, files)
+                raise HedgerowError(
+                    f"{experiment}: all {len(mine)} runs in {out} failed ({first}); fix the "
+                    f"cause and rerun hedgerow sweep SPEC --out {out}"
+                )
+            raise HedgerowError(
+                f"{experiment}: none of the {len(spec_ids)} runs of the current spec has a row "
+                f"in {out} ({len(others)} rows of other versions of the spec); "
+                f"run hedgerow sweep SPEC --out {out}"
+            )
+        extra = _varying(ok_mine, by_cols, config)
+        if extra:
+            notes.append(
+                "grouped also by " + ", ".join(extra) + ": they differ inside a group"
+            )
+        if "code" in ok_mine.columns and ok_mine["code"].fillna("unknown").nunique() > 1:
+            extra.append("code")
+            notes.append(
+                "the runs were made by different Hedgerow code versions (column code); "
+                "hedgerow sweep SPEC --out DIR --redo-stale recomputes the older ones"
+            )
+        by_final = [*by_cols, *extra]
+        if epochs:
+            eng.epochs(epochs)
+        ref = REFERENCES.get(manifest.get("reference") or "") if manifest.get("reference") else None
+        if ref is None and experiment in REFERENCES:
+            ref = REFERENCES[experiment]
+        table = _records(eng.group(spec_ids, by_final, metrics, True), by_final, metrics, ref)
+        table = _sorted(table, by_final, manifest)
+        other_table = None
+        other_by: list[str] = []
+        if len(others):
+            ok_others = others[others["status"] == "ok"]
+            cfg = [c for c in config if c not in by_cols]
+            differ = [
+                c for c in cfg
+                if set(ok_others[c].astype(str)) != set(ok_mine[c].astype(str))
+            ]  # fmt: skip
+            other_by = [*by_cols, *dict.fromkeys([*differ, *_varying(ok_others, by_cols, cfg)])]
+            if len(ok_others):
+                grouped = eng.group(spec_ids, other_by, metrics, False)
+                other_table = _sorted(_records(grouped, other_by, metrics, None), other_by, {})
+    finally:
+        if spark is not None:
+            eng.df.unpersist()
     if ref is not None:
-        if not ("label" in by_cols and ref.key in by_cols):
+        if not ("label" in by_final and ref.key in by_final):
             notes.append(f"paper values need --by to include label and {ref.key}")
         if ref.notes:
             notes.append(f"{ref.title}. {ref.notes}")
-    expected = len(manifest["runs"]) if manifest.get("runs") else None
+    counts = mine["status"].value_counts().to_dict()
     return Report(
         experiment=experiment,
-        by=by_cols,
+        by=by_final,
         metrics=list(metrics),
         table=table,
         runs_ok=int(counts.get("ok", 0)),
         runs_failed=int(sum(v for k, v in counts.items() if k != "ok")),
-        runs_expected=expected,
+        runs_expected=len(manifest["runs"]) if manifest.get("runs") else None,
         reference=ref.name if ref is not None else None,
         notes=notes,
+        other_runs=len(others),
+        other_by=other_by,
+        other_table=other_table,
+        engine="local" if spark is None else "spark",
     )
+
+
+def _experiments(files: Sequence[Path]) -> list[str]:
+    import pyarrow.parquet as pq
+
+    names: set[str] = set()
+    for f in files:
+        names.update(v for v in pq.read_table(f, columns=["experiment"])["experiment"].to_pylist()
+                     if v)  # fmt: skip
+    return sorted(names)
+
+
+def _first_error(out: str | Path, experiment: str, files: Sequence[Path]) -> str:
+    import pyarrow.parquet as pq
+
+    for f in files:
+        t = pq.read_table(f)
+        if "error" not in t.column_names:
+            continue
+        for exp, err in zip(t["experiment"].to_pylist(), t["error"].to_pylist(), strict=True):
+            if exp == experiment and err:
+                return "first error: " + err.splitlines()[0][:200]
+    return "no error recorded"
 
 
 def _sort_key(col: pd.Series) -> pd.Series:
@@ -347,6 +676,22 @@ def _by_metric(report: Report, t: pd.DataFrame, digits: int, has_paper: bool) ->
     ]
 
 
+def _tidy_markdown(t: pd.DataFrame, by: list[str], digits: int, has_paper: bool) -> str:
+    headers = [*by, "metric", "mean", "ci95", "n", *(["paper"] if has_paper else [])]
+    rows = []
+    for _, r in t.iterrows():
+        row = [_fmt(r[c]) for c in by] + [
+            r["metric"],
+            _fmt(r["mean"], digits),
+            _fmt(r["ci95"], digits),
+            str(r["n"]),
+        ]
+        if has_paper:
+            row.append(_fmt(r["paper"], digits))
+        rows.append(row)
+    return _markdown(headers, rows)
+
+
 def render(
     report: Report, fmt: str = "markdown", *, pivot: str | None = None, digits: int = 2
 ) -> str:
@@ -374,6 +719,11 @@ def render(
         missing = report.runs_expected - report.runs_ok - report.runs_failed
         status += f", {report.runs_expected} in the spec" + (
             f" ({missing} not run yet)" if missing > 0 else ""
+        )
+    if report.other_runs:
+        status += (
+            f"; {report.other_runs} more runs of {report.experiment!r} in the folder are not "
+            "in the current spec (an earlier version of it) and are shown apart below"
         )
     parts = [title, "", status, ""]
     has_paper = "paper" in t.columns
@@ -416,19 +766,11 @@ def render(
         n_runs = sorted(set(t["n"].tolist()))
         parts.append(f"runs per cell: {', '.join(map(str, n_runs))}")
     else:
-        headers = [*report.by, "metric", "mean", "ci95", "n", *(["paper"] if has_paper else [])]
-        rows = []
-        for _, r in t.iterrows():
-            row = [_fmt(r[c]) for c in report.by] + [
-                r["metric"],
-                _fmt(r["mean"], digits),
-                _fmt(r["ci95"], digits),
-                str(r["n"]),
-            ]
-            if has_paper:
-                row.append(_fmt(r["paper"], digits))
-            rows.append(row)
-        parts.append(_markdown(headers, rows))
+        parts.append(_tidy_markdown(t, report.by, digits, has_paper))
+    if report.other_table is not None and len(report.other_table):
+        parts += ["", f"### not in the current spec: {report.other_runs} runs, not included above",
+                  ""]  # fmt: skip
+        parts.append(_tidy_markdown(report.other_table, report.other_by, digits, False))
     for note in report.notes:
         parts += ["", f"note: {note}"]
     return "\n".join(parts).rstrip() + "\n"

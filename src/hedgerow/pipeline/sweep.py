@@ -20,7 +20,16 @@ How a sweep runs (:func:`run_sweep`):
 
 A run that raises becomes a ``failed`` row (:func:`hedgerow.experiment.run.run_one`);
 a task whose Python worker dies becomes a ``failed`` row written by the
-driver.  Either way the other runs go on.
+driver, saying so in words (``WorkerCrashed: ...``).  Either way the other runs
+go on.  A lost executor (a worker machine gone) is not a failure of the run:
+Spark runs its tasks again on another executor.  When Spark itself goes (the
+JVM or the connection to the cluster dies), the sweep stops with one line and
+writes nothing for the runs that did not finish: they are simply missing, and
+the same command runs them.
+
+One writer per folder: the sweep holds ``DIR/_lock`` (see
+:func:`hedgerow.pipeline.store.sweep_lock`); a second sweep into the same
+folder stops at once with an error naming the holder.
 
 Workers get ``NUMBA_CACHE_DIR`` (shared, so compiled kernels are reused across
 workers and sweeps) and one numba thread per task.
@@ -43,13 +52,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hedgerow.errors import HedgerowError
 from hedgerow.experiment import ExperimentSpec, ResolvedRun, load_spec
 from hedgerow.fingerprint import code_fingerprint
 from hedgerow.pipeline.store import (
-    _clean_stale_tmp,
     _stale,
+    check_writable,
     finished_runs,
     rows_dir,
+    sweep_lock,
     write_manifest,
     write_rows,
 )
@@ -175,6 +186,61 @@ def _spark_error_text(exc: BaseException) -> str:
     return " ".join(text.split())[:2000]
 
 
+_SPARK_GONE = (
+    "SparkContext was shut down",
+    "SparkContext has been shutdown",
+    "Cannot call methods on a stopped SparkContext",
+    "Connection refused",
+    "Answer from Java side is empty",
+    "Error while sending or receiving",
+    "Py4JNetworkError",
+    "cancelled because SparkContext",
+    "Master removed our application",
+)
+
+
+def spark_is_gone(exc: BaseException, sc: Any = None) -> bool:
+    """Whether a job failed because Spark itself went away (not because of its run).
+
+    Examples
+    --------
+    >>> spark_is_gone(ConnectionRefusedError(111, "Connection refused"))
+    True
+    >>> spark_is_gone(RuntimeError("ZeroDivisionError: division by zero"))
+    False
+    """
+    if isinstance(exc, ConnectionError):
+        return True
+    name = type(exc).__name__
+    if name.startswith("Py4JNetwork"):
+        return True
+    text = f"{name}: {exc}"
+    if any(m in text for m in _SPARK_GONE):
+        return True
+    return sc is not None and getattr(sc, "_jsc", "alive") is None
+
+
+def task_failure_text(exc: BaseException) -> str:
+    """The ``error`` of a run whose task died: in words, with Spark's reason after it.
+
+    Examples
+    --------
+    >>> task_failure_text(RuntimeError("Python worker exited unexpectedly (crashed)"))[:55]
+    'WorkerCrashed: the Python process running this run died'
+    """
+    text = str(exc)
+    if "exited unexpectedly" in text or "crashed" in text or "EOFException" in text:
+        import re
+
+        m = re.search(r"exit code:? ?(-?\d+)", text)
+        code = f" (exit code {m.group(1)})" if m else ""
+        return (
+            f"WorkerCrashed: the Python process running this run died{code} - a segfault, "
+            "an out-of-memory kill or os._exit; the Spark log under --out has the details"
+        )
+    return f"SparkTaskFailed: {_spark_error_text(exc)[:500]}"
+
+
 def run_sweep(
     spec: ExperimentSpec | str | Path,
     out: str | Path,
@@ -189,6 +255,9 @@ def run_sweep(
     on_result: Callable[[ResolvedRun, list[dict[str, Any]]], None] | None = None,
     numba_cache_dir: str | None = None,
     redo_stale: bool = False,
+    warn: Callable[[str], None] | None = None,
+    log_file: str | Path | None = None,
+    on_start: Callable[[SweepResult], None] | None = None,
 ) -> SweepResult:
     """Run every missing run of ``spec`` as Spark tasks and commit rows under ``out``.
 
@@ -217,20 +286,60 @@ def run_sweep(
     redo_stale : bool
         Also run again the finished runs whose rows were made by other code
         (:func:`hedgerow.pipeline.store.stale_run_ids`); their new rows replace the old ones.
+    warn : callable, optional
+        Called with one line for each corrupt or foreign file under ``out/rows``.
+    log_file : path, optional
+        Quiet mode: Spark's output goes to this file (see ``get_spark``).
+    on_start : callable, optional
+        Called with the result so far (total, skipped) before Spark starts.
 
     Returns
     -------
     SweepResult
+
+    Raises
+    ------
+    HedgerowError
+        ``out`` not writable or full, in use by another sweep, or Spark lost
+        during the sweep (the runs that did not finish get no row).
     """
     if not isinstance(spec, ExperimentSpec):
         spec = load_spec(spec)
     out = Path(out)
     t_start = time.perf_counter()
     runs = spec.expand()
-    out.mkdir(parents=True, exist_ok=True)
+    check_writable(out)
+    with sweep_lock(out):
+        return _sweep_locked(
+            spec, out, runs, t_start, spark=spark, master=master, parallelism=parallelism,
+            max_runs=max_runs, concurrency=concurrency, progress=progress, run_fn=run_fn,
+            on_result=on_result, numba_cache_dir=numba_cache_dir, redo_stale=redo_stale,
+            warn=warn, log_file=log_file, on_start=on_start,
+        )  # fmt: skip
+
+
+def _sweep_locked(
+    spec: ExperimentSpec,
+    out: Path,
+    runs: list[ResolvedRun],
+    t_start: float,
+    *,
+    spark: Any,
+    master: str | None,
+    parallelism: int | None,
+    max_runs: int | None,
+    concurrency: int | None,
+    progress: bool,
+    run_fn: Callable[[dict[str, Any]], list[dict[str, Any]]] | None,
+    on_result: Callable[[ResolvedRun, list[dict[str, Any]]], None] | None,
+    numba_cache_dir: str | None,
+    redo_stale: bool,
+    warn: Callable[[str], None] | None,
+    log_file: str | Path | None,
+    on_start: Callable[[SweepResult], None] | None,
+) -> SweepResult:
     write_manifest(out, spec, runs)
-    _clean_stale_tmp(out)
-    finished = finished_runs(out)
+    finished = finished_runs(out, warn=warn)
     done = set(finished)
     stale = _stale(finished, code_fingerprint()) & {r.run_id for r in runs}
     if redo_stale:
@@ -247,15 +356,21 @@ def run_sweep(
     todo.sort(key=lambda r: -r.cost)
     if max_runs is not None:
         todo = todo[: max(0, int(max_runs))]
+    if on_start is not None:
+        on_start(result)
     if not todo:
         result.seconds = time.perf_counter() - t_start
         return result
 
     if spark is None:
-        from hedgerow.pipeline.session import get_spark
+        from hedgerow.pipeline.session import get_spark, preflight
 
+        preflight(master)
         spark = get_spark(
-            master, app_name=f"hedgerow-sweep:{spec.experiment}", parallelism=parallelism
+            master,
+            app_name=f"hedgerow-sweep:{spec.experiment}",
+            parallelism=parallelism,
+            log_file=log_file,
         )
     sc = spark.sparkContext
     task_cpus = int(sc.getConf().get("spark.task.cpus", "1"))
@@ -289,8 +404,19 @@ def run_sweep(
                 try:
                     (text,) = fut.result()
                     rows = json.loads(text)
-                except Exception as e:  # the task itself died (worker crash, OOM ...)
-                    rows = runner.failed_rows(run, f"SparkTaskFailed: {_spark_error_text(e)}")
+                except Exception as e:
+                    if spark_is_gone(e, sc):
+                        # Spark itself went away: this run and the rest never finished;
+                        # they get no row (a rerun runs them), not a "failed" one
+                        first = _spark_error_text(e).split(". ")[0][:200]
+                        raise HedgerowError(
+                            f"Spark stopped during the sweep ({first}); "
+                            f"{result.executed} runs committed, "
+                            f"{len(todo) - result.executed} not finished and not written; "
+                            "rerun the same command to run them"
+                        ) from None
+                    # the task itself died (worker crash, OOM ...)
+                    rows = runner.failed_rows(run, task_failure_text(e))
                 write_rows(out, run.run_id, rows)
                 failed = any(r.get("status") != "ok" for r in rows)
                 result.executed += 1
