@@ -58,6 +58,14 @@ def row(
     return r
 
 
+RUN_IDS = [
+    f"{label[:3]}-{nodes}-{seed}"
+    for label in ("SpiderCast(3,0)", "similarity(10,0)")
+    for nodes in (1000, 2000)
+    for seed in range(3)
+] + ["single", "retry-ok", "dup", "only-failed"]
+
+
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
     """2 labels x 2 sizes x 3 seeds, a 1-run group, a retried run and a duplicated run."""
@@ -107,7 +115,9 @@ def dataset(tmp_path_factory):
                 "reference": "spidercast-fig12",
                 "swept_columns": ["nodes"],
                 "report": {"metrics": [], "by": [], "pivot": None},
-                "runs": [{"run_id": str(i)} for i in range(20)],
+                # the 16 run ids of the experiment plus 4 runs not swept yet
+                "runs": [{"run_id": rid} for rid in RUN_IDS]
+                + [{"run_id": f"todo-{i}"} for i in range(4)],
             }
         )
     )
@@ -258,3 +268,21 @@ def test_pivot_metric_lays_out_groups_by_metrics():
     assert rows[0] == ["label", "x", "y"]
     assert rows[2] == ["a", "1.00 ± 0.10", "2.00 ± 0.20"]
     assert rows[3] == ["b", "3.00 ± 0.30", ""]
+
+
+def test_local_engine_gives_the_spark_numbers(spark, dataset):
+    """The in-process engine (pandas) and Spark SQL: same groups, counts and numbers."""
+    out, _ = dataset
+    for kw in ({}, {"by": ["label", "nodes"], "metrics": ["avg_degree", "topic_components"]}):
+        on_spark = aggregate(spark, out, "spidercast-fig12", **kw)
+        local = aggregate(None, out, "spidercast-fig12", **kw)
+        assert (local.by, local.metrics) == (on_spark.by, on_spark.metrics)
+        assert (local.runs_ok, local.runs_failed, local.runs_expected) == (15, 1, 20)
+        assert (on_spark.runs_ok, on_spark.runs_failed) == (15, 1)
+        a, b = local.table, on_spark.table
+        assert a[[*local.by, "metric", "n"]].astype(str).equals(
+            b[[*local.by, "metric", "n"]].astype(str)
+        )
+        np.testing.assert_allclose(a["mean"], b["mean"], rtol=1e-12)
+        np.testing.assert_allclose(a["ci95"], b["ci95"], rtol=1e-9)
+        assert render(local, "markdown") == render(on_spark, "markdown")

@@ -166,7 +166,9 @@ def test_dying_worker_becomes_a_failed_row(spark, tmp_path):
     assert (result.executed, result.ok, result.failed) == (4, 3, 1)
     df = read_all(tmp_path).set_index("run_id")
     assert df.loc[victim, "status"] == "failed"
-    assert df.loc[victim, "error"].startswith("SparkTaskFailed")
+    assert df.loc[victim, "error"].startswith(
+        "WorkerCrashed: the Python process running this run died"
+    )
 
 
 def test_killed_sweep_restarts_with_exactly_one_row_per_run(spark, tiny_spec, tmp_path):

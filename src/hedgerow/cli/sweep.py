@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -72,7 +73,7 @@ def sweep_cmd(
     again.  Exits 1 when a run failed.
     """
     from hedgerow.experiment import canonical_json, load_spec
-    from hedgerow.pipeline.session import check_master
+    from hedgerow.pipeline.session import check_master, preflight
     from hedgerow.pipeline.store import finished_run_ids
     from hedgerow.pipeline.sweep import run_sweep
 
@@ -91,13 +92,16 @@ def sweep_cmd(
             )
         click.echo(f"{len(runs)} runs, {sum(r.run_id in done for r in runs)} done", err=True)
         return
+    preflight(master)  # Java 17+ and the master, before anything is printed or written
     log_file = None if verbose else log_path(out, "sweep")
 
     def started(res) -> None:
         todo = res.total - res.skipped
         if max_runs is not None:
             todo = min(todo, max_runs)
-        where = master or "local[*]"
+        where = master or (
+            "the spark-submit master" if os.environ.get("SPARK_ENV_LOADED") else "local[*]"
+        )
         log = f"; Spark log: {log_file}" if log_file is not None and todo else ""
         click.echo(
             f"{parsed.experiment}: {res.total} runs, {res.skipped} already done, "
