@@ -227,3 +227,25 @@ def test_sweep_output_is_quiet_unless_verbose(tmp_path, spec_file, verbose):
         assert [ln.split(":")[0] for ln in text.splitlines()] == ["fail-tiny", "fail-tiny"]
         assert len(logs) == 1 and "log4j" in logs[0].read_text()
     assert json.loads((out / "_lock").read_text() or "{}") == {}  # released
+
+
+def test_ingest_options_are_checked_before_the_jvm(tmp_path, monkeypatch):
+    import time
+
+    import hedgerow.pipeline.session as session
+
+    def no_spark(*a, **k):
+        raise AssertionError("a JVM was started for a bad option")
+
+    monkeypatch.setattr(session, "get_spark", no_spark)
+    cases = [
+        (["follower-graph", "--users", "1000", "--exponent", "2.5"],
+         "exponent must be in (1, 2) for this generator, got 2.5"),
+        (["churn", "--trace", str(tmp_path / "missing.gz")], "--trace file missing:"),
+        (["social", "--size", "10", "--master", "lokal"], "--master lokal: not a Spark master"),
+    ]  # fmt: skip
+    for args, msg in cases:
+        t0 = time.perf_counter()
+        res = CliRunner().invoke(cli, ["ingest", *args, "--out", str(tmp_path / "o")])
+        assert msg in _one_error_line(res)
+        assert time.perf_counter() - t0 < 2.0

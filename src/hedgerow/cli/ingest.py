@@ -36,9 +36,19 @@ def _report(meta: dict, out: str) -> None:
 
 
 def _run(job: str, fn: Callable[..., dict], out: str, master: str | None, **kwargs) -> None:
-    """Run ingest function ``fn(spark, out, **kwargs)`` in a session for ``job``; report."""
-    from hedgerow.pipeline.session import job_session
+    """Run ingest function ``fn(spark, out, **kwargs)`` in a session for ``job``; report.
 
+    The output folder, the input files, Java and the master are checked first:
+    a typo costs a second, not a JVM start.
+    """
+    from hedgerow.pipeline.ingest._common import check_out, require_input
+    from hedgerow.pipeline.session import check_master, job_session
+
+    check_out(out, bool(kwargs.get("force")))
+    for key in ("servers", "pings", "matrix", "edges", "trace"):
+        if kwargs.get(key):
+            require_input(kwargs[key], f"--{key}")
+    check_master(master)
     with job_session(master, app_name=f"hedgerow-ingest-{job}") as spark:
         meta = fn(spark, out, **kwargs)
     _report(meta, out)
@@ -106,8 +116,9 @@ def social_cmd(edges, size, seeds, seed, directed, out, force, master) -> None:
 @_master
 def follower_graph_cmd(users, seed, exponent, mean, max_frac, out, force, master) -> None:
     """Synthetic power-law follower graph (Vitis Twitter statistics), generated in Spark."""
-    from hedgerow.pipeline.ingest.follower_graph import ingest_follower_graph
+    from hedgerow.pipeline.ingest.follower_graph import degree_bounds, ingest_follower_graph
 
+    degree_bounds(users, exponent, mean, max_frac)  # bad values: one line, before the JVM
     _run(
         "follower-graph", ingest_follower_graph, out, master, users=users, seed=seed,
         exponent=exponent, mean=mean, max_frac=max_frac, force=force,
