@@ -67,8 +67,11 @@ def main() -> None:
     def sample(run, rows) -> None:
         nonlocal count
         count += 1
-        if count in (1, 50, 100, 200, 300, 400, args.runs) or count % 100 == 0:
+        if count in (1, 50, args.runs) or count % 50 == 0:
             samples[count] = (rss_mib(os.getpid()), rss_mib(jvm_pid))
+            print(f"run {count}: python {samples[count][0]:.1f} MiB, jvm {samples[count][1]:.1f}"
+                  f" MiB, {time.perf_counter() - t0:.0f}s, load {load()}",
+                  file=sys.stderr, flush=True)  # fmt: skip
 
     t0 = time.perf_counter()
     res = run_sweep(spec, out, spark=spark, progress=False, on_result=sample)

@@ -213,7 +213,8 @@ def test_sweep_output_is_quiet_unless_verbose(tmp_path, spec_file, verbose):
     """By default only Hedgerow's lines; Spark's go to OUT/_logs (--verbose: to the terminal)."""
     out = tmp_path / "o"
     cmd = [sys.executable, "-m", "hedgerow.cli.spark_submit", str(spec_file), "--out", str(out),
-           "--max-runs", "1", "--master", "local[1]", *(["--verbose"] if verbose else [])]
+           "--max-runs", "1", "--master", "local[1]", "--no-progress",
+           *(["--verbose"] if verbose else [])]
     res = subprocess.run(cmd, env=_cli_env(), capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     text = res.stdout + res.stderr
