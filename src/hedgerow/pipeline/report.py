@@ -44,7 +44,13 @@ import pandas as pd
 
 from hedgerow.errors import HedgerowError
 from hedgerow.experiment.rows import METRIC_ORDER, column_for_key, is_metric_column
-from hedgerow.pipeline.store import good_row_files, read_manifest, row_files, rows_dir
+from hedgerow.pipeline.store import (
+    file_schema,
+    good_row_files,
+    read_manifest,
+    row_files,
+    rows_dir,
+)
 
 __all__ = [
     "LOCAL_LIMIT_BYTES",
@@ -121,12 +127,11 @@ def choose_engine(out: str | Path, master: str | None = None, engine: str = "aut
 def row_schema(files: Sequence[Path]) -> tuple[list[str], set[str]]:
     """Column names (first-seen order) and the numeric ones over ``files``, without Spark."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     names: dict[str, None] = {}
     numeric: set[str] = set()
     for f in files:
-        for fld in pq.read_schema(f):
+        for fld in file_schema(f):
             names.setdefault(fld.name)
             t = fld.type
             if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):

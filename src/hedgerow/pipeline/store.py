@@ -60,12 +60,24 @@ class UnreadableFile(HedgerowError):
     """A file under ``DIR/rows`` that is not a readable result file (corrupt or foreign)."""
 
 
-def check_row_file(path: Path) -> None:
-    """Raise :class:`UnreadableFile` unless ``path`` is a Parquet file with result rows."""
+_SCHEMAS: dict[tuple[str, int, int], Any] = {}
+
+
+def file_schema(path: Path) -> Any:
+    """The Arrow schema of a Parquet file, read once per (path, mtime, size) in a process."""
     import pyarrow.parquet as pq
 
+    st = path.stat()
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    if key not in _SCHEMAS:
+        _SCHEMAS[key] = pq.read_schema(path)
+    return _SCHEMAS[key]
+
+
+def check_row_file(path: Path) -> None:
+    """Raise :class:`UnreadableFile` unless ``path`` is a Parquet file with result rows."""
     try:
-        names = pq.read_schema(path).names
+        names = file_schema(path).names
     except Exception as e:
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise UnreadableFile(f"{path}: not a readable Parquet file ({first})") from None
