@@ -161,7 +161,12 @@ def finished_runs(
     return codes
 
 
-def finished_run_ids(out: str | Path, *, experiment: str | None = None) -> set[str]:
+def finished_run_ids(
+    out: str | Path,
+    *,
+    experiment: str | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> set[str]:
     """Run ids that have at least one ``ok`` row in ``DIR``.
 
     Examples
@@ -170,7 +175,7 @@ def finished_run_ids(out: str | Path, *, experiment: str | None = None) -> set[s
     >>> finished_run_ids(tempfile.mkdtemp())
     set()
     """
-    return set(finished_runs(out, experiment=experiment))
+    return set(finished_runs(out, experiment=experiment, warn=warn))
 
 
 def stale_run_ids(out: str | Path, code: str) -> set[str]:
