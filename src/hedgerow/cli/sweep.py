@@ -128,6 +128,13 @@ def sweep_cmd(
 )
 @click.option("--master", default=None, help="Spark master URL.")
 @click.option("--digits", type=click.IntRange(0, 10), default=2, show_default=True)
+@click.option(
+    "--html",
+    "html_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the table as a self-contained HTML page.",
+)
 def report_cmd(
     out: Path,
     experiment: str,
@@ -138,6 +145,7 @@ def report_cmd(
     epochs: str | None,
     master: str | None,
     digits: int,
+    html_file: Path | None,
 ) -> None:
     """Aggregate the rows in OUT: mean, 95% CI and count per group (Spark SQL).
 
@@ -165,3 +173,13 @@ def report_cmd(
         spark, out, experiment, by=by_list, metrics=list(metrics) or None, epochs=epoch_list
     )
     click.echo(render(rep, fmt, pivot=pivot, digits=digits), nl=False)
+    if html_file is not None:
+        from hedgerow.figures.html import table_page
+
+        status = f"{rep.runs_ok} runs ok, {rep.runs_failed} failed"
+        html_file.parent.mkdir(parents=True, exist_ok=True)
+        html_file.write_text(
+            table_page(f"{experiment} ({out})", rep.table, rep.by, notes=rep.notes, status=status),
+            encoding="utf-8",
+        )
+        click.echo(f"wrote {html_file}", err=True)
