@@ -65,7 +65,10 @@ def _e(x: Any) -> str:
 def _num(x: Any, digits: int = 3) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
-    x = float(x)
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return str(x)
     if x == int(x) and abs(x) < 1e6:
         return str(int(x))
     return f"{x:.{digits}g}" if abs(x) < 1000 else f"{x:.0f}"

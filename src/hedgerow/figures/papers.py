@@ -536,7 +536,7 @@ _FIG4_LABELS = ("interest=0.1", "interest=0.2", "interest=0.6", "interest=0.8", 
 _TOP_PANELS = (("receive_rate", "receive rate"), ("delay_mean_ms", "average delay (ms)"))
 _TOP_READ = (("Forwarding: the paper's figures use the TTL rule for every topology",
               f"{_TOP_DOC}#forwarding"),)
-_FIG8 = ScoreRun("topiary-fig8", "topiary", "cities", seed=0, epochs=150, quick_epochs=50,
+_FIG8 = ScoreRun("topiary-fig8", "topiary", "cities", seed=0, epochs=150, quick_epochs=40,
                  settings={"forwarding": "ttl"})
 
 TOPIARY = Paper(
@@ -546,16 +546,16 @@ TOPIARY = Paper(
     doc=_TOP_DOC,
     experiments=(
         Named("topiary-fig3-4.yaml", "topiary-fig3-4",
-              Quick(labels=("topics=10", "topics=150", "interest=0.1", "interest=1.0"),
-                    scenario={"run.epochs": 50}), 6.0, 1.0),
-        Named("topiary-fig5.yaml", "topiary-fig5", Quick(scenario={"run.epochs": 50}), 1.0, 0.5),
+              Quick(labels=("topics=10", "topics=150", "interest=0.1"),
+                    scenario={"run.epochs": 40}), 6.0, 0.6),
+        Named("topiary-fig5.yaml", "topiary-fig5", Quick(scenario={"run.epochs": 40}), 1.0, 0.4),
         Named("topiary-fig6.yaml", "topiary-fig6",
-              Quick(grid={"scenario.params.wd": [1000, 10000]}, scenario={"run.epochs": 50}),
-              2.5, 0.5),
+              Quick(grid={"scenario.params.wd": [1000, 10000]}, scenario={"run.epochs": 40}),
+              2.5, 0.4),
         Named("topiary-cities.yaml", "topiary-cities",
-              Quick(seeds=[0], scenario={"run.epochs": 50}), 1.0, 0.2),
-        Named("topiary-attacks.yaml", "topiary-attacks", Quick(scenario={"run.epochs": 50}),
-              4.5, 1.2),
+              Quick(seeds=[0], scenario={"run.epochs": 40}), 1.0, 0.2),
+        Named("topiary-attacks.yaml", "topiary-attacks", Quick(scenario={"run.epochs": 40}),
+              4.5, 0.8),
     ),
     figures=(
         FigureSpec("fig3", "Figure 3: 10-150 topics at 40% interest, per epoch", "topiary-fig3-4",

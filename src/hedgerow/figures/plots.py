@@ -38,9 +38,29 @@ __all__ = ["bars", "epochs", "lines", "save", "score_distribution"]
 Panel = tuple[str, str]  # (metric, axis label)
 
 
-def _panels(n: int, width: float = 4.6, height: float = 3.4) -> tuple[Figure, list]:
-    fig, axes = plt.subplots(1, n, figsize=(width * n, height), squeeze=False)
+def _panels(n: int, width: float = 4.6, height: float = 3.6,
+            legend: float = 2.4) -> tuple[Figure, list]:
+    """``n`` panels side by side, room on the right for the legend."""
+    fig, axes = plt.subplots(1, n, figsize=(width * n + legend, height), squeeze=False)
     return fig, list(axes[0])
+
+
+def _finish(fig: Figure, axes: list, title: str, paper: bool = False) -> None:
+    """Legend outside the last panel (one entry for the paper's markers), wrapped title."""
+    import textwrap
+
+    from matplotlib.lines import Line2D
+
+    handles, labels = axes[-1].get_legend_handles_labels()
+    if paper:
+        handles.append(Line2D([], [], ls="none", marker="D", ms=7, mfc="none", mec="0.2"))
+        labels.append("paper (hollow ◇, same colour)")
+    if handles:
+        axes[-1].legend(handles, labels, fontsize=7, loc="upper left",
+                        bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False)
+    if title:
+        fig.suptitle("\n".join(textwrap.wrap(title, 110)), fontsize=10)
+    fig.tight_layout()
 
 
 def _order(values: Sequence) -> list:
@@ -76,7 +96,8 @@ def lines(
     >>> len(fig.axes), len(fig.axes[0].lines) >= 2
     (1, True)
     """
-    fig, axes = _panels(len(panels))
+    fig, axes = _panels(len(panels), width=6.0 if len(panels) == 1 else 4.6)
+    has_paper = False
     names = _order(table[series]) if len(table) else []
     if series == "label":
         names = list(dict.fromkeys(table[series]))
@@ -95,18 +116,15 @@ def lines(
             if "paper" in s:
                 p = _num(s["paper"])
                 if np.isfinite(p).any():
-                    ax.plot(s["_x"], p, ls="none", marker="D", ms=7, mfc="none", mec=c,
-                            mew=1.5, label=f"{name} (paper)")
+                    ax.plot(s["_x"], p, ls="none", marker="D", ms=8, mfc="none", mec=c,
+                            mew=1.5)
+                    has_paper = True
         ax.set_xlabel(xlabel or x)
         ax.set_ylabel(ylabel)
         if metric in logy:
             ax.set_yscale("log")
         ax.grid(alpha=0.3)
-    if names:
-        axes[-1].legend(fontsize=7, loc="best", ncol=1 if len(names) < 6 else 2)
-    if title:
-        fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    _finish(fig, axes, title, has_paper)
     return fig
 
 
@@ -152,11 +170,7 @@ def epochs(
         ax.set_xlabel("epoch")
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
-    if names:
-        axes[-1].legend(fontsize=7, loc="best", ncol=1 if len(names) < 7 else 2)
-    if title:
-        fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    _finish(fig, axes, title)
     return fig
 
 
@@ -181,7 +195,7 @@ def bars(
     """
     groups = list(dict.fromkeys(table[group])) if group and len(table) else [None]
     names = list(dict.fromkeys(table[series])) if len(table) else []
-    fig, axes = _panels(len(panels), width=max(4.6, 0.35 * len(names) * len(groups) + 1.5))
+    fig, axes = _panels(len(panels), width=max(4.6, 0.13 * len(names) * len(groups) + 1.5))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     width = 0.8 / max(1, len(names))
     for ax, (metric, ylabel) in zip(axes, panels, strict=True):
@@ -204,11 +218,7 @@ def bars(
         if metric in logy:
             ax.set_yscale("log")
         ax.grid(alpha=0.3, axis="y")
-    if names:
-        axes[-1].legend(fontsize=7, loc="best", ncol=2 if len(names) > 5 else 1)
-    if title:
-        fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    _finish(fig, axes, title)
     return fig
 
 
@@ -223,7 +233,7 @@ def score_distribution(scores: np.ndarray, *, title: str = "", every: int = 1) -
     >>> len(fig.axes[0].lines)
     3
     """
-    fig, axes = _panels(1, width=5.6, height=3.8)
+    fig, axes = _panels(1, width=6.0, height=3.8, legend=0.5)
     ax = axes[0]
     scores = np.asarray(scores, dtype=float)
     n_epochs = scores.shape[0]
@@ -238,9 +248,7 @@ def score_distribution(scores: np.ndarray, *, title: str = "", every: int = 1) -
     ax.set_xlabel("nodes (sorted by score)")
     ax.set_ylabel("score of the kept neighbours")
     ax.grid(alpha=0.3)
-    if title:
-        fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    _finish(fig, axes, title)
     return fig
 
 

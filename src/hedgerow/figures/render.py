@@ -57,10 +57,20 @@ def figure_table(fig: FigureSpec, results: Results) -> pd.DataFrame:
             v = ref.value(str(r["metric"]), str(r["label"]), r.get(ref.key))
         paper.append(float("nan") if v is None else float(v))
     table["paper"] = paper
-    if fig.labels is not None and fig.series == "label":
-        order = {lab: i for i, lab in enumerate(fig.labels)}
-        table = table.sort_values("label", key=lambda s: s.map(order), kind="stable")
+    order_list = list(fig.labels or ()) + _manifest_labels(results, fig.experiment)
+    order = {lab: i for i, lab in enumerate(dict.fromkeys(order_list))}
+    if order and len(table):  # the paper's series order (the spec's variant order)
+        table = table.sort_values("label", key=lambda s: s.map(order).fillna(len(order)),
+                                  kind="stable")
     return table.reset_index(drop=True)
+
+
+def _manifest_labels(results: Results, experiment: str) -> list[str]:
+    path = results.out / "_manifests" / f"{results.name(experiment)}.json"
+    if not path.is_file():
+        return []
+    runs = json.loads(path.read_text(encoding="utf-8")).get("runs", [])
+    return list(dict.fromkeys(r.get("label") for r in runs if r.get("label")))
 
 
 def draw_figure(fig: FigureSpec, results: Results, table: pd.DataFrame | None = None):
