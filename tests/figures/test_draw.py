@@ -66,7 +66,7 @@ def test_components_are_coloured_when_partitioned():
 
 
 def test_geo_layout_uses_longitude_and_latitude():
-    overlay, world = make_overlay("random-graph", "cities", seed=1, epochs=1, messages=20)
+    _, world = make_overlay("random-graph", "cities", seed=1, epochs=1, messages=20)
     xy, kind = node_layout(world, "random-graph")
     assert kind == "geo"
     np.testing.assert_allclose(xy[:, 0], world.latency.coords[:, 1])

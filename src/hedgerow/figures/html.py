@@ -115,7 +115,8 @@ def _value_rows(fig: Any, table: pd.DataFrame) -> tuple[str, int, int]:
         cells = "".join(f"<td class=l>{_e(_num(r[k]) if k != 'label' else r[k])}</td>"
                         for k in keys)
         cells += f"<td class=l>{_e(r['metric'])}</td>"
-        cells += f"<td class=ours data-value=\"{_e(r['mean'])}\">{_ours(r['mean'], r['ci95'], r['n'])}</td>"
+        ours = _ours(r["mean"], r["ci95"], r["n"])
+        cells += f"<td class=ours data-value=\"{_e(r['mean'])}\">{ours}</td>"
         cls = ""
         if has_paper:
             p = r["paper"]
@@ -189,7 +190,9 @@ def _provenance(paper: Paper, results: Results, timings: Mapping[str, Any]) -> s
         if t:
             items.append(("sweep", f"{t.get('seconds', 0):.1f} s wall ({t.get('ran', 0)} run now, "
                           f"{t.get('skipped', 0)} already done)"))
-        lis = "".join(f"<tr><th class=l>{_e(k)}</th><td class=l>{_e(v)}</td></tr>" for k, v in items)
+        lis = "".join(
+            f"<tr><th class=l>{_e(k)}</th><td class=l>{_e(v)}</td></tr>" for k, v in items
+        )
         fail = ""
         if len(failed):
             fail = "<h4>failed runs</h4><table>" + "".join(
@@ -329,7 +332,8 @@ def table_page(
     rows = []
     for _, r in table.iterrows():
         cells = "".join(f"<td class=l>{_e(r[b])}</td>" for b in by)
-        cells += (f"<td class=l>{_e(r['metric'])}</td><td class=ours data-value=\"{_e(r['mean'])}\">"
+        cells += (f"<td class=l>{_e(r['metric'])}</td>"
+                  f"<td class=ours data-value=\"{_e(r['mean'])}\">"
                   f"{_ours(r['mean'], r['ci95'], r['n'])}</td>")
         if has_paper:
             p = r["paper"]

@@ -21,6 +21,7 @@ This module imports neither matplotlib nor Spark.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -273,7 +274,7 @@ def _ringpt_rises(r: Results) -> Outcome:
     if len(ratios) < 2:
         return "needs two sizes", None
     text = ", ".join(f"{n // 1000}K {q:.2f}" for n, q in ratios)
-    return text, all(q2 >= q1 - 0.01 for (_, q1), (_, q2) in zip(ratios, ratios[1:]))
+    return text, all(q2 >= q1 - 0.01 for (_, q1), (_, q2) in itertools.pairwise(ratios))
 
 
 def _all_runs(experiment: str, label: str, metric: str, test: Callable[[float], bool],
@@ -433,6 +434,9 @@ def _eclipse_streak(r: Results) -> Outcome:
 
 _SC_DOC = "docs/spidercast.md"
 _TOP_DOC = "docs/topiary.md"
+_SC_SETTLED = f"{_SC_DOC}#settled-acceptance-decided-for-the-reproduction"
+_ECLIPSE = f"{_TOP_DOC}#settled-acceptance-the-eclipse-attack"
+_TOP_SCEN = f"{_TOP_DOC}#scenarios-hedgerowscenarios"
 
 SPIDERCAST = Paper(
     name="spidercast",
@@ -459,16 +463,17 @@ SPIDERCAST = Paper(
             checks=(
                 Check("RingPT degree ≥ 1.3 × SpiderCast(3,0) at 1,000 nodes", "≥ 1.3×",
                       _ratio_check("RingPT", "SpiderCast(3,0)", 1000, 1.3),
-                      f"{_SC_DOC}#settled-acceptance-decided-for-the-reproduction"),
+                      _SC_SETTLED),
                 Check("RingPT/SpiderCast degree ratio rises with the number of nodes",
-                      "rising with N", _ringpt_rises, f"{_SC_DOC}#settled-acceptance-decided-for-the-reproduction"),
+                      "rising with N", _ringpt_rises, _SC_SETTLED),
                 Check("RingPT degree ≥ 1.6 × SpiderCast(3,0) at 10,000 nodes", "≥ 1.6×",
                       _ratio_check("RingPT", "SpiderCast(3,0)", 10000, 1.6),
-                      f"{_SC_DOC}#settled-acceptance-decided-for-the-reproduction"),
+                      _SC_SETTLED),
             ),
             readings=(
                 ("reading 11: ties in the argmax selections (sequential)", f"{_SC_DOC}#reading-11"),
-                ("baselines: similarity and random as in section 3.9", f"{_SC_DOC}#baselines-section-39"),
+                ("baselines: similarity and random as in section 3.9",
+                 f"{_SC_DOC}#baselines-section-39"),
             ),
         ),
         FigureSpec(
@@ -503,18 +508,20 @@ SPIDERCAST = Paper(
                       "paper, section 3.3"),
                 Check("adaptive setting, Zipf(2), 6K-10K nodes: ≥ 80% of runs fully connected, "
                       "at most one split topic in any run", "≥ 80%, ≤ 1", _adaptive,
-                      f"{_SC_DOC}#settled-acceptance-decided-for-the-reproduction"),
+                      _SC_SETTLED),
             ),
             readings=(
                 ("reading 11: sequential ties make the paper's Zipf(2) partitions reappear",
                  f"{_SC_DOC}#reading-11"),
-                ("Figure 6: the adaptive setting misses closed groups", f"{_SC_DOC}#figure-6--zipf2-10-of-100-topics"),
+                ("Figure 6: the adaptive setting misses closed groups",
+                 f"{_SC_DOC}#figure-6--zipf2-10-of-100-topics"),
             ),
         ),
         FigureSpec(
             "fig11", "Figure 11: under churn — average degree and control messages per "
             "join/leave against the mean online time λ", "spidercast-fig11", "lines",
-            panels=[("avg_degree", "average degree"), ("messages_per_op", "messages per join/leave"),
+            panels=[("avg_degree", "average degree"),
+                    ("messages_per_op", "messages per join/leave"),
                     ("partitioned_topics", "partitioned topics per snapshot")],
             x="churn_lifetime", xlabel="λ, mean online time (s)", series="nodes",
             tolerance=Tolerance(rel=0.20, abs=0.5),
@@ -572,7 +579,7 @@ TOPIARY = Paper(
                                  "benchmarks/bench_topiary.py"),
                            Check("the complete graph is the lower bound", "lower bound",
                                  _fig5_complete, "benchmarks/bench_topiary.py")),
-                   readings=(*_TOP_READ, ("Scenarios and baselines", f"{_TOP_DOC}#scenarios-hedgerowscenarios"))),
+                   readings=(*_TOP_READ, ("Scenarios and baselines", _TOP_SCEN))),
         FigureSpec("fig6", "Figure 6: delay weight wd = 1000-10000 (wc = 1, ww = 0)",
                    "topiary-fig6", "epochs", panels=_TOP_PANELS, series="param_wd",
                    readings=(("reading 3: our default wc", f"{_TOP_DOC}#readings"),)),
@@ -594,7 +601,7 @@ TOPIARY = Paper(
                    checks=(Check("300 topic attackers: victim receive rate ≥ 0.95 at the end",
                                  "victim delay aligns with the average", _victim,
                                  "benchmarks/bench_topiary.py"),),
-                   readings=(("Attackers (V-D), readings", f"{_TOP_DOC}#scenarios-hedgerowscenarios"),)),
+                   readings=(("Attackers (V-D), readings", _TOP_SCEN),)),
         FigureSpec("fig10", "Figure 10: 300 eclipse attackers — delay and the attackers' share "
                    "of honest out-slots", "topiary-attacks", "epochs",
                    panels=(("delay_mean_ms", "average delay (ms)"),
@@ -604,15 +611,15 @@ TOPIARY = Paper(
                    labels=("eclipse 300", "no attackers"),
                    checks=(Check("attackers' share of honest out-slots in (0.30, 0.90)",
                                  "(0.30, 0.90), last 50 epochs", _eclipse_share,
-                                 f"{_TOP_DOC}#settled-acceptance-the-eclipse-attack"),
+                                 _ECLIPSE),
                            Check("delay no worse than the same world without attackers",
                                  "≤ without attackers", _eclipse_delay,
-                                 f"{_TOP_DOC}#settled-acceptance-the-eclipse-attack"),
+                                 _ECLIPSE),
                            Check("no honest node without an honest out-neighbour > 5 epochs "
                                  "in a row", "≤ 5 epochs", _eclipse_streak,
-                                 f"{_TOP_DOC}#settled-acceptance-the-eclipse-attack")),
+                                 _ECLIPSE)),
                    readings=(("Settled acceptance: the eclipse attack",
-                              f"{_TOP_DOC}#settled-acceptance-the-eclipse-attack"),)),
+                              _ECLIPSE),)),
     ),
 )
 

@@ -28,10 +28,10 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only; never a window
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
 
 __all__ = ["bars", "epochs", "lines", "save", "score_distribution"]
 

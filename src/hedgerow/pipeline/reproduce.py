@@ -28,7 +28,10 @@ __all__ = ["experiments_dir", "quick_spec", "reproduce", "spec_for", "write_repo
 
 
 def experiments_dir() -> Path:
-    """Where the experiment specs are: ``$HEDGEROW_EXPERIMENTS``, the source tree, or ./experiments."""
+    """The folder of the experiment specs.
+
+    ``$HEDGEROW_EXPERIMENTS``, else the source tree's ``experiments/``, else ./experiments.
+    """
     env = os.environ.get("HEDGEROW_EXPERIMENTS")
     candidates = [Path(env)] if env else []
     candidates += [Path(__file__).resolve().parents[3] / "experiments", Path("experiments")]
@@ -178,7 +181,7 @@ def reproduce(
     specs = [(n, spec_for(n, quick)) for n in paper.experiments]  # validate all first
     timings: dict[str, Any] = {}
     failed = 0
-    for named, spec in specs:
+    for _named, spec in specs:
         if spark is None:
             done = {r.run_id for r in spec.expand()}
             from hedgerow.pipeline.store import finished_run_ids
