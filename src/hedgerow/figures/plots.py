@@ -142,8 +142,8 @@ def epochs(
     >>> t = pd.DataFrame({"label": ["t", "t", "r"], "epoch": [0, 1, 0], "metric": "rate",
     ...                   "mean": [0.9, 1.0, 0.8], "ci95": float("nan"), "n": 1})
     >>> fig = epochs(t, panels=[("rate", "receive rate")])
-    >>> len(fig.axes[0].lines)
-    2
+    >>> len(fig.axes[0].lines), len(fig.axes[0].collections)  # "r" is static: a dashed level
+    (1, 1)
     """
     fig, axes = _panels(len(panels))
     names = list(dict.fromkeys(table[series])) if len(table) else []
