@@ -51,7 +51,13 @@ def _finish(fig: Figure, axes: list, title: str, paper: bool = False) -> None:
 
     from matplotlib.lines import Line2D
 
-    handles, labels = axes[-1].get_legend_handles_labels()
+    seen: dict[str, object] = {}
+    for ax in axes:  # every series once, whichever panel has it
+        if ax.get_yscale() == "linear":
+            ax.ticklabel_format(axis="y", useOffset=False, style="plain")
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(lab, h)
+    handles, labels = list(seen.values()), list(seen)
     if paper:
         handles.append(Line2D([], [], ls="none", marker="D", ms=7, mfc="none", mec="0.2"))
         labels.append("paper (hollow ◇, same colour)")
