@@ -483,7 +483,7 @@ SPIDERCAST = Paper(
                       _SC_SETTLED),
             ),
             readings=(
-                ("reading 11: ties in the argmax selections (sequential)", f"{_SC_DOC}#reading-11"),
+                ("reading 11: ties in the argmax selections (sequential)", f"{_SC_DOC}#readings-chosen-where-the-paper-is-ambiguous"),
                 ("baselines: similarity and random as in section 3.9",
                  f"{_SC_DOC}#baselines-section-39"),
             ),
@@ -524,9 +524,9 @@ SPIDERCAST = Paper(
             ),
             readings=(
                 ("reading 11: sequential ties make the paper's Zipf(2) partitions reappear",
-                 f"{_SC_DOC}#reading-11"),
+                 f"{_SC_DOC}#readings-chosen-where-the-paper-is-ambiguous"),
                 ("Figure 6: the adaptive setting misses closed groups",
-                 f"{_SC_DOC}#figure-6--zipf2-10-of-100-topics"),
+                 f"{_SC_DOC}#our-numbers-beside-the-papers"),
             ),
         ),
         FigureSpec(
@@ -554,7 +554,7 @@ _FIG3_LABELS = ("topics=10", "topics=25", "topics=50", "topics=100", "topics=150
 _FIG4_LABELS = ("interest=0.1", "interest=0.2", "interest=0.6", "interest=0.8", "interest=1.0")
 _TOP_PANELS = (("receive_rate", "receive rate"), ("delay_mean_ms", "average delay (ms)"))
 _TOP_READ = (("Forwarding: the paper's figures use the TTL rule for every topology",
-              f"{_TOP_DOC}#forwarding"),)
+              _TOP_DOC),)
 _FIG8 = ScoreRun("topiary-fig8", "topiary", "cities", seed=0, epochs=150, quick_epochs=40,
                  settings={"forwarding": "ttl"})
 
@@ -595,7 +595,7 @@ TOPIARY = Paper(
                    readings=(*_TOP_READ, ("Scenarios and baselines", _TOP_SCEN))),
         FigureSpec("fig6", "Figure 6: delay weight wd = 1000-10000 (wc = 1, ww = 0)",
                    "topiary-fig6", "epochs", panels=_TOP_PANELS, series="param_wd",
-                   readings=(("reading 3: our default wc", f"{_TOP_DOC}#readings"),)),
+                   readings=(("reading 3: our default wc", f"{_TOP_DOC}#readings-chosen-where-the-paper-is-ambiguous"),)),
         FigureSpec("fig7", "Figure 7: the 246-city network (d = 5), Topiary against a random "
                    "graph", "topiary-cities", "epochs", panels=_TOP_PANELS,
                    checks=(Check("delay ≥ 40% lower than the random graph", "~50% lower",
