@@ -446,6 +446,8 @@ def _eclipse_streak(r: Results) -> Outcome:
 
 _SC_DOC = "docs/spidercast.md"
 _TOP_DOC = "docs/topiary.md"
+_SC_READINGS = f"{_SC_DOC}#readings-chosen-where-the-paper-is-ambiguous"
+_TOP_READINGS = f"{_TOP_DOC}#readings-chosen-where-the-paper-is-ambiguous"
 _SC_SETTLED = f"{_SC_DOC}#settled-acceptance-decided-for-the-reproduction"
 _ECLIPSE = f"{_TOP_DOC}#settled-acceptance-the-eclipse-attack"
 _TOP_SCEN = f"{_TOP_DOC}#scenarios-hedgerowscenarios"
@@ -483,7 +485,7 @@ SPIDERCAST = Paper(
                       _SC_SETTLED),
             ),
             readings=(
-                ("reading 11: ties in the argmax selections (sequential)", f"{_SC_DOC}#readings-chosen-where-the-paper-is-ambiguous"),
+                ("reading 11: ties in the argmax selections (sequential)", _SC_READINGS),
                 ("baselines: similarity and random as in section 3.9",
                  f"{_SC_DOC}#baselines-section-39"),
             ),
@@ -524,7 +526,7 @@ SPIDERCAST = Paper(
             ),
             readings=(
                 ("reading 11: sequential ties make the paper's Zipf(2) partitions reappear",
-                 f"{_SC_DOC}#readings-chosen-where-the-paper-is-ambiguous"),
+                 _SC_READINGS),
                 ("Figure 6: the adaptive setting misses closed groups",
                  f"{_SC_DOC}#our-numbers-beside-the-papers"),
             ),
@@ -595,7 +597,7 @@ TOPIARY = Paper(
                    readings=(*_TOP_READ, ("Scenarios and baselines", _TOP_SCEN))),
         FigureSpec("fig6", "Figure 6: delay weight wd = 1000-10000 (wc = 1, ww = 0)",
                    "topiary-fig6", "epochs", panels=_TOP_PANELS, series="param_wd",
-                   readings=(("reading 3: our default wc", f"{_TOP_DOC}#readings-chosen-where-the-paper-is-ambiguous"),)),
+                   readings=(("reading 3: our default wc", _TOP_READINGS),)),
         FigureSpec("fig7", "Figure 7: the 246-city network (d = 5), Topiary against a random "
                    "graph", "topiary-cities", "epochs", panels=_TOP_PANELS,
                    checks=(Check("delay ≥ 40% lower than the random graph", "~50% lower",
