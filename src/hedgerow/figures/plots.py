@@ -201,7 +201,16 @@ def bars(
     """
     groups = list(dict.fromkeys(table[group])) if group and len(table) else [None]
     names = list(dict.fromkeys(table[series])) if len(table) else []
-    fig, axes = _panels(len(panels), width=max(4.6, 0.13 * len(names) * len(groups) + 1.5))
+    width = max(4.6, 0.13 * len(names) * len(groups) + 1.5)
+    if len(panels) > 2:  # two rows: the panels stay readable side by side
+        cols = (len(panels) + 1) // 2
+        fig, grid = plt.subplots(2, cols, figsize=(width * cols + 2.4, 7.0), squeeze=False)
+        axes = list(grid.ravel())
+        for extra in axes[len(panels):]:
+            extra.remove()
+        axes = axes[: len(panels)]
+    else:
+        fig, axes = _panels(len(panels), width=width)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     width = 0.8 / max(1, len(names))
     for ax, (metric, ylabel) in zip(axes, panels, strict=True):
