@@ -202,6 +202,13 @@ def _warner():
 )
 @click.option("--verbose", is_flag=True, help="Show Spark's and the JVM's output.")
 @click.option("--digits", type=click.IntRange(0, 10), default=2, show_default=True)
+@click.option(
+    "--html",
+    "html_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the table as a self-contained HTML page.",
+)
 def report_cmd(
     out: Path,
     experiment: str,
@@ -214,6 +221,7 @@ def report_cmd(
     engine: str,
     verbose: bool,
     digits: int,
+    html_file: Path | None,
 ) -> None:
     """Aggregate the rows in OUT: mean, 95% CI and count per group.
 
@@ -252,3 +260,13 @@ def report_cmd(
         )
     rep = aggregate(spark, out, experiment, warn=warn, **kw)
     click.echo(render(rep, fmt, pivot=pivot, digits=digits), nl=False)
+    if html_file is not None:
+        from hedgerow.figures.html import table_page
+
+        status = f"{rep.runs_ok} runs ok, {rep.runs_failed} failed"
+        html_file.parent.mkdir(parents=True, exist_ok=True)
+        html_file.write_text(
+            table_page(f"{experiment} ({out})", rep.table, rep.by, notes=rep.notes, status=status),
+            encoding="utf-8",
+        )
+        click.echo(f"wrote {html_file}", err=True)

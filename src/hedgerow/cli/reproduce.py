@@ -1,0 +1,69 @@
+"""``hedgerow reproduce``: one command per paper (sweeps, figures, HTML report)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+__all__ = ["reproduce_cmd"]
+
+
+def _list() -> None:
+    from hedgerow.figures.papers import PAPERS
+
+    for p in PAPERS.values():
+        click.echo(f"{p.name}: {p.title}")
+        click.echo(f"  estimated time on 2 cores: full {p.minutes():.0f} min, "
+                   f"quick {p.minutes(quick=True):.1f} min; documented in {p.doc}")
+        for e in p.experiments:
+            click.echo(f"  experiments/{e.spec}: full ~{e.minutes:g} min, quick "
+                       f"~{e.quick_minutes:g} min ({e.quick.describe()})")
+        for f in p.figures:
+            click.echo(f"    {f.id:<6} {f.title}")
+
+
+@click.command("reproduce")
+@click.argument("paper", required=False)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("results/reproduce"), show_default=True,
+              help="Results folder (rows, figures under OUT/report).")
+@click.option("--quick", is_flag=True, help="Reduced specs (fewer seeds, sizes, epochs).")
+@click.option("--master", default=None, help="Spark master URL (default: local[*]).")
+@click.option("--list", "list_", is_flag=True, help="Name the papers, their figures and times.")
+@click.option("--report-only", is_flag=True,
+              help="Draw the figures and the report from the rows OUT already holds.")
+@click.option("--progress/--no-progress", default=True, show_default=True)
+def reproduce_cmd(paper: str | None, out: Path, quick: bool, master: str | None, list_: bool,
+                  report_only: bool, progress: bool) -> None:
+    """Reproduce PAPER: run its named experiments as sweeps, then write its figures and report.
+
+    Finished runs are kept (a second call resumes or only redraws).  The report
+    is OUT/report/PAPER[-quick].html (self-contained), with OUT/report/index.html.
+    """
+    if list_ or not paper:
+        if not list_:
+            raise click.UsageError("name a paper (hedgerow reproduce --list names them)")
+        _list()
+        return
+    from hedgerow.figures.papers import get_paper
+
+    p = get_paper(paper)
+    if report_only:
+        from hedgerow.pipeline.reproduce import write_report
+
+        s = write_report(p, out, quick=quick)
+    else:
+        from hedgerow.pipeline.reproduce import reproduce
+
+        s = reproduce(paper, out, quick=quick, master=master, progress=progress,
+                      log=lambda m: click.echo(m, err=True))
+    passed, failed, not_run = s["checks"]
+    within, outside = s["values"]
+    took = f" in {s['seconds']:.0f}s" if "seconds" in s else ""
+    click.echo(f"{p.name}{' (quick)' if quick else ''}: {len(s['figures'])} figures, checks "
+               f"{passed} passed, {failed} failed, {not_run} not run; paper values "
+               f"{within}/{within + outside} within tolerance{took} -> {s['path']}")
+    if s.get("failed"):
+        sys.exit(1)
