@@ -36,6 +36,7 @@ from hedgerow.protocols.baselines.random_graph import RandomGraph
 from hedgerow.protocols.baselines.ringpt import RingPerTopic
 from hedgerow.protocols.baselines.scribe import ScribeRandom, ScribeTopic
 from hedgerow.protocols.baselines.similarity import RandomOverlay, Similarity
+from hedgerow.protocols.goldfish import Goldfish
 from hedgerow.protocols.spidercast import SpiderCast
 from hedgerow.protocols.topiary import Topiary
 
@@ -53,6 +54,7 @@ REGISTRY: dict[str, type[OverlayProtocol]] = {
         GossipSubSplit,
         ScribeRandom,
         ScribeTopic,
+        Goldfish,
     )
 }
 
