@@ -35,8 +35,8 @@ authors' stopping rule), with a **fresh** stopping state per completion.
 the exact objective: each norm ``‖y‖`` is majorised by
 ``‖y‖²/(2‖y_k‖) + ‖y_k‖/2``, so every step solves one linear system (the
 ``a_v`` block is diagonal and is eliminated; the Schur complement is
-``p × p``).  The norms are smoothed, ``sqrt(‖y‖² + ε²)``, with ``ε`` halved
-every step from 1e-2 down to 1e-10 (a majoriser at ``y = 0`` would freeze the
+``p × p``).  The norms are smoothed, ``sqrt(‖y‖² + ε²)``, with ``ε`` shrunk
+every step (×0.2) from 1e-2 down to 1e-10 (a majoriser at ``y = 0`` would freeze the
 variables), starting from ``c = 0`` and ``a_v`` the weighted mean of its
 neighbours' values; the best iterate is kept.
 
@@ -270,7 +270,8 @@ def _adam(a, c, var, row, nbr, w, nc, s1, s2, xo, lr, max_steps, early_stop, exi
 
 @numba.njit(cache=True)
 def _var_terms(var, s):
-    """Terms grouped by variable: ``(start, order)`` so terms of ``v`` are ``order[start[v]:start[v+1]]``."""
+    """Terms grouped by variable: ``(start, order)``, the terms of ``v`` being
+    ``order[start[v]:start[v + 1]]``."""
     cnt = np.zeros(s + 1, dtype=np.int64)
     for i in range(len(var)):
         cnt[var[i] + 1] += 1
@@ -302,7 +303,7 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor):
     best = prev
     eps = 1e-2
     step = 0
-    for step in range(1, max_steps + 1):
+    for step in range(1, max_steps + 1):  # noqa: B007 - the count is returned
         for i in range(t):
             co = c[nbr[i]]
             nrm = np.sqrt(_sq(nc[i], s1[i], s2[i], xo[i], co - c[row[i]], a[var[i]], co))
@@ -361,7 +362,7 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor):
         if eps <= floor and prev - cur <= tol * max(abs(cur), 1e-300):
             break
         prev = cur
-        eps = max(eps * 0.5, floor)
+        eps = max(eps * 0.2, floor)
     a[:] = best_a
     c[:] = best_c
     return step
@@ -379,7 +380,7 @@ def solve(
     max_steps: int | None = None,
     early_stop: bool = True,
     exit_diff: float = 1e-3,
-    tol: float = 1e-9,
+    tol: float = 1e-6,
 ) -> Solution:
     """Minimise eq. (1).
 
@@ -423,7 +424,7 @@ def solve(
 
 
 def completed(wm: WindowMatrix, cl: Classified, sol: Solution) -> np.ndarray:
-    """Table I(b) in ms: observed cells ``(T + c_r)``, estimable ``a_v``, all other cells ``inf``."""
+    """Table I(b) in ms: observed cells ``T + c_r``, estimable ``a_v``, every other cell ``inf``."""
     from hedgerow.protocols.goldfish.matrix import OBSERVED
 
     out = np.full(wm.values.shape, np.inf)

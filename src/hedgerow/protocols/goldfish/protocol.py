@@ -290,7 +290,7 @@ class Goldfish(AdaptiveProtocol):
 
             pool = self.pools_[i]
             if mode == "run":
-                wm, cl, t_hat = self.complete_node(i)
+                wm, _cl, t_hat = self.complete_node(i)
                 ranked = rank_subsets(t_hat, wm.dagger, wm.peers, n_exp)
                 chosen.extend(choose_exploits(ranked, n_exp, set(cur.tolist()), accepts))
                 if len(chosen) < n_exp:
