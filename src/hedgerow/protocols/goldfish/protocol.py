@@ -324,9 +324,18 @@ class Goldfish(AdaptiveProtocol):
                     got.append(u)
         return got
 
-    def exploit_table(self, out: np.ndarray) -> np.ndarray:
-        """The exploitation links of an out-link table (§V-C): adaptive nodes' exploit slots,
-        static nodes' every link; ``-1`` padded ``(n, d_out)``."""
-        t = out.copy()
-        t[self.nodes_, self.n_exploit:] = -1
+    def exploit_out(self, out: np.ndarray, adaptive: np.ndarray) -> np.ndarray:
+        """The exploitation links (§V-C: latency is measured "using only exploitation edges"):
+        the exploration slots of the ``adaptive`` nodes blanked (``-1``); static nodes keep all.
+
+        Examples
+        --------
+        >>> g = Goldfish(d_out=2, n_explore=1)
+        >>> g.exploit_out(np.array([[1, 2], [2, 0], [0, 1]]), np.array([True, False, False]))
+        array([[ 1, -1],
+               [ 2,  0],
+               [ 0,  1]])
+        """
+        t = np.array(out, dtype=np.int64, copy=True)
+        t[np.asarray(adaptive, dtype=bool), self.n_exploit:] = -1
         return t
