@@ -269,6 +269,36 @@ def _adam(a, c, var, row, nbr, w, nc, s1, s2, xo, lr, max_steps, early_stop, exi
 
 
 @numba.njit(cache=True)
+def _chol_solve(a, b):
+    """Solve ``a x = b`` for a symmetric positive definite ``a`` (in place Cholesky; ``a`` is
+    overwritten).  Plain loops: at these sizes (p <= a few hundred) they beat a BLAS call."""
+    n = a.shape[0]
+    for j in range(n):
+        d = a[j, j]
+        for k in range(j):
+            d -= a[j, k] * a[j, k]
+        d = np.sqrt(d) if d > 0.0 else 1e-300
+        a[j, j] = d
+        for i in range(j + 1, n):
+            v = a[i, j]
+            for k in range(j):
+                v -= a[i, k] * a[j, k]
+            a[i, j] = v / d
+    x = b.copy()
+    for i in range(n):
+        v = x[i]
+        for k in range(i):
+            v -= a[i, k] * x[k]
+        x[i] = v / a[i, i]
+    for i in range(n - 1, -1, -1):
+        v = x[i]
+        for k in range(i + 1, n):
+            v -= a[k, i] * x[k]
+        x[i] = v / a[i, i]
+    return x
+
+
+@numba.njit(cache=True)
 def _var_terms(var, s):
     """Terms grouped by variable: ``(start, order)``, the terms of ``v`` being
     ``order[start[v]:start[v + 1]]``."""
@@ -348,7 +378,7 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor):
                 for x2 in range(start[v], start[v + 1]):
                     j2 = order[x2]
                     big[nbr[i], nbr[j2]] -= om[i] * om[j2] / hdiag[v]
-        c[:] = np.linalg.solve(big, rhs)
+        c[:] = _chol_solve(big, rhs)
         a[:] = ba
         for i in range(t):
             a[var[i]] += om[i] * c[nbr[i]]
