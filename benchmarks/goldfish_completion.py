@@ -43,8 +43,7 @@ def main() -> None:
     g = Goldfish()
     run_protocol(g, world)
     adaptive = np.flatnonzero(world.adaptive)
-    idx = [int(np.searchsorted(g.nodes_, v)) for v in adaptive][: args.matrices]
-    mats = [g.node_matrix(i) for i in idx]
+    mats = [g.node_matrix(int(v)) for v in adaptive[: args.matrices]]
     if args.dump:
         os.makedirs(args.dump, exist_ok=True)
         for j, wm in enumerate(mats):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -11,21 +11,8 @@ from hedgerow.errors import ParameterError
 from hedgerow.protocols import get_protocol
 from hedgerow.protocols.goldfish import Goldfish, in_degrees
 from hedgerow.scenarios.epochs import run_protocol
-from hedgerow.scenarios.world import World, world_for_instance
+from hedgerow.scenarios.world import world_for_instance
 from hedgerow.workloads import make_instance
-
-
-@dataclass(frozen=True)
-class SomeAdaptive(World):
-    """A world in which only ``adaptive`` nodes re-select (the others are static)."""
-
-    adaptive: tuple = ()
-
-    @property
-    def active(self) -> np.ndarray:
-        a = np.zeros(self.n_nodes, dtype=bool)
-        a[list(self.adaptive)] = True
-        return a
 
 
 def world(epochs=6, nodes=50, seed=1):
@@ -56,8 +43,9 @@ def test_incoming_limit_refuses_connections():
 
 def test_static_nodes_keep_their_links():
     w = world(epochs=5)
-    sw = SomeAdaptive(w.scenario, w.seed, w.instance, w.publishers, w.latency, w.proc,
-                      adaptive=(3, 17))
+    mask = np.zeros(w.n_nodes, dtype=bool)
+    mask[[3, 17]] = True
+    sw = replace(w, adaptive_mask=mask, _fingerprint=[])
     g = Goldfish()
     res = run_protocol(g, sw, keep_outs=True)
     static = np.setdiff1d(np.arange(w.n_nodes), [3, 17])

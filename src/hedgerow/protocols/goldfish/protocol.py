@@ -193,8 +193,13 @@ class Goldfish(AdaptiveProtocol):
         self.order_rng_ = streams.stream("goldfish:order")
         self.explore_rng_ = streams.stream("goldfish:explore")
         self.complete_rng_ = streams.stream("goldfish:complete")
-        self.pools_ = [DepletingPool(n, int(v)) for v in self.nodes_]
-        self.window_: deque[tuple[np.ndarray, np.ndarray]] = deque(maxlen=cfg["window"])
+        self.n_nodes_ = n
+        #: node id -> its depleting pool
+        self.pools_: dict[int, DepletingPool] = {}
+        #: the last ``window`` epochs: (observing nodes, their peers, their observations)
+        self.window_: deque[tuple[np.ndarray, np.ndarray, np.ndarray]] = deque(
+            maxlen=cfg["window"]
+        )
         self.epoch_ = -1
         self.last_run_: int | None = None
         #: per epoch: "run" (completion) or "acc" (pure exploration)
@@ -209,6 +214,7 @@ class Goldfish(AdaptiveProtocol):
         """An empty observation table ``(messages, adaptive nodes, peer slots)``."""
         m = len(publisher)
         return {
+            "nodes": self.nodes_.copy(),
             "rel": np.full((m, len(self.nodes_), self.width_), np.nan),
             "peers": None,
             "rev": None,
@@ -218,10 +224,10 @@ class Goldfish(AdaptiveProtocol):
         """Relative arrival times from every peer of every adaptive node."""
         if state["peers"] is None:
             state["peers"], state["rev"] = peer_entries(
-                view.indptr, view.indices, self.nodes_, self.width_
+                view.indptr, view.indices, state["nodes"], self.width_
             )
         state["rel"][view.sel] = observe_chunk(
-            view.arrival, view.edge_recv, view.entry_map, state["rev"], self.nodes_,
+            view.arrival, view.edge_recv, view.entry_map, state["rev"], state["nodes"],
             view.publisher,
         )
 
@@ -234,14 +240,24 @@ class Goldfish(AdaptiveProtocol):
             return "run"
         return "acc"
 
-    def node_matrix(self, i: int):
-        """The window matrix of adaptive node ``nodes_[i]`` (:class:`WindowMatrix`)."""
-        return window_matrix([p[i] for p, _ in self.window_], [r[:, i] for _, r in self.window_])
+    def node_matrix(self, v: int):
+        """The window matrix of node ``v`` (:class:`WindowMatrix`); an epoch in which ``v`` was
+        not observed adds its rows with no peer."""
+        peers, rels = [], []
+        for nodes, p, r in self.window_:
+            i = int(np.searchsorted(nodes, v))
+            if i < len(nodes) and nodes[i] == v:
+                peers.append(p[i])
+                rels.append(r[:, i])
+            else:
+                peers.append(np.full(p.shape[1], -1, dtype=np.int64))
+                rels.append(np.full((r.shape[0], p.shape[1]), np.nan))
+        return window_matrix(peers, rels)
 
-    def complete_node(self, i: int):
-        """Classify and complete node ``nodes_[i]``'s window; returns ``(wm, classes, t_hat)``."""
+    def complete_node(self, v: int):
+        """Classify and complete node ``v``'s window; returns ``(wm, classes, t_hat)``."""
         cfg = self.config_
-        wm = self.node_matrix(i)
+        wm = self.node_matrix(v)
         cl = classify(wm, k=cfg["k"])
         prob = build_problem(wm, cl, row_normalise=cfg["row_normalise"])
         sol = solve(prob, method=cfg["completion"], rng=self.complete_rng_,
@@ -262,11 +278,11 @@ class Goldfish(AdaptiveProtocol):
         n = instance.n_nodes
         self.epoch_ += 1
         epoch = self.epoch_
-        a = len(self.nodes_)
+        nodes = state["nodes"]
         peers = state["peers"]
         if peers is None:
-            peers = np.full((a, self.width_), -1, dtype=np.int64)
-        self.window_.append((peers, state["rel"]))
+            peers = np.full((len(nodes), self.width_), -1, dtype=np.int64)
+        self.window_.append((nodes, peers, state["rel"]))
         mode = self.mode(epoch)
         self.modes_.append(mode)
         if mode == "run":
@@ -277,10 +293,9 @@ class Goldfish(AdaptiveProtocol):
         n_exp = self.n_exploit
         d = cfg["d_out"]
         act = np.asarray(active, dtype=bool)
-        for i in self.order_rng_.permutation(a).tolist():
-            v = int(self.nodes_[i])
-            if not act[v]:
-                continue
+        movers = nodes[act[nodes]]
+        for i in self.order_rng_.permutation(len(movers)).tolist():
+            v = int(movers[i])
             cur = out[v][out[v] >= 0]
             indeg[cur] -= 1
             chosen: list[int] = []
@@ -288,9 +303,9 @@ class Goldfish(AdaptiveProtocol):
             def accepts(u: int, v: int = v, chosen: list[int] = chosen) -> bool:
                 return u != v and u not in chosen and indeg[u] < lim
 
-            pool = self.pools_[i]
+            pool = self.pools_.setdefault(v, DepletingPool(n, v))
             if mode == "run":
-                wm, _cl, t_hat = self.complete_node(i)
+                wm, _cl, t_hat = self.complete_node(v)
                 ranked = rank_subsets(t_hat, wm.dagger, wm.peers, n_exp)
                 chosen.extend(choose_exploits(ranked, n_exp, set(cur.tolist()), accepts))
                 if len(chosen) < n_exp:
@@ -299,7 +314,7 @@ class Goldfish(AdaptiveProtocol):
                 pool.mark(wm.peers)
             else:
                 chosen.extend(cur[:n_exp].tolist())
-                pool.mark(peers[i])
+                pool.mark(peers[int(np.searchsorted(nodes, v))])
             pool.mark(chosen)
             chosen.extend(pool.draw(self.explore_rng_, d - len(chosen), exclude=chosen,
                                     accepts=accepts))
@@ -307,6 +322,8 @@ class Goldfish(AdaptiveProtocol):
             row[: len(chosen)] = chosen[:d]
             new_out[v] = row
             indeg[row[row >= 0]] += 1
+        # from now on only the re-selecting nodes need observations
+        self.nodes_ = np.flatnonzero(act).astype(np.int64)
         return new_out, np.full(n, np.nan)
 
     def _random_fill(self, n: int, v: int, k: int, seen: np.ndarray, accepts) -> list[int]:
