@@ -166,41 +166,76 @@ def _quantile(vals: np.ndarray, cnt: int, q: float, rule: int) -> float:
 def _subset_scores_kernel(
     rel: np.ndarray, subsets: np.ndarray, valid: np.ndarray, q: float, rule: int
 ) -> np.ndarray:
-    """rel (n, M, P); subsets (S, k) of candidate positions; valid (n, P)."""
+    """rel (n, M, P); subsets (S, k) of candidate positions; valid (n, P).
+
+    Per block the candidates are sorted once; a subset's minimum is the first
+    sorted candidate it holds (a bitmask test), so large subsets cost about
+    one step per block instead of ``k``.
+    """
     n, m_count, p_count = rel.shape
     s_count, k = subsets.shape
     out = np.full((n, s_count), np.inf)
+    masks = np.zeros(s_count, dtype=np.int64)
+    for s in range(s_count):
+        for j in range(k):
+            masks[s] |= np.int64(1) << subsets[s, j]
+    order = np.empty((m_count, p_count), dtype=np.int64)
     vals = np.empty(m_count)
+    rows = np.empty(m_count, dtype=np.int64)
     for v in range(n):
-        # rows: blocks some valid candidate delivered
-        rows = np.zeros(m_count, dtype=np.bool_)
+        vmask = np.int64(0)
+        for p in range(p_count):
+            if valid[v, p]:
+                vmask |= np.int64(1) << p
+        n_rows = 0
         for m in range(m_count):
+            row = False
             for p in range(p_count):
                 if valid[v, p] and rel[v, m, p] < np.inf:
-                    rows[m] = True
+                    row = True
                     break
+            if row:
+                order[n_rows] = np.argsort(rel[v, m])
+                rows[n_rows] = m
+                n_rows += 1
+        if n_rows == 0:
+            continue
         for s in range(s_count):
-            ok = True
-            for j in range(k):
-                if not valid[v, subsets[s, j]]:
-                    ok = False
-                    break
-            if not ok:
+            if masks[s] & ~vmask:
                 continue
-            cnt = 0
-            for m in range(m_count):
-                if not rows[m]:
-                    continue
+            for r in range(n_rows):
                 best = np.inf
-                for j in range(k):
-                    x = rel[v, m, subsets[s, j]]
-                    if x < best:
-                        best = x
-                vals[cnt] = best
-                cnt += 1
-            if cnt > 0:
-                out[v, s] = _quantile(vals, cnt, q, rule)
+                for t in range(p_count):
+                    p = order[r, t]
+                    if (masks[s] >> p) & 1:
+                        best = rel[v, rows[r], p]
+                        break
+                vals[r] = best
+            out[v, s] = _quantile(vals, n_rows, q, rule)
     return out
+
+
+@numba.njit(cache=True)
+def _observe_kernel(
+    er: np.ndarray, col: np.ndarray, ref: np.ndarray, publisher: np.ndarray, rel: np.ndarray,
+    sel: np.ndarray,
+) -> None:
+    """rel[v, sel[i], p] = er[i, col[v, p]] - ref[i, v] (inf without a copy or at the publisher)."""
+    m_count = er.shape[0]
+    n, p_count = col.shape
+    for i in range(m_count):
+        mm = sel[i]
+        for v in range(n):
+            r = ref[i, v]
+            own = publisher[i] == v
+            for p in range(p_count):
+                c = col[v, p]
+                x = np.inf
+                if c >= 0 and not own and r < np.inf:
+                    t = er[i, c]
+                    if t < np.inf:
+                        x = t - r
+                rel[v, mm, p] = x
 
 
 def subset_scores(rel: np.ndarray, subsets: np.ndarray, q: float, rule: int,
@@ -670,21 +705,20 @@ class Perigee(AdaptiveProtocol):
             recv = np.repeat(np.arange(n), p)
             state.entries = entry_index(view.indptr, view.indices, peers.reshape(-1), recv)
         ent = state.entries
-        col = np.where(ent >= 0, view.entry_map[np.maximum(ent, 0)], -1)
-        er = np.asarray(view.edge_recv, dtype=np.float64)
-        times = np.where(col[None, :] >= 0, er[:, np.maximum(col, 0)], np.inf)
-        times = times.reshape(len(view.sel), n, p)
+        col = np.where(ent >= 0, view.entry_map[np.maximum(ent, 0)], -1).reshape(n, p)
+        er = np.ascontiguousarray(view.edge_recv, dtype=np.float64)
         if self.cfg_["reference"] == "all":
-            ref = np.asarray(view.arrival, dtype=np.float64)
+            ref = np.ascontiguousarray(view.arrival, dtype=np.float64)
         else:
             d = self.cfg_["d_out"]
-            ref = times[:, :, :d].min(axis=2)
-        with np.errstate(invalid="ignore"):
-            rel = times - ref[:, :, None]
-        rel[~np.isfinite(rel)] = np.inf
-        own = view.publisher[:, None] == np.arange(n)[None, :]
-        rel[own] = np.inf
-        state.rel[:, view.sel, :] = rel.transpose(1, 0, 2)
+            ref = np.full((len(view.sel), n), np.inf)
+            for j in range(d):
+                cj = col[:, j]
+                t = np.where(cj[None, :] >= 0, er[:, np.maximum(cj, 0)], np.inf)
+                np.minimum(ref, t, out=ref)
+        _observe_kernel(er, np.ascontiguousarray(col), ref,
+                        np.asarray(view.publisher, dtype=np.int64), state.rel,
+                        np.asarray(view.sel, dtype=np.int64))
 
     def select(
         self,
