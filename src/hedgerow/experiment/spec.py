@@ -203,6 +203,9 @@ class RunOptions(_Strict):
         None, description="broadcast worlds: a Goldfish-format topology JSON file"
     )
     proc_ms: float | None = Field(None, ge=0, description="fixed node delay (ms)")
+    wasted: bool | None = Field(
+        None, description="broadcast worlds: measure the wasted latency every epoch"
+    )
     adaptive_pool: Literal["all", "non-publishers"] | None = Field(
         None, description="broadcast worlds: where adaptive nodes are drawn from"
     )

@@ -244,6 +244,9 @@ def pooled_percentiles(
     --------
     >>> pooled_percentiles(np.array([[0.0, 10], [0, 30]]), (0.5, 0.75)).tolist()
     [0.0, 10.0]
+    >>> a = np.array([[0.0, 10], [0, 30]])
+    >>> pooled_percentiles(a, (0.5,), weights=np.array([0, 1.0])).tolist()
+    [10.0]
     """
     a = np.asarray(arrival, dtype=np.float64)
     flat = a.reshape(-1)
@@ -251,7 +254,12 @@ def pooled_percentiles(
         s = np.sort(flat)
         return np.array([s[max(math.ceil(q * len(s) - 1e-9) - 1, 0)] for q in qs])
     w = np.broadcast_to(np.asarray(weights, dtype=np.float64)[None, :], a.shape).reshape(-1)
-    return np.array([weighted_quantile(flat, w, q) for q in qs])
+    order = np.argsort(flat, kind="stable")
+    cw = np.cumsum(w[order])
+    if not len(cw) or cw[-1] <= 0:
+        return np.full(len(qs), math.nan)
+    ks = np.searchsorted(cw, np.asarray(qs) * cw[-1] * (1 - 1e-12), side="left")
+    return flat[order][np.minimum(ks, len(flat) - 1)]
 
 
 def duplicates_per_node(

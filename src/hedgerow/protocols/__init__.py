@@ -32,6 +32,7 @@ from hedgerow.protocols.base import (
 )
 from hedgerow.protocols.baselines.complete import CompleteGraph
 from hedgerow.protocols.baselines.gossipsub import GossipSubSplit
+from hedgerow.protocols.baselines.perigee import Perigee
 from hedgerow.protocols.baselines.random_graph import RandomGraph
 from hedgerow.protocols.baselines.ringpt import RingPerTopic
 from hedgerow.protocols.baselines.scribe import ScribeRandom, ScribeTopic
@@ -55,6 +56,7 @@ REGISTRY: dict[str, type[OverlayProtocol]] = {
         ScribeRandom,
         ScribeTopic,
         Goldfish,
+        Perigee,
     )
 }
 

@@ -33,7 +33,7 @@ Per-epoch row keys (:func:`epoch_row`)
 ``attacker_slot_share``, ``honest_with_honest_neighbour``, ``honest_with_honest_link``
     (attack scenarios) :func:`hedgerow.metrics.attack.slot_stats`.
 ``wasted_latency_mean_ms``, ``wasted_latency_p25_ms``, ``_p50_ms``, ``_p75_ms``
-    (broadcast worlds) Goldfish section V-C: per node, the wasted latency at
+    (broadcast worlds with ``wasted``) Goldfish section V-C: per node, the wasted latency at
     90% of the publishing probability over the exploitation graph the epoch
     ran on (:func:`hedgerow.metrics.propagation.wasted_latency`); mean and
     percentiles over the adaptive nodes.
@@ -218,8 +218,11 @@ def broadcast_measures(
     """
     probs = world.publisher_probs
     n = world.n_nodes
-    wl = wasted_latency(exploit, world.latency.matrix(), world.proc, probs, 0.9)
-    summ = wasted_summary(wl, np.flatnonzero(world.adaptive))
+    if world.scenario.wasted:
+        wl = wasted_latency(exploit, world.latency.matrix(), world.proc, probs, 0.9)
+        summ = wasted_summary(wl, np.flatnonzero(world.adaptive))
+    else:
+        summ = dict.fromkeys(("mean", "p25", "p50", "p75"), None)
     t = pooled_percentiles(rec.arrival, (0.5, 0.9, 0.99))
     tw = pooled_percentiles(rec.arrival, (0.5, 0.9), weights=probs)
     m = len(rec.duplicates)
