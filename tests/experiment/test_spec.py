@@ -30,7 +30,7 @@ def test_zipf_alpha_popularity_is_accepted():
         ),
         (
             {"scenario__protocol": "nope"},
-            "scenario.protocol: unknown protocol 'nope'; allowed: complete, gossipsub, random,",
+            "scenario.protocol: unknown protocol 'nope'; allowed: complete, goldfish, gossipsub,",
         ),
         ({"scenario__kind": "bake"}, "scenario.kind: 'bake' is not one of build, run"),
         (
@@ -56,7 +56,7 @@ def test_zipf_alpha_popularity_is_accepted():
         ),
         ({"scenario__seed": -1}, "scenario.seed: Input should be greater than or equal to 0"),
         ({"colour": "red"}, "colour: unknown key; allowed: experiment, description, reference"),
-        ({"reference": "fig99"}, "reference: 'fig99' is not one of spidercast-fig11, spidercast"),
+        ({"reference": "fig99"}, "reference: 'fig99' is not one of goldfish-fig2, goldfish-table2"),
         ({"experiment": "a b"}, "experiment: 'a b' is not a valid name"),
         ({"sweep__seeds": [0, 0]}, "sweep.seeds: lists a seed twice"),
         ({"sweep__seeds": []}, "sweep.seeds: needs at least one seed"),

@@ -164,6 +164,13 @@ def scenario_options(f):
             "--social", default=None, metavar="DIR",
             help="Workload: the users of an ingested social sample (hedgerow ingest social).",
         ),
+        click.option("--adaptive", type=int, default=None, metavar="N",
+                     help="Broadcast worlds: N nodes re-select their peers (0 = all)."),
+        click.option("--publishers", default=None, metavar="unif:K|exp:K",
+                     help="Broadcast worlds: K publishers, equal or exp(-k/10) probabilities."),
+        click.option("--topology", default=None, metavar="FILE",
+                     help="Broadcast worlds: delays, node delays and publishing probabilities "
+                     "from a Goldfish-format topology JSON."),
     ]
     for opt in reversed(opts):
         f = opt(f)

@@ -19,6 +19,10 @@ _COLUMNS = (
     ("attacker_slot_share", "attacker slots", "{:.3f}"),
     ("honest_with_honest_neighbour", "honest w/ honest out-nbr", "{:.4f}"),
     ("honest_with_honest_link", "honest w/ honest link", "{:.4f}"),
+    ("wasted_latency_mean_ms", "wasted mean (ms)", "{:.1f}"),
+    ("wasted_latency_p50_ms", "wasted p50 (ms)", "{:.1f}"),
+    ("t50_ms", "t50 (ms)", "{:.1f}"),
+    ("t90_ms", "t90 (ms)", "{:.1f}"),
 )
 
 
@@ -34,6 +38,7 @@ _COLUMNS = (
               "own; mesh needs a protocol that labels its links with topics).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON line per epoch on stdout.")
 def run_cmd(protocol, scenario, seed, epochs, topics, interest, attackers, messages, ttl, social,
+            adaptive, publishers, topology,
             params,
             forwarding, as_json):
     """Run PROTOCOL on a named scenario and print one row per epoch.
@@ -51,7 +56,8 @@ def run_cmd(protocol, scenario, seed, epochs, topics, interest, attackers, messa
 
     options = parse_params(params)
     settings = dict(epochs=epochs, topics=topics, interest=interest, attackers=attackers,
-                    messages=messages, ttl=ttl, social=social)
+                    messages=messages, ttl=ttl, social=social, adaptive=adaptive,
+                    publishers=publishers, topology=topology)
     check_run(protocol, scenario, params=options, forwarding=forwarding, **settings)
     adaptive = issubclass(protocol_class(protocol), AdaptiveProtocol)
     total = resolve_scenario(scenario, **settings).epochs if adaptive else 1

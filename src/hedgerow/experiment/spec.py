@@ -193,6 +193,22 @@ class RunOptions(_Strict):
     forwarding: Literal["ttl", "topic", "flood", "mesh"] | None = Field(
         None, description="dissemination policy (default: the protocol's own)"
     )
+    adaptive: int | None = Field(
+        None, ge=0, description="broadcast worlds: nodes that re-select their peers (0 = all)"
+    )
+    publishers: str | None = Field(
+        None, description="broadcast worlds: publishing law unif:K or exp:K"
+    )
+    topology: str | None = Field(
+        None, description="broadcast worlds: a Goldfish-format topology JSON file"
+    )
+    proc_ms: float | None = Field(None, ge=0, description="fixed node delay (ms)")
+    wasted: bool | None = Field(
+        None, description="broadcast worlds: measure the wasted latency every epoch"
+    )
+    adaptive_pool: Literal["all", "non-publishers"] | None = Field(
+        None, description="broadcast worlds: where adaptive nodes are drawn from"
+    )
 
 
 class ChurnOptions(_Strict):

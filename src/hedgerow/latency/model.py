@@ -234,7 +234,12 @@ UNIT_SQUARE_SCALE_MS = 500.0
 
 
 def unit_square(
-    n_nodes: int, rng: np.random.Generator, *, scale_ms: float = UNIT_SQUARE_SCALE_MS
+    n_nodes: int,
+    rng: np.random.Generator,
+    *,
+    scale_ms: float = UNIT_SQUARE_SCALE_MS,
+    grid: int | None = None,
+    ceil: bool = False,
 ) -> LatencyModel:
     """Nodes at uniform random points of the unit square; delay = Euclidean distance x ``scale_ms``.
 
@@ -255,6 +260,14 @@ def unit_square(
         Source of the positions (e.g. ``RngStreams(seed).stream("latency")``).
     scale_ms : float, default 500.0
         Milliseconds per unit of distance (the side of the square).
+    grid : int, optional
+        Integer coordinates uniform in ``{0..grid-1}`` (each axis) instead of
+        continuous ones; the square's side is still ``scale_ms``.  The Goldfish
+        authors' generator draws ``grid=500`` on a 500 ms plane.
+    ceil : bool, default False
+        Round every delay up to a whole millisecond (the authors' ``ceil`` of
+        the distance); the model becomes a dense matrix (positions kept in
+        ``info["positions"]``).  Whole-ms delays create arrival ties.
 
     Examples
     --------
@@ -262,13 +275,38 @@ def unit_square(
     >>> m = unit_square(5, RngStreams(1).stream("latency"))
     >>> m.positions.shape, bool((m.matrix() <= 500 * 2**0.5).all())
     ((5, 2), True)
+    >>> g = unit_square(5, RngStreams(1).stream("latency"), grid=500, ceil=True)
+    >>> g.kind, bool((g.matrix() == np.round(g.matrix())).all())
+    ('matrix', True)
     """
     n = int(n_nodes)
     if n < 1:
         raise ParameterError(f"unit_square needs n_nodes >= 1, got {n_nodes}")
     if rng is None:
         raise ParameterError("unit_square needs an rng (numpy Generator) for the positions")
-    pos = rng.random((n, 2))
+    if grid is not None:
+        g = int(grid)
+        if g < 1:
+            raise ParameterError(f"unit_square: grid must be >= 1, got {grid}", key="grid")
+        pos = rng.integers(0, g, size=(n, 2)).astype(np.float64) / g
+    else:
+        pos = rng.random((n, 2))
+    if ceil:
+        diff = pos[:, None, :] - pos[None, :, :]
+        dist = float(scale_ms) * np.sqrt(np.sum(diff * diff, axis=-1))
+        # integer grids: compute the distance in grid units exactly before rounding up
+        m = np.ceil(dist - 1e-9)
+        return LatencyModel(
+            n,
+            name="unit-square",
+            matrix=m,
+            info={
+                "scale_ms": float(scale_ms),
+                "grid": grid,
+                "ceil": True,
+                "positions": pos.tolist(),
+            },
+        )
     return LatencyModel(
         n, name="unit-square", positions=pos, scale_ms=scale_ms, info={"scale_ms": float(scale_ms)}
     )

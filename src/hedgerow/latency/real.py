@@ -148,6 +148,7 @@ def cities(
     rng: np.random.Generator | None = None,
     *,
     one_way: bool = True,
+    complete_only: bool = False,
     servers_file: str | Path | None = None,
     pings_file: str | Path | None = None,
 ) -> LatencyModel:
@@ -175,6 +176,11 @@ def cities(
     one_way : bool, default True
         Halve RTTs (one-way delays).  ``False`` keeps RTTs, as the Goldfish
         code (``bx3/goldfish`` ``gen-real-topo.py``) does.
+    complete_only : bool, default False
+        Drop cities until every remaining pair is measured (no one-hop fill):
+        repeatedly the city with the most unmeasured pairs (the highest id on
+        ties), as the Goldfish authors keep only cities with complete data
+        before drawing their 100.
     servers_file, pings_file : path, optional
         Other copies of the two files (default: the shipped data set).
 
@@ -213,6 +219,15 @@ def cities(
     src = index_of.loc[p["source"].to_numpy()].to_numpy()
     dst = index_of.loc[p["destination"].to_numpy()].to_numpy()
     sym = symmetrise_pings(src, dst, p["avg"].to_numpy(dtype=np.float64), len(ids), one_way=one_way)
+    labels = servers["name"].astype(str).tolist()
+    coords = servers[["latitude", "longitude"]].to_numpy(dtype=np.float64)
+    n_dropped_cities = 0
+    if complete_only:
+        keep = complete_cities(sym)
+        n_dropped_cities = len(ids) - len(keep)
+        sym = sym[np.ix_(keep, keep)]
+        ids, coords = ids[keep], coords[keep]
+        labels = [labels[i] for i in keep]
     full, n_filled = fill_missing_one_hop(sym)
     info = {
         "source": "WonderNetwork pings 2020-07-19/20 (grouped), avg RTT",
@@ -222,16 +237,39 @@ def cities(
         "n_measured_pairs": int(np.count_nonzero(~np.isnan(sym[np.triu_indices(len(ids), 1)]))),
         "n_filled_pairs": int(n_filled),
         "fill_rule": "one-hop relay (fill_missing_one_hop)",
+        "complete_only": bool(complete_only),
+        "n_dropped_cities": int(n_dropped_cities),
     }
     model = LatencyModel(
-        len(ids),
-        name="cities",
-        matrix=full,
-        labels=servers["name"].astype(str).tolist(),
-        coords=servers[["latitude", "longitude"]].to_numpy(dtype=np.float64),
-        info=info,
+        len(ids), name="cities", matrix=full, labels=labels, coords=coords, info=info
     )
     return _maybe_subset(model, n_nodes, rng)
+
+
+def complete_cities(sym: np.ndarray) -> np.ndarray:
+    """Indices of the cities kept so that every pair among them is measured.
+
+    ``sym`` is a symmetric matrix with ``nan`` for unmeasured pairs (diagonal
+    ignored).  Repeatedly drops the city with the most unmeasured pairs among
+    the remaining ones (the highest index on ties).
+
+    Examples
+    --------
+    >>> nan = float("nan")
+    >>> m = np.array([[0, 1, nan, 2], [1, 0, 3, nan], [nan, 3, 0, 4], [2, nan, 4, 0.]])
+    >>> complete_cities(m).tolist()
+    [0, 1]
+    """
+    miss = np.isnan(np.asarray(sym, dtype=np.float64))
+    np.fill_diagonal(miss, False)
+    alive = np.ones(len(miss), dtype=bool)
+    count = miss.sum(axis=1)
+    while count[alive].max(initial=0) > 0:
+        worst = np.flatnonzero(alive & (count == count[alive].max()))[-1]
+        alive[worst] = False
+        count -= miss[:, worst]
+        count[worst] = 0
+    return np.flatnonzero(alive)
 
 
 def _maybe_subset(

@@ -14,8 +14,8 @@ from hedgerow.latency.real import _maybe_subset, cities, from_matrix_file, perig
 LATENCY_MODELS = ("unit-square", "cities", "perigee", "constant")
 
 _ALLOWED_KW = {
-    "unit-square": {"scale_ms"},
-    "cities": {"one_way"},
+    "unit-square": {"scale_ms", "grid", "ceil"},
+    "cities": {"one_way", "complete_only"},
     "perigee": set(),
     "constant": {"ms"},
     "file": set(),
@@ -30,7 +30,8 @@ def latency_model(
     Parameters
     ----------
     name : str
-        ``"unit-square"`` (keyword ``scale_ms``), ``"cities"`` (``one_way``),
+        ``"unit-square"`` (keywords ``scale_ms``, ``grid``, ``ceil``), ``"cities"``
+        (``one_way``, ``complete_only``),
         ``"perigee"``, ``"constant"`` (``ms``, required) or ``"file:PATH"``.
     n_nodes : int or None
         Number of nodes.  Real data sets have a fixed size (246 cities,

@@ -32,10 +32,12 @@ from hedgerow.protocols.base import (
 )
 from hedgerow.protocols.baselines.complete import CompleteGraph
 from hedgerow.protocols.baselines.gossipsub import GossipSubSplit
+from hedgerow.protocols.baselines.perigee import Perigee
 from hedgerow.protocols.baselines.random_graph import RandomGraph
 from hedgerow.protocols.baselines.ringpt import RingPerTopic
 from hedgerow.protocols.baselines.scribe import ScribeRandom, ScribeTopic
 from hedgerow.protocols.baselines.similarity import RandomOverlay, Similarity
+from hedgerow.protocols.goldfish import Goldfish
 from hedgerow.protocols.spidercast import SpiderCast
 from hedgerow.protocols.topiary import Topiary
 
@@ -53,6 +55,8 @@ REGISTRY: dict[str, type[OverlayProtocol]] = {
         GossipSubSplit,
         ScribeRandom,
         ScribeTopic,
+        Goldfish,
+        Perigee,
     )
 }
 

@@ -291,6 +291,15 @@ class AdaptiveProtocol(OverlayProtocol, ABC):
         """Out-degree bound ``d`` (incoming links are not bounded)."""
         return self.out_degree()
 
+    def exploit_out(self, out: np.ndarray, adaptive: np.ndarray) -> np.ndarray:
+        """The out-links that count as exploitation (``-1`` elsewhere) for broadcast metrics.
+
+        Goldfish section V-C measures latency "using only exploitation edges":
+        a protocol that keeps exploration slots returns ``out`` with those
+        slots of the ``adaptive`` nodes blanked.  Default: every out-link.
+        """
+        return out
+
 
 class MaintainedProtocol(OverlayProtocol, ABC):
     """Capability ``maintained``: an overlay kept under churn by an engine.

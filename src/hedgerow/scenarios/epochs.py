@@ -51,7 +51,12 @@ from hedgerow.protocols.base import (
     OverlayProtocol,
     StaticProtocol,
 )
-from hedgerow.scenarios.observers import EpochDelivery, epoch_row, streak_stats
+from hedgerow.scenarios.observers import (
+    EpochDelivery,
+    broadcast_measures,
+    epoch_row,
+    streak_stats,
+)
 from hedgerow.scenarios.world import World
 
 __all__ = ["RunResult", "forwarding_policy", "run_protocol"]
@@ -160,6 +165,19 @@ def _out_links(overlay: Overlay) -> tuple[np.ndarray, np.ndarray]:
     return a.row.astype(np.int64), a.col.astype(np.int64)
 
 
+def _out_table(overlay: Overlay) -> np.ndarray:
+    """An ``(n, max out-degree)`` out-link table of ``overlay`` (``-1`` padded)."""
+    src, dst = _out_links(overlay)
+    n = overlay.n_nodes
+    deg = np.bincount(src, minlength=n)
+    table = np.full((n, max(int(deg.max(initial=0)), 1)), -1, dtype=np.int64)
+    order = np.argsort(src, kind="stable")
+    src, dst = src[order], dst[order]
+    start = np.r_[0, np.cumsum(deg)[:-1]]
+    table[src, np.arange(len(src)) - start[src]] = dst
+    return table
+
+
 def with_attackers(overlay: Overlay, world: World) -> Overlay:
     """Eclipse attackers keep only their clique as outgoing links (see ``attackers``)."""
     attack = world.attack
@@ -215,7 +233,10 @@ def _run_static(
         world, indptr, indices, publisher, topic, policy, record_edges=False, labels=labels
     )
     interest = interest_matrix(world.instance.masks, world.instance.n_topics)
-    emit(epoch_row(0, rec, interest, None, world, _out_links(overlay)))
+    row = epoch_row(0, rec, interest, None, world, _out_links(overlay))
+    if world.publisher_probs is not None:
+        row.update(broadcast_measures(world, rec, _out_table(overlay)))
+    emit(row)
     n = world.n_nodes
     return RunResult([], np.full((1, n), np.nan), overlay, world, dict(proto.stats_))
 
@@ -264,6 +285,8 @@ def _run_adaptive(
     fixed = None if world.attack is None else world.attack.fixed_edges
     interest = interest_matrix(inst.masks, inst.n_topics)
     out = proto.start(inst, proto.streams(world.seed), active)
+    # only the world's adaptive nodes re-select (broadcast worlds); the others keep their links
+    selecting = active & world.adaptive
     traffic = world.traffic()
     src_of_slot = np.repeat(np.arange(n), d)
     scores: list[np.ndarray] = []
@@ -285,10 +308,14 @@ def _run_adaptive(
         rows = np.repeat(np.arange(n), np.diff(indptr))
         linked = np.zeros((n, n), dtype=bool)
         linked[rows, indices] = True
-        new_out, score = proto.select(state, inst, out, linked, active)
+        new_out, score = proto.select(state, inst, out, linked, selecting)
         ok = out.reshape(-1) >= 0
         links = (src_of_slot[ok], out.reshape(-1)[ok])
         row = epoch_row(epoch, rec, interest, score, world, links)
+        if world.publisher_probs is not None:
+            row.update(
+                broadcast_measures(world, rec, proto.exploit_out(out, selecting), out, new_out)
+            )
         if world.attack is not None:
             honest_out.append(honest_out_mask(links[0], links[1], world.honest))
             if epoch == epochs - 1:

@@ -32,6 +32,20 @@ Per-epoch row keys (:func:`epoch_row`)
     The same two measures restricted to the victim topic's messages.
 ``attacker_slot_share``, ``honest_with_honest_neighbour``, ``honest_with_honest_link``
     (attack scenarios) :func:`hedgerow.metrics.attack.slot_stats`.
+``wasted_latency_mean_ms``, ``wasted_latency_p25_ms``, ``_p50_ms``, ``_p75_ms``
+    (broadcast worlds with ``wasted``) Goldfish section V-C: per node, the wasted latency at
+    90% of the publishing probability over the exploitation graph the epoch
+    ran on (:func:`hedgerow.metrics.propagation.wasted_latency`); mean and
+    percentiles over the adaptive nodes.
+``t50_ms``, ``t90_ms``, ``t99_ms``, ``t50_weight_ms``, ``t90_weight_ms``
+    (broadcast worlds) the epoch's (message, node) arrivals pooled, publisher
+    included at 0: the time by which ``q`` of the nodes hold a message, by node
+    count and by publishing weight (:func:`~hedgerow.metrics.propagation.pooled_percentiles`).
+``duplicates_per_node``
+    (broadcast worlds) copies a node receives beyond its first, per node per message.
+``dials_per_node``, ``drops_per_node``
+    (broadcast worlds, adaptive protocols) out-links the epoch's selection
+    dialled and dropped, per node.
 ``eclipse_streak_max``, ``eclipse_streak_p99`` (attack scenarios, last epoch only)
     Over the honest nodes, the longest run of consecutive epochs without an
     honest out-neighbour within the last :data:`STREAK_WINDOW` epochs
@@ -49,6 +63,12 @@ import numpy as np
 from hedgerow.metrics import degree_ci95, topic_components, topic_diameters
 from hedgerow.metrics.attack import eclipse_streaks, slot_stats
 from hedgerow.metrics.delivery import delivery_measures, delivery_stats, relay_share
+from hedgerow.metrics.propagation import (
+    connection_churn,
+    pooled_percentiles,
+    wasted_latency,
+    wasted_summary,
+)
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.protocols.engine_api import ChurnEngine
@@ -57,6 +77,7 @@ from hedgerow.scenarios.world import World
 __all__ = [
     "STREAK_WINDOW",
     "EpochDelivery",
+    "broadcast_measures",
     "epoch_row",
     "num",
     "online_view",
@@ -172,6 +193,55 @@ def epoch_row(
         row["attacker_slot_share"] = share
         row["honest_with_honest_neighbour"] = keep
         row["honest_with_honest_link"] = linked
+    return row
+
+
+def broadcast_measures(
+    world: World,
+    rec: EpochDelivery,
+    exploit: np.ndarray,
+    before: np.ndarray | None = None,
+    after: np.ndarray | None = None,
+) -> dict[str, Any]:
+    """The broadcast-world keys of an epoch's row (module docstring).
+
+    Parameters
+    ----------
+    world : World
+        A broadcast world (``publisher_probs`` set).
+    rec : EpochDelivery
+        The epoch's arrivals.
+    exploit : numpy.ndarray
+        ``(n, d)`` exploitation out-links the epoch ran on (``-1`` padded).
+    before, after : numpy.ndarray, optional
+        The out-link tables before and after the epoch's selection (churn keys).
+    """
+    probs = world.publisher_probs
+    n = world.n_nodes
+    if world.scenario.wasted:
+        wl = wasted_latency(exploit, world.latency.matrix(), world.proc, probs, 0.9)
+        summ = wasted_summary(wl, np.flatnonzero(world.adaptive))
+    else:
+        summ = dict.fromkeys(("mean", "p25", "p50", "p75"), None)
+    t = pooled_percentiles(rec.arrival, (0.5, 0.9, 0.99))
+    tw = pooled_percentiles(rec.arrival, (0.5, 0.9), weights=probs)
+    m = len(rec.duplicates)
+    row: dict[str, Any] = {
+        "wasted_latency_mean_ms": num(summ["mean"]),
+        "wasted_latency_p25_ms": num(summ["p25"]),
+        "wasted_latency_p50_ms": num(summ["p50"]),
+        "wasted_latency_p75_ms": num(summ["p75"]),
+        "t50_ms": num(t[0]),
+        "t90_ms": num(t[1]),
+        "t99_ms": num(t[2]),
+        "t50_weight_ms": num(tw[0]),
+        "t90_weight_ms": num(tw[1]),
+        "duplicates_per_node": float(rec.duplicates.sum()) / (n * m) if m else None,
+    }
+    if before is not None and after is not None:
+        dials, drops = connection_churn(before, after)
+        row["dials_per_node"] = float(dials.mean())
+        row["drops_per_node"] = float(drops.mean())
     return row
 
 

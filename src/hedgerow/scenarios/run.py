@@ -36,6 +36,7 @@ from hedgerow.scenarios.epochs import RunResult, forwarding_policy, run_protocol
 from hedgerow.scenarios.world import World, make_world, resolve_scenario
 
 __all__ = [
+    "BROADCAST_KEYS",
     "COMPARE_KEYS",
     "check_run",
     "compare",
@@ -64,6 +65,21 @@ COMPARE_KEYS = (
     "duplicates_per_message",
     "control_messages",
     "epochs",
+)
+
+
+#: the extra columns of a head-to-head row on a broadcast world (last epoch)
+BROADCAST_KEYS = (
+    "wasted_latency_mean_ms",
+    "wasted_latency_p25_ms",
+    "wasted_latency_p50_ms",
+    "wasted_latency_p75_ms",
+    "t50_ms",
+    "t90_ms",
+    "t99_ms",
+    "t50_weight_ms",
+    "t90_weight_ms",
+    "duplicates_per_node",
 )
 
 
@@ -200,6 +216,9 @@ def compare(
         row = {"protocol": name, "world": fp}
         for key in COMPARE_KEYS[2:]:
             row[key] = last.get(key, shape.get(key))
+        if world.publisher_probs is not None:
+            for key in BROADCAST_KEYS:
+                row[key] = last.get(key)
         control = res.stats.get("control_messages")
         row["control_messages"] = None if control is None else int(control)
         row["epochs"] = len(res.rows)

@@ -11,7 +11,16 @@ traffic, stamped on every row so a reader can see that two rows shared a world.
 Random streams of the world (from ``RngStreams(seed)``): ``"workload"`` (the
 subscriptions), ``"latency"`` (positions or a subset of a real data set),
 ``"processing"`` (processing delays), ``"attackers"`` and ``"messages"`` (the
-traffic: epoch ``e`` takes the ``e``-th draw of that stream).
+traffic: epoch ``e`` takes the ``e``-th draw of that stream); broadcast worlds
+add ``"publishers"`` (who publishes, with which probability) and
+``"adaptive"`` (which nodes re-select their peers).
+
+Broadcast worlds (``workload="broadcast"``; Goldfish section V, Perigee): one
+topic every node subscribes to; each message's publisher is drawn i.i.d. from
+the world's publishing probabilities (:mod:`hedgerow.workloads.publishers`),
+from the ``"messages"`` stream, so every protocol sees the same message
+sequence under one seed.  Only ``adaptive`` nodes (``--adaptive N``, drawn
+uniformly) re-select their out-links; the others keep their starting ones.
 
 Examples
 --------
@@ -41,15 +50,22 @@ from hedgerow.params import as_float, as_int, check_memory
 from hedgerow.scenarios.attackers import AttackSetup, eclipse_attack, topic_attack
 from hedgerow.workloads import make_instance
 from hedgerow.workloads.interest import interest_bytes, interest_instance
+from hedgerow.workloads.publishers import (
+    draw_publishers,
+    parse_publishers,
+    publisher_probabilities,
+)
 from hedgerow.workloads.traffic import draw_messages
 
 __all__ = [
     "SCENARIOS",
     "Scenario",
     "World",
+    "broadcast_instance",
     "custom_world",
     "instance_fingerprint",
     "make_world",
+    "read_topology_json",
     "resolve_scenario",
     "scenario_names",
     "world_for_instance",
@@ -87,6 +103,28 @@ class Scenario:
         Epochs of adaptive protocols, messages per epoch, initial TTL.
     attack : str or None
         ``"topic"``, ``"eclipse"`` or ``None``; ``attackers`` how many.
+    publishers : str or None
+        Broadcast workload: the publishing law ``"unif:K"`` or ``"exp:K"``
+        (:func:`hedgerow.workloads.publishers.publisher_probabilities`).
+    adaptive : int
+        Broadcast workload: how many nodes re-select their peers (0 = all).
+    adaptive_pool : {"all", "non-publishers"}
+        Where the adaptive nodes are drawn from (Goldfish Fig. 2 reads "1
+        other node": not a publisher).
+    latency_kw : tuple of (str, value)
+        Keywords of the latency model (e.g. ``grid``, ``ceil``, ``one_way``,
+        ``complete_only``: the Goldfish authors' exact inputs).
+    topology : str or None
+        A Goldfish-format topology JSON (:func:`read_topology_json`): its
+        delays, node delays and publishing probabilities replace the drawn
+        ones, so this code and the authors' run on identical inputs.
+    proc_ms : float or None
+        Fixed node (processing) delay in ms (default 20 ms,
+        :func:`hedgerow.latency.processing_delays`).
+    wasted : bool
+        Broadcast worlds: measure the wasted latency every epoch (all-pairs
+        shortest paths; off for the 1000-node Perigee matrix, whose reference
+        simulator reports only arrival times).
     """
 
     name: str
@@ -105,6 +143,13 @@ class Scenario:
     attack: str | None = None
     attackers: int = 0
     social: str | None = None
+    publishers: str | None = None
+    adaptive: int = 0
+    adaptive_pool: str = "all"
+    latency_kw: tuple[tuple[str, Any], ...] = ()
+    topology: str | None = None
+    proc_ms: float | None = None
+    wasted: bool = True
 
 
 #: the named scenarios
@@ -160,13 +205,65 @@ SCENARIOS: dict[str, Scenario] = {
             attack="eclipse",
             attackers=300,
         ),
+        Scenario(
+            "goldfish-random",
+            "100 nodes uniform on a 500x500 ms plane, 100 publishers with the exp law, 32 "
+            "adaptive nodes, 40 messages per epoch, 100 epochs, 20 ms node delay "
+            "(Goldfish V-A, V-C Table II)",
+            latency="unit-square",
+            nodes=100,
+            d=4,
+            workload="broadcast",
+            topics=1,
+            epochs=100,
+            messages=40,
+            ttl=0,
+            publishers="exp:100",
+            adaptive=32,
+        ),
+        Scenario(
+            "goldfish-real",
+            "100 WonderNetwork cities (round-trip delays, cities with complete data), 100 "
+            "publishers with the exp law, 32 adaptive nodes, 40 messages per epoch, 100 epochs "
+            "(Goldfish V-A, V-D Table II)",
+            latency="cities",
+            nodes=100,
+            d=4,
+            workload="broadcast",
+            topics=1,
+            epochs=100,
+            messages=40,
+            ttl=0,
+            publishers="exp:100",
+            adaptive=32,
+            latency_kw=(("one_way", False), ("complete_only", True)),
+        ),
+        Scenario(
+            "perigee-matrix",
+            "1000 nodes on the Perigee one-way latency matrix, uniform miners, every node "
+            "adaptive, 99 blocks per round, 55 ms header+body validation (blocknet, header only)",
+            latency="perigee",
+            nodes=1000,
+            d=8,
+            workload="broadcast",
+            topics=1,
+            epochs=4,
+            messages=99,
+            ttl=0,
+            publishers="unif:1000",
+            proc_ms=55.0,
+            wasted=False,
+        ),
     )
 }
 
 #: the scenario settings a run may override (name -> checker)
 OVERRIDABLE = (
-    "epochs", "topics", "interest", "attackers", "messages", "ttl", "nodes", "latency", "social"
+    "epochs", "topics", "interest", "attackers", "messages", "ttl", "nodes", "latency", "social",
+    "adaptive", "publishers", "topology", "latency_kw", "adaptive_pool", "proc_ms", "wasted",
 )
+#: where adaptive nodes of a broadcast world may be drawn from
+ADAPTIVE_POOLS = ("all", "non-publishers")
 #: latency models whose size the run chooses (the others are real data sets of fixed size)
 SIZED_MODELS = ("unit-square", "constant")
 
@@ -256,7 +353,50 @@ def resolve_scenario(name: str, **overrides: Any) -> Scenario:
                 key="social",
             )
         changes.update(workload="social", social=folder, nodes=0)
+    broadcast_keys = ("adaptive", "publishers", "topology", "adaptive_pool")
+    given = [k for k in broadcast_keys if overrides.get(k) is not None]
+    if given and sc.workload != "broadcast":
+        names = ", ".join(n for n, s in SCENARIOS.items() if s.workload == "broadcast")
+        raise ParameterError(
+            f"scenario {name!r} is not a broadcast world; {given[0]} applies to: {names}",
+            key=given[0],
+        )
+    if overrides.get("adaptive") is not None:
+        changes["adaptive"] = as_int("scenario", "adaptive", overrides["adaptive"], minimum=0)
+    if overrides.get("publishers") is not None:
+        spec = overrides["publishers"]
+        parse_publishers(spec)
+        changes["publishers"] = spec
+    if overrides.get("adaptive_pool") is not None:
+        pool = overrides["adaptive_pool"]
+        if pool not in ADAPTIVE_POOLS:
+            raise ParameterError(
+                f"scenario: parameter adaptive_pool must be one of {', '.join(ADAPTIVE_POOLS)}, "
+                f"got {pool!r}",
+                key="adaptive_pool",
+            )
+        changes["adaptive_pool"] = pool
+    if overrides.get("wasted") is not None:
+        changes["wasted"] = bool(overrides["wasted"])
+    if overrides.get("proc_ms") is not None:
+        changes["proc_ms"] = as_float(
+            "scenario", "proc_ms", overrides["proc_ms"], low=0.0, high=1e6
+        )
+    if overrides.get("topology") is not None:
+        changes.update(topology=str(overrides["topology"]), nodes=0)
+    if overrides.get("latency_kw") is not None:
+        kw = overrides["latency_kw"]
+        items = kw.items() if isinstance(kw, dict) else kw
+        changes["latency_kw"] = tuple((str(k), v) for k, v in items)
+    elif "latency" in changes:
+        changes["latency_kw"] = ()
     out = replace(sc, **changes)
+    if out.workload == "broadcast" and out.nodes and out.adaptive > out.nodes:
+        raise ParameterError(
+            f"scenario {name!r}: {out.adaptive} adaptive nodes need at least as many nodes "
+            f"({out.nodes})",
+            key="adaptive",
+        )
     if out.attack is not None and out.nodes and out.attackers >= out.nodes:
         raise ParameterError(
             f"scenario {name!r}: {out.attackers} attackers need more than {out.nodes} nodes"
@@ -284,6 +424,11 @@ class World:
         ``(n,)`` processing delay of each node (ms).
     attack : AttackSetup or None
         The attackers, when the scenario has any.
+    publisher_probs : numpy.ndarray or None
+        Broadcast worlds: ``(n,)`` publishing probability of each node.
+    adaptive_mask : numpy.ndarray or None
+        Broadcast worlds: bool ``(n,)``, the nodes that re-select their peers
+        (``None``: every node).
     """
 
     scenario: Scenario
@@ -293,6 +438,8 @@ class World:
     latency: LatencyModel
     proc: np.ndarray
     attack: AttackSetup | None = None
+    publisher_probs: np.ndarray | None = None
+    adaptive_mask: np.ndarray | None = None
     _fingerprint: list[str] = field(default_factory=list, repr=False, compare=False)
 
     @property
@@ -313,6 +460,13 @@ class World:
             return np.ones(self.n_nodes, dtype=bool)
         return np.asarray(self.attack.update, dtype=bool)
 
+    @property
+    def adaptive(self) -> np.ndarray:
+        """Bool mask of the nodes that re-select their peers (all unless the world says)."""
+        if self.adaptive_mask is None:
+            return np.ones(self.n_nodes, dtype=bool)
+        return np.asarray(self.adaptive_mask, dtype=bool)
+
     def traffic(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """The epochs' messages ``(publisher, topic)``, epoch after epoch (the same for all).
 
@@ -320,8 +474,13 @@ class World:
         uniform among the topic's publishers (:func:`hedgerow.workloads.traffic.draw_messages`).
         """
         rng = RngStreams(self.seed).stream("messages")
+        m = self.scenario.messages
+        if self.publisher_probs is not None:
+            topic = np.zeros(m, dtype=np.int64)
+            while True:
+                yield draw_publishers(self.publisher_probs, m, rng), topic
         while True:
-            yield draw_messages(self.publishers, self.scenario.messages, rng)
+            yield draw_messages(self.publishers, m, rng)
 
     def fingerprint(self) -> str:
         """A 16-hex hash of the instance, latencies, processing delays, attackers and traffic."""
@@ -344,6 +503,9 @@ class World:
             if value is not None:
                 add(np.asarray(value))
         add(self.proc)
+        for extra in (self.publisher_probs, self.adaptive_mask):
+            if extra is not None:
+                add(extra)
         sc = self.scenario
         add(np.array([sc.messages, sc.ttl, sc.epochs, sc.d], dtype=np.int64))
         if self.attack is not None:
@@ -375,7 +537,15 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
 
         social = load_instance(sc.social)
         sc = replace(sc, nodes=social.n_nodes, topics=social.n_topics)
-    lat = latency_model(sc.latency, sc.nodes or None, streams.stream("latency"))
+    topo = None
+    if sc.topology is not None:
+        topo = read_topology_json(sc.topology)
+        lat = topo["latency"]
+        sc = replace(sc, latency=lat.name, nodes=lat.n_nodes)
+    else:
+        lat = latency_model(
+            sc.latency, sc.nodes or None, streams.stream("latency"), **dict(sc.latency_kw)
+        )
     n = lat.n_nodes
     if social is not None and n != social.n_nodes:
         raise ParameterError(
@@ -387,6 +557,8 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
         sc = replace(sc, nodes=n)
     if social is not None:
         base = social
+    elif sc.workload == "broadcast":
+        base = broadcast_instance(n)
     elif sc.workload == "popularity":
         base = make_instance(
             nodes=n, topics=sc.topics, subs=sc.subs, popularity=sc.popularity, seed=seed
@@ -403,7 +575,17 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
         attack = ATTACK_SETUPS[sc.attack](base, sc.attackers, streams.stream("attackers"))
     instance = base if attack is None else attack.instance
     publishers = instance if attack is None else attack.publishers
-    proc = processing_delays(n, streams.stream("processing"))
+    proc_kw = {} if sc.proc_ms is None else {"mean_ms": sc.proc_ms}
+    proc = processing_delays(n, streams.stream("processing"), **proc_kw)
+    probs = adaptive_mask = None
+    if sc.workload == "broadcast":
+        if topo is not None:
+            proc, probs = topo["proc"], topo["pub_prob"]
+        else:
+            probs = publisher_probabilities(
+                sc.publishers or f"unif:{n}", n, streams.stream("publishers")
+            )
+        adaptive_mask = draw_adaptive(n, sc.adaptive, probs, sc.adaptive_pool, streams)
     return World(
         scenario=sc,
         seed=seed,
@@ -412,7 +594,95 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
         latency=lat,
         proc=np.asarray(proc, dtype=np.float64),
         attack=attack,
+        publisher_probs=probs,
+        adaptive_mask=adaptive_mask,
     )
+
+
+def broadcast_instance(n_nodes: int) -> Instance:
+    """One topic every node subscribes to (a broadcast world).
+
+    Examples
+    --------
+    >>> inst = broadcast_instance(4)
+    >>> inst.n_topics, inst.topic_sizes.tolist()
+    (1, [4])
+    """
+    n = int(n_nodes)
+    return Instance(n, 1, np.arange(n + 1, dtype=np.int64), np.zeros(n, dtype=np.int64))
+
+
+def draw_adaptive(
+    n_nodes: int, count: int, probs: np.ndarray, pool: str, streams: RngStreams
+) -> np.ndarray | None:
+    """The adaptive nodes of a broadcast world (``None`` when every node adapts).
+
+    ``count`` nodes uniformly without replacement from stream ``"adaptive"``,
+    among all nodes or (``pool="non-publishers"``) among nodes that never publish.
+
+    Examples
+    --------
+    >>> m = draw_adaptive(10, 3, np.r_[np.ones(2) / 2, np.zeros(8)], "non-publishers",
+    ...                   RngStreams(0))
+    >>> int(m.sum()), bool(m[:2].any())
+    (3, False)
+    """
+    if count <= 0 or (count >= n_nodes and pool == "all"):
+        return None
+    cand = np.arange(n_nodes) if pool == "all" else np.flatnonzero(np.asarray(probs) <= 0)
+    if count > len(cand):
+        raise ParameterError(
+            f"scenario: {count} adaptive nodes drawn from {pool} but only {len(cand)} qualify",
+            key="adaptive",
+        )
+    mask = np.zeros(n_nodes, dtype=bool)
+    mask[streams.stream("adaptive").choice(cand, size=count, replace=False)] = True
+    return mask
+
+
+def read_topology_json(path: str) -> dict[str, Any]:
+    """Read a Goldfish-format topology JSON (the authors' generators' output).
+
+    The file is ``{"summary": {...}, "nodes": [{"id", "adj", "proc_delay",
+    "pub_prob", ...}, ...]}``: ``adj`` the row of link delays in ms as the
+    authors' simulator uses them (integer ceil distances on the plane, round
+    trips on the city network), ``proc_delay`` the node delay in ms and
+    ``pub_prob`` the publishing probability (absent in older files: then every
+    node with ``role == "PUB"`` publishes with equal probability).
+
+    Returns
+    -------
+    dict
+        ``latency`` (a matrix :class:`~hedgerow.latency.LatencyModel` named
+        ``file:PATH``), ``proc`` ``(n,)`` and ``pub_prob`` ``(n,)``.
+    """
+    import json
+    from pathlib import Path
+
+    from hedgerow.errors import DataError
+    from hedgerow.latency import from_matrix
+
+    p = Path(path)
+    if not p.exists():
+        raise DataError(f"topology file missing: {p}")
+    try:
+        data = json.loads(p.read_text())
+        nodes = sorted(data["nodes"], key=lambda x: int(x["id"]))
+        adj = np.array([nd["adj"] for nd in nodes], dtype=np.float64)
+        proc = np.array([float(nd["proc_delay"]) for nd in nodes])
+        if all("pub_prob" in nd for nd in nodes):
+            probs = np.array([float(nd["pub_prob"]) for nd in nodes])
+        else:
+            probs = np.array([1.0 if nd.get("role") == "PUB" else 0.0 for nd in nodes])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise DataError(f"{p}: not a Goldfish topology file ({exc})") from exc
+    n = len(nodes)
+    if [int(nd["id"]) for nd in nodes] != list(range(n)) or adj.shape != (n, n):
+        raise DataError(f"{p}: node ids must be 0..{n - 1}, each with {n} adj delays")
+    if probs.sum() <= 0:
+        raise DataError(f"{p}: no node publishes (pub_prob all zero)")
+    lat = from_matrix(adj, name=f"file:{p}", info={"source": str(p), "format": "goldfish"})
+    return {"latency": lat, "proc": proc, "pub_prob": probs / probs.sum()}
 
 
 def world_for_instance(

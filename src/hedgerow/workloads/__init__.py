@@ -14,18 +14,26 @@ from hedgerow.workloads.interest import (
     without_topic,
 )
 from hedgerow.workloads.popularity import POPULARITY, popularity
+from hedgerow.workloads.publishers import (
+    draw_publishers,
+    parse_publishers,
+    publisher_probabilities,
+)
 from hedgerow.workloads.subscriptions import draw_subscriptions, make_instance, parse_subs
 from hedgerow.workloads.traffic import draw_messages
 
 __all__ = [
     "POPULARITY",
     "draw_messages",
+    "draw_publishers",
     "draw_subscriptions",
     "interest_bytes",
     "interest_instance",
     "make_instance",
+    "parse_publishers",
     "parse_subs",
     "popularity",
+    "publisher_probabilities",
     "with_topic",
     "without_topic",
 ]

@@ -1,0 +1,160 @@
+"""The peer selector: altruistic exploitation and the depleting exploration pool (Goldfish §IV).
+
+Altruistic exploitation (§IV: "We first identify a set of contributing peers
+who always deliver blocks fast to us, and we credit them scores by counting
+the number of benefiting peers who receives block fast from us"):
+
+1. rows of the completed matrix without any value cell are dropped;
+2. each remaining row's *contributor* is its fastest column (the first on
+   ties; columns are sorted by id) and its *benefiting peers* are its †
+   columns (peers that got the block from this node);
+3. every ``n_exploit``-subset ``S`` of the contributors (lexicographic order)
+   is scored by the number of distinct benefiting peers its rows cover, then
+   by the total count of benefiting peers, then by how many rows its members
+   won; the best subset whose new members accept a connection is kept.
+
+With fewer contributors than exploit slots, all acceptable contributors are
+kept; the free exploit slots go to random peers not seen in the window.
+
+The depleting pool (§IV, §V-B): exploration peers are drawn without
+replacement from every node; a peer seen in the window or kept for
+exploitation leaves the pool; once the pool is empty it refills.  With 100
+nodes and 3 exploit peers a node explores every other peer within 96 epochs.
+
+Examples
+--------
+>>> import numpy as np
+>>> t_hat = np.array([[0.0, 5.0, np.inf], [3.0, 0.0, np.inf], [0.0, 2.0, np.inf]])
+>>> dag = np.array([[False, False, True], [False, False, True], [False, False, False]])
+>>> rank_subsets(t_hat, dag, np.array([10, 20, 30]), 1)
+[(10,), (20,)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import combinations
+
+import numpy as np
+
+__all__ = ["DepletingPool", "rank_subsets"]
+
+
+def rank_subsets(
+    t_hat: np.ndarray, dag: np.ndarray, peers: np.ndarray, n_select: int
+) -> list[tuple[int, ...]]:
+    """Subsets of contributors, best first (steps 1-3 of the module docstring).
+
+    ``t_hat`` is the completed matrix (``inf`` for cells without a value),
+    ``dag`` its † mask, ``peers`` the column ids.  With fewer contributors
+    than ``n_select``, a single tuple of all of them (ranked by rows won).
+    """
+    value = np.isfinite(t_hat)
+    keep = value.any(axis=1)
+    if not keep.any():
+        return []
+    th = t_hat[keep]
+    dg = dag[keep]
+    best = np.argmin(th, axis=1)
+    contrib = peers[best]
+    ids = sorted(set(contrib.tolist()))
+    rank = {u: 0 for u in ids}
+    cover: dict[int, set[int]] = {u: set() for u in ids}
+    weight = {u: 0 for u in ids}
+    for r, u in enumerate(contrib.tolist()):
+        rank[u] += 1
+        b = peers[dg[r]].tolist()
+        cover[u].update(b)
+        weight[u] += len(b)
+    if len(ids) < n_select:
+        return [tuple(sorted(ids, key=lambda u: -rank[u]))]
+    scored = []
+    for comb in combinations(ids, n_select):
+        size = len(set().union(*(cover[u] for u in comb)))
+        scored.append((comb, size, sum(weight[u] for u in comb), sum(rank[u] for u in comb)))
+    scored.sort(key=lambda t: (-t[1], -t[2], -t[3]))  # stable: lexicographic among equals
+    return [t[0] for t in scored]
+
+
+def choose_exploits(
+    ranked: list[tuple[int, ...]],
+    n_select: int,
+    current: set[int],
+    accepts: Callable[[int], bool],
+) -> list[int]:
+    """The first ranked subset whose members not already out-peers accept; else none.
+
+    With fewer contributors than ``n_select`` (a single shorter tuple), every
+    member that is an out-peer or accepts is kept.
+    """
+    if not ranked:
+        return []
+    if len(ranked[0]) < n_select:
+        return [u for u in ranked[0] if u in current or accepts(u)]
+    for comb in ranked:
+        if all(u in current or accepts(u) for u in comb):
+            return list(comb)
+    return []
+
+
+class DepletingPool:
+    """Exploration without replacement until every node was seen, then a refill (§IV).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pool = DepletingPool(5, me=0)
+    >>> rng = np.random.default_rng(1)
+    >>> sorted(pool.draw(rng, 1, exclude=[], accepts=lambda u: True)[0]
+    ...        for _ in range(4))
+    [1, 2, 3, 4]
+    """
+
+    def __init__(self, n_nodes: int, me: int) -> None:
+        self.me = int(me)
+        self.seen = np.zeros(n_nodes, dtype=bool)
+        self.seen[self.me] = True
+        #: how many times the pool was emptied and refilled
+        self.refills = 0
+
+    def mark(self, nodes: np.ndarray | list[int]) -> None:
+        """Take ``nodes`` out of the pool (seen in the window, or exploited)."""
+        arr = np.asarray(nodes, dtype=np.int64)
+        self.seen[arr[arr >= 0]] = True
+
+    def draw(
+        self,
+        rng: np.random.Generator,
+        k: int,
+        *,
+        exclude: list[int] | np.ndarray,
+        accepts: Callable[[int], bool],
+    ) -> list[int]:
+        """``k`` peers from the pool (uniform, accepting a connection, not in ``exclude``)."""
+        got: list[int] = []
+        excl = np.zeros(len(self.seen), dtype=bool)
+        excl[np.asarray(exclude, dtype=np.int64)] = True
+        excl[self.me] = True
+        refilled = False
+        while len(got) < k:
+            cand = np.flatnonzero(~self.seen & ~excl)
+            rng.shuffle(cand)
+            for u in cand.tolist():
+                if accepts(u):
+                    got.append(u)
+                    self.seen[u] = True
+                    excl[u] = True
+                    if len(got) == k:
+                        break
+                else:
+                    excl[u] = True  # refused now: not again in this draw
+            if len(got) == k:
+                break
+            if refilled:
+                break  # nobody left who accepts
+            self.seen[:] = False
+            self.seen[self.me] = True
+            self.seen[np.asarray(got, dtype=np.int64)] = True
+            self.refills += 1
+            refilled = True
+        return got

@@ -1,0 +1,89 @@
+"""Goldfish's completion (eq. 1-2): planted recovery, convergence, the paper's Adam."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hedgerow.protocols.goldfish.complete import build_problem, completed, loss, solve
+from hedgerow.protocols.goldfish.matrix import INFEASIBLE, classify, window_matrix
+
+
+def planted(seed, n_pub=3, q=8, width=5, per_epoch=40, epochs=3):
+    """Rows from ``n_pub`` publishers, each a fixed per-peer delay profile seen relative to its
+    fastest observed peer: a row's unknown cells follow from any row of the same publisher."""
+    rng = np.random.default_rng(seed)
+    prof = rng.uniform(0, 300, (n_pub, q))
+    peers, rels, truth = [], [], []
+    for _ in range(epochs):
+        cols = np.sort(rng.choice(q, width, replace=False))
+        pubs = rng.integers(0, n_pub, per_epoch)
+        y = prof[pubs][:, cols]
+        low = y.min(axis=1, keepdims=True)
+        peers.append(cols + 100)
+        rels.append(y - low)
+        truth.append(prof[pubs] - low)
+    return window_matrix(peers, rels), np.vstack(truth)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_planted_matrices_are_recovered_within_1ms(seed):
+    wm, truth = planted(seed)
+    cl = classify(wm, k=2)
+    assert len(cl.cells) > 0
+    sol = solve(build_problem(wm, cl))
+    rel = (sol.a - sol.c[cl.cells[:, 0]]) * cl.scale  # estimate in the row's own frame
+    want = truth[cl.cells[:, 0], wm.peers[cl.cells[:, 1]] - 100]
+    assert np.abs(rel - want).max() < 1.0
+    # the completed matrix keeps every observed difference within a row
+    t_hat = completed(wm, cl, sol)
+    r = cl.cells[0, 0]
+    o = np.flatnonzero(wm.observed[r])
+    np.testing.assert_allclose(np.diff(t_hat[r, o]), np.diff(wm.values[r, o]), atol=1e-6)
+
+
+def noisy(seed):
+    wm, _ = planted(seed, n_pub=5)
+    rng = np.random.default_rng(seed + 100)
+    wm.values[wm.observed] += rng.uniform(0, 15, wm.observed.sum())
+    return wm
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_mm_loss_within_0_1_percent_of_a_long_solve(seed):
+    """The objective is convex; the long solve is 20,000 Adam steps with a decaying rate."""
+    wm = noisy(seed)
+    cl = classify(wm, k=2)
+    prob = build_problem(wm, cl)
+    mm = solve(prob)
+    rng = np.random.default_rng(seed)
+    long = solve(prob, method="adam", rng=rng, max_steps=10000, early_stop=False, lr=1e-2)
+    from hedgerow.protocols.goldfish import complete as C
+
+    a, c = long.a.copy(), long.c.copy()
+    C._adam(a, c, prob.var, prob.row, prob.nbr, prob.weight, prob.n_common, prob.s1, prob.s2,
+            prob.x_o, 1e-4, 10000, False, 1e-3)
+    ref = min(long.loss, loss(prob, a, c))
+    assert mm.loss <= ref * 1.001
+    assert mm.loss >= ref * (1 - 1e-3)  # both reach the same optimum
+
+
+def test_paper_adam_uses_a_fresh_stopper_and_at_most_2000_steps():
+    wm = noisy(7)
+    prob = build_problem(wm, classify(wm, k=2))
+    a = solve(prob, method="adam", rng=np.random.default_rng(1))
+    b = solve(prob, method="adam", rng=np.random.default_rng(1))
+    assert 3 <= a.steps <= 2000 and a.steps == b.steps and a.loss == b.loss
+    full = solve(prob, method="adam", rng=np.random.default_rng(1), early_stop=False)
+    assert full.steps == 2000
+    assert solve(prob).loss <= a.loss
+
+
+def test_infeasible_cells_stay_unknown_in_the_completed_matrix():
+    wm, _ = planted(3)
+    wm.observed[0] = False
+    wm.observed[0, np.flatnonzero(wm.values[0] == 0)[:1]] = True
+    cl = classify(wm, k=2)
+    t_hat = completed(wm, cl, solve(build_problem(wm, cl)))
+    assert (cl.classes[0] == INFEASIBLE).sum() == wm.values.shape[1] - 1
+    assert np.isinf(t_hat[0][cl.classes[0] == INFEASIBLE]).all()

@@ -1,0 +1,80 @@
+"""Goldfish's matrix constructor, cell classes and row distances (§IV-A, §IV-B, Table I)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hedgerow.protocols.goldfish.matrix import (
+    AMBIGUOUS,
+    DAGGER,
+    ESTIMABLE,
+    INFEASIBLE,
+    OBSERVED,
+    classify,
+    window_matrix,
+)
+
+INF = np.inf
+
+
+@pytest.fixture
+def table1():
+    """Table I(a): epoch 1 peers n1 n2 n4, epoch 2 peers n1 n2 n3; t42 - t41 = t62 = t72."""
+    e1 = np.array([[0, 5, 9], [INF, 0, INF], [0, 6, 8], [3, 7, 0]], dtype=float)
+    e2 = np.array([[INF, 0, INF], [0, 4, 2], [0, 4, 5], [INF, 0, 1]], dtype=float)
+    return window_matrix([np.array([1, 2, 4]), np.array([1, 2, 3])], [e1, e2])
+
+
+def test_table1_cell_classes(table1):
+    """Table I(b): a1..a5 estimable, m2[3], m5[4], m8[4] infeasible, † where (a) has †."""
+    o, d, x, a = OBSERVED, DAGGER, INFEASIBLE, ESTIMABLE
+    want = np.array([
+        [o, o, a, o],
+        [d, o, x, d],
+        [o, o, a, o],
+        [o, o, a, o],
+        [d, o, d, x],
+        [o, o, o, a],
+        [o, o, o, a],
+        [d, o, o, x],
+    ])
+    cl = classify(table1, k=2)
+    assert table1.peers.tolist() == [1, 2, 3, 4]
+    np.testing.assert_array_equal(cl.classes, want)
+    assert cl.cells.tolist() == [[0, 2], [2, 2], [3, 2], [5, 3], [6, 3]]
+
+
+def test_table1_zero_distance_rows(table1):
+    """§IV-B2's example: g(m4, m6) = g(m4, m7) = 0, so m4, m6, m7 are grouped."""
+    cl = classify(table1, k=2)
+    g = cl.distance
+    assert g[3, 5] == pytest.approx(0.0, abs=1e-15)
+    assert g[3, 6] == pytest.approx(0.0, abs=1e-15)
+    assert g[3, 0] > 0.0
+    # m6[4] and m7[4] (a4, a5) take m4 among their nearest rows, with the largest weight
+    for v in (3, 4):
+        assert cl.neighbours[v, 0] == 3
+        assert cl.weights[v, 0] >= cl.weights[v, 1]
+    np.testing.assert_allclose(cl.weights.sum(axis=1), 1.0)
+    # rows with one common observed peer have no distance
+    assert np.isnan(g[1, 7])
+
+
+def test_a_dagger_among_the_nearest_rows_makes_the_cell_ambiguous():
+    """Row 0 misses peer 3; its nearest row got the block from us at peer 3 (†): ‡."""
+    e1 = np.array([[0, 2, 4]], dtype=float)  # peers 1, 2, 3(missing)
+    e2 = np.array([[0, 2, 4, INF], [0, 7, 1, 5]], dtype=float)  # peers 1, 2, 4, 3
+    wm = window_matrix([np.array([1, 2, 4]), np.array([1, 2, 4, 3])], [e1, e2])
+    cl = classify(wm, k=1)
+    assert wm.peers.tolist() == [1, 2, 3, 4]
+    assert cl.classes[0, 2] == AMBIGUOUS
+    cl2 = classify(wm, k=2)  # the tie rule: the † row is nearest, still ambiguous with K=2
+    assert cl2.classes[0, 2] == AMBIGUOUS
+
+
+def test_values_and_masks_of_the_window_matrix(table1):
+    assert table1.values.shape == (8, 4)
+    assert table1.observed.sum() == 19 and table1.dagger.sum() == 5
+    assert not (table1.observed & table1.dagger).any()
+    assert table1.values[3].tolist() == [3.0, 7.0, 0.0, 0.0]
