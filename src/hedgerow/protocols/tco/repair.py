@@ -174,7 +174,7 @@ class TcoRepairEngine:
         self.last_event = {
             "type": kind,
             "node": int(p),
-            "edges_added": int(len(new)),
+            "edges_added": len(new),
             "edges_removed": int(removed),
             "repair_seconds": seconds,
             "messages": {k: self.messages[k] - msgs0[k] for k in self.messages},
@@ -285,6 +285,10 @@ class TcoRepairEngine:
 class _TcoMaintained(StaticProtocol, MaintainedProtocol):
     mode: ClassVar[str] = ""
     claims_topic_connected: ClassVar[bool] = True
+    #: a TCO after every event's repair (checked by hedgerow.scenarios.invariants)
+    repairs_tco: ClassVar[bool] = True
+    #: what a repair may do to existing links: "add-only" or "rebuild"
+    repair_kind: ClassVar[str] = ""
     stream_key: ClassVar[str] = "tco"
     params = {
         "rho": Float(DEFAULT_RHO, "LowODA's trade-off ρ (initial build and every repair)",
@@ -312,6 +316,8 @@ class _TcoMaintained(StaticProtocol, MaintainedProtocol):
 class LowODARe(_TcoMaintained):
     """LowODA-Re: LowODA rebuilt from scratch on the online nodes at every churn event."""
 
+    repair_kind: ClassVar[str] = "rebuild"
+
     name: ClassVar[str] = "lowoda-re"
     paper: ClassVar[str] = "Chen, Vitenberg, Jacobsen, DEBS 2016 (OMen), Table 3: LowODA-Re."
     mode: ClassVar[str] = "re"
@@ -319,6 +325,8 @@ class LowODARe(_TcoMaintained):
 
 class LowODAInc(_TcoMaintained):
     """LowODA-Inc: the current links kept, the overlay repaired with the LowODA rule."""
+
+    repair_kind: ClassVar[str] = "add-only"
 
     name: ClassVar[str] = "lowoda-inc"
     paper: ClassVar[str] = "Chen, Vitenberg, Jacobsen, DEBS 2016 (OMen), Table 3: LowODA-Inc."

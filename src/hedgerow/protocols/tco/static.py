@@ -66,7 +66,7 @@ class _TcoBuilder(StaticProtocol):
         edges = tco_augment(instance.masks, None, np.empty((0, 2), np.int64), rule=self.rule,
                             rho=self._rho(values), rng=streams.stream("ties"), stats=stats)
         ov = Overlay.from_edges(instance.n_nodes, edges)
-        return ov, {"control_messages": 0, "quiescent": True, "edges_added": int(len(edges)),
+        return ov, {"control_messages": 0, "quiescent": True, "edges_added": len(edges),
                     **stats}
 
 
