@@ -98,7 +98,7 @@ def inputs_dir() -> Path:
 
 
 def input_folder(name: str) -> Path:
-    """The folder of named input ``name`` (``social-fb1k``, ``churn-google1k``...), may not exist."""
+    """Folder of named input ``name`` (``social-fb1k``, ``churn-google1k``...); may not exist."""
     if name not in INPUTS:
         raise ParameterError(f"unknown input {name!r}; allowed: {', '.join(INPUTS)}", key="input")
     job = INPUTS[name][0]
