@@ -3,6 +3,8 @@ and the maximum degree does not rise (means over seeds); ρ ≥ W behaves as Min
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -34,7 +36,7 @@ def test_average_up_maximum_down_as_rho_grows(instances):
            for r in RHOS}
     mx = {r: np.mean([_degrees(i, "lowoda", r, k)[1] for k, i in enumerate(instances)])
           for r in RHOS}
-    for a, b in zip(RHOS, RHOS[1:], strict=False):
+    for a, b in itertools.pairwise(RHOS):
         assert avg[b] >= avg[a], (a, b, avg)
         assert mx[b] <= mx[a], (a, b, mx)
     far_avg = np.mean([_degrees(i, "lowoda", FAR, k)[0] for k, i in enumerate(instances)])
