@@ -10,7 +10,7 @@ reference of ``docs/specs.md`` (:func:`params_reference`) read both from here.
 Examples
 --------
 >>> protocol_names(capability="maintained")
-['random', 'similarity', 'spidercast']
+['omen', 'omen-g', 'random', 'similarity', 'spidercast']
 >>> from hedgerow.model import Instance
 >>> get_protocol("ringpt").build(
 ...     Instance.from_lists([[0], [0], [0]], n_topics=1)).n_edges
@@ -36,6 +36,7 @@ from hedgerow.protocols.baselines.random_graph import RandomGraph
 from hedgerow.protocols.baselines.ringpt import RingPerTopic
 from hedgerow.protocols.baselines.scribe import ScribeRandom, ScribeTopic
 from hedgerow.protocols.baselines.similarity import RandomOverlay, Similarity
+from hedgerow.protocols.omen import Omen, OmenG
 from hedgerow.protocols.spidercast import SpiderCast
 from hedgerow.protocols.topiary import Topiary
 
@@ -53,6 +54,8 @@ REGISTRY: dict[str, type[OverlayProtocol]] = {
         GossipSubSplit,
         ScribeRandom,
         ScribeTopic,
+        Omen,
+        OmenG,
     )
 }
 
