@@ -51,7 +51,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["BUILDERS", "PD_PICKS", "backup_set", "coverage_factor", "uncovered_topics"]
+__all__ = [
+    "BUILDERS",
+    "PD_PICKS",
+    "backup_set",
+    "coverage_factor",
+    "refresh_entry",
+    "uncovered_topics",
+]
 
 #: builder name -> kernel code
 BUILDERS = {"greedy": 0, "pd": 1}
@@ -191,6 +198,76 @@ def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos):
     return out[:n_out]
 
 
+@njit(cache=True)
+def _refresh(
+    node, pool, online, indptr, topics, lam, builder, pick, draws, pos, stamp, live_subs
+):
+    """Kernel of ``selectView`` for one entry: dedupe the live pool, build, test readiness."""
+    mark = stamp[0] + 1
+    stamp[0] = mark
+    keep = np.empty(len(pool), np.int64)
+    n = 0
+    for x in pool:
+        if x != node and online[x] and stamp[x + 1] != mark:
+            stamp[x + 1] = mark
+            keep[n] = x
+            n += 1
+    vt = topics[indptr[node] : indptr[node + 1]].astype(np.int64)
+    if lam <= 0 or n == 0 or len(vt) == 0:
+        B = np.empty(0, np.int64)
+    else:
+        B = _build(vt, keep[:n], indptr, topics, lam, builder, pick, draws, pos)
+    if lam <= 0:
+        return B, True
+    # ready (R-6): every topic some other live node holds is held by a member
+    for i in range(len(vt)):
+        pos[vt[i]] = i
+    held = np.zeros(len(vt), np.bool_)
+    for b in B:
+        for x in range(indptr[b], indptr[b + 1]):
+            p = pos[topics[x]]
+            if p >= 0:
+                held[p] = True
+    for i in range(len(vt)):
+        pos[vt[i]] = -1
+    own = 1 if online[node] else 0
+    for i in range(len(vt)):
+        if not held[i] and live_subs[vt[i]] - own > 0:
+            return B, False
+    return B, True
+
+
+def refresh_entry(
+    node: int,
+    pool: np.ndarray,
+    online: np.ndarray,
+    sub_indptr: np.ndarray,
+    sub_topics: np.ndarray,
+    lam: int,
+    builder: str,
+    rng: np.random.Generator,
+    live_subs: np.ndarray,
+    *,
+    pick: str = "random",
+) -> tuple[np.ndarray, bool]:
+    """``buildBackups(v', candidates)`` of Alg. 4: the backup set and the ready flag (R-6).
+
+    ``pool`` may hold duplicates, offline nodes and ``node`` itself; they are
+    dropped.  Ready: every topic of ``node`` that another live node holds
+    (``live_subs``, the live subscribers per topic) has a member holding it.
+    """
+    n_topics = len(live_subs)
+    draws = rng.random(2 * max(lam, 1) * int(sub_indptr[node + 1] - sub_indptr[node]) + 4)
+    st = _STAMP.get(len(online))
+    if st is None:
+        st = _STAMP[len(online)] = np.zeros(len(online) + 1, dtype=np.int64)
+    return _refresh(
+        int(node), np.ascontiguousarray(pool, dtype=np.int64), online, sub_indptr, sub_topics,
+        int(lam), BUILDERS[builder], PD_PICKS[pick], draws, _pos(n_topics), st, live_subs,
+    )
+
+
+_STAMP: dict[int, np.ndarray] = {}
 _SCRATCH: dict[int, np.ndarray] = {}
 
 

@@ -61,11 +61,12 @@ from typing import Any
 import numpy as np
 
 from hedgerow.engine.core import Simulator
+from hedgerow.gossip import PeerSampling
 from hedgerow.model.bitset import pack_sets
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
-from hedgerow.protocols.omen.backups import backup_set, uncovered_topics
+from hedgerow.protocols.omen.backups import backup_set, refresh_entry
 from hedgerow.protocols.omen.coordinator import Ring
 from hedgerow.protocols.omen.repair import add_edge, remove_node, shadow_repair
 from hedgerow.protocols.omen.views import Entry, view_of
@@ -96,6 +97,8 @@ class ChurnEvent:
     edges: list[tuple[int, int]] = field(default_factory=list)
     rounds: int = 0
     repair_seconds: float = 0.0
+    #: union of the shadow sets its repairs used (``E_new ⊆ S × S``)
+    shadow_set: np.ndarray | None = None
 
 
 @dataclass
@@ -136,6 +139,8 @@ class OmenEngine:
         Components Algorithm 1 sees (reading R-1).
     rnd_view, warmup_cycles : int
         Peer-sampling sample per buffer; full gossip cycles before the first event.
+    sampler : {"uniform", "newscast", "cyclon"}
+        The peer-sampling service behind ``rnd.view`` (:class:`hedgerow.gossip.PeerSampling`).
     detect, ready_timeout, standby_timeout, ack_timeout : float
         Failure-detection delay and timers, in units (one unit = one gossip period).
     initial : callable, optional
@@ -158,6 +163,7 @@ class OmenEngine:
         view: str = "partial",
         components: str = "true",
         rnd_view: int = 10,
+        sampler: str = "uniform",
         warmup_cycles: int = 100,
         detect: float = 1.0,
         ready_timeout: float = 10.0,
@@ -178,6 +184,8 @@ class OmenEngine:
         self.standby_timeout, self.ack_timeout = float(standby_timeout), float(ack_timeout)
         self.initial = initial
         self.rng_gossip = streams.stream("gossip")
+        self.rng_sampling = streams.stream("sampling")
+        self.sampling = PeerSampling(n, max(self.rnd_view, 1), sampler)
         self.rng_backups = streams.stream("backups")
         lat = streams.stream("latency")
         self._la, self._lb = lat.random(n), lat.random(n)
@@ -285,6 +293,7 @@ class OmenEngine:
             self.adj = add_edge(self.adj, self.deg, u, v)
         self.initial_edges_ = edges
         if not self.global_view:
+            self.sampling.bootstrap(self.online, self.rng_sampling)
             for v in nodes.tolist():
                 self._sync_entries(v)
             for _ in range(self.warmup_cycles):
@@ -323,6 +332,8 @@ class OmenEngine:
         self.online[p] = True
         self.live_subs[self.topics_of(p)] += 1
         self.ring.add(p)
+        if not self.global_view:
+            self.sampling.fill(np.array([p]), self.rng_sampling, self.sampling.c)
         ev = self._new_event(JOIN, p)
         self._ring_changed(p)
         self._announce(ev, p)
@@ -432,12 +443,17 @@ class OmenEngine:
 
     def _standby_timeout(self, s: int, eid: int) -> None:
         ev = self.events[eid]
-        if not self.online[s] or ev.done or eid not in self.standby[s]:
+        if not self.online[s] or eid not in self.standby[s]:
+            return
+        if ev.done:  # its DONE went to the range of the moment, which s had left
+            self._gc(s, eid)
             return
         if self.ring.in_pred_range(ev.node, s, self.L):
             self.standby[s].discard(eid)
             self.exeq[s].append(eid)
             self._process(s)
+        else:  # out of range: keep it until its DONE (or a later timeout) clears it
+            self.sim.schedule(self.standby_timeout, self._standby_timeout, s, eid)
 
     def _process(self, c: int) -> None:
         """processExeQ: the oldest event first, once the view is ready."""
@@ -515,6 +531,9 @@ class OmenEngine:
             shadow = self._expand_departed(c, shadow)
         shadow = shadow[self.online[shadow]]
         ev.coordinators.append(c)
+        ev.shadow_set = (
+            shadow if ev.shadow_set is None else np.union1d(ev.shadow_set, shadow)
+        )
         ev.shadow = max(ev.shadow, len(shadow))
         ev.backups = max(ev.backups, len(B))
         ev.neighbours = max(ev.neighbours, len(N))
@@ -678,6 +697,7 @@ class OmenEngine:
         """One gossip cycle; returns how many nodes were active."""
         self.cycles += 1
         on = np.flatnonzero(self.online)
+        self.sampling.cycle(self.rng_sampling)
         if everyone:
             active = on
         else:
@@ -695,39 +715,29 @@ class OmenEngine:
             self.messages["gossip"] += 2
             buf_v = self._buffer(v, view)
             view_p = view_of(self.entries[p])
-            buf_p = self._buffer(p, view_p[self.online[view_p]] if len(view_p) else view_p)
-            self._select_view(v, np.union1d(view, buf_p))
-            self._select_view(p, np.union1d(view_p, buf_v))
+            buf_p = self._buffer(p, view_p)
+            self._select_view(v, np.concatenate((view, buf_p)))
+            self._select_view(p, np.concatenate((view_p, buf_v)))
         return len(active)
 
     def _buffer(self, v: int, view: np.ndarray) -> np.ndarray:
-        on = np.flatnonzero(self.online)
-        rnd = on[self.rng_gossip.integers(len(on), size=min(self.rnd_view, len(on)))]
-        return np.union1d(np.union1d(view, rnd), [v])
+        rnd = self.sampling.cache[v, : self.rnd_view]
+        rnd = rnd[rnd >= 0].astype(np.int64)
+        return np.concatenate((view, rnd, np.array([v], dtype=np.int64)))
 
     def _select_view(self, v: int, cands: np.ndarray) -> None:
         """selectView (Alg. 4): refresh N and rebuild B for every live predecessor."""
-        cands = cands[self.online[cands]]
         for u, e in self.entries[v].items():
             if not self.online[u]:
                 continue  # a departed predecessor's entry is frozen until its event is done
             e.neighbours = self.adj[u, : self.deg[u]].copy()
             joining = self.current[u] >= 0 and self.events[self.current[u]].type == JOIN
             lam = max(self.lam, 1) if joining else self.lam
-            pool = np.union1d(cands, e.backups)
-            pool = pool[self.online[pool]]
-            e.backups = backup_set(
-                self.sub_indptr, self.sub_topics, u, pool, lam, self.builder,
-                self.rng_backups, pick=self.pd_pick, n_topics=self.n_topics,
+            e.backups, e.ready = refresh_entry(
+                u, np.concatenate((cands, e.backups)), self.online, self.sub_indptr,
+                self.sub_topics, lam, self.builder, self.rng_backups, self.live_subs,
+                pick=self.pd_pick,
             )
-            others = self.live_subs.copy()
-            others[self.topics_of(u)] -= 1
-            if lam == 0:
-                e.ready = True
-            else:
-                e.ready = not len(
-                    uncovered_topics(self.sub_indptr, self.sub_topics, u, e.backups, others)
-                )
             e.dirty = False
 
     # ------------------------------------------------------------------ read-outs

@@ -59,6 +59,9 @@ class Omen(MaintainedProtocol):
             "true", ("true", "local"), "components Algorithm 1 sees (reading R-1)"
         ),
         "rnd_view": Int(10, "peer-sampling nodes in a gossip buffer", low=0),
+        "sampler": Choice(
+            "uniform", ("uniform", "newscast", "cyclon"), "peer sampling behind rnd.view"
+        ),
         "warmup_cycles": Int(100, "gossip cycles before the first event", low=0),
         "detect": Float(1.0, "failure-detection delay", low=0.0, unit="cycles"),
         "standby_timeout": Float(20.0, "standbyL timer", low=0.0, low_open=True, unit="cycles"),
@@ -82,7 +85,7 @@ class OmenG(Omen):
     name: ClassVar[str] = "omen-g"
     view: ClassVar[str] = "global"
     params = {
-        **{k: v for k, v in Omen.params.items() if k not in ("rnd_view", "warmup_cycles")},
+        **{k: v for k, v in Omen.params.items() if k not in ("rnd_view", "sampler", "warmup_cycles")},
         "backups": Choice("pd", ("pd", "greedy", "all"), "backup builder; all = every live node"),
     }
     quick_params: ClassVar[dict[str, Any]] = {"coverage": 3, "resilience": 2}

@@ -4,8 +4,9 @@ Each node ``v`` keeps, for every predecessor ``v'`` in its range, an entry
 ``(B(v'), N(v'), R(v'))``: a backup set, the overlay neighbours of ``v'``
 and a ready flag (Alg. 2).  ``getView()`` is the union of all ``B`` and ``N``
 (Alg. 4).  In a gossip exchange (Alg. 3) ``v`` picks a peer ``p`` from its
-view, both send ``{self} ∪ getView() ∪ rnd.view`` (``rnd.view``: a uniform
-sample of ``rnd_view`` live nodes, the ideal peer-sampling service) and both
+view, both send ``{self} ∪ getView() ∪ rnd.view`` (``rnd.view``: ``rnd_view``
+nodes from the peer-sampling service, :class:`hedgerow.gossip.PeerSampling`,
+the ideal uniform sampler by default) and both
 run ``selectView(getView() ∪ buffer)``, which rebuilds every entry with the
 backup builder (:mod:`hedgerow.protocols.omen.backups`).  Unlike a T-Man
 ranking function, the selection of one node's view depends on the others'
