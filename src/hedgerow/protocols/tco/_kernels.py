@@ -1,0 +1,488 @@
+"""Numba kernels of the TCO augmentation engine (:mod:`hedgerow.protocols.tco.engine`).
+
+Layout shared by the kernels:
+
+* *slots*: one slot per (node, relevant topic) pair, for every node of the
+  instance (a CSR ``ptr``/``top`` over nodes, topics ascending); a
+  union-find over slots (``parent``) holds the components of every topic
+  subgraph ``G_t`` of the current overlay;
+* the working subset ``S`` is indexed ``0..s-1`` (``glob`` maps back); its
+  slots are kept, per component root, in a singly linked member list
+  (``head``/``tail``/``nxt``), so merging two components of ``t`` visits
+  exactly the ``|A ∩ S| · |B ∩ S|`` pairs whose contribution falls by one;
+* ``C`` is the dense symmetric ``s × s`` contribution matrix: ``C[a, b]`` is
+  the number of relevant topics both subscribe to whose components of ``a``
+  and ``b`` differ.  Contributions only fall, degrees only rise.
+
+Selection uses lazily validated binary min-heaps over rows of ``C`` (one
+entry per row; a stored key is the row's best key when it was computed, so a
+lower bound of its current best; the popped entry is re-scanned and taken
+only if its key did not change).  Keys are ``(k1 int64, k2 uint64)``
+compared lexicographically; ``k2`` is the seeded pair hash (the tie rule).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+_M1 = np.uint64(0x9E3779B97F4A7C15)
+_M2 = np.uint64(0xBF58476D1CE4E5B9)
+_M3 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_SHIFT = np.int64(1) << np.int64(32)
+_BIGC = np.int64(1) << np.int64(31)
+
+MODE_GM = 0  # key (-c, h)
+MODE_MAXC_MINDEG = 1  # key (-c, maxdeg, h): LowODA with rho = 1
+MODE_THRESHOLD = 2  # key (maxdeg, -c, h) over c >= theta: LowODA rho > 1, MinMaxODA
+
+
+@numba.njit(cache=True, inline="always")
+def pair_hash(seed: np.uint64, a: int, b: int) -> np.uint64:  # pragma: no cover - jitted
+    """Seeded 64-bit hash of the unordered pair of global ids ``{a, b}`` (splitmix64)."""
+    lo = a if a < b else b
+    hi = b if a < b else a
+    x = seed + np.uint64(lo) * _M1 + np.uint64(hi) * _M2
+    x = x ^ (x >> _S30)
+    x = x * _M2
+    x = x ^ (x >> _S27)
+    x = x * _M3
+    x = x ^ (x >> _S31)
+    return x
+
+
+@numba.njit(cache=True)
+def node_topic_csr(masks, rows, keep):  # pragma: no cover - jitted
+    """CSR of the topics (bits of ``masks``) of ``rows`` that ``keep`` marks, ascending."""
+    w = masks.shape[1]
+    nt = keep.shape[0]
+    ptr = np.zeros(rows.shape[0] + 1, dtype=np.int64)
+    for i in range(rows.shape[0]):
+        c = 0
+        r = rows[i]
+        for k in range(w):
+            word = masks[r, k]
+            if word == 0:
+                continue
+            for b in range(64):
+                if (word >> np.uint64(b)) & np.uint64(1):
+                    t = k * 64 + b
+                    if t < nt and keep[t]:
+                        c += 1
+        ptr[i + 1] = ptr[i] + c
+    top = np.empty(ptr[-1], dtype=np.int64)
+    for i in range(rows.shape[0]):
+        p = ptr[i]
+        r = rows[i]
+        for k in range(w):
+            word = masks[r, k]
+            if word == 0:
+                continue
+            for b in range(64):
+                if (word >> np.uint64(b)) & np.uint64(1):
+                    t = k * 64 + b
+                    if t < nt and keep[t]:
+                        top[p] = t
+                        p += 1
+    return ptr, top
+
+
+@numba.njit(cache=True, inline="always")
+def _find(parent, x):  # pragma: no cover - jitted
+    r = x
+    while parent[r] != r:
+        r = parent[r]
+    while parent[x] != r:
+        nx = parent[x]
+        parent[x] = r
+        x = nx
+    return r
+
+
+@numba.njit(cache=True)
+def union_edges(ptr, top, parent, size, eu, ev):  # pragma: no cover - jitted
+    """Union, per shared topic, the slots of the endpoints of every edge ``(eu, ev)``."""
+    for e in range(eu.shape[0]):
+        i = ptr[eu[e]]
+        ie = ptr[eu[e] + 1]
+        j = ptr[ev[e]]
+        je = ptr[ev[e] + 1]
+        while i < ie and j < je:
+            if top[i] < top[j]:
+                i += 1
+            elif top[i] > top[j]:
+                j += 1
+            else:
+                a = _find(parent, i)
+                b = _find(parent, j)
+                if a != b:
+                    if size[a] < size[b]:
+                        a, b = b, a
+                    parent[b] = a
+                    size[a] += size[b]
+                i += 1
+                j += 1
+
+
+@numba.njit(cache=True)
+def init_contributions(ptr, top, parent, glob, n_topics, C, head, tail, nxt,
+                       slot_loc):  # pragma: no cover - jitted
+    """Member lists of the subset's slots per component root, and the initial ``C``.
+
+    Returns the potential ``Φ₀ = Σ_t (components of t among the subset - 1)``,
+    an upper bound on the number of edges any run can add.
+    """
+    s = glob.shape[0]
+    # count subset slots per topic, then group them by topic
+    cnt = np.zeros(n_topics + 1, dtype=np.int64)
+    for a in range(s):
+        g = glob[a]
+        for p in range(ptr[g], ptr[g + 1]):
+            cnt[top[p] + 1] += 1
+    for t in range(n_topics):
+        cnt[t + 1] += cnt[t]
+    fill = cnt[:-1].copy()
+    by_topic = np.empty(cnt[-1], dtype=np.int64)
+    for a in range(s):
+        g = glob[a]
+        for p in range(ptr[g], ptr[g + 1]):
+            slot_loc[p] = a
+            t = top[p]
+            by_topic[fill[t]] = p
+            fill[t] += 1
+            r = _find(parent, p)
+            if head[r] < 0:
+                head[r] = p
+            else:
+                nxt[tail[r]] = p
+            tail[r] = p
+    roots = np.empty(cnt[-1], dtype=np.int64)
+    for q in range(cnt[-1]):
+        roots[q] = _find(parent, by_topic[q])
+    stamp = np.full(parent.shape[0], -1, dtype=np.int64)
+    phi = 0
+    for t in range(n_topics):
+        lo = cnt[t]
+        hi = cnt[t + 1]
+        k = 0
+        for x in range(lo, hi):
+            if stamp[roots[x]] != t:
+                stamp[roots[x]] = t
+                k += 1
+        if k <= 1:
+            continue
+        phi += k - 1
+        for x in range(lo, hi):
+            a = slot_loc[by_topic[x]]
+            rx = roots[x]
+            for y in range(x + 1, hi):
+                if roots[y] != rx:
+                    b = slot_loc[by_topic[y]]
+                    C[a, b] += 1
+                    C[b, a] += 1
+    return phi
+
+
+@numba.njit(cache=True)
+def _add_edge(a, b, glob, ptr, top, parent, size, head, tail, nxt, slot_loc, C,
+              deg):  # pragma: no cover - jitted
+    """Add edge ``(a, b)`` (subset indices): degrees, component merges, decrements."""
+    deg[a] += 1
+    deg[b] += 1
+    ga = glob[a]
+    gb = glob[b]
+    i = ptr[ga]
+    ie = ptr[ga + 1]
+    j = ptr[gb]
+    je = ptr[gb + 1]
+    dec = 0
+    while i < ie and j < je:
+        if top[i] < top[j]:
+            i += 1
+        elif top[i] > top[j]:
+            j += 1
+        else:
+            ra = _find(parent, i)
+            rb = _find(parent, j)
+            if ra != rb:
+                x = head[ra]
+                while x >= 0:
+                    u = slot_loc[x]
+                    y = head[rb]
+                    while y >= 0:
+                        v = slot_loc[y]
+                        C[u, v] -= 1
+                        C[v, u] -= 1
+                        dec += 1
+                        y = nxt[y]
+                    x = nxt[x]
+                if size[ra] < size[rb]:
+                    ra, rb = rb, ra
+                parent[rb] = ra
+                size[ra] += size[rb]
+                if head[rb] >= 0:
+                    if head[ra] < 0:
+                        head[ra] = head[rb]
+                    else:
+                        nxt[tail[ra]] = head[rb]
+                    tail[ra] = tail[rb]
+                head[rb] = -1
+            i += 1
+            j += 1
+    return dec
+
+
+@numba.njit(cache=True)
+def _scan(mode, u, theta, C, deg, glob, seed):  # pragma: no cover - jitted
+    """Best key of row ``u`` under ``mode`` (and ``theta``); also the row maximum.
+
+    Returns ``(found, k1, k2, v, rowmax)``.
+    """
+    s = C.shape[0]
+    best_c = np.int64(0)
+    best_d = np.int64(0)
+    best_h = np.uint64(0)
+    best_v = -1
+    rowmax = np.int64(0)
+    du = np.int64(deg[u])
+    gu = glob[u]
+    for v in range(s):
+        c = np.int64(C[u, v])
+        if c <= 0:
+            continue
+        if c > rowmax:
+            rowmax = c
+        if mode == 0:
+            if c < best_c:
+                continue
+            h = pair_hash(seed, gu, glob[v])
+            if c > best_c or h < best_h:
+                best_c = c
+                best_h = h
+                best_v = v
+        elif mode == 1:
+            if c < best_c:
+                continue
+            d = np.int64(deg[v])
+            if du > d:
+                d = du
+            if c == best_c and d > best_d:
+                continue
+            h = pair_hash(seed, gu, glob[v])
+            if c > best_c or d < best_d or h < best_h:
+                best_c = c
+                best_d = d
+                best_h = h
+                best_v = v
+        else:
+            if c < theta:
+                continue
+            d = np.int64(deg[v])
+            if du > d:
+                d = du
+            if best_v >= 0:
+                if d > best_d or (d == best_d and c < best_c):
+                    continue
+                if d == best_d and c == best_c:
+                    h = pair_hash(seed, gu, glob[v])
+                    if h >= best_h:
+                        continue
+                    best_h = h
+                    best_v = v
+                    continue
+            best_c = c
+            best_d = d
+            best_h = pair_hash(seed, gu, glob[v])
+            best_v = v
+    if best_v < 0:
+        return False, np.int64(0), np.uint64(0), -1, rowmax
+    if mode == 0:
+        k1 = -best_c
+    elif mode == 1:
+        k1 = -best_c * _SHIFT + best_d
+    else:
+        k1 = best_d * _SHIFT + (_BIGC - best_c)
+    return True, k1, best_h, best_v, rowmax
+
+
+@numba.njit(cache=True, inline="always")
+def _less(k1, k2, i, j):  # pragma: no cover - jitted
+    return k1[i] < k1[j] or (k1[i] == k1[j] and k2[i] < k2[j])
+
+
+@numba.njit(cache=True)
+def _sift_down(k1, k2, row, n, i):  # pragma: no cover - jitted
+    while True:
+        l = 2 * i + 1
+        if l >= n:
+            return
+        m = l
+        r = l + 1
+        if r < n and _less(k1, k2, r, l):
+            m = r
+        if _less(k1, k2, m, i):
+            k1[i], k1[m] = k1[m], k1[i]
+            k2[i], k2[m] = k2[m], k2[i]
+            row[i], row[m] = row[m], row[i]
+            i = m
+        else:
+            return
+
+
+@numba.njit(cache=True)
+def _heapify(k1, k2, row, n):  # pragma: no cover - jitted
+    for i in range(n // 2 - 1, -1, -1):
+        _sift_down(k1, k2, row, n, i)
+
+
+@numba.njit(cache=True)
+def _pop_top(k1, k2, row, n):  # pragma: no cover - jitted
+    n -= 1
+    k1[0] = k1[n]
+    k2[0] = k2[n]
+    row[0] = row[n]
+    _sift_down(k1, k2, row, n, 0)
+    return n
+
+
+@numba.njit(cache=True)
+def _theta(w, rho):  # pragma: no cover - jitted
+    """Smallest integer ``c >= 1`` with ``c * rho >= w`` (the LowODA threshold)."""
+    c = np.int64(np.ceil(w / rho))
+    if c < 1:
+        c = 1
+    while c > 1 and (c - 1) * rho >= w:
+        c -= 1
+    while c * rho < w:
+        c += 1
+    return c
+
+
+@numba.njit(cache=True)
+def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, size, head, tail, nxt,
+               slot_loc, out):  # pragma: no cover - jitted
+    """Add edges until every contribution is 0; writes subset index pairs into ``out``.
+
+    ``mode`` 0 = GM, 1 = max contribution then min degree (LowODA rho = 1),
+    2 = threshold rule (``fixed_theta > 0``: MinMaxODA with that threshold;
+    otherwise LowODA with ``theta = ceil(W / rho)``).  Returns
+    ``(n_added, n_decrements, n_scans)``.
+    """
+    s = C.shape[0]
+    k1 = np.empty(s, dtype=np.int64)
+    k2 = np.empty(s, dtype=np.uint64)
+    row = np.empty(s, dtype=np.int64)
+    m = 0
+    dec = 0
+    scans = 0
+    if mode != 2:
+        n = 0
+        for u in range(s):
+            ok, a1, a2, v, rm = _scan(mode, u, 0, C, deg, glob, seed)
+            scans += 1
+            if ok:
+                k1[n] = a1
+                k2[n] = a2
+                row[n] = u
+                n += 1
+        _heapify(k1, k2, row, n)
+        while n > 0:
+            u = row[0]
+            ok, a1, a2, v, rm = _scan(mode, u, 0, C, deg, glob, seed)
+            scans += 1
+            if not ok:
+                n = _pop_top(k1, k2, row, n)
+                continue
+            if a1 == k1[0] and a2 == k2[0]:
+                out[m, 0] = u
+                out[m, 1] = v
+                m += 1
+                dec += _add_edge(u, v, glob, ptr, top, parent, size, head, tail, nxt,
+                                 slot_loc, C, deg)
+            else:
+                k1[0] = a1
+                k2[0] = a2
+                _sift_down(k1, k2, row, n, 0)
+        return m, dec, scans
+    # threshold rule: W heap (row maxima) and selection heap
+    rmax = np.zeros(s, dtype=np.int64)
+    w1 = np.empty(s, dtype=np.int64)
+    w2 = np.zeros(s, dtype=np.uint64)
+    wrow = np.empty(s, dtype=np.int64)
+    nw = 0
+    for u in range(s):
+        r = np.int64(0)
+        for v in range(s):
+            c = np.int64(C[u, v])
+            if c > r:
+                r = c
+        rmax[u] = r
+        if r > 0:
+            w1[nw] = -r
+            wrow[nw] = u
+            nw += 1
+    _heapify(w1, w2, wrow, nw)
+    theta = np.int64(-1)
+    n = 0
+    while True:
+        # validate W = the largest contribution
+        while nw > 0:
+            u = wrow[0]
+            r = np.int64(0)
+            for v in range(s):
+                c = np.int64(C[u, v])
+                if c > r:
+                    r = c
+            scans += 1
+            rmax[u] = r
+            if r == 0:
+                nw = _pop_top(w1, w2, wrow, nw)
+            elif -r == w1[0]:
+                break
+            else:
+                w1[0] = -r
+                _sift_down(w1, w2, wrow, nw, 0)
+        if nw == 0:
+            break
+        big_w = -w1[0]
+        th = fixed_theta if fixed_theta > 0 else _theta(big_w, rho)
+        if th != theta:
+            theta = th
+            n = 0
+            for u in range(s):
+                if rmax[u] >= theta:
+                    ok, a1, a2, v, rm = _scan(2, u, theta, C, deg, glob, seed)
+                    scans += 1
+                    rmax[u] = rm
+                    if ok:
+                        k1[n] = a1
+                        k2[n] = a2
+                        row[n] = u
+                        n += 1
+            _heapify(k1, k2, row, n)
+        found = False
+        while n > 0:
+            u = row[0]
+            ok, a1, a2, v, rm = _scan(2, u, theta, C, deg, glob, seed)
+            scans += 1
+            rmax[u] = rm
+            if not ok:
+                n = _pop_top(k1, k2, row, n)
+                continue
+            if a1 == k1[0] and a2 == k2[0]:
+                out[m, 0] = u
+                out[m, 1] = v
+                m += 1
+                dec += _add_edge(u, v, glob, ptr, top, parent, size, head, tail, nxt,
+                                 slot_loc, C, deg)
+                found = True
+                break
+            k1[0] = a1
+            k2[0] = a2
+            _sift_down(k1, k2, row, n, 0)
+        if not found:  # cannot happen: the row holding W is eligible
+            break
+    return m, dec, scans

@@ -1,0 +1,159 @@
+"""The TCO engine against its plain reference, and the properties of GM / LowODA."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from hedgerow.errors import ParameterError
+from hedgerow.model.bitset import pack_bool
+from hedgerow.protocols.tco.engine import naive_tco_augment, tco_augment
+
+
+def _random_case(rng):
+    n = int(rng.integers(2, 10))
+    n_topics = int(rng.integers(1, 6))
+    sub = rng.random((n, n_topics)) < rng.uniform(0.2, 0.8)
+    masks = pack_bool(sub)
+    k = int(rng.integers(0, n))
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+    pick = rng.permutation(len(pairs))[:k]
+    edges = np.array([pairs[i] for i in pick], dtype=np.int64).reshape(-1, 2)
+    if rng.random() < 0.5:
+        nodes = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
+    else:
+        nodes = None
+    topics = None
+    if rng.random() < 0.25:
+        k_t = int(rng.integers(1, n_topics + 1))
+        topics = np.sort(rng.choice(n_topics, size=k_t, replace=False))
+    return masks, nodes, edges, topics
+
+
+def _is_tco(masks, nodes, edges, topics):
+    """Every kept topic's subscribers in ``nodes`` lie in one component of ``G_t``."""
+    n = masks.shape[0]
+    nodes = range(n) if nodes is None else nodes
+    n_bits = masks.shape[1] * 64
+    for t in range(n_bits) if topics is None else topics:
+        subs = {v for v in range(n) if (int(masks[v, t >> 6]) >> (t & 63)) & 1}
+        par = {v: v for v in subs}
+
+        def find(x, par=par):
+            while par[x] != x:
+                x = par[x]
+            return x
+
+        for a, b in edges:
+            if a in subs and b in subs:
+                par[find(a)] = find(b)
+        roots = {find(v) for v in nodes if v in subs}
+        if len(roots) > 1:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("rule,rho", [("gm", 1.0), ("minmaxoda", 1.0), ("lowoda", 1.0),
+                                      ("lowoda", 1.5), ("lowoda", 3.0)])
+def test_engine_equals_naive_reference(rule, rho):
+    """Same edge sequence as the reference on 80 random small instances per rule (400 in all)."""
+    rng = np.random.default_rng(11)
+    nonempty = 0
+    for _case in range(80):
+        masks, nodes, edges, topics = _random_case(rng)
+        seed = int(rng.integers(1 << 30))
+        got = tco_augment(masks, nodes, edges, rule=rule, rho=rho, topics=topics,
+                          rng=np.random.default_rng(seed))
+        want = naive_tco_augment(masks, nodes, edges, rule=rule, rho=rho, topics=topics,
+                                 rng=np.random.default_rng(seed))
+        assert got.tolist() == want.tolist()
+        allnew = np.vstack([edges, got])
+        assert _is_tco(masks, nodes, allnew.tolist(), topics)
+        if nodes is not None:
+            assert np.isin(got, nodes).all()
+        nonempty += len(got) > 0
+    assert nonempty > 40
+
+
+def _min_completion(masks, edges):
+    """Fewest edges completing ``edges`` to a TCO (brute force)."""
+    n = masks.shape[0]
+    have = set(map(tuple, edges))
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n) if (a, b) not in have]
+    for k in range(len(pairs) + 1):
+        for extra in itertools.combinations(pairs, k):
+            if _is_tco(masks, None, list(map(tuple, edges)) + list(extra), None):
+                return k
+    raise AssertionError("unreachable")
+
+
+def test_gm_within_greedy_set_cover_bound():
+    """|E_GM| <= (1 + ln Φ₀) x the brute-force optimum (PODC'07 greedy bound)."""
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(40):
+        n = int(rng.integers(3, 7))
+        sub = rng.random((n, 4)) < 0.5
+        masks = pack_bool(sub)
+        edges = np.empty((0, 2), np.int64)
+        stats: dict = {}
+        got = tco_augment(masks, None, edges, rule="gm", rng=np.random.default_rng(1), stats=stats)
+        if stats.get("phi0", 0) == 0:
+            continue
+        opt = _min_completion(masks, edges.tolist())
+        assert len(got) <= (1 + math.log(stats["phi0"])) * opt + 1e-9
+        checked += 1
+    assert checked > 20
+
+
+def test_lowoda_rho1_takes_only_maximum_contributions():
+    """With ρ = 1 every chosen edge has the largest contribution at its step."""
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        masks = pack_bool(rng.random((12, 6)) < 0.5)
+        got = tco_augment(masks, None, np.empty((0, 2), np.int64), rule="lowoda", rho=1.0,
+                          rng=np.random.default_rng(2))
+        cur: list = []
+        for a, b in got.tolist():
+            contrib = _contributions(masks, cur)
+            assert contrib[(a, b)] == max(contrib.values())
+            cur.append((a, b))
+
+
+def _contributions(masks, edges):
+    n = masks.shape[0]
+    n_bits = masks.shape[1] * 64
+    out = {}
+    comps = []
+    for t in range(n_bits):
+        subs = {v for v in range(n) if (int(masks[v, t >> 6]) >> (t & 63)) & 1}
+        par = {v: v for v in subs}
+
+        def find(x, par=par):
+            while par[x] != x:
+                x = par[x]
+            return x
+
+        for a, b in edges:
+            if a in subs and b in subs:
+                par[find(a)] = find(b)
+        comps.append({v: find(v) for v in subs})
+    for a in range(n):
+        for b in range(a + 1, n):
+            c = sum(1 for cm in comps if a in cm and b in cm and cm[a] != cm[b])
+            if c:
+                out[(a, b)] = c
+    return out
+
+
+def test_bad_parameters_are_one_line_errors():
+    m = pack_bool(np.ones((3, 2), bool))
+    with pytest.raises(ParameterError, match="rho must be >= 1"):
+        tco_augment(m, None, [], rule="lowoda", rho=0.5, rng=np.random.default_rng(0))
+    with pytest.raises(ParameterError, match="rule must be one of"):
+        tco_augment(m, None, [], rule="nope", rng=np.random.default_rng(0))
+    with pytest.raises(ParameterError, match="nodes must lie"):
+        tco_augment(m, [0, 7], [], rule="gm", rng=np.random.default_rng(0))
