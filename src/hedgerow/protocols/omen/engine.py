@@ -70,6 +70,7 @@ from hedgerow.protocols.omen.backups import backup_set, refresh_entry
 from hedgerow.protocols.omen.coordinator import Ring
 from hedgerow.protocols.omen.repair import add_edge, remove_node, shadow_repair
 from hedgerow.protocols.omen.views import Entry, view_of
+from hedgerow.protocols.tco.engine import tco_augment
 
 __all__ = ["MESSAGE_KINDS", "ChurnEvent", "OmenEngine"]
 
@@ -145,8 +146,8 @@ class OmenEngine:
         Failure-detection delay and timers, in units (one unit = one gossip period).
     initial : callable, optional
         ``initial(masks, nodes) -> (m, 2) edges``: the initial TCO on the
-        online nodes (default: Algorithm 1 on all online nodes and topics
-        from no edges, i.e. LowODA from scratch).
+        online nodes (default: LowODA from scratch with the same ``rho``,
+        section 6.5).
     """
 
     def __init__(
@@ -187,6 +188,7 @@ class OmenEngine:
         self.rng_sampling = streams.stream("sampling")
         self.sampling = PeerSampling(n, max(self.rnd_view, 1), sampler)
         self.rng_backups = streams.stream("backups")
+        self.rng_ties = streams.stream("ties")
         lat = streams.stream("latency")
         self._la, self._lb = lat.random(n), lat.random(n)
         self.ring = Ring(streams.stream("ring").random(n))
@@ -286,8 +288,9 @@ class OmenEngine:
         if self.initial is not None:
             edges = np.asarray(self.initial(self.masks, nodes), dtype=np.int64).reshape(-1, 2)
         else:
-            edges = shadow_repair(
-                self.masks, self.adj, self.deg, nodes, np.arange(self.n_topics), rho=self.rho
+            edges = tco_augment(
+                self.masks, nodes, np.zeros((0, 2), dtype=np.int64), rule="lowoda",
+                rho=self.rho, rng=self.rng_ties,
             )
         for u, v in edges.tolist():
             self.adj = add_edge(self.adj, self.deg, u, v)
@@ -575,7 +578,7 @@ class OmenEngine:
         rep.shadow = shadow
         new = shadow_repair(
             self.masks, self.adj, self.deg, shadow, rep.topics,
-            rho=self.rho, components=self.components,
+            rng=self.rng_ties, rho=self.rho, components=self.components,
         )
         rep.ev.repair_seconds += _time.perf_counter() - t0
         rep.ev.rounds += 1
