@@ -282,7 +282,9 @@ class _StubProtocol(MaintainedProtocol):
 
 
 def test_the_driver_runs_any_protocol_with_a_churn_engine(inst, monkeypatch):
-    assert maintained_protocols() == ["random", "similarity", "spidercast"]
+    assert maintained_protocols() == [
+        "lowoda-inc", "lowoda-re", "random", "similarity", "spidercast"
+    ]
     monkeypatch.setitem(REGISTRY, "stub", _StubProtocol)
     assert "stub" in maintained_protocols()
     res = run_churn("stub", inst, lifetime=10.0, duration=40.0, snapshot_every=20.0, seed=2)

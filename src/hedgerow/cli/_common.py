@@ -51,7 +51,7 @@ def parse_params(items: tuple[str, ...]) -> dict[str, object]:
     return out
 
 
-def workload_options(*, topics_required: bool = True):
+def workload_options(*, topics_required: bool = True, nodes_required: bool = True):
     """The synthetic-workload options shared by ``build`` and ``churn``.
 
     ``--nodes``, ``--topics``, ``--subs``, ``--popularity`` and ``--seed``
@@ -60,7 +60,8 @@ def workload_options(*, topics_required: bool = True):
 
     def wrap(f):
         opts = [
-            click.option("--nodes", type=int, required=True, help="Number of nodes."),
+            click.option("--nodes", type=int, required=nodes_required, default=None,
+                         help="Number of nodes."),
             click.option(
                 "--topics",
                 type=int,

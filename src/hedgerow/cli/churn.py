@@ -23,7 +23,14 @@ def _clean(value):
 
 @click.command("churn", cls=ProtocolCommand, capability="maintained")
 @click.argument("protocol")
-@workload_options(topics_required=False)
+@workload_options(topics_required=False, nodes_required=False)
+@click.option(
+    "--scenario",
+    default=None,
+    metavar="NAME",
+    help="Named churn scenario, replayed event by event (fb1k-google, tw1k-google, ...).",
+)
+@click.option("--events", "n_events", type=int, default=None, help="Replay the first N events.")
 @click.option(
     "--lifetime",
     type=float,
@@ -63,6 +70,8 @@ def churn_cmd(
     subs,
     popularity,
     seed,
+    scenario,
+    n_events,
     lifetime,
     trace,
     speedup,
@@ -74,7 +83,10 @@ def churn_cmd(
 ):
     """Run PROTOCOL's overlay under churn (SpiderCast section 3.8) and snapshot it.
 
-    PROTOCOL is any maintained protocol (listed below).  Each node is online
+    PROTOCOL is any maintained protocol (listed below).  With --scenario
+    NAME the named workload x churn pair is replayed event by event (OMen's
+    churn rounds) with the invariants checked after each event; --json then
+    prints one line per event.  Otherwise each node is online
     for Exp(λ) seconds and offline for Exp(λ/4), and rejoins with a new
     interest; or the join/leave events of --trace are replayed.
     Every --snapshot-every seconds the overlay of the nodes online for over
@@ -84,7 +96,11 @@ def churn_cmd(
     \b
     Example:
       hedgerow churn spidercast --nodes 1250 --lifetime 100 --duration 1000 --seed 1
+      hedgerow churn lowoda-inc --scenario fb1k-google --events 200 --json
     """
+    if scenario is not None:
+        _scenario_run(protocol, scenario, n_events, seed, params, as_json)
+        return
     from hedgerow.errors import ParameterError
     from hedgerow.progress import progress_bar
     from hedgerow.scenarios.churn import run_churn
@@ -93,6 +109,8 @@ def churn_cmd(
 
     if seed < 0:
         raise ParameterError(f"--seed must be >= 0, got {seed}")
+    if nodes is None:
+        raise ParameterError("give --nodes (synthetic workload) or --scenario NAME")
     if (lifetime is None) == (trace is None):
         raise ParameterError("give exactly one of --lifetime (synthetic churn) and --trace")
     if lifetime is not None and not lifetime > 0:
@@ -125,6 +143,56 @@ def churn_cmd(
         click.echo(json.dumps({"kind": "summary", **summary}))
         return
     _print(result)
+
+
+def _scenario_run(protocol, scenario, n_events, seed, params, as_json) -> None:
+    """``--scenario``: prepare the inputs, replay event by event, print rows."""
+    from hedgerow.errors import ParameterError
+    from hedgerow.pipeline.inputs import ensure_inputs
+    from hedgerow.progress import progress_bar
+    from hedgerow.scenarios.events import (
+        CHURN_SCENARIOS,
+        churn_scenario_names,
+        load_churn_scenario,
+        run_events,
+    )
+
+    if seed < 0:
+        raise ParameterError(f"--seed must be >= 0, got {seed}")
+    if scenario not in CHURN_SCENARIOS:
+        raise ParameterError(
+            f"unknown churn scenario {scenario!r}; allowed: {', '.join(churn_scenario_names())}"
+        )
+    sc = CHURN_SCENARIOS[scenario]
+    ensure_inputs(sc.inputs(), log=lambda m: click.echo(m, err=True))
+    inst, online0, events = load_churn_scenario(scenario, seed=seed)
+    total = n_events if n_events is not None else (sc.events or len(events))
+    show = not as_json or stderr_console.is_terminal
+    with progress_bar(f"churn {protocol}", enabled=show) as bar:
+        task = bar.add_task(protocol, total=min(total, len(events)))
+        res = run_events(
+            protocol, inst, online0, events, seed=seed, params=parse_params(params),
+            n_events=total, progress=lambda done, _t: bar.update(task, completed=done),
+        )
+    summary = {"scenario": scenario, "note": sc.note, **res.summary}
+    if as_json:
+        for row in res.rows:
+            click.echo(json.dumps({k: _clean(v) for k, v in row.items()}))
+        click.echo(json.dumps({"kind": "summary", **{k: _clean(v) for k, v in summary.items()}},
+                              default=str))
+        return
+    from rich.console import Console
+
+    c = Console()
+    c.print(f"{protocol} on {scenario}: {summary['events']} events ({summary['joins']} joins,"
+            f" {summary['leaves']} leaves), start max/avg degree {summary['start_max_degree']}"
+            f" / {summary['start_avg_degree']:.2f}")
+    c.print(f"mean max degree {summary['mean_max_degree']:.1f}, mean avg degree"
+            f" {summary['mean_avg_degree']:.2f}, median repair"
+            f" {1000 * summary['repair_seconds_median']:.2f} ms, violations"
+            f" {summary['violations']} {summary['violations_by_kind']}")
+    if sc.note:
+        c.print(f"note: {sc.note}")
 
 
 def _print(result) -> None:

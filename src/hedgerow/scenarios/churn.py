@@ -109,7 +109,7 @@ def maintained_protocols() -> list[str]:
     Examples
     --------
     >>> maintained_protocols()
-    ['random', 'similarity', 'spidercast']
+    ['lowoda-inc', 'lowoda-re', 'random', 'similarity', 'spidercast']
     """
     return protocol_names("maintained")
 

@@ -1,0 +1,432 @@
+"""Event-by-event churn runs: one row per join or leave, with the invariants checked after each.
+
+OMen (Chen, Vitenberg, Jacobsen, DEBS 2016, §6) measures its overlays per
+*churn round* (one join or leave of the trace, §6.5 "churn round"): degrees,
+repair time, messages.  :func:`run_events` replays a join/leave sequence on
+any maintained protocol (:class:`~hedgerow.protocols.engine_api.ChurnEngine`)
+and, after each event, hands the engine to an
+:class:`~hedgerow.scenarios.invariants.InvariantObserver`.  The named churn
+scenarios of :data:`CHURN_SCENARIOS` pair a workload with a churn source.
+
+Readings chosen
+---------------
+1. **Time.**  Events are replayed in trace order, one every ``gap`` seconds
+   of simulated time (default 10 s), the trace time being kept in each row's
+   ``time_s``: the Google trace's gaps are minutes, far longer than any
+   repair, so only the order matters for sequential events.
+2. **Rejoin** keeps the node's topics (a machine that comes back is the same
+   user, OMen's FB/TW reading); ``rejoin="redraw"`` draws new ones from the
+   workload's popularity (SpiderCast §3.8).
+3. **Ignored events**: a join of an online node or a leave of an offline one
+   (a sampled trace can hold both) is skipped and counted.
+4. **Repair time** is the wall time of the engine's join/leave plus its run
+   up to the next event (a central repair finishes within the call; a
+   message-passing engine needs the run).
+5. **Messages** are the engine's control messages sent during the event;
+   by kind when the engine reports them (``last_event["messages"]``).
+
+Inputs of the named scenarios are the outputs of ``hedgerow ingest`` jobs
+(``social``, ``follower-graph``, ``churn``) kept in :func:`inputs_dir`
+(``$HEDGEROW_INPUTS``, default ``~/.cache/hedgerow/inputs``); ``hedgerow churn
+--scenario NAME`` runs the missing jobs once (``hedgerow.pipeline.inputs``).
+
+Examples
+--------
+>>> from hedgerow.workloads import make_instance
+>>> inst = make_instance(nodes=60, topics=10, subs=3, seed=1)
+>>> online0, ev = synthetic_churn(inst.n_nodes, "onoff", seed=1, events=20)
+>>> res = run_events("lowoda-inc", inst, online0, ev, seed=1)
+>>> len(res.rows), res.summary["violations"]
+(20, 0)
+"""
+
+from __future__ import annotations
+
+import os
+import time as _time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hedgerow.engine.core import Simulator
+from hedgerow.errors import DataError, ParameterError
+from hedgerow.model.instance import Instance
+from hedgerow.model.rng import RngStreams
+from hedgerow.protocols import get_protocol, protocol_class, protocol_names
+from hedgerow.scenarios.invariants import Hook, InvariantObserver
+from hedgerow.scenarios.traces import EVENT_DTYPE, JOIN, LEAVE, load_events, trace_churn
+
+__all__ = [
+    "CHURN_SCENARIOS",
+    "INPUTS",
+    "ChurnScenario",
+    "EventsResult",
+    "churn_scenario_names",
+    "input_folder",
+    "inputs_dir",
+    "load_churn_scenario",
+    "run_events",
+    "synthetic_churn",
+]
+
+#: named ingest outputs: name -> (ingest job, its arguments)
+INPUTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "fb1k": ("social", {"size": 1000, "seed": 1}),
+    "fb4k": ("social", {"size": "all", "seed": 1}),
+    "tw1k": ("follower-graph", {"users": 1000, "seed": 1}),
+    "tw10k": ("follower-graph", {"users": 10000, "seed": 1}),
+    "google1k": ("churn", {"source": "google", "nodes": 1000, "seed": 1}),
+    "google4k": ("churn", {"source": "google", "nodes": 4039, "seed": 1}),
+    "google10k": ("churn", {"source": "google", "nodes": 10000, "seed": 1}),
+}
+
+#: synthetic workloads a scenario may name (OMen's 2K instances, power-law sizes)
+SYNTHETIC_WORKLOADS = {
+    "syn2k-unif": "uniform",
+    "syn2k-zipf": "zipf2",
+    "syn2k-expo": "nyse",
+}
+
+
+def inputs_dir() -> Path:
+    """Folder of the named ingest outputs (``$HEDGEROW_INPUTS`` or ``~/.cache/hedgerow/inputs``)."""
+    env = os.environ.get("HEDGEROW_INPUTS")
+    return Path(env) if env else Path.home() / ".cache" / "hedgerow" / "inputs"
+
+
+def input_folder(name: str) -> Path:
+    """The folder of named input ``name`` (``social-fb1k``, ``churn-google1k``...), may not exist."""
+    if name not in INPUTS:
+        raise ParameterError(f"unknown input {name!r}; allowed: {', '.join(INPUTS)}", key="input")
+    job = INPUTS[name][0]
+    prefix = "churn" if job == "churn" else "social"
+    return inputs_dir() / f"{prefix}-{name}"
+
+
+def _existing(name: str) -> Path:
+    p = input_folder(name)
+    if not (p / "meta.json").exists():
+        job, args = INPUTS[name]
+        flags = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in args.items())
+        raise DataError(
+            f"{p}: input {name!r} not prepared; run `hedgerow churn --scenario ...` once or"
+            f" `hedgerow ingest {job} {flags} --out {p}`"
+        )
+    return p
+
+
+@dataclass(frozen=True)
+class ChurnScenario:
+    """A named churn setting: a workload, a churn source, the number of events.
+
+    Attributes
+    ----------
+    workload : str
+        A social input of :data:`INPUTS` (``fb1k``...) or a synthetic workload
+        (``syn2k-unif``, ``syn2k-zipf``, ``syn2k-expo``).
+    churn : str
+        A churn input of :data:`INPUTS` (``google1k``...) or ``onoff`` /
+        ``burst`` (:func:`synthetic_churn`).
+    events : int or None
+        Events replayed by default (``None``: the whole trace).
+    note : str
+        What differs from the paper's setting.
+    """
+
+    name: str
+    description: str
+    workload: str
+    churn: str
+    events: int | None = None
+    note: str = ""
+
+    def inputs(self) -> list[str]:
+        """The named ingest outputs this scenario reads."""
+        return [x for x in (self.workload, self.churn) if x in INPUTS]
+
+
+#: the named churn scenarios
+CHURN_SCENARIOS: dict[str, ChurnScenario] = {
+    s.name: s
+    for s in (
+        ChurnScenario("fb1k-google", "FB 1K (BFS sample of SNAP ego-Facebook) x the Google 2011 "
+                      "machine events of 1,000 machines (OMen §6.1)", "fb1k", "google1k"),
+        ChurnScenario("fb4k-google", "FB-4K (the whole ego-Facebook graph, 4,039 users) x the "
+                      "Google trace of 4,039 machines", "fb4k", "google4k",
+                      note="FB-4K stands in for the paper's FB 10K (ego-Facebook has 4,039 users)"),
+        ChurnScenario("tw1k-google", "Twitter-like follower graph of 1,000 users x the Google "
+                      "trace of 1,000 machines", "tw1k", "google1k",
+                      note="synthetic follower graph (Vitis statistics), not a Twitter sample"),
+        ChurnScenario("tw10k-google", "Twitter-like follower graph of 10,000 users x the Google "
+                      "trace of 10,000 machines", "tw10k", "google10k",
+                      note="synthetic follower graph (Vitis statistics), not a Twitter sample"),
+        ChurnScenario("syn2k-google", "OMen's synthetic 2K (uniform popularity, power-law sizes)"
+                      " x the Google trace of 4,039 machines cut to the 2,000 first nodes",
+                      "syn2k-unif", "google4k"),
+        ChurnScenario("fb1k-onoff", "FB 1K under synthetic on/off churn (exponential on/off "
+                      "times, SpiderCast §3.8)", "fb1k", "onoff", events=500),
+        ChurnScenario("fb1k-burst", "FB 1K under bursts: 3 nodes crash at once, then rejoin",
+                      "fb1k", "burst", events=300),
+    )
+}
+
+
+def churn_scenario_names() -> list[str]:
+    """Names of :data:`CHURN_SCENARIOS`."""
+    return sorted(CHURN_SCENARIOS)
+
+
+def synthetic_churn(n: int, kind: str, *, seed: int, events: int = 500, lifetime: float = 100.0,
+                    burst: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """Synthetic churn controls: ``(online0, events)``.
+
+    ``onoff``: each node online with probability 0.8 at the start, on/off
+    times exponential (means ``lifetime`` and ``lifetime / 4``, SpiderCast
+    §3.8), cut to ``events`` events.  ``burst``: 90 % online at the start;
+    repeatedly ``burst`` random online nodes leave at the same instant, then
+    rejoin one by one (concurrent crashes).
+    """
+    from hedgerow.scenarios.churn import exponential_churn
+
+    rng = RngStreams(seed).stream(f"churn:{kind}")
+    if kind == "onoff":
+        online0, ev = exponential_churn(n, lifetime, lifetime * max(1.0, events / n * 2.5), rng)
+        return online0, ev[:events]
+    if kind == "burst":
+        online0 = rng.random(n) < 0.9
+        on = online0.copy()
+        out = []
+        t = 0.0
+        while len(out) < events:
+            t += 1.0
+            k = min(burst, int(on.sum()) - 1)
+            who = rng.choice(np.flatnonzero(on), size=k, replace=False)
+            for p in who:
+                out.append((t, int(p), LEAVE))
+            on[who] = False
+            for p in who:
+                t += 1.0
+                out.append((t, int(p), JOIN))
+            on[who] = True
+        ev = np.array(out[:events], dtype=EVENT_DTYPE)
+        return online0, ev
+    raise ParameterError(f"unknown synthetic churn {kind!r}; allowed: onoff, burst", key="churn")
+
+
+def load_churn_scenario(name: str, *, seed: int = 0) -> tuple[Instance, np.ndarray, np.ndarray]:
+    """``(instance, online0, events)`` of a named churn scenario.
+
+    Raises :class:`DataError` when an input is not prepared and
+    :class:`ParameterError` when the trace has more nodes than the workload.
+    """
+    if name not in CHURN_SCENARIOS:
+        raise ParameterError(
+            f"unknown churn scenario {name!r}; allowed: {', '.join(churn_scenario_names())}",
+            key="scenario",
+        )
+    sc = CHURN_SCENARIOS[name]
+    if sc.workload in SYNTHETIC_WORKLOADS:
+        from hedgerow.workloads.powerlaw import powerlaw_instance
+
+        inst = powerlaw_instance(popularity=SYNTHETIC_WORKLOADS[sc.workload], seed=seed)
+    else:
+        from hedgerow.workloads.social import load_instance
+
+        inst = load_instance(_existing(sc.workload))
+    n = inst.n_nodes
+    if sc.churn in INPUTS:
+        ev = load_events(_existing(sc.churn))
+        if sc.workload in SYNTHETIC_WORKLOADS:
+            ev = ev[ev["node"] < n]  # the first n machines of the larger sample
+        online0, events = trace_churn(ev, n)
+    else:
+        online0, events = synthetic_churn(n, sc.churn, seed=seed, events=sc.events or 500)
+    return inst, online0, events
+
+
+@dataclass
+class EventsResult:
+    """What :func:`run_events` returns: per-event ``rows``, a ``summary``, the final ``engine``."""
+
+    rows: list[dict[str, Any]]
+    summary: dict[str, Any]
+    engine: Any = None
+    start: dict[str, Any] = field(default_factory=dict)
+
+
+def _observer_for(protocol: str, n_topics: int, hooks) -> InvariantObserver:
+    cls = protocol_class(protocol)
+    repairs = bool(getattr(cls, "repairs_tco", False))
+    kind = getattr(cls, "repair_kind", None) if repairs else None
+    return InvariantObserver(n_topics, expect_tco=repairs, repair=kind, hooks=tuple(hooks))
+
+
+def run_events(
+    protocol: str,
+    instance: Instance,
+    online0: np.ndarray,
+    events: np.ndarray,
+    *,
+    seed: int = 0,
+    params: dict[str, Any] | None = None,
+    n_events: int | None = None,
+    gap: float = 10.0,
+    timeout: float = 0.1,
+    rejoin: str = "same",
+    hooks: tuple[Hook, ...] | list = (),
+    progress: Callable[[int, int], None] | None = None,
+) -> EventsResult:
+    """Replay ``events`` one by one on ``protocol``'s engine; one row per event.
+
+    Parameters
+    ----------
+    protocol : str
+        A maintained protocol (``lowoda-inc``, ``lowoda-re``, ``spidercast``...).
+    instance : Instance
+        The workload.
+    online0, events : numpy.ndarray
+        Nodes online at the start, then :data:`~hedgerow.scenarios.traces.EVENT_DTYPE`
+        events (e.g. from :func:`load_churn_scenario`).
+    seed : int
+        The run's seed (protocol streams ``protocol:<name>``).
+    params : dict, optional
+        Protocol parameters.
+    n_events : int, optional
+        Replay only the first ``n_events`` events.
+    gap : float, default 10
+        Simulated seconds between events (reading 1).
+    timeout : float, default 0.1
+        Seconds per event-core unit (SpiderCast's ``connect_timeout``).
+    rejoin : {"same", "redraw"}
+        A rejoining node's topics (reading 2).
+    hooks : sequence
+        Extra invariant checks (:class:`~hedgerow.scenarios.invariants.InvariantObserver`).
+    progress : callable, optional
+        ``progress(done, total)`` after each event.
+
+    Returns
+    -------
+    EventsResult
+        Rows with ``event, round, time_s, type, node, online, edges, edges_added,
+        max_degree, avg_degree, partitioned_topics, repair_seconds, messages``,
+        ``msg_<kind>``, the engine's own per-event figures, ``viol_<name>`` and
+        ``violations``.
+    """
+    names = protocol_names("maintained")
+    if protocol not in names:
+        raise ParameterError(
+            f"churn runs need a maintained protocol ({', '.join(names)}); got {protocol!r}",
+            key="protocol",
+        )
+    if rejoin not in ("same", "redraw"):
+        raise ParameterError(f"rejoin must be 'same' or 'redraw', got {rejoin!r}", key="rejoin")
+    if not gap > 0 or not timeout > 0:
+        raise ParameterError("gap and timeout must be positive")
+    online0 = np.asarray(online0, dtype=bool)
+    if online0.shape != (instance.n_nodes,):
+        raise ParameterError(
+            f"the churn's online mask has {online0.shape[0]} nodes, the workload"
+            f" {instance.n_nodes}", key="trace")
+    events = np.asarray(events, dtype=EVENT_DTYPE)
+    if len(events) and int(events["node"].max()) >= instance.n_nodes:
+        raise ParameterError(
+            f"the trace has node {int(events['node'].max())}, but the workload has"
+            f" {instance.n_nodes} nodes", key="trace")
+    if n_events is not None:
+        if int(n_events) < 1:
+            raise ParameterError(f"events must be >= 1, got {n_events}", key="events")
+        events = events[: int(n_events)]
+    proto = get_protocol(protocol, **dict(params or {}))
+    proto._validate(instance)
+    streams = RngStreams(seed)
+    sim = Simulator(seconds_per_unit=timeout)
+    engine = proto.maintenance_engine(instance, streams.child(f"protocol:{protocol}"), sim=sim)
+    t0 = _time.perf_counter()
+    engine.start(online0)
+    engine.run_until(sim.to_units(gap))
+    start_seconds = _time.perf_counter() - t0
+    observer = _observer_for(protocol, instance.n_topics, hooks)
+    start_row = observer.after_event(engine, {"type": "start", "node": -1})
+    start_violations = dict(observer.totals)
+    observer.reset(engine)
+    observer.totals = {"events": 0, "violations": 0}
+    topic_rng = streams.stream("churn:interest")
+    probs = instance.meta.get("popularity_vector")
+    probs = np.ones(instance.n_topics) if probs is None else np.asarray(probs, dtype=np.float64)
+    rows: list[dict[str, Any]] = []
+    ignored = 0
+    wall0 = _time.perf_counter()
+    for i, (t_s, p, kind) in enumerate(
+        zip(events["time_s"].tolist(), events["node"].tolist(), events["event"].tolist(),
+            strict=True)
+    ):
+        p = int(p)
+        typ = "join" if kind == JOIN else "leave"
+        if (kind == JOIN) == bool(engine.online[p]):
+            ignored += 1
+            continue
+        msgs0 = engine.control_messages
+        t_next = sim.to_units(gap * (len(rows) + 2))
+        tw = _time.perf_counter()
+        if kind == JOIN:
+            if rejoin == "redraw":
+                from hedgerow.scenarios.churn import redraw_topics
+
+                engine.join(p, redraw_topics(probs, int(instance.n_subs[p]), topic_rng))
+            else:
+                engine.join(p)
+        else:
+            engine.leave(p)
+        engine.run_until(t_next)
+        repair = _time.perf_counter() - tw
+        row: dict[str, Any] = {
+            "event": len(rows) + 1,
+            "round": len(rows) + 1,
+            "trace_index": i,
+            "time_s": float(t_s),
+            "type": typ,
+            "node": p,
+        }
+        row.update(observer.after_event(engine, {"type": typ, "node": p}))
+        row["repair_seconds"] = repair
+        row["messages"] = int(engine.control_messages - msgs0)
+        last = getattr(engine, "last_event", None) or {}
+        for k, v in dict(last.get("messages", {})).items():
+            row[f"msg_{k}"] = int(v)
+        for k, v in last.items():
+            if k in ("type", "node", "messages", "edges_added", "repair_seconds"):
+                continue
+            if isinstance(v, int | float | bool | np.integer | np.floating):
+                row.setdefault(k, v.item() if hasattr(v, "item") else v)
+        rows.append(row)
+        if progress is not None:
+            progress(len(rows), len(events))
+    wall = _time.perf_counter() - wall0
+    rep = np.array([r["repair_seconds"] for r in rows]) if rows else np.zeros(0)
+    summary = {
+        "protocol": protocol,
+        "params": proto.checked(),
+        "seed": int(seed),
+        "nodes": instance.n_nodes,
+        "events": len(rows),
+        "ignored_events": ignored,
+        "joins": sum(r["type"] == "join" for r in rows),
+        "leaves": sum(r["type"] == "leave" for r in rows),
+        "violations": int(observer.totals["violations"]),
+        "violations_by_kind": {k: v for k, v in observer.totals.items()
+                               if k not in ("events", "violations")},
+        "start_violations": int(start_violations["violations"]),
+        "start_max_degree": start_row["max_degree"],
+        "start_avg_degree": start_row["avg_degree"],
+        "start_seconds": start_seconds,
+        "mean_max_degree": float(np.mean([r["max_degree"] for r in rows])) if rows else 0.0,
+        "mean_avg_degree": float(np.mean([r["avg_degree"] for r in rows])) if rows else 0.0,
+        "max_partitioned_topics": max((r["partitioned_topics"] for r in rows), default=0),
+        "repair_seconds_median": float(np.median(rep)) if len(rep) else 0.0,
+        "messages": int(sum(r["messages"] for r in rows)),
+        "wall_seconds": wall,
+    }
+    return EventsResult(rows=rows, summary=summary, engine=engine, start=start_row)
