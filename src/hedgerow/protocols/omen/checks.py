@@ -34,7 +34,7 @@ import numpy as np
 from hedgerow.metrics import topic_components
 from hedgerow.protocols.omen.engine import OmenEngine
 
-__all__ = ["omen_violations", "partitioned_online_topics"]
+__all__ = ["omen_hook", "omen_violations", "partitioned_online_topics"]
 
 
 def partitioned_online_topics(engine: OmenEngine) -> int:
@@ -105,3 +105,24 @@ def omen_violations(engine: OmenEngine, *, settled: bool = True) -> list[str]:
             if engine.exeq[c] or engine.standby[c] or engine.busy[c] is not None:
                 out.append(f"node {c}: exeQ/standbyL not empty at quiescence")
     return out
+
+
+def omen_hook(engine: OmenEngine, event: object = None) -> dict[str, int]:
+    """Invariant hook for the per-event churn driver: violations by kind.
+
+    ``backups`` (eqs. 1-2, ``v' ∉ B(v')``), ``storage`` (<= 2L entries),
+    ``shadow`` (``E_new ⊆ S × S``), ``coordination`` (every life cycle ended,
+    queues empty); links and TCO are the driver's own checks.
+    """
+    found = omen_violations(engine)
+    kinds = {"backups": 0, "storage": 0, "shadow": 0, "coordination": 0}
+    for line in found:
+        if "entries >" in line:
+            kinds["storage"] += 1
+        elif "shadow set" in line:
+            kinds["shadow"] += 1
+        elif "B(" in line or "backup" in line:
+            kinds["backups"] += 1
+        elif "not done" in line or "exeQ" in line:
+            kinds["coordination"] += 1
+    return kinds

@@ -211,6 +211,9 @@ class OmenEngine:
         self._gossip_on = False
         self._links_half: dict[tuple[int, int], int] = {}
         self._recheck: set[int] = set()
+        self._last: ChurnEvent | None = None
+        self._msgs0 = dict(self.messages)
+        self._added: list[tuple[int, int]] = []
         self.initial_edges_ = np.zeros((0, 2), dtype=np.int64)
 
     # ------------------------------------------------------------------ topics
@@ -328,6 +331,7 @@ class OmenEngine:
         """``p`` comes online (with new ``topics`` when given) and announces itself."""
         if self.online[p]:
             return
+        self._begin()
         if topics is not None:
             new = np.unique(np.asarray(topics, dtype=np.int64))
             if not np.array_equal(new, self.topics_of(p)):
@@ -345,6 +349,7 @@ class OmenEngine:
         """``p`` leaves (gracefully or by crashing: handled alike, section 3.1)."""
         if not self.online[p]:
             return
+        self._begin()
         self.online[p] = False
         self.live_subs[self.topics_of(p)] -= 1
         self.ring.remove(p)
@@ -365,6 +370,37 @@ class OmenEngine:
         self.sim.schedule(self.detect, self._detected, ev.id)
 
     crash = leave
+
+    def _begin(self) -> None:
+        self._msgs0 = dict(self.messages)
+        self._added = []
+
+    @property
+    def last_added(self) -> np.ndarray:
+        """``(k, 2)`` links created since the last join or leave call."""
+        return np.asarray(self._added, dtype=np.int64).reshape(-1, 2)
+
+    @property
+    def last_event(self) -> dict[str, Any]:
+        """The latest event's figures (for the per-event rows of a churn run)."""
+        if not self.events:
+            return {}
+        ev = self.events[-1]
+        return {
+            "type": ev.type,
+            "node": ev.node,
+            "coordinator": ev.coordinators[0] if ev.coordinators else -1,
+            "coordinators": len(ev.coordinators),
+            "shadow_size": ev.shadow,
+            "backup_size": ev.backups,
+            "neighbour_size": ev.neighbours,
+            "edges_added": len(self._added),
+            "repair_rounds": ev.rounds,
+            "omen_repair_seconds": ev.repair_seconds,
+            "lifecycle_cycles": ev.t_end - ev.t_start if ev.done else float("nan"),
+            "gossip_cycles": self.cycles,
+            "messages": {k: self.messages[k] - self._msgs0[k] for k in MESSAGE_KINDS},
+        }
 
     def _new_event(self, kind: str, p: int) -> ChurnEvent:
         ev = ChurnEvent(len(self.events), kind, p, self.sim.now)
@@ -605,6 +641,7 @@ class OmenEngine:
         self._links_half.pop(key, None)
         if self.online[other] and other not in self.adj[me, : self.deg[me]]:
             self.adj = add_edge(self.adj, self.deg, me, other)
+            self._added.append(key)
             for end in (me, other):
                 for h in self.ring.successors(end, self.L):
                     e = self.entries[h].get(end)

@@ -30,6 +30,7 @@ from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
 from hedgerow.params import Choice, Float, Int
 from hedgerow.protocols.base import MaintainedProtocol
+from hedgerow.protocols.omen.checks import omen_hook
 from hedgerow.protocols.omen.engine import OmenEngine
 
 __all__ = ["Omen", "OmenG"]
@@ -46,6 +47,11 @@ class Omen(MaintainedProtocol):
     name: ClassVar[str] = "omen"
     paper: ClassVar[str] = _PAPER
     claims_topic_connected: ClassVar[bool] = True
+    #: a TCO after each event's repair, links only added (the churn driver's observer)
+    repairs_tco: ClassVar[bool] = True
+    repair_kind: ClassVar[str] = "add-only"
+    #: OMen's own invariants, checked by the churn driver after every event
+    invariant_hooks: ClassVar[tuple] = (omen_hook,)
     view: ClassVar[str] = "partial"
     params = {
         "coverage": Int(5, "coverage factor lambda of backup sets (eq. 3)", low=0),

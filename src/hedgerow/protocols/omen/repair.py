@@ -37,6 +37,7 @@ Examples
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from hedgerow.protocols.tco.engine import tco_augment
 
@@ -51,11 +52,51 @@ def current_edges(adj: np.ndarray, deg: np.ndarray) -> np.ndarray:
     return e[e[:, 0] < e[:, 1]]
 
 
-def _topic_mask(n_words: int, topics: np.ndarray) -> np.ndarray:
-    m = np.zeros(n_words, dtype=np.uint64)
-    t = np.asarray(topics, dtype=np.int64)
-    np.bitwise_or.at(m, t >> 6, np.left_shift(np.uint64(1), (t & 63).astype(np.uint64)))
-    return m
+@njit(cache=True)
+def _compact(masks, topics, adj, deg, in_s, local):
+    """Masks restricted to ``topics`` (bit j = topics[j]) and the links that can matter.
+
+    A link counts when both ends hold a common topic of ``topics`` (``local``:
+    and both ends are in ``in_s``).  Rows keep the global node ids, so the
+    engine's tie rule (a hash of global ids) is unchanged.
+    """
+    n = masks.shape[0]
+    m = len(topics)
+    w = (m + 63) // 64
+    out = np.zeros((n, w), np.uint64)
+    rel = np.zeros(n, np.bool_)
+    for v in range(n):
+        for j in range(m):
+            t = topics[j]
+            if (masks[v, t >> 6] >> np.uint64(t & 63)) & np.uint64(1):
+                out[v, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+                rel[v] = True
+    cnt = 0
+    for u in range(n):
+        if not rel[u] or (local and not in_s[u]):
+            continue
+        for x in range(deg[u]):
+            v = adj[u, x]
+            if v > u and rel[v] and (not local or in_s[v]):
+                for k in range(w):
+                    if out[u, k] & out[v, k]:
+                        cnt += 1
+                        break
+    e = np.empty((cnt, 2), np.int64)
+    i = 0
+    for u in range(n):
+        if not rel[u] or (local and not in_s[u]):
+            continue
+        for x in range(deg[u]):
+            v = adj[u, x]
+            if v > u and rel[v] and (not local or in_s[v]):
+                for k in range(w):
+                    if out[u, k] & out[v, k]:
+                        e[i, 0] = u
+                        e[i, 1] = v
+                        i += 1
+                        break
+    return out, e
 
 
 def shadow_repair(
@@ -97,20 +138,12 @@ def shadow_repair(
     topics = np.asarray(topics, dtype=np.int64)
     if len(S) < 2 or not len(topics):
         return np.zeros((0, 2), dtype=np.int64)
-    if components == "local":
-        inside = np.zeros(adj.shape[0], dtype=bool)
-        inside[S] = True
-        sub_deg = np.where(inside, deg, 0)
-        e = current_edges(adj, sub_deg)
-        e = e[inside[e[:, 1]]]
-    else:
-        # only links inside some G_t, t in topics, can connect shadow nodes of t
-        e = current_edges(adj, deg)
-        tm = _topic_mask(masks.shape[1], topics)
-        e = e[((masks[e[:, 0]] & masks[e[:, 1]]) & tm).any(axis=1)]
-    return tco_augment(
-        masks, S, e, rule="lowoda", rho=rho, rng=rng, topics=topics, degrees=deg
-    )
+    in_s = np.zeros(adj.shape[0], dtype=np.bool_)
+    in_s[S] = True
+    # the repair only looks at T_chev: masks cut down to those topics, and only
+    # the links inside some G_t, t in T_chev, which alone can connect shadow nodes
+    cmasks, e = _compact(masks, topics, adj, deg, in_s, components == "local")
+    return tco_augment(cmasks, S, e, rule="lowoda", rho=rho, rng=rng, degrees=deg)
 
 
 def add_edge(adj: np.ndarray, deg: np.ndarray, u: int, v: int) -> np.ndarray:
