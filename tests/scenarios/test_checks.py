@@ -24,7 +24,14 @@ CASES = [
 #: what each registered protocol declares; a new protocol adds a line here
 DECLARED = {
     "complete": ("static",),
+    "gm": ("static",),
     "gossipsub": ("static",),
+    "lowoda": ("static",),
+    "lowoda-inc": ("static", "maintained"),
+    "lowoda-re": ("static", "maintained"),
+    "minmaxoda": ("static",),
+    "omen": ("maintained",),
+    "omen-g": ("maintained",),
     "random": ("static", "maintained"),
     "random-graph": ("static",),
     "ringpt": ("static",),
@@ -42,7 +49,7 @@ def test_protocol_passes_check(cls, check):
 
 
 def test_registry_size_and_declared_capabilities():
-    assert len(REGISTRY) == 10
+    assert len(REGISTRY) == 17
     assert {name: capabilities(cls) for name, cls in REGISTRY.items()} == DECLARED
 
 
@@ -58,7 +65,7 @@ def test_checks_follow_the_capabilities():
         names = [c.__name__ for c in protocol_checks(cls)]
         expected = set(every).union(*(per_capability[c] for c in capabilities(cls)))
         assert len(names) == len(set(names)) and set(names) == expected, name
-    assert len(CASES) == 3 * 10 + 2 * 9 + 1 + 3
+    assert len(CASES) == 3 * 17 + 2 * 14 + 1 + 7
 
 
 def test_check_protocol_runs_the_checks_by_name():

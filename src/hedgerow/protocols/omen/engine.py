@@ -111,6 +111,8 @@ class _Repair:
     topics: np.ndarray
     pending: set = field(default_factory=set)
     round: int = 0
+    #: a link of this round failed (an endpoint left): the next round re-checks
+    failed: bool = False
 
 
 class OmenEngine:
@@ -625,6 +627,7 @@ class OmenEngine:
             self._process(c)
             return
         rep.pending = set()
+        rep.failed = False
         for u, w in new.tolist():
             rep.pending.add((u, w))
             rep.ev.edges.append((u, w))
@@ -639,7 +642,9 @@ class OmenEngine:
             self._links_half[key] = got
             return
         self._links_half.pop(key, None)
-        if self.online[other] and other not in self.adj[me, : self.deg[me]]:
+        if not self.online[other]:
+            rep.failed = True
+        elif other not in self.adj[me, : self.deg[me]]:
             self.adj = add_edge(self.adj, self.deg, me, other)
             self._added.append(key)
             for end in (me, other):
@@ -652,7 +657,12 @@ class OmenEngine:
     def _on_link_ok(self, c: int, rep: _Repair, key: tuple[int, int]) -> None:
         rep.pending.discard(key)
         if not rep.pending and self.busy[c] is rep:
-            self._repair_round(c, rep)
+            if rep.failed or not self.online[rep.shadow].all():
+                self._repair_round(c, rep)
+            else:  # every link of Algorithm 1's answer is in place: S is connected
+                self.busy[c] = None
+                self._finish(rep.ev, coordinator=c)
+                self._process(c)
 
     def _ack_timeout(self, c: int, rep: _Repair, rnd: int) -> None:
         if rep.round == rnd and rep.pending and self.busy[c] is rep:

@@ -32,6 +32,7 @@ from hedgerow.params import Choice, Float, Int
 from hedgerow.protocols.base import MaintainedProtocol
 from hedgerow.protocols.omen.checks import omen_hook
 from hedgerow.protocols.omen.engine import OmenEngine
+from hedgerow.protocols.tco.static import DEFAULT_RHO
 
 __all__ = ["Omen", "OmenG"]
 
@@ -60,7 +61,9 @@ class Omen(MaintainedProtocol):
         "pd_pick": Choice(
             "random", ("random", "max-gain"), "primal-dual subscriber choice (reading R-5)"
         ),
-        "rho": Float(1.0, "LowODA trade-off in Algorithm 1", low=1.0),
+        "rho": Float(
+            DEFAULT_RHO, "LowODA trade-off in Algorithm 1 and the initial build", low=1.0
+        ),
         "components": Choice(
             "true", ("true", "local"), "components Algorithm 1 sees (reading R-1)"
         ),
