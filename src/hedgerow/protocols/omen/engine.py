@@ -388,7 +388,12 @@ class OmenEngine:
         if not self.events:
             return {}
         ev = self.events[-1]
+        views = self.view_sizes()[self.online] if not self.global_view else np.zeros(1)
         return {
+            "view_mean": float(views.mean()) if len(views) else 0.0,
+            "view_max": int(views.max()) if len(views) else 0,
+            "view_below_5pct": float((views < 0.05 * self.n).mean()) if len(views) else 1.0,
+            "view_below_10pct": float((views < 0.10 * self.n).mean()) if len(views) else 1.0,
             "type": ev.type,
             "node": ev.node,
             "coordinator": ev.coordinators[0] if ev.coordinators else -1,
