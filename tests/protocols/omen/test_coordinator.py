@@ -12,7 +12,7 @@ def test_ring_matches_brute_force():
     ids = rng.random(40)
     ring = Ring(ids)
     live = set()
-    for step in range(300):
+    for _step in range(300):
         v = int(rng.integers(40))
         if v in live:
             ring.remove(v)

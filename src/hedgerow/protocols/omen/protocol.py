@@ -94,7 +94,11 @@ class OmenG(Omen):
     name: ClassVar[str] = "omen-g"
     view: ClassVar[str] = "global"
     params = {
-        **{k: v for k, v in Omen.params.items() if k not in ("rnd_view", "sampler", "warmup_cycles")},
+        **{
+            k: v
+            for k, v in Omen.params.items()
+            if k not in ("rnd_view", "sampler", "warmup_cycles")
+        },
         "backups": Choice("pd", ("pd", "greedy", "all"), "backup builder; all = every live node"),
     }
     quick_params: ClassVar[dict[str, Any]] = {"coverage": 3, "resilience": 2}
