@@ -100,6 +100,9 @@ class ChurnEvent:
     repair_seconds: float = 0.0
     #: union of the shadow sets its repairs used (``E_new ⊆ S × S``)
     shadow_set: np.ndarray | None = None
+    #: ``T_chev``: the node's topics when the event happened (a node that rejoins with
+    #: new topics before its leave is repaired must not change what the leave broke)
+    topics: np.ndarray | None = None
 
 
 @dataclass
@@ -410,7 +413,7 @@ class OmenEngine:
         }
 
     def _new_event(self, kind: str, p: int) -> ChurnEvent:
-        ev = ChurnEvent(len(self.events), kind, p, self.sim.now)
+        ev = ChurnEvent(len(self.events), kind, p, self.sim.now, topics=self.topics_of(p).copy())
         self.events.append(ev)
         # an unfinished join of a node that leaves again is superseded (its
         # partial links are the leave's to repair); an unfinished leave is not
@@ -555,7 +558,7 @@ class OmenEngine:
         if ev.type == JOIN and not self.online[v]:
             self._finish(ev)
             return
-        topics = self.topics_of(v)
+        topics = ev.topics
         if self.global_view:
             cands = self._global_candidates(v)
             if self.builder == "all":
@@ -588,6 +591,19 @@ class OmenEngine:
         ev.repair_seconds += _time.perf_counter() - t0
         self._repair_round(c, rep)
 
+    def _join_covered(self, v: int, shadow: np.ndarray) -> bool:
+        """Whether ``shadow`` (minus ``v``) holds every topic of ``v`` another live node holds."""
+        others = shadow[shadow != v]
+        vt = self.topics_of(v)
+        need = vt[self.live_subs[vt] - 1 > 0]
+        if not len(need):
+            return True
+        if not len(others):
+            return False
+        held = np.bitwise_or.reduce(self.masks[others], axis=0)
+        bits = (held[need >> 6] >> (need & 63).astype(np.uint64)) & np.uint64(1)
+        return bool(bits.all())
+
     def _global_candidates(self, v: int) -> np.ndarray:
         shares = (self.masks & self.masks[v]).any(axis=1) & self.online
         shares[v] = False
@@ -617,8 +633,23 @@ class OmenEngine:
         if not self.online[c] or self.busy[c] is not rep:
             return
         t0 = _time.perf_counter()
+        ev = rep.ev
+        if rep.round and ev.type == LEAVE:
+            # members that failed meanwhile hand over their neighbours-at-departure
+            rep.shadow = self._expand_departed(c, rep.shadow)
         shadow = rep.shadow[self.online[rep.shadow]]
         rep.shadow = shadow
+        if ev.type == JOIN and not self._join_covered(ev.node, shadow):
+            # a backup failed before its link landed: cover the node again first
+            ev.repair_seconds += _time.perf_counter() - t0
+            self.busy[c] = None
+            e = self.entries[c].get(ev.node)
+            if e is not None:
+                e.ready, e.dirty = False, True
+            self.exeq[c].insert(0, ev.id)
+            self._process(c)
+            return
+        ev.shadow_set = np.union1d(ev.shadow_set, shadow) if ev.shadow_set is not None else shadow
         new = shadow_repair(
             self.masks, self.adj, self.deg, shadow, rep.topics,
             rng=self.rng_ties, rho=self.rho, components=self.components,
