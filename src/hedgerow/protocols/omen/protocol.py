@@ -15,10 +15,9 @@ Examples
 >>> proto = Omen(coverage=3, warmup_cycles=5)
 >>> eng = proto.maintenance_engine(inst, proto.streams(1), sim=Simulator())
 >>> eng.start(np.ones(60, dtype=bool)); eng.leave(7); n = eng.settle()
->>> from hedgerow.metrics import partitioned_topics
->>> live = eng.online
->>> e = eng.edges(); partitioned_topics(eng.overlay(), eng.subscriptions()) <= 1
-True
+>>> from hedgerow.protocols.omen.checks import omen_violations
+>>> omen_violations(eng), eng.events[-1].done
+([], True)
 """
 
 from __future__ import annotations
