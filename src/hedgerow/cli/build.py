@@ -15,7 +15,14 @@ from hedgerow.cli._common import (
 
 @click.command("build", cls=ProtocolCommand)
 @click.argument("protocol")
-@workload_options()
+@workload_options(topics_required=False, nodes_required=False)
+@click.option(
+    "--social",
+    default=None,
+    metavar="NAME",
+    help="Workload: an ingested social sample, by name (fb1k, fb4k, tw1k, tw10k; ingested once)"
+    " or an output folder of `hedgerow ingest social` / `follower-graph`.",
+)
 @click.option(
     "--membership", type=float, default=None, help="Interest-view fraction (partial membership)."
 )
@@ -26,8 +33,8 @@ from hedgerow.cli._common import (
 @click.option("--no-diameter", is_flag=True, help="Skip the topic-diameter computation.")
 @click.option("--no-timings", is_flag=True, help="Leave the 'timings' field out of the output.")
 def build_cmd(
-    protocol, nodes, topics, subs, popularity, seed, membership, params, as_json, no_diameter,
-    no_timings,
+    protocol, nodes, topics, subs, popularity, seed, social, membership, params, as_json,
+    no_diameter, no_timings,
 ):
     """Build PROTOCOL's overlay on a synthetic workload and print its metrics.
 
@@ -38,10 +45,18 @@ def build_cmd(
     \b
     Example:
       hedgerow build spidercast --nodes 1000 --topics 100 --subs 10 --popularity rss --seed 1
+      hedgerow build lowoda --social fb1k -p rho=2
     """
+    from hedgerow.errors import ParameterError
     from hedgerow.progress import build_progress
     from hedgerow.scenarios.static import build_record
 
+    instance = None
+    if social is not None:
+        instance = _social_instance(social)
+        nodes, topics = instance.n_nodes, instance.n_topics
+    elif nodes is None or topics is None:
+        raise ParameterError("give --nodes and --topics (synthetic workload) or --social NAME")
     options = parse_params(params)
     if membership is not None:
         options["membership"] = membership
@@ -57,6 +72,7 @@ def build_cmd(
             params=options,
             diameter=not no_diameter,
             progress=update,
+            instance=instance,
         )
     for w in record["warnings"]:
         click.echo(f"warning: {w}", err=True)
@@ -66,6 +82,27 @@ def build_cmd(
         print_json(record)
         return
     _print_table(record)
+
+
+def _social_instance(social: str):
+    """A named social sample (ingested once, then cached) or an ingest output folder."""
+    from pathlib import Path
+
+    from hedgerow.scenarios.events import INPUTS
+    from hedgerow.workloads.social import load_instance
+
+    if social in INPUTS and INPUTS[social][0] != "churn":
+        from hedgerow.pipeline.inputs import ensure_inputs
+
+        folder = ensure_inputs([social], log=lambda m: click.echo(m, err=True))[social]
+        return load_instance(folder)
+    if Path(social).is_dir():
+        return load_instance(social)
+    from hedgerow.errors import ParameterError
+
+    names = ", ".join(k for k, v in INPUTS.items() if v[0] != "churn")
+    raise ParameterError(f"--social must be one of {names} or an ingest output folder,"
+                         f" got {social!r}")
 
 
 def _print_table(record: dict) -> None:

@@ -54,6 +54,8 @@ SETTABLE_KEYS = (
     "scenario.churn.snapshot_every",
     "scenario.churn.off_ratio",
     "scenario.churn.timeout",
+    "scenario.churn.scenario",
+    "scenario.churn.events",
 )
 
 

@@ -204,11 +204,27 @@ class ChurnOptions(_Strict):
     200.0
     """
 
-    lifetime: float = Field(gt=0, description="mean online time λ (s)")
+    lifetime: float | None = Field(None, gt=0, description="mean online time λ (s)")
+    scenario: str | None = Field(
+        None, description="named churn scenario replayed event by event (fb1k-google, ...);"
+        " one row per event instead of snapshots")
+    events: int | None = Field(None, ge=1, description="events replayed (with scenario)")
     duration: float = Field(1000.0, gt=0, description="simulated seconds")
     snapshot_every: float = Field(200.0, gt=0, description="snapshot period (s)")
     off_ratio: float = Field(0.25, gt=0, description="mean offline time / λ")
     timeout: float = Field(0.1, gt=0, description="seconds per connect_timeout")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ChurnOptions:
+        if (self.lifetime is None) == (self.scenario is None):
+            raise ValueError("give exactly one of lifetime (synthetic churn) and scenario")
+        if self.scenario is not None:
+            from hedgerow.scenarios.events import CHURN_SCENARIOS
+
+            if self.scenario not in CHURN_SCENARIOS:
+                raise ValueError(f"unknown churn scenario {self.scenario!r}; allowed: "
+                                 f"{', '.join(sorted(CHURN_SCENARIOS))}")
+        return self
 
 
 def _kind_check(scen: ScenarioSpec) -> None:

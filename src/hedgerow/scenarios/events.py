@@ -98,7 +98,7 @@ def inputs_dir() -> Path:
 
 
 def input_folder(name: str) -> Path:
-    """The folder of named input ``name`` (``social-fb1k``, ``churn-google1k``...), may not exist."""
+    """Folder of named input ``name`` (``social-fb1k``, ``churn-google1k``...); may not exist."""
     if name not in INPUTS:
         raise ParameterError(f"unknown input {name!r}; allowed: {', '.join(INPUTS)}", key="input")
     job = INPUTS[name][0]
@@ -312,7 +312,8 @@ def run_events(
     -------
     EventsResult
         Rows with ``event, round, time_s, type, node, online, edges, edges_added,
-        max_degree, avg_degree, partitioned_topics, repair_seconds, messages``,
+        max_degree, avg_degree, partitioned_topics, repair_seconds`` (wall),
+        ``repair_cpu_seconds``, ``messages``,
         ``msg_<kind>``, the engine's own per-event figures, ``viol_<name>`` and
         ``violations``.
     """
@@ -372,6 +373,7 @@ def run_events(
         msgs0 = engine.control_messages
         t_next = sim.to_units(gap * (len(rows) + 2))
         tw = _time.perf_counter()
+        tc = _time.process_time()
         if kind == JOIN:
             if rejoin == "redraw":
                 from hedgerow.scenarios.churn import redraw_topics
@@ -383,6 +385,7 @@ def run_events(
             engine.leave(p)
         engine.run_until(t_next)
         repair = _time.perf_counter() - tw
+        repair_cpu = _time.process_time() - tc
         row: dict[str, Any] = {
             "event": len(rows) + 1,
             "round": len(rows) + 1,
@@ -393,6 +396,7 @@ def run_events(
         }
         row.update(observer.after_event(engine, {"type": typ, "node": p}))
         row["repair_seconds"] = repair
+        row["repair_cpu_seconds"] = repair_cpu
         row["messages"] = int(engine.control_messages - msgs0)
         last = getattr(engine, "last_event", None) or {}
         for k, v in dict(last.get("messages", {})).items():
@@ -407,6 +411,7 @@ def run_events(
             progress(len(rows), len(events))
     wall = _time.perf_counter() - wall0
     rep = np.array([r["repair_seconds"] for r in rows]) if rows else np.zeros(0)
+    rep_cpu = np.array([r["repair_cpu_seconds"] for r in rows]) if rows else np.zeros(0)
     summary = {
         "protocol": protocol,
         "params": proto.checked(),
@@ -427,6 +432,7 @@ def run_events(
         "mean_avg_degree": float(np.mean([r["avg_degree"] for r in rows])) if rows else 0.0,
         "max_partitioned_topics": max((r["partitioned_topics"] for r in rows), default=0),
         "repair_seconds_median": float(np.median(rep)) if len(rep) else 0.0,
+        "repair_cpu_seconds_median": float(np.median(rep_cpu)) if len(rep_cpu) else 0.0,
         "messages": int(sum(r["messages"] for r in rows)),
         "wall_seconds": wall,
     }

@@ -57,7 +57,7 @@ from hedgerow.metrics import topic_components
 from hedgerow.protocols.engine_api import ChurnEngine
 from hedgerow.scenarios.observers import online_view
 
-__all__ = ["REPAIR_KINDS", "InvariantObserver", "Hook"]
+__all__ = ["REPAIR_KINDS", "Hook", "InvariantObserver"]
 
 #: what a protocol's repair may do to existing links
 REPAIR_KINDS = ("add-only", "rebuild", None)
@@ -132,11 +132,11 @@ class InvariantObserver:
                 p = int(event.get("node", -1))
                 left = event.get("type") == "leave"
                 bad_gone = gone if not left else gone[(gone // n != p) & (gone % n != p)]
-                bad = int(len(bad_gone))
+                bad = len(bad_gone)
                 reported = getattr(engine, "last_added", None)
                 if reported is not None:
                     rep = _keys(reported, n)
-                    bad += int(len(np.setxor1d(added, rep, assume_unique=True)))
+                    bad += len(np.setxor1d(added, rep, assume_unique=True))
                 viol["degree_bookkeeping"] = bad
         self._prev = now
         for hook in self.hooks:
@@ -144,8 +144,8 @@ class InvariantObserver:
                 viol[k] = int(v)
         row: dict[str, Any] = {
             "online": int(online.sum()),
-            "edges": int(len(edges)),
-            "edges_added": int(len(added)),
+            "edges": len(edges),
+            "edges_added": len(added),
             "max_degree": int(deg.max()) if len(deg) else 0,
             "avg_degree": float(deg.mean()) if len(deg) else 0.0,
             "partitioned_topics": partitioned,

@@ -16,7 +16,7 @@ kind              protocols    rows
 ================  ===========  ==============================================
 ``build``         any          one: the build record's metrics
 ``run``           any          one per epoch; the last also has the structure
-``churn``         maintained   one per snapshot
+``churn``         maintained   one per snapshot; with ``churn.scenario`` one per event
 ================  ===========  ==============================================
 """
 
@@ -145,11 +145,32 @@ def _check_churn(scen: Mapping[str, Any]) -> None:
         raise ParameterError("churn runs use full membership (section 3.8)", key="membership")
 
 
+def _run_events(scen: Mapping[str, Any], opts: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """``churn.scenario``: a named churn scenario, one row per event (OMen's churn rounds)."""
+    from hedgerow.scenarios.events import load_churn_scenario, run_events
+
+    inst, online0, events = load_churn_scenario(opts["scenario"], seed=_seed(scen))
+    res = run_events(
+        scen["protocol"], inst, online0, events, seed=_seed(scen), params=_params(scen),
+        n_events=opts.get("events"), timeout=float(opts.get("timeout", 0.1)),
+    )
+    fp = instance_fingerprint(inst)
+    out = []
+    for row in res.rows:
+        r = {"epoch": int(row["event"]), **row, "world": fp}
+        r["start_max_degree"] = res.summary["start_max_degree"]
+        r["start_avg_degree"] = res.summary["start_avg_degree"]
+        out.append(r)
+    return out
+
+
 def _run_churn(scen: Mapping[str, Any]) -> list[dict[str, Any]]:
     from hedgerow.scenarios.churn import run_churn
 
-    inst = _workload(scen)
     opts = dict(scen["churn"])
+    if opts.get("scenario"):
+        return _run_events(scen, opts)
+    inst = _workload(scen)
     res = run_churn(
         scen["protocol"],
         inst,

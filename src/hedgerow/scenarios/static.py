@@ -128,14 +128,15 @@ def promise_warnings(proto: OverlayProtocol, record: Mapping[str, Any]) -> list[
 def build_record(
     protocol: str,
     *,
-    nodes: int,
-    topics: int,
+    nodes: int | None,
+    topics: int | None,
     subs: Any = 10,
     popularity: str = "rss",
     seed: int = 0,
     params: Mapping[str, Any] | None = None,
     diameter: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    instance: Instance | None = None,
 ) -> dict[str, Any]:
     """Build ``protocol`` on a synthetic workload and return the flat record.
 
@@ -143,11 +144,16 @@ def build_record(
     :func:`~hedgerow.metrics.overlay_summary` metrics, ``control_messages``,
     ``messages`` (by kind), ``quiescent``, ``warnings`` and ``timings``
     (``build_seconds``; the only key that differs between two runs of one seed).
+    ``instance``, when given, replaces the synthetic workload (e.g. a social sample).
     """
     seed = as_int("build", "seed", seed, minimum=0)
     proto = get_protocol(protocol, **dict(params or {}))
     proto.check_params()
-    inst = make_instance(nodes=nodes, topics=topics, subs=subs, popularity=popularity, seed=seed)
+    if instance is not None:
+        inst = instance
+    else:
+        inst = make_instance(nodes=nodes, topics=topics, subs=subs, popularity=popularity,
+                             seed=seed)
     t0 = time.perf_counter()
     overlay, stats = _build(proto, inst, seed, progress)
     seconds = time.perf_counter() - t0
@@ -159,8 +165,8 @@ def build_record(
         "params": proto.checked(),
         "nodes": inst.n_nodes,
         "topics": inst.n_topics,
-        "subs": inst.meta["subs"],
-        "popularity": popularity,
+        "subs": inst.meta.get("subs", "social"),
+        "popularity": popularity if instance is None else inst.meta.get("popularity", "social"),
         "seed": seed,
         "world": instance_fingerprint(inst),
         **overlay_summary(measured, inst, diameter=diameter),

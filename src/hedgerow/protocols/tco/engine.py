@@ -181,14 +181,20 @@ def tco_augment(masks, nodes, edges, *, rule, rho=1.0, rng, topics=None, degrees
     if s < 2:
         return np.empty((0, 2), dtype=np.int64)
     n = masks.shape[0]
-    in_s = np.zeros(n, dtype=np.bool_)
-    in_s[nodes] = True
     # relevant topics: kept and subscribed by >= 2 subset nodes
-    _, stop = K.node_topic_csr(masks, nodes, keep)
+    sptr, stop = K.node_topic_csr(masks, nodes, keep)
     counts = np.bincount(stop, minlength=keep.shape[0])
     relevant = keep & (counts[: keep.shape[0]] >= 2)
     n_rel = int(relevant.sum())
     if n_rel == 0:
+        return np.empty((0, 2), dtype=np.int64)
+    # a node with no relevant topic has contribution 0 with everyone: leave it out (same
+    # result, the tie rule hashes global ids; a repair touching few topics stays small)
+    owner = np.repeat(np.arange(s), np.diff(sptr))
+    active = np.bincount(owner[relevant[stop]], minlength=s) > 0
+    nodes = nodes[active]
+    s = nodes.shape[0]
+    if s < 2:
         return np.empty((0, 2), dtype=np.int64)
     # slots over every node that subscribes a relevant topic (paths may leave the subset)
     ptr, top = K.node_topic_csr(masks, np.arange(n, dtype=np.int64), relevant)
