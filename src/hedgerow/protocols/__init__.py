@@ -10,7 +10,7 @@ reference of ``docs/specs.md`` (:func:`params_reference`) read both from here.
 Examples
 --------
 >>> protocol_names(capability="maintained")
-['lowoda-inc', 'lowoda-re', 'random', 'similarity', 'spidercast']
+['lowoda-inc', 'lowoda-re', 'omen', 'omen-g', 'random', 'similarity', 'spidercast']
 >>> from hedgerow.model import Instance
 >>> get_protocol("ringpt").build(
 ...     Instance.from_lists([[0], [0], [0]], n_topics=1)).n_edges
@@ -38,6 +38,7 @@ from hedgerow.protocols.baselines.ringpt import RingPerTopic
 from hedgerow.protocols.baselines.scribe import ScribeRandom, ScribeTopic
 from hedgerow.protocols.baselines.similarity import RandomOverlay, Similarity
 from hedgerow.protocols.goldfish import Goldfish
+from hedgerow.protocols.omen import Omen, OmenG
 from hedgerow.protocols.spidercast import SpiderCast
 from hedgerow.protocols.tco.repair import LowODAInc, LowODARe
 from hedgerow.protocols.tco.static import GreedyMerge, LowODA, MinMaxODA
@@ -64,6 +65,8 @@ REGISTRY: dict[str, type[OverlayProtocol]] = {
         LowODA,
         LowODARe,
         LowODAInc,
+        Omen,
+        OmenG,
     )
 }
 

@@ -261,6 +261,7 @@ def _observer_for(protocol: str, n_topics: int, hooks) -> InvariantObserver:
     cls = protocol_class(protocol)
     repairs = bool(getattr(cls, "repairs_tco", False))
     kind = getattr(cls, "repair_kind", None) if repairs else None
+    hooks = (*hooks, *getattr(cls, "invariant_hooks", ()))
     return InvariantObserver(n_topics, expect_tco=repairs, repair=kind, hooks=tuple(hooks))
 
 
