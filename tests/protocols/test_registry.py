@@ -18,16 +18,20 @@ from hedgerow.scenarios.checks import check_invalid_values
 
 
 def test_one_registry_keyed_by_each_class_name():
-    assert protocol_names() == sorted(REGISTRY) and len(REGISTRY) == 12
+    assert protocol_names() == sorted(REGISTRY) and len(REGISTRY) == 19
     for name, cls in REGISTRY.items():
         assert cls.name == name
         assert capabilities(cls), f"{name} declares no capability"
 
 
 def test_names_by_capability():
-    assert protocol_names("maintained") == ["random", "similarity", "spidercast"]
+    assert protocol_names("maintained") == [
+        "lowoda-inc", "lowoda-re", "omen", "omen-g", "random", "similarity", "spidercast"
+    ]
     assert protocol_names("adaptive") == ["goldfish", "perigee", "topiary"]
-    assert protocol_names("static") == sorted(set(REGISTRY) - {"goldfish", "perigee", "topiary"})
+    assert protocol_names("static") == sorted(
+        set(REGISTRY) - {"goldfish", "perigee", "topiary", "omen", "omen-g"}
+    )
     assert set().union(*(protocol_names(c) for c in CAPABILITIES)) == set(REGISTRY)
     with pytest.raises(ParameterError, match="unknown capability 'flying'; allowed: static"):
         protocol_names("flying")
@@ -87,7 +91,7 @@ def test_every_declared_parameter_refuses_its_invalid_values():
                 with pytest.raises(ParameterError) as info:
                     get_protocol(name, **{**cls.quick_params, k: bad}).check_params()
                 assert info.value.key == k, (name, k, bad)
-    assert len(pairs) == 53
+    assert len(pairs) == 75
     by_protocol = {n: sum(1 for m, _ in pairs if m == n) for n in REGISTRY}
     assert by_protocol == {
         "complete": 0,
@@ -102,6 +106,13 @@ def test_every_declared_parameter_refuses_its_invalid_values():
         "similarity": 6,
         "spidercast": 9,
         "topiary": 6,
+        "gm": 0,
+        "minmaxoda": 0,
+        "lowoda": 1,
+        "lowoda-re": 1,
+        "lowoda-inc": 1,
+        "omen": 11,
+        "omen-g": 8,
     }
 
 
