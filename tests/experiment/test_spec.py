@@ -30,7 +30,8 @@ def test_zipf_alpha_popularity_is_accepted():
         ),
         (
             {"scenario__protocol": "nope"},
-            "scenario.protocol: unknown protocol 'nope'; allowed: complete, gm, goldfish, gossipsub, lowoda,",
+            "scenario.protocol: unknown protocol 'nope'; "
+            "allowed: complete, gm, goldfish, gossipsub, lowoda,",
         ),
         ({"scenario__kind": "bake"}, "scenario.kind: 'bake' is not one of build, run"),
         (
