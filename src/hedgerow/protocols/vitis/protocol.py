@@ -227,6 +227,8 @@ class VitisRun:
         self.hops = np.zeros(nnz, np.int16)
         self.max_hops = v["d"] - 1 if v["hop_limit"] == "pseudocode" else v["d"]
         self.cycles = 0
+        #: wall seconds per phase, summed over cycles
+        self.seconds = {"sampling": 0.0, "tman": 0.0, "profile": 0.0}
         self.ring_curve: list[float] = []
         self.gateway_curve: list[int] = []
 
@@ -237,9 +239,12 @@ class VitisRun:
 
     def cycle(self) -> None:
         """One period δt (Algorithm 1): sampling, T-Man exchange, profile exchange."""
+        t0 = time.perf_counter()
         self.sampling.alive = self.alive
         self.sampling.cycle(self._rng_sample)
+        t1 = time.perf_counter()
         self.tman.cycle(self.view, self.sampling, self._rng_tman, alive=self.alive)
+        t2 = time.perf_counter()
         # Algorithms 6-7: online neighbours answer (age 0), silent ones age and go
         filled = self.view >= 0
         live_entry = filled & self.alive[np.where(filled, self.view, 0)]
@@ -256,6 +261,10 @@ class VitisRun:
             indptr, nbrs, self.alive, self.instance.sub_indptr, self.instance.sub_topics,
             self.tids, self.ids, (self.gw, self.parent, self.hops), self.max_hops,
             self.v["loop_rule"] == "split-horizon")
+        t3 = time.perf_counter()
+        self.seconds["sampling"] += t1 - t0
+        self.seconds["tman"] += t2 - t1
+        self.seconds["profile"] += t3 - t2
         self.cycles += 1
         self.ring_curve.append(ring_correct(self.view, self.ids, self.alive))
         self.gateway_curve.append(int(self.gateway_mask().sum()))
@@ -421,6 +430,9 @@ class Vitis(StaticProtocol):
             "in_degree_max": int(in_deg.max()),
             "link_topic_rows": len(self.link_topics_),
             "seconds_cycles": t1 - t0,
+            "seconds_tman_per_cycle": run.seconds["tman"] / max(run.cycles, 1),
+            "seconds_sampling_per_cycle": run.seconds["sampling"] / max(run.cycles, 1),
+            "seconds_profile_per_cycle": run.seconds["profile"] / max(run.cycles, 1),
             "seconds_relays": t2 - t1,
         }
         return overlay, stats
