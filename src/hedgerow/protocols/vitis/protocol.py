@@ -308,20 +308,21 @@ class VitisRun:
         paths = self.v["relay_links"] == "paths"
         rn, rt, lk, hops, ends, failed = relay_paths(
             indptr, nbrs, self.ids, self._owner[gws], inst.sub_topics[gws], self.tids,
-            inst.masks, max_steps, record_links=paths)
+            inst.masks, max_steps, record_links=True)
+        lk = lk.copy()
+        _orient(self.view, lk)
         fmasks = np.array(inst.masks, copy=True)
         np.bitwise_or.at(fmasks, (rn, rt >> 6),
                          np.left_shift(np.uint64(1), (rt & 63).astype(np.uint64)))
         if paths:
             cluster = _label_links(self.view, self.alive, False, fmasks, inst.masks)
-            lk = lk.copy()
-            _orient(self.view, lk)
             labels = np.unique(np.concatenate([cluster, lk]), axis=0)
         else:
             labels = _label_links(self.view, self.alive, True, fmasks, inst.masks)
         return {
             "relay_nodes": rn, "relay_topics": rt, "forward_masks": fmasks,
             "link_topics": np.ascontiguousarray(labels, np.int64), "gateways": gws,
+            "path_links": lk,
             "lookup_hops": hops, "lookup_ends": ends, "lookup_failed": failed,
         }
 
