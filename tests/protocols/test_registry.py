@@ -18,7 +18,7 @@ from hedgerow.scenarios.checks import check_invalid_values
 
 
 def test_one_registry_keyed_by_each_class_name():
-    assert protocol_names() == sorted(REGISTRY) and len(REGISTRY) == 19
+    assert protocol_names() == sorted(REGISTRY) and len(REGISTRY) == 20
     for name, cls in REGISTRY.items():
         assert cls.name == name
         assert capabilities(cls), f"{name} declares no capability"
@@ -91,7 +91,7 @@ def test_every_declared_parameter_refuses_its_invalid_values():
                 with pytest.raises(ParameterError) as info:
                     get_protocol(name, **{**cls.quick_params, k: bad}).check_params()
                 assert info.value.key == k, (name, k, bad)
-    assert len(pairs) == 75
+    assert len(pairs) == 88
     by_protocol = {n: sum(1 for m, _ in pairs if m == n) for n in REGISTRY}
     assert by_protocol == {
         "complete": 0,
@@ -113,6 +113,7 @@ def test_every_declared_parameter_refuses_its_invalid_values():
         "lowoda-inc": 1,
         "omen": 11,
         "omen-g": 8,
+        "vitis": 13,
     }
 
 

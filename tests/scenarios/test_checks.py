@@ -42,6 +42,7 @@ DECLARED = {
     "similarity": ("static", "maintained"),
     "spidercast": ("static", "maintained"),
     "topiary": ("adaptive",),
+    "vitis": ("static",),
 }
 
 
@@ -51,7 +52,7 @@ def test_protocol_passes_check(cls, check):
 
 
 def test_registry_size_and_declared_capabilities():
-    assert len(REGISTRY) == 19
+    assert len(REGISTRY) == 20
     assert {name: capabilities(cls) for name, cls in REGISTRY.items()} == DECLARED
 
 
@@ -67,7 +68,7 @@ def test_checks_follow_the_capabilities():
         names = [c.__name__ for c in protocol_checks(cls)]
         expected = set(every).union(*(per_capability[c] for c in capabilities(cls)))
         assert len(names) == len(set(names)) and set(names) == expected, name
-    assert len(CASES) == 95
+    assert len(CASES) == 100
 
 
 def test_check_protocol_runs_the_checks_by_name():

@@ -16,6 +16,7 @@ from hedgerow.cli.churn import churn_cmd
 from hedgerow.cli.compare import compare_cmd
 from hedgerow.cli.draw import draw_cmd
 from hedgerow.cli.ingest import ingest
+from hedgerow.cli.pictures import pictures_cmd
 from hedgerow.cli.protocols import protocols_cmd
 from hedgerow.cli.reproduce import reproduce_cmd
 from hedgerow.cli.run import run_cmd
@@ -38,6 +39,7 @@ cli.add_command(sweep_cmd)
 cli.add_command(report_cmd)
 cli.add_command(reproduce_cmd)
 cli.add_command(draw_cmd)
+cli.add_command(pictures_cmd)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -43,6 +43,7 @@ from hedgerow.protocols.spidercast import SpiderCast
 from hedgerow.protocols.tco.repair import LowODAInc, LowODARe
 from hedgerow.protocols.tco.static import GreedyMerge, LowODA, MinMaxODA
 from hedgerow.protocols.topiary import Topiary
+from hedgerow.protocols.vitis import Vitis
 
 #: name -> protocol class, for every protocol (the key is the class's ``name``)
 REGISTRY: dict[str, type[OverlayProtocol]] = {
@@ -67,6 +68,7 @@ REGISTRY: dict[str, type[OverlayProtocol]] = {
         LowODAInc,
         Omen,
         OmenG,
+        Vitis,
     )
 }
 
