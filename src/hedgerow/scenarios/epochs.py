@@ -52,6 +52,7 @@ from hedgerow.protocols.base import (
     StaticProtocol,
 )
 from hedgerow.scenarios.observers import EpochDelivery, epoch_row, streak_stats
+from hedgerow.scenarios.routing import measure_routing, routing_row
 from hedgerow.scenarios.world import World
 
 __all__ = ["RunResult", "forwarding_policy", "run_protocol"]
@@ -210,13 +211,17 @@ def _run_static(
             )
         rows = link_topics_with_attackers(link_topics, built, world)
         labels = entry_topics(indptr, indices, rows)
+    n = world.n_nodes
+    if world.scenario.events != "traffic":
+        tally = measure_routing(world, indptr, indices, policy, labels=labels)
+        emit(routing_row(0, tally, overlay, world, dict(proto.stats_)))
+        return RunResult([], np.full((1, n), np.nan), overlay, world, dict(proto.stats_))
     publisher, topic = next(world.traffic())
     rec = _disseminate(
         world, indptr, indices, publisher, topic, policy, record_edges=False, labels=labels
     )
     interest = interest_matrix(world.instance.masks, world.instance.n_topics)
     emit(epoch_row(0, rec, interest, None, world, _out_links(overlay)))
-    n = world.n_nodes
     return RunResult([], np.full((1, n), np.nan), overlay, world, dict(proto.stats_))
 
 
