@@ -164,6 +164,13 @@ def scenario_options(f):
             "--social", default=None, metavar="DIR",
             help="Workload: the users of an ingested social sample (hedgerow ingest social).",
         ),
+        click.option("--nodes", type=int, default=None, help="Number of nodes (sized networks)."),
+        click.option("--rt", type=int, default=None,
+                     help="Routing-table size of protocols declaring rt (Vitis, RVR, OPT)."),
+        click.option("--cycles", type=int, default=None,
+                     help="Gossip cycles of protocols declaring cycles (Vitis, RVR, OPT)."),
+        click.option("--alpha", type=float, default=None,
+                     help="Publication-rate skew, power law (correlated workloads, Vitis IV-D)."),
     ]
     for opt in reversed(opts):
         f = opt(f)
