@@ -193,6 +193,11 @@ class RunOptions(_Strict):
     forwarding: Literal["ttl", "topic", "flood", "mesh"] | None = Field(
         None, description="dissemination policy (default: the protocol's own)"
     )
+    rt: int | None = Field(None, ge=3, description="routing-table size (Vitis, RVR, OPT)")
+    cycles: int | None = Field(None, ge=1, description="gossip cycles (Vitis, RVR, OPT)")
+    alpha: float | None = Field(
+        None, ge=0, description="publication-rate skew (correlated workloads, Vitis IV-D)"
+    )
 
 
 class ChurnOptions(_Strict):

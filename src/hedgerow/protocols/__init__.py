@@ -32,6 +32,7 @@ from hedgerow.protocols.base import (
 )
 from hedgerow.protocols.baselines.complete import CompleteGraph
 from hedgerow.protocols.baselines.gossipsub import GossipSubSplit
+from hedgerow.protocols.baselines.opt import OPT
 from hedgerow.protocols.baselines.random_graph import RandomGraph
 from hedgerow.protocols.baselines.ringpt import RingPerTopic
 from hedgerow.protocols.baselines.scribe import ScribeRandom, ScribeTopic
@@ -53,6 +54,7 @@ REGISTRY: dict[str, type[OverlayProtocol]] = {
         GossipSubSplit,
         ScribeRandom,
         ScribeTopic,
+        OPT,
     )
 }
 

@@ -38,7 +38,8 @@ __all__ = ["KINDS", "Kind"]
 
 #: ``scenario.run`` keys that override the named scenario
 RUN_SETTINGS = (
-    "epochs", "topics", "interest", "attackers", "messages", "ttl", "nodes", "social"
+    "epochs", "topics", "interest", "attackers", "messages", "ttl", "nodes", "social",
+    "rt", "cycles", "alpha",
 )
 
 
