@@ -25,6 +25,7 @@ CASES = [
 DECLARED = {
     "complete": ("static",),
     "gossipsub": ("static",),
+    "opt": ("static",),
     "random": ("static", "maintained"),
     "random-graph": ("static",),
     "ringpt": ("static",),
