@@ -1,4 +1,4 @@
-"""Hit ratio, traffic overhead and delay in hops (Vitis section IV), computed by hand on tiny graphs."""
+"""Hit ratio, traffic overhead and delay in hops (Vitis section IV), by hand on tiny graphs."""
 
 from __future__ import annotations
 

@@ -29,12 +29,12 @@ import numpy as np
 
 from hedgerow.errors import ParameterError
 from hedgerow.metrics import overlay_summary
+from hedgerow.metrics.routing import ROUTING_KEYS
 from hedgerow.model.overlay import Overlay
 from hedgerow.protocols import get_protocol, protocol_class
 from hedgerow.protocols.base import OverlayProtocol
 from hedgerow.scenarios.epochs import RunResult, forwarding_policy, run_protocol
 from hedgerow.scenarios.routing import ROUTING_EXTRA
-from hedgerow.metrics.routing import ROUTING_KEYS
 from hedgerow.scenarios.world import Scenario, World, make_world, resolve_scenario
 
 __all__ = [

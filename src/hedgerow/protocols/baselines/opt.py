@@ -78,8 +78,10 @@ def _gain(c, indptr, topics, need):  # pragma: no cover
 
 
 @numba.njit(cache=True)
-def _select(p, cand, n_cand, indptr, topics, need, coverage, cap, out_row, gains):  # pragma: no cover
-    """Greedy coverage of ``p``'s topics from ``cand[:n_cand]``; writes ``out_row``, returns count."""
+def _select(
+    p, cand, n_cand, indptr, topics, need, coverage, cap, out_row, gains
+):  # pragma: no cover
+    """Greedy coverage of ``p``'s topics from ``cand[:n_cand]`` into ``out_row``; the count."""
     for j in range(indptr[p], indptr[p + 1]):
         need[topics[j]] = coverage
     for i in range(n_cand):
@@ -139,7 +141,9 @@ def _buffer(p, q, view, vlen, sample, stamp, mark, cand):  # pragma: no cover
 
 
 @numba.njit(cache=True)
-def _cycle(view, vlen, order, partner_u, samples, indptr, topics, coverage, cap, stamp0):  # pragma: no cover
+def _cycle(
+    view, vlen, order, partner_u, samples, indptr, topics, coverage, cap, stamp0
+):  # pragma: no cover
     """One T-Man cycle of OPT over every node in ``order``; returns the next stamp."""
     n, width = view.shape
     c = samples.shape[1]
