@@ -69,23 +69,35 @@ __all__ = ["OPT", "coverage_select"]
 
 
 @numba.njit(cache=True)
-def _gain(c, indptr, topics, need):  # pragma: no cover
+def _has(masks, c, t):  # pragma: no cover
+    return (masks[c, t >> 6] >> np.uint64(t & 63)) & np.uint64(1)
+
+
+@numba.njit(cache=True)
+def _gain(p, c, indptr, topics, need, masks):  # pragma: no cover
+    """Topics of ``p`` still needed that ``c`` covers, walking the shorter of the two lists."""
     g = 0
-    for j in range(indptr[c], indptr[c + 1]):
-        if need[topics[j]] > 0:
-            g += 1
+    if indptr[c + 1] - indptr[c] <= indptr[p + 1] - indptr[p]:
+        for j in range(indptr[c], indptr[c + 1]):
+            if need[topics[j]] > 0:
+                g += 1
+    else:
+        for j in range(indptr[p], indptr[p + 1]):
+            t = topics[j]
+            if need[t] > 0 and _has(masks, c, t):
+                g += 1
     return g
 
 
 @numba.njit(cache=True)
 def _select(
-    p, cand, n_cand, indptr, topics, need, coverage, cap, out_row, gains
+    p, cand, n_cand, indptr, topics, masks, need, coverage, cap, out_row, gains
 ):  # pragma: no cover
     """Greedy coverage of ``p``'s topics from ``cand[:n_cand]`` into ``out_row``; the count."""
     for j in range(indptr[p], indptr[p + 1]):
         need[topics[j]] = coverage
     for i in range(n_cand):
-        gains[i] = _gain(cand[i], indptr, topics, need)
+        gains[i] = _gain(p, cand[i], indptr, topics, need, masks)
     k = 0
     while k < cap:
         best = -1
@@ -96,18 +108,19 @@ def _select(
                 best = i
         if best < 0:
             break
-        g = _gain(cand[best], indptr, topics, need)
-        if g < bg:  # stale: refresh and look again (lazy greedy)
-            gains[best] = g
-            continue
         c = cand[best]
         out_row[k] = c
         k += 1
         gains[best] = 0
-        for j in range(indptr[c], indptr[c + 1]):
+        # exact incremental gains: a topic that stops being needed leaves every candidate's gain
+        for j in range(indptr[p], indptr[p + 1]):
             t = topics[j]
-            if need[t] > 0:
+            if need[t] > 0 and _has(masks, c, t):
                 need[t] -= 1
+                if need[t] == 0:
+                    for i in range(n_cand):
+                        if gains[i] > 0 and _has(masks, cand[i], t):
+                            gains[i] -= 1
     for j in range(indptr[p], indptr[p + 1]):
         need[topics[j]] = 0
     for i in range(k, out_row.shape[0]):
@@ -142,7 +155,7 @@ def _buffer(p, q, view, vlen, sample, stamp, mark, cand):  # pragma: no cover
 
 @numba.njit(cache=True)
 def _cycle(
-    view, vlen, order, partner_u, samples, indptr, topics, coverage, cap, stamp0
+    view, vlen, order, partner_u, samples, indptr, topics, masks, coverage, cap, stamp0
 ):  # pragma: no cover
     """One T-Man cycle of OPT over every node in ``order``; returns the next stamp."""
     n, width = view.shape
@@ -166,7 +179,7 @@ def _cycle(
             b = q if side == 0 else p
             stamp += 1
             n_c = _buffer(a, b, view, vlen, samples[a], stamp, mark, cand)
-            k = _select(a, cand, n_c, indptr, topics, need, coverage, cap, row, gains)
+            k = _select(a, cand, n_c, indptr, topics, masks, need, coverage, cap, row, gains)
             view[a, :] = row
             vlen[a] = k
     return stamp
@@ -194,8 +207,8 @@ def coverage_select(
     row = np.empty(width, dtype=np.int64)
     need = np.zeros(instance.n_topics, dtype=np.int32)
     k = _select(int(node), cand, len(cand), instance.sub_indptr,
-                instance.sub_topics.astype(np.int64), need, int(coverage), width, row,
-                np.empty(len(cand), dtype=np.int64))
+                instance.sub_topics.astype(np.int64), instance.masks, need, int(coverage),
+                width, row, np.empty(len(cand), dtype=np.int64))
     return row[:k]
 
 
@@ -250,7 +263,7 @@ class OPT(StaticProtocol):
             partner_u = rng_partner.random(n)
             samples = rng_sample.integers(0, n, size=(n, v["cache"]))
             stamp = _cycle(view, vlen, order, partner_u, samples, indptr, topics,
-                           v["coverage"], width, stamp)
+                           instance.masks, v["coverage"], width, stamp)
             if progress is not None:
                 progress(cycle + 1, v["cycles"])
         overlay = out_overlay(view)
@@ -264,13 +277,34 @@ class OPT(StaticProtocol):
         return overlay, stats
 
 
+@numba.njit(cache=True)
+def _lacking(indptr, indices, masks):  # pragma: no cover
+    """Subscriptions with no neighbour on the topic, and all subscriptions."""
+    n, words = masks.shape
+    acc = np.zeros(words, dtype=np.uint64)
+    lacking = 0
+    total = 0
+    for v in range(n):
+        acc[:] = 0
+        for e in range(indptr[v], indptr[v + 1]):
+            acc |= masks[indices[e]]
+        for w in range(words):
+            mine = masks[v, w]
+            total += _popcount(mine)
+            lacking += _popcount(mine & ~acc[w])
+    return lacking, total
+
+
+@numba.njit(cache=True)
+def _popcount(x):  # pragma: no cover
+    c = 0
+    while x:
+        x &= x - np.uint64(1)
+        c += 1
+    return c
+
+
 def _uncovered_share(indptr: np.ndarray, indices: np.ndarray, instance: Instance) -> float:
     """Share of (node, topic) subscriptions with no neighbour (either direction) on the topic."""
-    masks = instance.masks
-    rows = np.repeat(np.arange(instance.n_nodes), np.diff(indptr))
-    covered = np.zeros_like(masks)
-    np.bitwise_or.at(covered, rows, masks[indices])
-    mine = masks
-    lacking = np.bitwise_count(mine & ~covered).sum()
-    total = np.bitwise_count(mine).sum()
+    lacking, total = _lacking(indptr.astype(np.int64), indices.astype(np.int64), instance.masks)
     return float(lacking / total) if total else 0.0
