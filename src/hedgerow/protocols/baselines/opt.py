@@ -129,6 +129,26 @@ def _select(
 
 
 @numba.njit(cache=True)
+def _coverage_rows(rows, indptr, cand, view, sub_indptr, topics, masks, coverage):  # pragma: no cover
+    """Greedy coverage for every ``rows[i]`` from ``cand[indptr[i]:indptr[i+1]]`` into ``view``."""
+    width = view.shape[1]
+    need = np.zeros(np.int64(topics.max()) + 1 if topics.shape[0] else 1, dtype=np.int32)
+    longest = 0
+    for i in range(rows.shape[0]):
+        longest = max(longest, indptr[i + 1] - indptr[i])
+    buf = np.empty(longest, dtype=np.int64)
+    gains = np.empty(longest, dtype=np.int64)
+    row = np.empty(width, dtype=np.int64)
+    for i in range(rows.shape[0]):
+        m = indptr[i + 1] - indptr[i]
+        for t in range(m):
+            buf[t] = cand[indptr[i] + t]
+        _select(rows[i], buf, m, sub_indptr, topics, masks, need, coverage, width, row, gains)
+        for j in range(width):
+            view[rows[i], j] = row[j]
+
+
+@numba.njit(cache=True)
 def _buffer(p, q, view, vlen, sample, stamp, mark, cand):  # pragma: no cover
     """Own view, partner, partner's view, sample: distinct nodes other than ``p``."""
     n_c = 0
