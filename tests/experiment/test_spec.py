@@ -30,7 +30,7 @@ def test_zipf_alpha_popularity_is_accepted():
         ),
         (
             {"scenario__protocol": "nope"},
-            "scenario.protocol: unknown protocol 'nope'; allowed: complete, gossipsub, opt, random,",
+            "scenario.protocol: unknown protocol 'nope'; allowed: complete, gossipsub, opt,",
         ),
         ({"scenario__kind": "bake"}, "scenario.kind: 'bake' is not one of build, run"),
         (

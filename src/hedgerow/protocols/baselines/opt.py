@@ -129,7 +129,9 @@ def _select(
 
 
 @numba.njit(cache=True)
-def _coverage_rows(rows, indptr, cand, view, sub_indptr, topics, masks, coverage):  # pragma: no cover
+def _coverage_rows(
+    rows, indptr, cand, view, sub_indptr, topics, masks, coverage
+):  # pragma: no cover
     """Greedy coverage for every ``rows[i]`` from ``cand[indptr[i]:indptr[i+1]]`` into ``view``."""
     width = view.shape[1]
     need = np.zeros(np.int64(topics.max()) + 1 if topics.shape[0] else 1, dtype=np.int32)
