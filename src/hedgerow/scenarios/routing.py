@@ -41,6 +41,10 @@ __all__ = ["ROUTING_EXTRA", "degree_figures", "measure_routing", "routing_row"]
 
 #: degree and setting keys of a routing row, beside the measures
 ROUTING_EXTRA = (
+    "nodes",
+    "share_overhead_above_20",
+    "overhead_node_p50",
+    "overhead_node_p90",
     "degree_mean",
     "degree_max",
     "out_degree_max",
@@ -113,12 +117,18 @@ def routing_row(
     row: dict[str, Any] = {"epoch": epoch}
     for k, v in tally.measures().items():
         row[k] = None if isinstance(v, float) and not np.isfinite(v) else v
+    per = tally.node_overhead()
+    per = per[np.isfinite(per)]
+    row["share_overhead_above_20"] = float((per > 0.2).mean()) if len(per) else None
+    row["overhead_node_p50"] = float(np.percentile(per, 50)) if len(per) else None
+    row["overhead_node_p90"] = float(np.percentile(per, 90)) if len(per) else None
     row.update(degree_figures(overlay))
     for k, v in stats.items():
         if k in row:
             continue
         if isinstance(v, (bool, int, float, str, np.integer, np.floating, np.bool_)):
             row[k] = v.item() if isinstance(v, np.generic) else v
+    row["nodes"] = world.n_nodes
     row["rt"] = world.scenario.rt
     row["cycles"] = world.scenario.cycles
     if world.scenario.note:
