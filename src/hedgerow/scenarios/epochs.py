@@ -201,6 +201,7 @@ def _run_static(
     a = overlay.undirected_csr()
     indptr, indices = a.indptr.astype(np.int64), a.indices.astype(np.int64)
     labels = None
+    rows = None
     if policy == "mesh":
         link_topics = getattr(proto, "link_topics_", None)
         if link_topics is None:
@@ -210,12 +211,13 @@ def _run_static(
                 key="forwarding",
             )
         rows = link_topics_with_attackers(link_topics, built, world)
-        labels = entry_topics(indptr, indices, rows)
     n = world.n_nodes
     if world.scenario.events != "traffic":
-        tally = measure_routing(world, indptr, indices, policy, labels=labels)
+        tally = measure_routing(world, indptr, indices, policy, link_topics=rows)
         emit(routing_row(0, tally, overlay, world, dict(proto.stats_)))
         return RunResult([], np.full((1, n), np.nan), overlay, world, dict(proto.stats_))
+    if rows is not None:
+        labels = entry_topics(indptr, indices, rows)
     publisher, topic = next(world.traffic())
     rec = _disseminate(
         world, indptr, indices, publisher, topic, policy, record_edges=False, labels=labels

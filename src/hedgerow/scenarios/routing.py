@@ -32,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from hedgerow.dissemination import EntryTopics, disseminate_chunks, edge_delays
+from hedgerow.dissemination import disseminate_chunks, edge_delays, entry_topics
+from hedgerow.dissemination.routed import TopicLinks
 from hedgerow.metrics.routing import RoutingTally
 from hedgerow.model.overlay import Overlay
 from hedgerow.scenarios.world import World
@@ -63,13 +64,30 @@ def measure_routing(
     indices: np.ndarray,
     policy: str,
     *,
-    labels: EntryTopics | None = None,
+    link_topics: np.ndarray | None = None,
 ) -> RoutingTally:
-    """Disseminate the world's per-topic events over the CSR graph and tally the measures."""
+    """Disseminate the world's per-topic events over the CSR graph and tally the measures.
+
+    Under ``"mesh"`` (``link_topics``: the ``(u, v, topic)`` rows of the build)
+    the events flood their topic's links by the breadth-first pass of
+    :class:`hedgerow.dissemination.routed.TopicLinks` (hop counts, as the
+    per-topic scenarios' constant delays make them); other policies go
+    through the dissemination kernels.
+    """
     publisher, topic, weight = world.routing_events()
-    ed = np.asarray(edge_delays(indptr, indices, world.latency), dtype=np.float64)
     masks = world.instance.masks
     tally = RoutingTally(world.n_nodes)
+    lt = None if link_topics is None else np.asarray(link_topics, dtype=np.int64).reshape(-1, 3)
+    if policy == "mesh" and lt is not None and not (lt[:, 2] < 0).any():
+        net = TopicLinks.from_rows(world.n_nodes, world.instance.n_topics, lt)
+        for lo in range(0, len(topic), EVENT_CHUNK):
+            part = slice(lo, lo + EVENT_CHUNK)
+            hops, copies, relay = net.flood(publisher[part], topic[part], masks)
+            tally.add(hops, publisher[part], topic[part], masks, weights=weight[part],
+                      copies=copies, relay_copies=relay)
+        return tally
+    labels = None if lt is None else entry_topics(indptr, indices, lt)
+    ed = np.asarray(edge_delays(indptr, indices, world.latency), dtype=np.float64)
     for lo in range(0, len(topic), EVENT_CHUNK):
         part = slice(lo, lo + EVENT_CHUNK)
         pub, top, w = publisher[part], topic[part], weight[part]
