@@ -127,9 +127,13 @@ class TopicLinks:
             )
         if len(r) and (r[:, :2].min() < 0 or r[:, :2].max() >= n_nodes):
             raise ParameterError(f"topic links: a node outside 0..{n_nodes - 1}")
-        both = np.concatenate([r, r[:, [1, 0, 2]]])
-        both = both[both[:, 0] != both[:, 1]]
-        key = np.unique((both[:, 2] * n_nodes + both[:, 0]) * n_nodes + both[:, 1])
+        u, v, top = r[:, 0], r[:, 1], r[:, 2]
+        keep = u != v
+        u, v, top = u[keep], v[keep], top[keep]
+        base = top * n_nodes
+        key = np.concatenate([(base + u) * n_nodes + v, (base + v) * n_nodes + u])
+        key.sort()
+        key = key[np.r_[True, key[1:] != key[:-1]]] if len(key) else key
         t = key // (n_nodes * n_nodes)
         rest = key % (n_nodes * n_nodes)
         src, dst = rest // n_nodes, rest % n_nodes
