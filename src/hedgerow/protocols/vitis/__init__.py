@@ -1,0 +1,5 @@
+"""Vitis (IPDPS 2011): a gossip-built hybrid overlay with rendezvous routing between clusters.
+
+:mod:`hedgerow.protocols.vitis.ring` holds the identifier ring shared with the
+RVR baseline (ids, distances, ring and small-world slots, greedy lookups).
+"""

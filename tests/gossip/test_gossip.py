@@ -1,0 +1,157 @@
+"""The gossip layer: peer samplers keep valid, mixing caches; T-Man converges with any selection."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hedgerow.errors import ParameterError
+from hedgerow.gossip import SAMPLERS, PeerSampling, TMan, jaccard_select, ring_select
+from hedgerow.model import RngStreams
+
+
+def _run_sampler(kind: str, n: int = 2000, c: int = 20, cycles: int = 30):
+    rng = RngStreams(5).stream("gossip:test")
+    ps = PeerSampling(n, c, kind=kind)
+    alive = np.ones(n, bool)
+    ps.bootstrap(alive, rng)
+    for _ in range(cycles):
+        ps.cycle(rng)
+    return ps
+
+
+@pytest.mark.parametrize("kind", SAMPLERS)
+def test_caches_valid_and_balanced(kind):
+    ps = _run_sampler(kind)
+    n = ps.n
+    assert (ps.cache >= 0).mean() > 0.95  # nearly full caches
+    for p in range(0, n, 97):
+        row = ps.cache[p][ps.cache[p] >= 0]
+        assert p not in row  # never itself
+        assert len(set(row.tolist())) == row.size  # no duplicates
+    indeg = np.bincount(ps.cache[ps.cache >= 0], minlength=n)
+    # every node known by others; in-degrees of a random graph, not a star
+    assert indeg.min() >= 1
+    assert indeg.max() < 6 * ps.c
+
+
+@pytest.mark.parametrize("kind", ["newscast", "cyclon"])
+def test_dead_nodes_age_out(kind):
+    n, c = 1000, 20
+    rng = RngStreams(2).stream("gossip:test")
+    ps = PeerSampling(n, c, kind=kind)
+    ps.bootstrap(np.ones(n, bool), rng)
+    for _ in range(10):
+        ps.cycle(rng)
+    dead = np.arange(0, n, 2)
+    ps.alive[dead] = False
+    before = np.isin(ps.cache[1::2], dead).mean()
+    for _ in range(40):
+        ps.cycle(rng)
+    after = np.isin(ps.cache[1::2], dead).mean()
+    assert before > 0.3
+    assert after < 0.05
+
+
+def test_same_seed_same_run():
+    a = _run_sampler("newscast", n=500, cycles=5)
+    b = _run_sampler("newscast", n=500, cycles=5)
+    assert np.array_equal(a.cache, b.cache)
+
+
+def test_bad_sampler_parameters():
+    with pytest.raises(ParameterError, match="sampler"):
+        PeerSampling(10, 5, kind="gnutella")
+    with pytest.raises(ParameterError, match="shuffle"):
+        PeerSampling(10, 5, kind="cyclon", shuffle=6)
+    with pytest.raises(ParameterError, match="view_size"):
+        TMan(0, ring_select(np.zeros(3, np.uint64)))
+
+
+def _ring_state(n, rng):
+    ids = np.unique(rng.integers(0, 2**63, n + 50, dtype=np.int64))[:n].astype(np.uint64)
+    ids = rng.permutation(ids * np.uint64(2))
+    order = np.argsort(ids)
+    succ = np.empty(n, np.int64)
+    succ[order] = np.roll(order, -1)
+    return ids, succ
+
+
+def test_tman_ring_converges_with_newscast():
+    n = 3000
+    rng = RngStreams(9).stream("gossip:test")
+    ids, succ = _ring_state(n, rng)
+    ps = PeerSampling(n, 20)
+    ps.bootstrap(np.ones(n, bool), rng)
+    tm = TMan(6, ring_select(ids))
+    view = tm.empty_view(n)
+    curve = []
+    for _ in range(30):
+        ps.cycle(rng)
+        tm.cycle(view, ps, rng)
+        curve.append(float((view == succ[:, None]).any(axis=1).mean()))
+    assert curve[-1] >= 0.999
+    assert curve[2] < 0.9  # it is a convergence, not a start state
+    assert tm.exchanges_ > 0.9 * n and tm.batches_ < 40
+
+
+def test_selection_need_not_rank():
+    """A non-ranking selection (keep the first R candidates by id parity) plugs in."""
+    n = 400
+    calls = []
+
+    def keep_same_parity(rows, indptr, cand, view):
+        calls.append(rows.size)
+        for i, r in enumerate(rows):
+            c = cand[indptr[i]:indptr[i + 1]]
+            c = c[c % 2 == r % 2][: view.shape[1]]
+            view[r] = -1
+            view[r, : c.size] = c
+
+    rng = RngStreams(1).stream("gossip:test")
+    ps = PeerSampling(n, 10, kind="uniform")
+    ps.bootstrap(np.ones(n, bool), rng)
+    tm = TMan(4, keep_same_parity)
+    view = tm.empty_view(n)
+    for _ in range(3):
+        ps.cycle(rng)
+        tm.cycle(view, ps, rng)
+    got = view[view >= 0]
+    rows = np.nonzero(view >= 0)[0]
+    assert calls and got.size > n
+    assert np.array_equal(got % 2, rows % 2)
+
+
+def test_jaccard_selection_groups_alike_nodes():
+    n = 600
+    rng = RngStreams(4).stream("gossip:test")
+    group = rng.integers(0, 6, n)
+    masks = (np.uint64(1) << group.astype(np.uint64)).reshape(n, 1)
+    ps = PeerSampling(n, 10)
+    ps.bootstrap(np.ones(n, bool), rng)
+    tm = TMan(5, jaccard_select(masks))
+    view = tm.empty_view(n)
+    for _ in range(15):
+        ps.cycle(rng)
+        tm.cycle(view, ps, rng)
+    same = group[view] == group[:, None]
+    assert same.mean() > 0.99
+
+
+def test_live_only_drops_dead_candidates():
+    n = 500
+    rng = RngStreams(7).stream("gossip:test")
+    ids, _ = _ring_state(n, rng)
+    ps = PeerSampling(n, 10, kind="uniform")
+    ps.bootstrap(np.ones(n, bool), rng)
+    tm = TMan(4, ring_select(ids), live_only=True)
+    view = tm.empty_view(n)
+    for _ in range(5):
+        ps.cycle(rng)
+        tm.cycle(view, ps, rng)
+    ps.alive[:100] = False
+    for _ in range(10):
+        ps.cycle(rng)
+        tm.cycle(view, ps, rng)
+    live_rows = view[100:]
+    assert not np.isin(live_rows, np.arange(100)).any()
