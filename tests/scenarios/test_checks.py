@@ -29,6 +29,7 @@ DECLARED = {
     "random": ("static", "maintained"),
     "random-graph": ("static",),
     "ringpt": ("static",),
+    "rvr": ("static",),
     "scribe-random": ("static",),
     "scribe-topic": ("static",),
     "similarity": ("static", "maintained"),

@@ -35,6 +35,7 @@ from hedgerow.protocols.baselines.gossipsub import GossipSubSplit
 from hedgerow.protocols.baselines.opt import OPT
 from hedgerow.protocols.baselines.random_graph import RandomGraph
 from hedgerow.protocols.baselines.ringpt import RingPerTopic
+from hedgerow.protocols.baselines.rvr import RVR
 from hedgerow.protocols.baselines.scribe import ScribeRandom, ScribeTopic
 from hedgerow.protocols.baselines.similarity import RandomOverlay, Similarity
 from hedgerow.protocols.spidercast import SpiderCast
@@ -55,6 +56,7 @@ REGISTRY: dict[str, type[OverlayProtocol]] = {
         ScribeRandom,
         ScribeTopic,
         OPT,
+        RVR,
     )
 }
 

@@ -58,7 +58,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 
 from hedgerow.gossip import PeerSampling, TMan
@@ -73,150 +72,55 @@ from hedgerow.protocols.vitis import ring
 __all__ = ["RVR", "rendezvous_trees"]
 
 
-@numba.njit(cache=True)
-def _cw(a, b):  # pragma: no cover
-    """Clockwise distance from ``a`` to ``b`` on the 64-bit ring."""
-    return b - a
-
-
-@numba.njit(cache=True)
-def _dist(a, b):  # pragma: no cover
-    d1 = a - b
-    d2 = b - a
-    return d1 if d1 < d2 else d2
-
-
-@numba.njit(cache=True)
-def _rvr_rows(rows, indptr, cand, view, ids, targets):  # pragma: no cover
-    """Successor, predecessor, then per target the closest remaining candidate."""
-    width = view.shape[1]
-    n_sw = targets.shape[1]
-    for i in range(rows.shape[0]):
-        r = rows[i]
-        me = ids[r]
-        a = indptr[i]
-        m = indptr[i + 1] - a
-        used = np.zeros(m, np.bool_)
-        k = 0
-        best = -1
-        for t in range(m):  # successor: smallest clockwise distance
-            if best < 0 or _cw(me, ids[cand[a + t]]) < _cw(me, ids[cand[a + best]]):
-                best = t
-        if best >= 0:
-            used[best] = True
-            view[r, k] = cand[a + best]
-            k += 1
-        best = -1
-        for t in range(m):  # predecessor: smallest counter-clockwise distance
-            if used[t]:
-                continue
-            if best < 0 or _cw(ids[cand[a + t]], me) < _cw(ids[cand[a + best]], me):
-                best = t
-        if best >= 0:
-            used[best] = True
-            view[r, k] = cand[a + best]
-            k += 1
-        for s in range(n_sw):
-            best = -1
-            tg = targets[r, s]
-            for t in range(m):
-                if used[t]:
-                    continue
-                if best < 0 or _dist(ids[cand[a + t]], tg) < _dist(ids[cand[a + best]], tg):
-                    best = t
-            if best >= 0 and k < width:
-                used[best] = True
-                view[r, k] = cand[a + best]
-                k += 1
-        for j in range(k, width):
-            view[r, j] = -1
-
-
-@numba.njit(cache=True)
-def _paths(indptr, indices, ids, sub_indptr, sub_topics, keys, max_hops):  # pragma: no cover
-    """Greedy lookup of ``keys[t]`` from every subscriber; the path edges ``(u, v, t)``.
-
-    Returns ``(edges (k, 3), hops per lookup, end node per lookup)``.
-    """
-    n = indptr.shape[0] - 1
-    total = sub_topics.shape[0]
-    cap = total * 8 + 16
-    edges = np.empty((cap, 3), np.int64)
-    hops = np.empty(total, np.int64)
-    ends = np.empty(total, np.int64)
-    k = 0
-    j = 0
-    for s in range(n):
-        for e in range(sub_indptr[s], sub_indptr[s + 1]):
-            t = sub_topics[e]
-            key = keys[t]
-            cur = s
-            h = 0
-            while h < max_hops:
-                best = cur
-                bd = _dist(ids[cur], key)
-                for x in range(indptr[cur], indptr[cur + 1]):
-                    v = indices[x]
-                    d = _dist(ids[v], key)
-                    if d < bd or (d == bd and ids[v] < ids[best]):
-                        best = v
-                        bd = d
-                if best == cur:
-                    break
-                if k == edges.shape[0]:
-                    grown = np.empty((2 * edges.shape[0], 3), np.int64)
-                    grown[:k] = edges[:k]
-                    edges = grown
-                edges[k, 0] = cur
-                edges[k, 1] = best
-                edges[k, 2] = t
-                k += 1
-                cur = best
-                h += 1
-            hops[j] = h
-            ends[j] = cur
-            j += 1
-    return edges[:k], hops, ends
-
-
 def rendezvous_trees(
     indptr: np.ndarray,
-    indices: np.ndarray,
+    nbrs: np.ndarray,
     ids: np.ndarray,
     instance: Instance,
     keys: np.ndarray,
     *,
     max_hops: int = 10_000,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every subscriber's greedy lookup of its topic's key over the undirected links.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every subscriber's greedy lookup of its topic's key (:func:`ring.lookup_paths`).
 
-    Returns ``(edges, hops, ends)``: the distinct tree links ``(u, v, topic)``
-    (``u -> v`` the lookup's direction), the hops of each lookup and the node
-    each stopped at, in subscription order (``instance.sub_topics``).
+    Returns ``(edges, end, hops, failed)``: the distinct tree links ``(u, v,
+    topic)`` (``u -> v`` the lookup's direction) and, per subscription (in
+    ``instance.sub_topics`` order), the node its lookup stopped at, its hops
+    and whether it hit ``max_hops``.
 
     Examples
     --------
     A ring of 6 nodes with ids 0, 10, ..., 50; topic 0's key is 31, so the
-    rendezvous node is node 3; subscribers 0 and 5 route 0-1-2-3 and 5-4-3.
+    rendezvous node is node 3 (id 30); subscriber 0 routes 0-5-4-3 (node 5,
+    id 50, is closer to 31 than node 1, id 10) and subscriber 5 routes 5-4-3:
+    the paths merge at node 5.
 
     >>> import numpy as np
-    >>> from hedgerow.model import Instance, Overlay
-    >>> a = Overlay.from_edges(6, [(i, (i + 1) % 6) for i in range(6)]).undirected_csr()
+    >>> from hedgerow.model import Instance
+    >>> view = np.array([[1], [2], [3], [4], [5], [0]], np.int32)
+    >>> indptr, nbrs = ring.link_csr(view)
     >>> ids = np.arange(6, dtype=np.uint64) * np.uint64(10)
     >>> inst = Instance.from_lists([[0], [], [], [], [], [0]], n_topics=1)
-    >>> edges, hops, ends = rendezvous_trees(a.indptr, a.indices, ids, inst,
-    ...                                      np.array([31], dtype=np.uint64))
-    >>> edges.tolist(), hops.tolist(), ends.tolist()
-    ([[0, 1, 0], [1, 2, 0], [2, 3, 0], [4, 3, 0], [5, 4, 0]], [3, 2], [3, 3])
+    >>> edges, end, hops, failed = rendezvous_trees(indptr, nbrs, ids, inst,
+    ...                                             np.array([31], dtype=np.uint64))
+    >>> edges.tolist(), end.tolist(), hops.tolist()
+    ([[0, 5, 0], [4, 3, 0], [5, 4, 0]], [3, 3], [3, 2])
     """
-    edges, hops, ends = _paths(
-        np.asarray(indptr, np.int64), np.asarray(indices, np.int64),
-        np.asarray(ids, np.uint64), instance.sub_indptr, instance.sub_topics.astype(np.int64),
-        np.asarray(keys, np.uint64), int(max_hops),
+    starts = np.repeat(np.arange(instance.n_nodes, dtype=np.int64), instance.n_subs)
+    topic = instance.sub_topics.astype(np.int64)
+    (ptr, nodes), (end, hops, failed) = ring.lookup_paths(
+        indptr, nbrs, ids, starts, np.asarray(keys, np.uint64)[topic], int(max_hops)
     )
+    path_of = np.repeat(np.arange(len(starts)), np.diff(ptr))
+    step = np.flatnonzero(path_of[:-1] == path_of[1:]) if len(nodes) > 1 else np.zeros(0, int)
+    edges = np.column_stack([nodes[step], nodes[step + 1], topic[path_of[step]]])
     if len(edges):
-        edges = np.unique(edges, axis=0)
-    return edges, hops, ends
+        n = instance.n_nodes
+        key = (edges[:, 2] * n + edges[:, 0]) * n + edges[:, 1]
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        edges = edges[order][np.r_[True, key[1:] != key[:-1]]]
+    return edges.astype(np.int64).reshape(-1, 3), end, hops, failed
 
 
 class RVR(StaticProtocol):
@@ -239,7 +143,7 @@ class RVR(StaticProtocol):
         "cache": Int(20, "peer-sampling cache size (not in the paper; PeerSim's 20)", low=1),
         "sampler": Choice("newscast", ("newscast", "cyclon", "uniform"),
                           "peer-sampling service (the paper: Newscast)"),
-        "sw_direction": Choice("symmetric", ("symmetric", "clockwise"),
+        "sw_direction": Choice("both", ring.SW_DIRECTIONS,
                                "small-world targets: either side (reading A4) or clockwise "
                                "only (Symphony)"),
     }
@@ -263,19 +167,16 @@ class RVR(StaticProtocol):
     ) -> tuple[Overlay, dict[str, Any]]:
         v = self.checked()
         n = instance.n_nodes
-        ids = ring.node_ids(n, streams.stream("rvr:ids"))
-        keys = ring.topic_ids(instance.n_topics, streams.stream("rvr:ids"))
-        targets = ring.sw_targets(ids, v["rt"] - 2, streams.stream("rvr:sw"),
-                                  symmetric=v["sw_direction"] == "symmetric")
+        salt = int(streams.stream("rvr:ids").integers(0, 2**31))
+        ids = ring.node_ids(n, salt)
+        keys = ring.topic_ids(instance.n_topics, salt)
+        targets = ring.harmonic_targets(ids, v["rt"] - 2, streams.stream("rvr:sw"),
+                                        direction=v["sw_direction"])
         rng = streams.stream("rvr:gossip")
         ps = PeerSampling(n, min(v["cache"], n - 1), kind=v["sampler"])
         ps.bootstrap(np.ones(n, bool), rng)
-
-        def select(rows: np.ndarray, indptr: np.ndarray, cand: np.ndarray,
-                   view: np.ndarray) -> None:
-            _rvr_rows(rows, indptr, cand, view, ids, targets)
-
-        tm = TMan(v["rt"], select)
+        kind = np.full((n, v["rt"]), ring.KIND_EMPTY, np.int8)
+        tm = TMan(v["rt"], ring.ring_sw_select(ids, targets, kind))
         view = tm.empty_view(n)
         for cycle in range(v["cycles"]):
             ps.cycle(rng)
@@ -283,29 +184,33 @@ class RVR(StaticProtocol):
             if progress is not None:
                 progress(cycle + 1, v["cycles"])
         overlay = out_overlay(view.astype(np.int64))
-        und = overlay.undirected_csr()
-        edges, hops, ends = rendezvous_trees(und.indptr, und.indices, ids, instance, keys)
-        owner = ring.closest_nodes(ids, keys)
-        t_of = instance.sub_topics
-        ok = ends == owner[t_of]
+        indptr, nbrs = ring.link_csr(view)
+        max_hops = 4 * int(np.ceil(np.log2(max(n, 2)))) ** 2
+        edges, end, hops, failed = rendezvous_trees(indptr, nbrs, ids, instance, keys,
+                                                    max_hops=max_hops)
+        owner = ring.rendezvous(ids, keys)
+        missed = end != owner[instance.sub_topics]
         # orient each tree link as the routing-table entry that makes it
-        a = overlay.csr()
-        fwd = np.asarray(a[edges[:, 0], edges[:, 1]]).ravel() != 0 if len(edges) else np.zeros(0)
+        own = np.zeros(len(edges), bool)
+        if len(edges):
+            held = (view[edges[:, 0]] == edges[:, 1:2]).any(axis=1)
+            own = held
         lt = edges.copy()
-        lt[~fwd, 0], lt[~fwd, 1] = edges[~fwd, 1], edges[~fwd, 0]
-        self.link_topics_ = np.unique(lt, axis=0).astype(np.int64) if len(lt) else \
-            np.zeros((0, 3), np.int64)
-        members = np.unique(np.concatenate([edges[:, [0, 2]], edges[:, [1, 2]]]), axis=0) \
-            if len(edges) else np.zeros((0, 2), np.int64)
+        lt[~own, 0] = edges[~own, 1]
+        lt[~own, 1] = edges[~own, 0]
+        self.link_topics_ = lt.astype(np.int64).reshape(-1, 3)
+        members = np.concatenate([edges[:, [0, 2]], edges[:, [1, 2]]]) if len(edges) \
+            else np.zeros((0, 2), np.int64)
+        mk = np.unique(members[:, 1] * n + members[:, 0]) if len(members) else members[:, 0]
+        mt, mn = mk // n, mk % n
         masks = instance.masks
-        sub = (masks[members[:, 0], members[:, 1] >> 6] >> (members[:, 1] & 63).astype(np.uint64)
-               ) & np.uint64(1) if len(members) else np.zeros(0, np.uint64)
+        sub = (masks[mn, mt >> 6] >> (mt & 63).astype(np.uint64)) & np.uint64(1)
         stats = {
             "ring_correct": ring.ring_correct(view, ids),
             "lookup_hops_mean": float(hops.mean()) if len(hops) else 0.0,
-            "lookup_failures": int((~ok).sum()),
+            "lookup_failures": int((missed | failed).sum()),
             "relays": int((sub == 0).sum()),
-            "tree_links": int(len(self.link_topics_)),
+            "tree_links": int(len(edges)),
             "cycles": v["cycles"],
         }
         return overlay, stats
