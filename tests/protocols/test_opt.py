@@ -30,12 +30,13 @@ def test_greedy_coverage_prefers_the_widest_candidate():
 
 def test_unbounded_covers_every_topic_bounded_cannot():
     inst = _hub_instance(8)
-    full = get_protocol("opt", unbounded=True, cycles=6, cache=inst.n_nodes)
+    full = get_protocol("opt", unbounded=True, cycles=6, cache=inst.n_nodes, sampler="uniform",
+                        coverage=1)
     ov = full.build(inst, seed=1)
     # node 0 needs one link per topic: 8 out-links, above any bound of 3
     assert ov.degree()[0] == 8
     assert full.stats_["uncovered_share"] == 0.0
-    bounded = get_protocol("opt", rt=3, cycles=6, cache=inst.n_nodes)
+    bounded = get_protocol("opt", rt=3, cycles=6, cache=inst.n_nodes, sampler="uniform")
     ovb = bounded.build(inst, seed=1)
     assert ovb.degree().max() <= 3
 
@@ -48,7 +49,8 @@ def test_bounded_opt_misses_subscribers_unbounded_reaches_all():
     world = world_for_instance(inst, seed=3, messages=300)
     rates = {}
     for ub, rt in ((False, 1), (True, 1)):
-        res = run_protocol(get_protocol("opt", rt=rt, unbounded=ub, cycles=15, cache=20), world)
+        res = run_protocol(get_protocol("opt", rt=rt, unbounded=ub, cycles=15, cache=20,
+                                        sampler="uniform"), world)
         rates[ub] = res.rows[0]["receive_rate"]
         assert res.rows[0]["relay_share"] == 0.0  # events stay among subscribers
     assert rates[False] < 0.9 < rates[True]

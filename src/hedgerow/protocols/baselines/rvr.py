@@ -210,7 +210,7 @@ class RVR(StaticProtocol):
             "lookup_hops_mean": float(hops.mean()) if len(hops) else 0.0,
             "lookup_failures": int((missed | failed).sum()),
             "relays": int((sub == 0).sum()),
-            "tree_links": int(len(edges)),
+            "tree_links": len(edges),
             "cycles": v["cycles"],
         }
         return overlay, stats
