@@ -24,7 +24,7 @@ def test_trees_on_a_converged_ring_reach_the_rendezvous_and_connect_each_topic()
     indptr, nbrs = ring.link_csr(view)
     inst = correlated_instance(n, topics=60, buckets=6, subs=6, correlation="high", seed=2)
     keys = ring.topic_ids(60, seed=3)
-    edges, end, hops, failed = rendezvous_trees(indptr, nbrs, ids, inst, keys)
+    edges, end, _, failed = rendezvous_trees(indptr, nbrs, ids, inst, keys)
     owner = ring.rendezvous(ids, keys)
     assert not failed.any()
     assert np.array_equal(end, owner[inst.sub_topics])  # every join ends at the rendezvous
