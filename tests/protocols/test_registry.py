@@ -18,7 +18,7 @@ from hedgerow.scenarios.checks import check_invalid_values
 
 
 def test_one_registry_keyed_by_each_class_name():
-    assert protocol_names() == sorted(REGISTRY) and len(REGISTRY) == 10
+    assert protocol_names() == sorted(REGISTRY) and len(REGISTRY) == 12
     for name, cls in REGISTRY.items():
         assert cls.name == name
         assert capabilities(cls), f"{name} declares no capability"
@@ -81,14 +81,16 @@ def test_every_declared_parameter_refuses_its_invalid_values():
                 with pytest.raises(ParameterError) as info:
                     get_protocol(name, **{**cls.quick_params, k: bad}).check_params()
                 assert info.value.key == k, (name, k, bad)
-    assert len(pairs) == 33
+    assert len(pairs) == 44
     by_protocol = {n: sum(1 for m, _ in pairs if m == n) for n in REGISTRY}
     assert by_protocol == {
         "complete": 0,
         "gossipsub": 2,
+        "opt": 6,
         "random": 4,
         "random-graph": 1,
         "ringpt": 0,
+        "rvr": 5,
         "scribe-random": 3,
         "scribe-topic": 2,
         "similarity": 6,
