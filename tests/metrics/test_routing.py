@@ -81,3 +81,11 @@ def test_no_subscriber_no_hit_ratio():
     inst = Instance.from_lists([[0], []], n_topics=1)
     m = routing_measures(np.array([[0, -1]], dtype=np.int32), [0], [0], inst.masks)
     assert np.isnan(m["hit_ratio"]) and np.isnan(m["overhead"])
+
+
+def test_receivers_restrict_hit_ratio_and_delay_not_overhead():
+    dl = _flood([0], [0])
+    rec = np.array([True, False, True, True, True, True])  # node 1 joined too recently
+    m = routing_measures(dl.hops, [0], [0], INST.masks, receivers=rec)
+    assert m["delay_hops"] == pytest.approx(3.0)  # only subscriber 4 counts
+    assert m["overhead"] == pytest.approx(0.5)

@@ -77,7 +77,9 @@ ROUTING_KEYS = (
 
 
 @numba.njit(cache=True)
-def _tally(hops, publisher, topic, masks, weight, node_recv, node_relay):  # pragma: no cover
+def _tally(
+    hops, publisher, topic, masks, weight, receivers, node_recv, node_relay
+):  # pragma: no cover
     """Weighted sums over the (event, node) pairs of one chunk.
 
     Returns ``(wanted, hit, recv, relay, hop_sum, hop_max_sum, weight_sum)``;
@@ -105,7 +107,7 @@ def _tally(hops, publisher, topic, masks, weight, node_recv, node_relay):  # pra
                 continue
             sub = (masks[v, word] & bit) != 0
             h = hops[i, v]
-            if sub:
+            if sub and receivers[v]:
                 n_want += 1
                 wanted += w
                 if h >= 0:
@@ -174,11 +176,15 @@ class RoutingTally:
         weights: ArrayLike | None = None,
         copies: ArrayLike | None = None,
         relay_copies: ArrayLike | None = None,
+        receivers: ArrayLike | None = None,
     ) -> None:
         """Add one chunk: ``hops`` ``(m, n)`` (``-1`` = never), per-event publisher and topic.
 
         ``copies`` / ``relay_copies`` (``(m,)``, the kernels' counters against the
         true subscriptions) feed ``overhead_copies``; without them it is ``nan``.
+        ``receivers`` (``(n,)`` bool) restricts the subscribers the hit ratio and
+        the delay count (e.g. nodes online for at least 10 cycles, Vitis IV-E/F);
+        the overhead counts every reception.
         """
         h = np.ascontiguousarray(hops, dtype=np.int32)
         m = h.shape[0]
@@ -186,7 +192,9 @@ class RoutingTally:
         top = np.ascontiguousarray(topic, dtype=np.int64).reshape(m)
         w = (np.ones(m) if weights is None
              else np.ascontiguousarray(weights, dtype=np.float64).reshape(m))
-        sums = _tally(h, pub, top, np.ascontiguousarray(masks, dtype=np.uint64), w,
+        rec = (np.ones(h.shape[1], dtype=np.bool_) if receivers is None
+               else np.ascontiguousarray(receivers, dtype=np.bool_))
+        sums = _tally(h, pub, top, np.ascontiguousarray(masks, dtype=np.uint64), w, rec,
                       self.node_recv, self.node_relay)
         wanted, hit, recv, relay, hop_sum, hop_max_sum, weight_sum = sums
         self.wanted += wanted
@@ -238,6 +246,7 @@ def routing_measures(
     weights: ArrayLike | None = None,
     copies: ArrayLike | None = None,
     relay_copies: ArrayLike | None = None,
+    receivers: ArrayLike | None = None,
 ) -> dict[str, Any]:
     """The routing measures of one batch of events (keys :data:`ROUTING_KEYS`).
 
@@ -256,7 +265,7 @@ def routing_measures(
     h = np.asarray(hops)
     tally = RoutingTally(h.shape[1])
     tally.add(h, publisher, topic, masks, weights=weights, copies=copies,
-              relay_copies=relay_copies)
+              relay_copies=relay_copies, receivers=receivers)
     return tally.measures()
 
 

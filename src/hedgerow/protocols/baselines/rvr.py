@@ -69,7 +69,7 @@ from hedgerow.params import Choice, Int
 from hedgerow.protocols.base import StaticProtocol
 from hedgerow.protocols.vitis import ring
 
-__all__ = ["RVR", "rendezvous_trees"]
+__all__ = ["RVR", "RVREngine", "rendezvous_trees"]
 
 
 def rendezvous_trees(
@@ -80,13 +80,14 @@ def rendezvous_trees(
     keys: np.ndarray,
     *,
     max_hops: int = 10_000,
+    online: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every subscriber's greedy lookup of its topic's key (:func:`ring.lookup_paths`).
 
     Returns ``(edges, end, hops, failed)``: the distinct tree links ``(u, v,
     topic)`` (``u -> v`` the lookup's direction) and, per subscription (in
-    ``instance.sub_topics`` order), the node its lookup stopped at, its hops
-    and whether it hit ``max_hops``.
+    ``instance.sub_topics`` order; only those of ``online`` nodes when given),
+    the node its lookup stopped at, its hops and whether it hit ``max_hops``.
 
     Examples
     --------
@@ -108,6 +109,9 @@ def rendezvous_trees(
     """
     starts = np.repeat(np.arange(instance.n_nodes, dtype=np.int64), instance.n_subs)
     topic = instance.sub_topics.astype(np.int64)
+    if online is not None:
+        keep = np.asarray(online, bool)[starts]
+        starts, topic = starts[keep], topic[keep]
     (ptr, nodes), (end, hops, failed) = ring.lookup_paths(
         indptr, nbrs, ids, starts, np.asarray(keys, np.uint64)[topic], int(max_hops)
     )
@@ -121,6 +125,92 @@ def rendezvous_trees(
         key = key[order]
         edges = edges[order][np.r_[True, key[1:] != key[:-1]]]
     return edges.astype(np.int64).reshape(-1, 3), end, hops, failed
+
+
+def _oriented(edges: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """Tree links ``(u, v, t)`` turned so that ``v`` is in ``u``'s routing table."""
+    lt = edges.copy()
+    if len(edges):
+        own = (view[edges[:, 0]] == edges[:, 1:2]).any(axis=1)
+        lt[~own, 0] = edges[~own, 1]
+        lt[~own, 1] = edges[~own, 0]
+    return lt.astype(np.int64).reshape(-1, 3)
+
+
+class RVREngine:
+    """RVR kept cycle by cycle under churn (the engine of :mod:`hedgerow.scenarios.gossip_churn`).
+
+    Each cycle runs the peer sampling and one T-Man cycle over the online
+    nodes; a node that leaves forgets its state, its entries drop out of the
+    others' buffers (a perfect failure detector: T-Man's ``live_only``); a node
+    that (re)joins gets a fresh bootstrap sample of 5 online nodes and new
+    small-world targets.  Trees are soft state, as Scribe's periodic joins:
+    :meth:`link_topics` routes every online subscriber's join on the current
+    links.
+    """
+
+    def __init__(self, values: dict[str, Any], instance: Instance, streams: RngStreams) -> None:
+        self.instance = instance
+        self.n = n = instance.n_nodes
+        self.values = values
+        salt = int(streams.stream("rvr:ids").integers(0, 2**31))
+        self.ids = ring.node_ids(n, salt)
+        self.keys = ring.topic_ids(instance.n_topics, salt)
+        self._sw_rng = streams.stream("rvr:sw")
+        self.targets = ring.harmonic_targets(self.ids, values["rt"] - 2, self._sw_rng,
+                                             direction=values["sw_direction"])
+        self.rng = streams.stream("rvr:gossip")
+        self.ps = PeerSampling(n, min(values["cache"], n - 1), kind=values["sampler"])
+        self.kind = np.full((n, values["rt"]), ring.KIND_EMPTY, np.int8)
+        self.tm = TMan(values["rt"], ring.ring_sw_select(self.ids, self.targets, self.kind),
+                       live_only=True)
+        self.view = self.tm.empty_view(n)
+        self.online = np.zeros(n, bool)
+        self.max_hops = 4 * int(np.ceil(np.log2(max(n, 2)))) ** 2
+
+    def start(self, online0: np.ndarray) -> None:
+        """The nodes of ``online0`` come online with bootstrap samples and empty tables."""
+        self.online[:] = np.asarray(online0, bool)
+        self.ps.alive[:] = self.online
+        self.ps.bootstrap(self.online, self.rng)
+
+    def join(self, nodes: np.ndarray) -> None:
+        """``nodes`` (re)join: empty table, 5 online nodes from the bootstrap, new sw targets."""
+        nodes = np.asarray(nodes, np.int64)
+        if not len(nodes):
+            return
+        self.online[nodes] = True
+        self.ps.alive[nodes] = True
+        self.view[nodes] = -1
+        self.kind[nodes] = ring.KIND_EMPTY
+        fresh = ring.harmonic_targets(self.ids[nodes], self.values["rt"] - 2, self._sw_rng,
+                                      n_estimate=int(self.online.sum()),
+                                      direction=self.values["sw_direction"])
+        self.targets[nodes] = fresh
+        self.ps.fill(nodes, self.rng, 5)
+
+    def leave(self, nodes: np.ndarray) -> None:
+        """``nodes`` crash: offline, state forgotten."""
+        nodes = np.asarray(nodes, np.int64)
+        self.online[nodes] = False
+        self.ps.alive[nodes] = False
+        self.view[nodes] = -1
+
+    def cycle(self) -> None:
+        """One peer-sampling and one T-Man cycle over the online nodes."""
+        self.ps.cycle(self.rng)
+        self.tm.cycle(self.view, self.ps, self.rng, alive=self.online)
+
+    def ring_correct(self) -> float:
+        """Share of online nodes holding their true live successor and predecessor."""
+        return ring.ring_correct(self.view, self.ids, self.online)
+
+    def link_topics(self) -> np.ndarray:
+        """Every online subscriber's join routed now: the trees' ``(u, v, topic)`` links."""
+        indptr, nbrs = ring.link_csr(self.view, self.online)
+        edges, _, _, _ = rendezvous_trees(indptr, nbrs, self.ids, self.instance, self.keys,
+                                          max_hops=self.max_hops, online=self.online)
+        return _oriented(edges, self.view)
 
 
 class RVR(StaticProtocol):
@@ -162,6 +252,10 @@ class RVR(StaticProtocol):
                 f"got {values['rt']}", key="rt",
             )
 
+    def cycle_engine(self, instance: Instance, streams: RngStreams) -> RVREngine:
+        """The engine that keeps RVR under churn, cycle by cycle (not started)."""
+        return RVREngine(self._validate(instance), instance, streams)
+
     def _build(
         self, instance: Instance, streams: RngStreams, *, progress: Any
     ) -> tuple[Overlay, dict[str, Any]]:
@@ -191,14 +285,7 @@ class RVR(StaticProtocol):
         owner = ring.rendezvous(ids, keys)
         missed = end != owner[instance.sub_topics]
         # orient each tree link as the routing-table entry that makes it
-        own = np.zeros(len(edges), bool)
-        if len(edges):
-            held = (view[edges[:, 0]] == edges[:, 1:2]).any(axis=1)
-            own = held
-        lt = edges.copy()
-        lt[~own, 0] = edges[~own, 1]
-        lt[~own, 1] = edges[~own, 0]
-        self.link_topics_ = lt.astype(np.int64).reshape(-1, 3)
+        self.link_topics_ = _oriented(edges, view)
         members = np.concatenate([edges[:, [0, 2]], edges[:, [1, 2]]]) if len(edges) \
             else np.zeros((0, 2), np.int64)
         mk = np.unique(members[:, 1] * n + members[:, 0]) if len(members) else members[:, 0]
