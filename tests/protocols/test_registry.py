@@ -18,7 +18,7 @@ from hedgerow.scenarios.checks import check_invalid_values
 
 
 def test_one_registry_keyed_by_each_class_name():
-    assert protocol_names() == sorted(REGISTRY) and len(REGISTRY) == 12
+    assert protocol_names() == sorted(REGISTRY) and len(REGISTRY) == 13
     for name, cls in REGISTRY.items():
         assert cls.name == name
         assert capabilities(cls), f"{name} declares no capability"
@@ -81,7 +81,7 @@ def test_every_declared_parameter_refuses_its_invalid_values():
                 with pytest.raises(ParameterError) as info:
                     get_protocol(name, **{**cls.quick_params, k: bad}).check_params()
                 assert info.value.key == k, (name, k, bad)
-    assert len(pairs) == 44
+    assert len(pairs) == 57
     by_protocol = {n: sum(1 for m, _ in pairs if m == n) for n in REGISTRY}
     assert by_protocol == {
         "complete": 0,
@@ -96,6 +96,7 @@ def test_every_declared_parameter_refuses_its_invalid_values():
         "similarity": 6,
         "spidercast": 9,
         "topiary": 6,
+        "vitis": 13,
     }
 
 

@@ -35,6 +35,7 @@ DECLARED = {
     "similarity": ("static", "maintained"),
     "spidercast": ("static", "maintained"),
     "topiary": ("adaptive",),
+    "vitis": ("static",),
 }
 
 
@@ -44,7 +45,7 @@ def test_protocol_passes_check(cls, check):
 
 
 def test_registry_size_and_declared_capabilities():
-    assert len(REGISTRY) == 10
+    assert len(REGISTRY) == 11
     assert {name: capabilities(cls) for name, cls in REGISTRY.items()} == DECLARED
 
 

@@ -40,6 +40,7 @@ from hedgerow.protocols.baselines.scribe import ScribeRandom, ScribeTopic
 from hedgerow.protocols.baselines.similarity import RandomOverlay, Similarity
 from hedgerow.protocols.spidercast import SpiderCast
 from hedgerow.protocols.topiary import Topiary
+from hedgerow.protocols.vitis import Vitis
 
 #: name -> protocol class, for every protocol (the key is the class's ``name``)
 REGISTRY: dict[str, type[OverlayProtocol]] = {
@@ -57,6 +58,7 @@ REGISTRY: dict[str, type[OverlayProtocol]] = {
         ScribeTopic,
         OPT,
         RVR,
+        Vitis,
     )
 }
 
