@@ -148,7 +148,7 @@ _VITIS = {
         title="Vitis (IPDPS 2011) section IV-B, Figure 4: friends vs sw-neighbours at RT 15",
         key="param_k",
         values={
-            "hit_ratio": {"Vitis": _all(1.0, _VITIS_K)},
+            "hit_ratio": {f"Vitis(k={k})": {k: 1.0} for k in _VITIS_K},
         },
         notes=(
             "IV-B: 'both Vitis and RVR have 100% hit ratio in all settings'. Fig. 4(a): with more "
@@ -157,7 +157,7 @@ _VITIS = {
             "traffic overhead in Vitis is less than one third compared to that of RVR'. Fig. 4(b): "
             "delay falls with more friends for correlated subscriptions and rises for random ones."
         ),
-        labels=("Vitis", "RVR"),
+        labels=(*(f"Vitis(k={k})" for k in _VITIS_K), "RVR"),
     ),
     "vitis-fig5": Reference(
         name="vitis-fig5",
