@@ -49,3 +49,11 @@ def test_protocols_without_an_engine_are_refused():
     inst = Instance.from_lists([[0]] * 4, n_topics=1)
     with pytest.raises(ParameterError, match="cycle engine"):
         run_gossip_churn("ringpt", inst, np.ones(4, bool), np.zeros(0, EVENT_DTYPE), duration=2)
+
+
+def test_vitis_runs_under_the_same_driver(inst):
+    on, ev = flash_crowd(240, 1e9, 40.0, np.random.default_rng(1), at=20.0)
+    rows = run_gossip_churn("vitis", inst, on, ev, duration=40, sample_every=20, seed=2,
+                            params={"rt": 6, "cycles": 1})
+    assert [r["online"] for r in rows] == [120, 240]
+    assert all(0.0 <= r["hit_ratio"] <= 1.0 for r in rows)

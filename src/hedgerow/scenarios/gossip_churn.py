@@ -14,7 +14,10 @@ The driver is cycle-driven, as the gossip layer: one cycle is one second
 ``cycle_engine(instance, streams)`` returning an engine with ``n``,
 ``online``, ``start(online0)``, ``join(nodes)``, ``leave(nodes)``,
 ``cycle()``, ``link_topics()`` (the per-topic forwarding links now: the
-``"mesh"`` rule) and ``ring_correct()``.  Every ``sample_every`` cycles the
+``"mesh"`` rule) and ``ring_correct()`` (RVR), or when its ``start(instance,
+streams, alive)`` returns a running network with ``alive``, ``join``,
+``leave``, ``cycle`` and ``relays()`` (Vitis: the relay paths of the current
+gateways, rebuilt at every sample as the gateways' periodic RequestRelay).  Every ``sample_every`` cycles the
 observer publishes one event per topic that has an online subscriber (from a
 uniform online subscriber) and measures, with :mod:`hedgerow.metrics.routing`,
 the hit ratio and delay over the online subscribers that joined at least
@@ -50,6 +53,50 @@ from hedgerow.protocols import get_protocol
 from hedgerow.scenarios.traces import EVENT_DTYPE, JOIN, LEAVE
 
 __all__ = ["run_gossip_churn", "sample_events"]
+
+
+class _RunAdapter:
+    """A Vitis-style running network seen as a cycle engine."""
+
+    def __init__(self, run: Any) -> None:
+        self.run = run
+        self.n = run.n
+
+    @property
+    def online(self) -> np.ndarray:
+        return self.run.alive
+
+    def join(self, nodes: np.ndarray) -> None:
+        self.run.join(nodes)
+
+    def leave(self, nodes: np.ndarray) -> None:
+        self.run.leave(nodes)
+
+    def cycle(self) -> None:
+        self.run.cycle()
+
+    def ring_correct(self) -> float:
+        from hedgerow.protocols.vitis import ring
+
+        return ring.ring_correct(self.run.view, self.run.ids, self.run.alive)
+
+    def link_topics(self) -> np.ndarray:
+        return self.run.relays()["link_topics"]
+
+
+def _engine(proto: Any, instance: Instance, seed: int, online0: np.ndarray) -> Any:
+    streams = proto.streams(seed)
+    if hasattr(proto, "cycle_engine"):
+        eng = proto.cycle_engine(instance, streams)
+        eng.start(online0)
+        return eng
+    run = proto.start(instance, streams, online0) if hasattr(proto, "start") else None
+    if run is None or not all(hasattr(run, k) for k in ("join", "leave", "cycle", "relays")):
+        raise ParameterError(
+            f"{proto.name} has no cycle engine; gossip churn runs take: rvr, vitis",
+            key="protocol",
+        )
+    return _RunAdapter(run)
 
 
 def sample_events(
@@ -101,7 +148,7 @@ def run_gossip_churn(
     Parameters
     ----------
     protocol : str
-        A registered protocol with ``cycle_engine`` (``rvr``; Vitis when it has one).
+        A registered protocol with a cycle engine (``rvr``, ``vitis``).
     instance : Instance
         Subscriptions (kept by rejoining nodes, section IV-F changes none).
     online0, events : numpy.ndarray
@@ -121,15 +168,15 @@ def run_gossip_churn(
         ``events``.
     """
     proto = get_protocol(protocol, **dict(params or {}))
-    if not hasattr(proto, "cycle_engine"):
+    if not (hasattr(proto, "cycle_engine") or hasattr(proto, "start")):
         raise ParameterError(
-            f"{protocol} has no cycle engine; gossip churn runs take: rvr", key="protocol"
+            f"{protocol} has no cycle engine; gossip churn runs take: rvr, vitis",
+            key="protocol",
         )
     if duration < 1 or sample_every < 1 or grace < 0:
         raise ParameterError("duration and sample_every must be >= 1 cycle, grace >= 0")
     ev = np.asarray(events, dtype=EVENT_DTYPE)
-    eng = proto.cycle_engine(instance, proto.streams(seed))
-    eng.start(np.asarray(online0, bool))
+    eng = _engine(proto, instance, seed, np.asarray(online0, bool))
     joined = np.where(np.asarray(online0, bool), 0, np.iinfo(np.int64).max).astype(np.int64)
     rng = RngStreams(seed).stream("messages")
     masks = instance.masks
