@@ -19,8 +19,8 @@ streams, alive)`` returns a running network with ``alive``, ``join``,
 ``leave``, ``cycle`` and ``relays()`` (Vitis: the relay paths of the current
 gateways, rebuilt at every sample as the gateways' periodic RequestRelay).
 Every ``sample_every`` cycles the observer publishes one event per topic
-that has an online subscriber (from a uniform online subscriber) and measures, with :mod:`hedgerow.metrics.routing`,
-the hit ratio and delay over the online subscribers that joined at least
+that has an online subscriber (from a uniform online subscriber) and
+measures, with :mod:`hedgerow.metrics.routing`, the hit ratio and delay over the online subscribers that joined at least
 ``grace`` cycles ago (10, the paper's 10 s) and the overhead over every
 reception.
 
