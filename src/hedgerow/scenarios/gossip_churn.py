@@ -20,9 +20,9 @@ streams, alive)`` returns a running network with ``alive``, ``join``,
 gateways, rebuilt at every sample as the gateways' periodic RequestRelay).
 Every ``sample_every`` cycles the observer publishes one event per topic
 that has an online subscriber (from a uniform online subscriber) and
-measures, with :mod:`hedgerow.metrics.routing`, the hit ratio and delay over the online subscribers that joined at least
-``grace`` cycles ago (10, the paper's 10 s) and the overhead over every
-reception.
+measures, with :mod:`hedgerow.metrics.routing`, the hit ratio and delay
+over the online subscribers that joined at least ``grace`` cycles ago (10,
+the paper's 10 s) and the overhead over every reception.
 
 Examples
 --------
