@@ -244,3 +244,45 @@ def test_bad_parameters_are_one_line_errors(params, name):
     with pytest.raises(ParameterError) as e:
         get_protocol("vitis", **params).check_params()
     assert "\n" not in str(e.value) and name in str(e.value)
+
+
+# ----------------------------------------------------------------------------- churn
+def test_maintenance_heals_after_crashes_and_joins():
+    """Algorithms 6-7: crashed entries age out after `stale` cycles, gateways are re-elected,
+    the ring re-forms among the live nodes, and relay paths again reach every live subscriber;
+    joining nodes (bootstrap of 5, empty table) are absorbed the same way."""
+    inst = _correlated(400, 10, 5, 10, seed=5)
+    v = Vitis(rt=8, d=3, stale=3)
+    run = v.start(inst, v.streams(4), alive=np.arange(400) < 300)
+    for _ in range(40):
+        run.cycle()
+    assert run.ring_curve[-1] == 1.0
+    gws = np.unique(run._owner[run.gateway_mask()])
+    dead = np.concatenate([gws[:20], [0, 1, 2]])
+    run.leave(dead)
+    run.join(np.arange(300, 400))
+    assert run.ring_curve[-1] == 1.0 and ring_ok(run) < 1.0
+    for _ in range(3):
+        run.cycle()
+    assert np.isin(run.view, dead).any()  # not yet: entries wait `stale` cycles
+    for _ in range(37):
+        run.cycle()
+    assert not np.isin(run.view[run.alive], dead).any()
+    assert run.ring_curve[-1] == 1.0
+    assert not np.isin(run.gw[run.alive[run._owner]], dead).any()
+    rel = run.relays()
+    assert not rel["lookup_failed"].any()
+    lt = rel["link_topics"]
+    for t in range(inst.n_topics):
+        subs = inst.subscribers(t)
+        subs = subs[run.alive[subs]]
+        e = lt[lt[:, 2] == t]
+        g = csr_array((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(400, 400))
+        _, comp = connected_components(g, directed=False)
+        assert np.unique(comp[subs]).size == 1, t
+
+
+def ring_ok(run):
+    from hedgerow.protocols.vitis.ring import ring_correct
+
+    return ring_correct(run.view, run.ids, run.alive)

@@ -45,7 +45,7 @@ def test_protocol_passes_check(cls, check):
 
 
 def test_registry_size_and_declared_capabilities():
-    assert len(REGISTRY) == 11
+    assert len(REGISTRY) == 13
     assert {name: capabilities(cls) for name, cls in REGISTRY.items()} == DECLARED
 
 
@@ -61,7 +61,7 @@ def test_checks_follow_the_capabilities():
         names = [c.__name__ for c in protocol_checks(cls)]
         expected = set(every).union(*(per_capability[c] for c in capabilities(cls)))
         assert len(names) == len(set(names)) and set(names) == expected, name
-    assert len(CASES) == 3 * 10 + 2 * 9 + 1 + 3
+    assert len(CASES) == 3 * 13 + 2 * 12 + 1 + 3
 
 
 def test_check_protocol_runs_the_checks_by_name():

@@ -14,6 +14,7 @@ from hedgerow.cli._common import HedgerowGroup
 from hedgerow.cli.build import build_cmd
 from hedgerow.cli.churn import churn_cmd
 from hedgerow.cli.compare import compare_cmd
+from hedgerow.cli.draw import draw_cmd
 from hedgerow.cli.ingest import ingest
 from hedgerow.cli.protocols import protocols_cmd
 from hedgerow.cli.run import run_cmd
@@ -34,6 +35,7 @@ cli.add_command(protocols_cmd)
 cli.add_command(run_cmd)
 cli.add_command(sweep_cmd)
 cli.add_command(report_cmd)
+cli.add_command(draw_cmd)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -161,7 +161,7 @@ def _pick_batch(nodes, partners, alive, busy, stamp):  # pragma: no cover - comp
 
 
 @numba.njit(cache=True)
-def _gather(ps, qs, view, sample, alive, include_self, live_only, mark, stamp):  # pragma: no cover
+def _gather(ps, qs, view, sample, allowed, include_self, mark, stamp):  # pragma: no cover
     """Buffers of a batch: rows (p0, q0, p1, q1, ...), CSR of candidates."""
     b = ps.shape[0]
     R = view.shape[1]
@@ -187,13 +187,13 @@ def _gather(ps, qs, view, sample, alive, include_self, live_only, mark, stamp): 
                     k += 1
             for j in range(R):
                 x = view[r, j]
-                if x >= 0 and mark[x] != s and (alive[x] or not live_only):
+                if x >= 0 and mark[x] != s and allowed[x]:
                     mark[x] = s
                     union[k] = x
                     k += 1
             for j in range(c):
                 x = sample[r, j]
-                if x >= 0 and mark[x] != s and (alive[x] or not live_only):
+                if x >= 0 and mark[x] != s and allowed[x]:
                     mark[x] = s
                     union[k] = x
                     k += 1
@@ -377,16 +377,23 @@ class TMan:
         return np.full((n, self.view_size), -1, np.int32)
 
     def cycle(self, view: np.ndarray, sampling, rng: np.random.Generator,
-              alive: np.ndarray | None = None) -> None:
+              alive: np.ndarray | None = None, candidates: np.ndarray | None = None) -> None:
         """One T-Man cycle over every live node, updating ``view`` in place.
 
         ``sampling`` is a :class:`~hedgerow.gossip.PeerSampling` (its ``cache`` is
         the sample, its ``alive`` the online nodes unless ``alive`` is given).
+        ``candidates`` (bool mask) limits which nodes may enter a buffer, e.g.
+        leaving out nodes whose descriptors are known to be stale; default:
+        every node (the online ones with ``live_only``).
         """
         if view.shape[1] != self.view_size or view.dtype != np.int32:
             raise ParameterError(f"view: expected (n, {self.view_size}) int32, got "
                                  f"{view.shape} {view.dtype}", key="view")
         alive = sampling.alive if alive is None else np.asarray(alive, bool)
+        if candidates is None:
+            allowed = alive if self.live_only else np.ones(len(alive), bool)
+        else:
+            allowed = np.asarray(candidates, bool)
         sample = sampling.cache
         n = view.shape[0]
         remaining = rng.permutation(np.flatnonzero(alive)).astype(np.int64)
@@ -403,8 +410,8 @@ class TMan:
             take, defer = _pick_batch(remaining, partners, alive, busy, batch)
             ps = remaining[take]
             if ps.size:
-                rows, indptr, cand = _gather(ps, partners[take], view, sample, alive,
-                                             self.include_self, self.live_only, mark, stamp)
+                rows, indptr, cand = _gather(ps, partners[take], view, sample, allowed,
+                                             self.include_self, mark, stamp)
                 self.select(rows, indptr, cand, view)
                 exchanges += ps.size
             remaining = remaining[defer]

@@ -183,8 +183,10 @@ class VitisRun:
     ----------
     ids, tids : numpy.ndarray
         Node ids and topic ids (``uint64``).
-    view, kind, age : numpy.ndarray
-        ``(n, RT)`` routing tables, slot kinds, entry ages (Algorithm 6).
+    view, kind : numpy.ndarray
+        ``(n, RT)`` routing tables and slot kinds.
+    left_at : numpy.ndarray
+        Cycle at which each offline node went silent (the age of its descriptors).
     gw, parent, hops : numpy.ndarray
         Per subscription entry (aligned with ``instance.sub_topics``): the
         current gateway proposal (Algorithm 5).
@@ -218,7 +220,8 @@ class VitisRun:
                               instance.sub_topics, self.rates, streams.stream("vitis:ties"))
         self.tman = TMan(v["rt"], select, include_self=v["include_self"])
         self.view = self.tman.empty_view(n)
-        self.age = np.zeros((n, v["rt"]), np.int16)
+        #: cycle at which each offline node went silent (ageing of its descriptors)
+        self.left_at = np.where(self.alive, np.iinfo(np.int64).max // 2, 0).astype(np.int64)
         nnz = len(instance.sub_topics)
         owner = np.repeat(np.arange(n, dtype=np.int32), instance.n_subs)
         self._owner = owner
@@ -243,18 +246,18 @@ class VitisRun:
         self.sampling.alive = self.alive
         self.sampling.cycle(self._rng_sample)
         t1 = time.perf_counter()
-        self.tman.cycle(self.view, self.sampling, self._rng_tman, alive=self.alive)
+        # Algorithms 6-7: an online neighbour answers every profile (age 0); a silent one
+        # ages by one per cycle, and a descriptor carries its age wherever it travels (the
+        # freshest copy wins), so a node that left is everywhere as old as its silence:
+        # it leaves every table, and every buffer, after `stale` unanswered cycles.
+        gone = ~self.alive & (self.cycles - self.left_at > self.v["stale"])
+        self.tman.cycle(self.view, self.sampling, self._rng_tman, alive=self.alive,
+                        candidates=~gone)
         t2 = time.perf_counter()
-        # Algorithms 6-7: online neighbours answer (age 0), silent ones age and go
         filled = self.view >= 0
-        live_entry = filled & self.alive[np.where(filled, self.view, 0)]
-        self.age[live_entry] = 0
-        stale = filled & ~live_entry
-        self.age[stale] += 1
-        drop = stale & (self.age > self.v["stale"])
+        drop = filled & gone[np.where(filled, self.view, 0)]
         self.view[drop] = -1
         self.kind[drop] = KIND_EMPTY
-        self.age[drop] = 0
         # Algorithm 5, piggybacked on the profile
         indptr, nbrs = self.links()
         self.gw, self.parent, self.hops = gateway_round(
@@ -283,7 +286,7 @@ class VitisRun:
         self.sampling.fill(nodes, self._rng_join, bootstrap)
         self.view[nodes] = -1
         self.kind[nodes] = KIND_EMPTY
-        self.age[nodes] = 0
+        self.left_at[nodes] = np.iinfo(np.int64).max // 2
         self.targets[nodes] = harmonic_targets(
             self.ids[nodes], self.targets.shape[1], self._rng_sw,
             n_estimate=int(self.alive.sum()), direction=self.v["sw_direction"])
@@ -294,7 +297,9 @@ class VitisRun:
 
     def leave(self, nodes: np.ndarray) -> None:
         """Nodes crash or leave silently; neighbours notice through ageing (§III-D)."""
-        self.alive[np.asarray(nodes, np.int64)] = False
+        nodes = np.asarray(nodes, np.int64)
+        self.alive[nodes] = False
+        self.left_at[nodes] = self.cycles
         self.sampling.alive = self.alive
 
     # ------------------------------------------------------------- relays
@@ -308,20 +313,21 @@ class VitisRun:
         paths = self.v["relay_links"] == "paths"
         rn, rt, lk, hops, ends, failed = relay_paths(
             indptr, nbrs, self.ids, self._owner[gws], inst.sub_topics[gws], self.tids,
-            inst.masks, max_steps, record_links=paths)
+            inst.masks, max_steps, record_links=True)
+        lk = lk.copy()
+        _orient(self.view, lk)
         fmasks = np.array(inst.masks, copy=True)
         np.bitwise_or.at(fmasks, (rn, rt >> 6),
                          np.left_shift(np.uint64(1), (rt & 63).astype(np.uint64)))
         if paths:
             cluster = _label_links(self.view, self.alive, False, fmasks, inst.masks)
-            lk = lk.copy()
-            _orient(self.view, lk)
             labels = np.unique(np.concatenate([cluster, lk]), axis=0)
         else:
             labels = _label_links(self.view, self.alive, True, fmasks, inst.masks)
         return {
             "relay_nodes": rn, "relay_topics": rt, "forward_masks": fmasks,
             "link_topics": np.ascontiguousarray(labels, np.int64), "gateways": gws,
+            "path_links": lk,
             "lookup_hops": hops, "lookup_ends": ends, "lookup_failed": failed,
         }
 
