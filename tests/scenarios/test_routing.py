@@ -85,3 +85,8 @@ def test_twitter_like_owner_publishes_and_rows_say_synthetic(tiny_follower_graph
     assert all(t in w.instance.topics_of(t) for t in range(w.n_nodes))  # and belongs to it
     row = simulate("opt", "vitis-twitter", social=tiny_follower_graph, cycles=3).rows[0]
     assert "synthetic" in row["note"]
+
+
+def test_rows_carry_the_protocols_own_rt():
+    row = simulate("opt", "vitis-high", seed=1, nodes=150, cycles=2, params={"rt": 5}).rows[0]
+    assert row["rt"] == 5 and row["cycles"] == 2

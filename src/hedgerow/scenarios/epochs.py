@@ -214,7 +214,7 @@ def _run_static(
     n = world.n_nodes
     if world.scenario.events != "traffic":
         tally = measure_routing(world, indptr, indices, policy, link_topics=rows)
-        emit(routing_row(0, tally, overlay, world, dict(proto.stats_)))
+        emit(routing_row(0, tally, overlay, world, dict(proto.stats_), proto.get_params()))
         return RunResult([], np.full((1, n), np.nan), overlay, world, dict(proto.stats_))
     if rows is not None:
         labels = entry_topics(indptr, indices, rows)

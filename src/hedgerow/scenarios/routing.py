@@ -129,9 +129,19 @@ def degree_figures(overlay: Overlay) -> dict[str, Any]:
 
 
 def routing_row(
-    epoch: int, tally: RoutingTally, overlay: Overlay, world: World, stats: dict[str, Any]
+    epoch: int,
+    tally: RoutingTally,
+    overlay: Overlay,
+    world: World,
+    stats: dict[str, Any],
+    params: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """One row: the routing measures, the degree figures, the protocol's scalar statistics."""
+    """One row: the routing measures, the degree figures, the protocol's scalar statistics.
+
+    ``rt`` and ``cycles`` are the protocol's own (``params``) when it declares them, else the
+    scenario's.
+    """
+    params = params or {}
     row: dict[str, Any] = {"epoch": epoch}
     for k, v in tally.measures().items():
         row[k] = None if isinstance(v, float) and not np.isfinite(v) else v
@@ -147,8 +157,8 @@ def routing_row(
         if isinstance(v, (bool, int, float, str, np.integer, np.floating, np.bool_)):
             row[k] = v.item() if isinstance(v, np.generic) else v
     row["nodes"] = world.n_nodes
-    row["rt"] = world.scenario.rt
-    row["cycles"] = world.scenario.cycles
+    row["rt"] = int(params.get("rt", world.scenario.rt))
+    row["cycles"] = int(params.get("cycles", world.scenario.cycles))
     if world.scenario.note:
         row["note"] = world.scenario.note
     return row
