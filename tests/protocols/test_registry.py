@@ -18,7 +18,7 @@ from hedgerow.scenarios.checks import check_invalid_values
 
 
 def test_one_registry_keyed_by_each_class_name():
-    assert protocol_names() == sorted(REGISTRY) and len(REGISTRY) == 20
+    assert protocol_names() == sorted(REGISTRY) and len(REGISTRY) == 22
     for name, cls in REGISTRY.items():
         assert cls.name == name
         assert capabilities(cls), f"{name} declares no capability"
@@ -91,16 +91,18 @@ def test_every_declared_parameter_refuses_its_invalid_values():
                 with pytest.raises(ParameterError) as info:
                     get_protocol(name, **{**cls.quick_params, k: bad}).check_params()
                 assert info.value.key == k, (name, k, bad)
-    assert len(pairs) == 88
+    assert len(pairs) == 99
     by_protocol = {n: sum(1 for m, _ in pairs if m == n) for n in REGISTRY}
     assert by_protocol == {
         "complete": 0,
         "goldfish": 9,
         "gossipsub": 2,
         "perigee": 11,
+        "opt": 6,
         "random": 4,
         "random-graph": 1,
         "ringpt": 0,
+        "rvr": 5,
         "scribe-random": 3,
         "scribe-topic": 2,
         "similarity": 6,

@@ -34,9 +34,11 @@ DECLARED = {
     "minmaxoda": ("static",),
     "omen": ("maintained",),
     "omen-g": ("maintained",),
+    "opt": ("static",),
     "random": ("static", "maintained"),
     "random-graph": ("static",),
     "ringpt": ("static",),
+    "rvr": ("static",),
     "scribe-random": ("static",),
     "scribe-topic": ("static",),
     "similarity": ("static", "maintained"),
@@ -52,7 +54,7 @@ def test_protocol_passes_check(cls, check):
 
 
 def test_registry_size_and_declared_capabilities():
-    assert len(REGISTRY) == 20
+    assert len(REGISTRY) == 22
     assert {name: capabilities(cls) for name, cls in REGISTRY.items()} == DECLARED
 
 
@@ -68,7 +70,7 @@ def test_checks_follow_the_capabilities():
         names = [c.__name__ for c in protocol_checks(cls)]
         expected = set(every).union(*(per_capability[c] for c in capabilities(cls)))
         assert len(names) == len(set(names)) and set(names) == expected, name
-    assert len(CASES) == 100
+    assert len(CASES) == 3 * 22 + 2 * 17 + 3 + 7
 
 
 def test_check_protocol_runs_the_checks_by_name():

@@ -172,6 +172,13 @@ def scenario_options(f):
         click.option("--topology", default=None, metavar="FILE",
                      help="Broadcast worlds: delays, node delays and publishing probabilities "
                      "from a Goldfish-format topology JSON."),
+        click.option("--nodes", type=int, default=None, help="Number of nodes (sized networks)."),
+        click.option("--rt", type=int, default=None,
+                     help="Routing-table size of protocols declaring rt (Vitis, RVR, OPT)."),
+        click.option("--cycles", type=int, default=None,
+                     help="Gossip cycles of protocols declaring cycles (Vitis, RVR, OPT)."),
+        click.option("--alpha", type=float, default=None,
+                     help="Publication-rate skew, power law (correlated workloads, Vitis IV-D)."),
     ]
     for opt in reversed(opts):
         f = opt(f)

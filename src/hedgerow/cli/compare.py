@@ -18,6 +18,10 @@ _COLUMNS = (
     ("relay_share", "relay share", "{:.3f}"),
     ("duplicates_per_message", "dup/msg", "{:.1f}"),
     ("control_messages", "control msgs", "{:d}"),
+    ("hit_ratio", "hit ratio", "{:.4f}"),
+    ("overhead", "overhead", "{:.3f}"),
+    ("overhead_copies", "overhead (copies)", "{:.3f}"),
+    ("delay_hops", "delay hops", "{:.2f}"),
 )
 
 
@@ -57,7 +61,7 @@ def _params_by_protocol(items: tuple[str, ...], protocols: list[str]) -> dict[st
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per protocol on stdout.")
 @click.option("--no-timings", is_flag=True, help="Leave the wall-clock 'seconds' field out.")
 def compare_cmd(protocols, scenario, seed, epochs, topics, interest, attackers, messages, ttl,
-                social, adaptive, publishers, topology,
+                social, adaptive, publishers, topology, nodes, rt, cycles, alpha,
                 params, forwarding, no_diameter, as_json, no_timings):
     """Run every protocol of --protocols on ONE world (same workload, network, traffic and
     seed) and print a row per protocol: structure, delivery and cost.
@@ -79,7 +83,8 @@ def compare_cmd(protocols, scenario, seed, epochs, topics, interest, attackers, 
     by_proto = _params_by_protocol(params, names)
     settings = dict(epochs=epochs, topics=topics, interest=interest, attackers=attackers,
                     messages=messages, ttl=ttl, social=social, adaptive=adaptive,
-                    publishers=publishers, topology=topology)
+                    publishers=publishers, topology=topology, nodes=nodes, rt=rt,
+                    cycles=cycles, alpha=alpha)
     for n in names:
         check_run(n, scenario, params=by_proto.get(n), forwarding=forwarding, **settings)
     rows = []
@@ -100,9 +105,10 @@ def compare_cmd(protocols, scenario, seed, epochs, topics, interest, attackers, 
         return
     table = Table(title=f"{scenario}, seed {seed}, world {rows[0]['world']}")
     table.add_column("protocol")
-    for _, header, _ in _COLUMNS:
+    present = [c for c in _COLUMNS if any(r.get(c[0]) is not None for r in rows)]
+    for _, header, _ in present:
         table.add_column(header, justify="right")
     for r in rows:
-        cells = ["-" if r.get(k) is None else fmt.format(r[k]) for k, _, fmt in _COLUMNS]
+        cells = ["-" if r.get(k) is None else fmt.format(r[k]) for k, _, fmt in present]
         table.add_row(r["protocol"], *cells)
     Console(width=None if Console().is_terminal else 200).print(table)

@@ -23,6 +23,12 @@ _COLUMNS = (
     ("wasted_latency_p50_ms", "wasted p50 (ms)", "{:.1f}"),
     ("t50_ms", "t50 (ms)", "{:.1f}"),
     ("t90_ms", "t90 (ms)", "{:.1f}"),
+    ("hit_ratio", "hit ratio", "{:.4f}"),
+    ("overhead", "overhead", "{:.3f}"),
+    ("overhead_copies", "overhead (copies)", "{:.3f}"),
+    ("delay_hops", "delay hops", "{:.2f}"),
+    ("delay_hops_max", "max hops", "{:.2f}"),
+    ("degree_max", "max degree", "{:d}"),
 )
 
 
@@ -38,8 +44,7 @@ _COLUMNS = (
               "own; mesh needs a protocol that labels its links with topics).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON line per epoch on stdout.")
 def run_cmd(protocol, scenario, seed, epochs, topics, interest, attackers, messages, ttl, social,
-            adaptive, publishers, topology,
-            params,
+            adaptive, publishers, topology, nodes, rt, cycles, alpha, params,
             forwarding, as_json):
     """Run PROTOCOL on a named scenario and print one row per epoch.
 
@@ -57,7 +62,8 @@ def run_cmd(protocol, scenario, seed, epochs, topics, interest, attackers, messa
     options = parse_params(params)
     settings = dict(epochs=epochs, topics=topics, interest=interest, attackers=attackers,
                     messages=messages, ttl=ttl, social=social, adaptive=adaptive,
-                    publishers=publishers, topology=topology)
+                    publishers=publishers, topology=topology, nodes=nodes, rt=rt,
+                    cycles=cycles, alpha=alpha)
     check_run(protocol, scenario, params=options, forwarding=forwarding, **settings)
     adaptive = issubclass(protocol_class(protocol), AdaptiveProtocol)
     total = resolve_scenario(scenario, **settings).epochs if adaptive else 1

@@ -209,6 +209,11 @@ class RunOptions(_Strict):
     adaptive_pool: Literal["all", "non-publishers"] | None = Field(
         None, description="broadcast worlds: where adaptive nodes are drawn from"
     )
+    rt: int | None = Field(None, ge=3, description="routing-table size (Vitis, RVR, OPT)")
+    cycles: int | None = Field(None, ge=1, description="gossip cycles (Vitis, RVR, OPT)")
+    alpha: float | None = Field(
+        None, ge=0, description="publication-rate skew (correlated workloads, Vitis IV-D)"
+    )
 
 
 class ChurnOptions(_Strict):

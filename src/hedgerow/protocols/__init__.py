@@ -32,9 +32,11 @@ from hedgerow.protocols.base import (
 )
 from hedgerow.protocols.baselines.complete import CompleteGraph
 from hedgerow.protocols.baselines.gossipsub import GossipSubSplit
+from hedgerow.protocols.baselines.opt import OPT
 from hedgerow.protocols.baselines.perigee import Perigee
 from hedgerow.protocols.baselines.random_graph import RandomGraph
 from hedgerow.protocols.baselines.ringpt import RingPerTopic
+from hedgerow.protocols.baselines.rvr import RVR
 from hedgerow.protocols.baselines.scribe import ScribeRandom, ScribeTopic
 from hedgerow.protocols.baselines.similarity import RandomOverlay, Similarity
 from hedgerow.protocols.goldfish import Goldfish
@@ -68,6 +70,8 @@ REGISTRY: dict[str, type[OverlayProtocol]] = {
         LowODAInc,
         Omen,
         OmenG,
+        OPT,
+        RVR,
         Vitis,
     )
 }

@@ -97,6 +97,7 @@ __all__ = [
     "ChurnResult",
     "churn_warnings",
     "exponential_churn",
+    "flash_crowd",
     "maintained_protocols",
     "redraw_topics",
     "run_churn",
@@ -174,6 +175,82 @@ def exponential_churn(
     events["event"] = np.concatenate(kinds) if kinds else []
     order = np.lexsort((events["node"], events["time_s"]))
     return online0, events[order]
+
+
+def flash_crowd(
+    n_nodes: int,
+    lifetime: float,
+    duration: float,
+    rng: np.random.Generator,
+    *,
+    initial: int | None = None,
+    at: float = 100.0,
+    spread: float = 5.0,
+    off_ratio: float = 0.25,
+) -> tuple[np.ndarray, np.ndarray]:
+    """A flash crowd, then on/off churn: the control standing in for Vitis's Skype trace.
+
+    Vitis (IPDPS 2011) section IV-F replays 4,000 Skype superpeers, whose trace
+    we do not have; its Fig. 12 singles out *flash crowds*, "a large number of
+    nodes join at nearly the same time".  This control makes one: ``initial``
+    nodes (default half, e.g. 2,000 of 4,000) are online from time 0, the
+    others join at uniform times in ``[at, at + spread]`` (default within 5 s =
+    5 gossip cycles of 1 s, after 100 cycles of settling), and from
+    ``at + spread`` every node alternates on ~ Exp(λ) and off ~ Exp(off_ratio
+    · λ) as in :func:`exponential_churn` (moderate churn).
+
+    Returns
+    -------
+    online0, events : numpy.ndarray
+        As :func:`exponential_churn`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> on, ev = flash_crowd(4000, 600.0, 200.0, np.random.default_rng(0))
+    >>> int(on.sum())
+    2000
+    >>> crowd = ev[(ev["time_s"] >= 100.0) & (ev["time_s"] <= 105.0) & (ev["event"] == 1)]
+    >>> len(crowd) >= 2000, bool((np.diff(ev["time_s"]) >= 0).all())
+    (True, True)
+    """
+    if not lifetime > 0 or not duration > 0 or not off_ratio > 0 or not at >= 0 or not spread >= 0:
+        raise ParameterError(
+            "flash crowd: lifetime, duration and off_ratio must be positive, at and spread >= 0"
+        )
+    first = n_nodes // 2 if initial is None else int(initial)
+    if not 0 < first < n_nodes:
+        raise ParameterError(
+            f"flash crowd: initial must be in 1..{n_nodes - 1} nodes, got {first}", key="initial"
+        )
+    order = rng.permutation(n_nodes)
+    online0 = np.zeros(n_nodes, dtype=bool)
+    online0[order[:first]] = True
+    crowd = order[first:]
+    join_t = at + rng.random(len(crowd)) * spread
+    start = at + spread
+    times = [join_t]
+    nodes = [crowd]
+    kinds = [np.full(len(crowd), JOIN, dtype=np.int8)]
+    if duration > start:
+        means = np.array([off_ratio * lifetime, lifetime])
+        state = np.ones(n_nodes, dtype=bool)
+        clock = np.full(n_nodes, start)
+        active = np.arange(n_nodes)
+        while len(active):
+            clock[active] += rng.exponential(means[state[active].astype(int)])
+            active = active[clock[active] < duration]
+            times.append(clock[active].copy())
+            nodes.append(active.copy())
+            kinds.append(np.where(state[active], LEAVE, JOIN).astype(np.int8))
+            state[active] = ~state[active]
+    events = np.empty(sum(len(t) for t in times), dtype=EVENT_DTYPE)
+    events["time_s"] = np.concatenate(times)
+    events["node"] = np.concatenate(nodes)
+    events["event"] = np.concatenate(kinds)
+    events = events[events["time_s"] <= duration]
+    order2 = np.lexsort((events["node"], events["time_s"]))
+    return online0, events[order2]
 
 
 def redraw_topics(probs: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:

@@ -57,6 +57,7 @@ from hedgerow.scenarios.observers import (
     epoch_row,
     streak_stats,
 )
+from hedgerow.scenarios.routing import measure_routing, routing_row
 from hedgerow.scenarios.world import World
 
 __all__ = ["RunResult", "forwarding_policy", "run_protocol"]
@@ -218,6 +219,7 @@ def _run_static(
     a = overlay.undirected_csr()
     indptr, indices = a.indptr.astype(np.int64), a.indices.astype(np.int64)
     labels = None
+    rows = None
     if policy == "mesh":
         link_topics = getattr(proto, "link_topics_", None)
         if link_topics is None:
@@ -227,6 +229,12 @@ def _run_static(
                 key="forwarding",
             )
         rows = link_topics_with_attackers(link_topics, built, world)
+    n = world.n_nodes
+    if world.scenario.events != "traffic":
+        tally = measure_routing(world, indptr, indices, policy, link_topics=rows)
+        emit(routing_row(0, tally, overlay, world, dict(proto.stats_), proto.get_params()))
+        return RunResult([], np.full((1, n), np.nan), overlay, world, dict(proto.stats_))
+    if rows is not None:
         labels = entry_topics(indptr, indices, rows)
     publisher, topic = next(world.traffic())
     rec = _disseminate(
@@ -237,7 +245,6 @@ def _run_static(
     if world.publisher_probs is not None:
         row.update(broadcast_measures(world, rec, _out_table(overlay)))
     emit(row)
-    n = world.n_nodes
     return RunResult([], np.full((1, n), np.nan), overlay, world, dict(proto.stats_))
 
 

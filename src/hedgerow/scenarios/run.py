@@ -29,11 +29,13 @@ import numpy as np
 
 from hedgerow.errors import ParameterError
 from hedgerow.metrics import overlay_summary
+from hedgerow.metrics.routing import ROUTING_KEYS
 from hedgerow.model.overlay import Overlay
 from hedgerow.protocols import get_protocol, protocol_class
 from hedgerow.protocols.base import OverlayProtocol
 from hedgerow.scenarios.epochs import RunResult, forwarding_policy, run_protocol
-from hedgerow.scenarios.world import World, make_world, resolve_scenario
+from hedgerow.scenarios.routing import ROUTING_EXTRA
+from hedgerow.scenarios.world import Scenario, World, make_world, resolve_scenario
 
 __all__ = [
     "BROADCAST_KEYS",
@@ -83,11 +85,14 @@ BROADCAST_KEYS = (
 )
 
 
-def _with_budget(name: str, params: Mapping[str, Any] | None, d: int) -> dict[str, Any]:
-    """``params`` plus the scenario's degree budget ``d`` when the protocol declares ``d``."""
+def _with_budget(name: str, params: Mapping[str, Any] | None, sc: Scenario) -> dict[str, Any]:
+    """``params`` plus the scenario's ``d`` (degree budget, or Vitis's gateway hops),
+    ``rt`` (routing-table size) and ``cycles`` (gossip cycles) where the protocol declares them."""
     out = dict(params or {})
-    if "d" in protocol_class(name).params and "d" not in out:
-        out["d"] = d
+    declared = protocol_class(name).params
+    for key in ("d", "rt", "cycles"):
+        if key in declared and key not in out:
+            out[key] = getattr(sc, key)
     return out
 
 
@@ -99,7 +104,7 @@ def make_protocol(
     The parameters are validated against the world's instance; the error names
     the protocol and the parameter.
     """
-    proto = get_protocol(name, **_with_budget(name, params, world.scenario.d))
+    proto = get_protocol(name, **_with_budget(name, params, world.scenario))
     proto._validate(world.instance)
     return proto
 
@@ -115,7 +120,7 @@ def check_run(
     """Validate a run's names, settings, forwarding and parameters without building its world."""
     sc = resolve_scenario(scenario, **settings)
     forwarding_policy(protocol_class(protocol), forwarding)
-    values = get_protocol(protocol, **_with_budget(protocol, params, sc.d)).checked()
+    values = get_protocol(protocol, **_with_budget(protocol, params, sc)).checked()
     if sc.nodes and "d" in values and values["d"] >= sc.nodes:
         raise ParameterError(
             f"{protocol}: parameter d must be below the number of nodes ({sc.nodes}),"
@@ -221,6 +226,9 @@ def compare(
                 row[key] = last.get(key)
         control = res.stats.get("control_messages")
         row["control_messages"] = None if control is None else int(control)
+        for key in (*ROUTING_KEYS, *ROUTING_EXTRA):
+            if key in last:
+                row[key] = last[key]
         row["epochs"] = len(res.rows)
         row["seconds"] = round(seconds, 3)
         for k, v in row.items():

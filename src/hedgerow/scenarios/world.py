@@ -49,6 +49,7 @@ from hedgerow.model.rng import RngStreams
 from hedgerow.params import as_float, as_int, check_memory
 from hedgerow.scenarios.attackers import AttackSetup, eclipse_attack, topic_attack
 from hedgerow.workloads import make_instance
+from hedgerow.workloads.correlated import correlated_instance, with_owner_subscriptions
 from hedgerow.workloads.interest import interest_bytes, interest_instance
 from hedgerow.workloads.publishers import (
     draw_publishers,
@@ -125,6 +126,22 @@ class Scenario:
         Broadcast worlds: measure the wasted latency every epoch (all-pairs
         shortest paths; off for the 1000-node Perigee matrix, whose reference
         simulator reports only arrival times).
+    events : {"traffic", "per-topic", "per-topic-owner"}
+        ``traffic``: ``messages`` random messages per epoch; ``per-topic``: one
+        event per topic with a subscriber, from a uniform subscriber, weighted
+        by the topic's rate (Vitis section IV, reading A10); ``per-topic-owner``:
+        the same published by the user who is the topic (Vitis IV-E, A9).
+        Per-topic scenarios report the routing measures of
+        :mod:`hedgerow.metrics.routing`.
+    correlation, buckets, alpha
+        ``workload="correlated"``: Vitis IV-A's random / low / high levels
+        (:func:`hedgerow.workloads.correlated.correlated_instance`) and IV-D's
+        publication-rate skew.
+    rt, cycles : int
+        Routing-table size and gossip cycles handed to protocols declaring
+        ``rt`` / ``cycles`` (Vitis, RVR, OPT).
+    note : str
+        A caveat stamped on every row (e.g. a synthetic stand-in for real data).
     """
 
     name: str
@@ -150,6 +167,13 @@ class Scenario:
     topology: str | None = None
     proc_ms: float | None = None
     wasted: bool = True
+    events: str = "traffic"
+    correlation: str | None = None
+    buckets: int = 100
+    alpha: float = 0.0
+    rt: int = 15
+    cycles: int = 100
+    note: str = ""
 
 
 #: the named scenarios
@@ -254,6 +278,35 @@ SCENARIOS: dict[str, Scenario] = {
             proc_ms=55.0,
             wasted=False,
         ),
+        *(
+            Scenario(
+                f"vitis-{level}",
+                f"Vitis S0: 10,000 nodes, 5,000 topics in 100 buckets, 50 subscriptions, "
+                f"{level} correlation, RT 15, k 3, d 5, uniform rates, 100 cycles "
+                f"(Vitis IV-A)",
+                latency="constant",
+                nodes=10000,
+                d=5,
+                workload="correlated",
+                topics=5000,
+                subs=50,
+                correlation=level,
+                events="per-topic",
+            )
+            for level in ("random", "low", "high")
+        ),
+        Scenario(
+            "vitis-twitter",
+            "Twitter-like follower graph (synthetic: hedgerow ingest follower-graph --users 10000 "
+            "--mean 80, exponent 1.65; --social DIR), every user publishing on its own topic, "
+            "RT 15, k 3, d 5 (Vitis IV-E)",
+            latency="constant",
+            nodes=0,
+            d=5,
+            workload="social",
+            events="per-topic-owner",
+            note="synthetic Twitter-like follower graph, not the paper's Twitter sample",
+        ),
     )
 }
 
@@ -261,6 +314,7 @@ SCENARIOS: dict[str, Scenario] = {
 OVERRIDABLE = (
     "epochs", "topics", "interest", "attackers", "messages", "ttl", "nodes", "latency", "social",
     "adaptive", "publishers", "topology", "latency_kw", "adaptive_pool", "proc_ms", "wasted",
+    "rt", "cycles", "alpha",
 )
 #: where adaptive nodes of a broadcast world may be drawn from
 ADAPTIVE_POOLS = ("all", "non-publishers")
@@ -313,7 +367,8 @@ def resolve_scenario(name: str, **overrides: Any) -> Scenario:
             f"scenario {name!r}: unknown setting {unknown[0]!r}; allowed: {', '.join(OVERRIDABLE)}"
         )
     changes: dict[str, Any] = {}
-    for key, minimum in (("epochs", 1), ("topics", 1), ("messages", 1), ("ttl", 0), ("nodes", 2)):
+    for key, minimum in (("epochs", 1), ("topics", 1), ("messages", 1), ("ttl", 0), ("nodes", 2),
+                         ("rt", 3), ("cycles", 1)):
         if overrides.get(key) is not None:
             changes[key] = as_int("scenario", key, overrides[key], minimum=minimum)
     if overrides.get("interest") is not None:
@@ -323,6 +378,20 @@ def resolve_scenario(name: str, **overrides: Any) -> Scenario:
                 f"scenario: parameter interest must be in (0, 1], got {x}", key="interest"
             )
         changes["interest"] = x
+    if overrides.get("alpha") is not None:
+        if sc.workload != "correlated":
+            names = ", ".join(n for n, s in SCENARIOS.items() if s.workload == "correlated")
+            raise ParameterError(
+                f"scenario {name!r}: alpha (publication-rate skew) applies to: {names}",
+                key="alpha",
+            )
+        changes["alpha"] = as_float("scenario", "alpha", overrides["alpha"], low=0.0, high=100.0)
+    if sc.workload == "social" and sc.social is None and overrides.get("social") is None:
+        raise ParameterError(
+            f"scenario {name!r} needs its follower graph: --social DIR (the output of "
+            f"hedgerow ingest follower-graph --users 10000 --mean 80)",
+            key="social",
+        )
     if overrides.get("attackers") is not None:
         if sc.attack is None:
             names = ", ".join(n for n, s in SCENARIOS.items() if s.attack)
@@ -353,6 +422,8 @@ def resolve_scenario(name: str, **overrides: Any) -> Scenario:
                 key="social",
             )
         changes.update(workload="social", social=folder, nodes=0)
+        if sc.workload == "correlated":
+            changes["events"] = "per-topic-owner"
     broadcast_keys = ("adaptive", "publishers", "topology", "adaptive_pool")
     given = [k for k in broadcast_keys if overrides.get(k) is not None]
     if given and sc.workload != "broadcast":
@@ -480,7 +551,36 @@ class World:
             while True:
                 yield draw_publishers(self.publisher_probs, m, rng), topic
         while True:
-            yield draw_messages(self.publishers, m, rng)
+            if self.scenario.events == "traffic":
+                yield draw_messages(self.publishers, m, rng)
+            else:
+                publisher, topic, _ = self.routing_events(rng)
+                yield publisher, topic
+
+    def routing_events(
+        self, rng: np.random.Generator | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """One event per topic with a subscriber: ``(publisher, topic, weight)``.
+
+        The publisher is a uniform subscriber of the topic (``per-topic``) or
+        the user who is the topic (``per-topic-owner``); the weight is the
+        topic's publication rate (1 when the instance has none), so weighted
+        aggregates are the exact expectation over the publication law (Vitis
+        reading A10).
+        """
+        inst = self.publishers
+        rng = RngStreams(self.seed).stream("messages") if rng is None else rng
+        sizes = inst.topic_sizes
+        topic = np.flatnonzero(sizes > 0).astype(np.int64)
+        if self.scenario.events == "per-topic-owner":
+            publisher = topic.copy()
+        else:
+            offset = np.minimum((rng.random(len(topic)) * sizes[topic]).astype(np.int64),
+                                sizes[topic] - 1)
+            publisher = inst.topic_nodes[inst.topic_indptr[topic] + offset].astype(np.int64)
+        rates = inst.topic_rates
+        weight = np.ones(len(topic)) if rates is None else np.asarray(rates)[topic]
+        return publisher, topic, weight
 
     def fingerprint(self) -> str:
         """A 16-hex hash of the instance, latencies, processing delays, attackers and traffic."""
@@ -508,6 +608,10 @@ class World:
                 add(extra)
         sc = self.scenario
         add(np.array([sc.messages, sc.ttl, sc.epochs, sc.d], dtype=np.int64))
+        if sc.events != "traffic":
+            h.update(sc.events.encode())
+            if inst.topic_rates is not None:
+                add(inst.topic_rates)
         if self.attack is not None:
             a = self.attack
             h.update(a.kind.encode())
@@ -536,6 +640,8 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
         from hedgerow.workloads.social import load_instance
 
         social = load_instance(sc.social)
+        if sc.events == "per-topic-owner":
+            social = with_owner_subscriptions(social)
         sc = replace(sc, nodes=social.n_nodes, topics=social.n_topics)
     topo = None
     if sc.topology is not None:
@@ -543,9 +649,11 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
         lat = topo["latency"]
         sc = replace(sc, latency=lat.name, nodes=lat.n_nodes)
     else:
-        lat = latency_model(
-            sc.latency, sc.nodes or None, streams.stream("latency"), **dict(sc.latency_kw)
-        )
+        if sc.latency == "constant" and social is not None:
+            sc = replace(sc, nodes=social.n_nodes)
+        lat_kw = {"ms": 1.0} if sc.latency == "constant" else {}
+        lat_kw.update(sc.latency_kw)
+        lat = latency_model(sc.latency, sc.nodes or None, streams.stream("latency"), **lat_kw)
     n = lat.n_nodes
     if social is not None and n != social.n_nodes:
         raise ParameterError(
@@ -559,6 +667,11 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
         base = social
     elif sc.workload == "broadcast":
         base = broadcast_instance(n)
+    elif sc.workload == "correlated":
+        base = correlated_instance(
+            n, topics=sc.topics, buckets=sc.buckets, subs=int(sc.subs),
+            correlation=sc.correlation or "random", alpha=sc.alpha, seed=seed,
+        )
     elif sc.workload == "popularity":
         base = make_instance(
             nodes=n, topics=sc.topics, subs=sc.subs, popularity=sc.popularity, seed=seed
