@@ -55,7 +55,7 @@ def test_cities_values_follow_the_rules(cities_out):
     _, lat, cities = cities_out
     ids = cities["server_id"].to_numpy()
     pos = {int(s): i for i, s in enumerate(ids)}
-    p = pd.read_csv(data_path(WN, PINGS_FILE))
+    p = pd.read_csv(data_path(WN, PINGS_FILE), float_precision="round_trip")
     p = p[p["source"].isin(pos) & p["destination"].isin(pos) & (p["source"] != p["destination"])]
     d = {}
     for s, t, avg in zip(p["source"], p["destination"], p["avg"], strict=True):

@@ -35,7 +35,9 @@ def _churned(name, inst, sim=None):
 
 
 def test_the_maintained_protocols_are_the_message_passing_ones():
-    assert MAINTAINED == ["lowoda-inc", "lowoda-re", "random", "similarity", "spidercast"]
+    assert MAINTAINED == [
+        "lowoda-inc", "lowoda-re", "omen", "omen-g", "random", "similarity", "spidercast"
+    ]
     # the capability is declared exactly where an engine is offered
     assert MAINTAINED == sorted(n for n, c in REGISTRY.items() if hasattr(c, "maintenance_engine"))
 

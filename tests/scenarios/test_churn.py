@@ -283,7 +283,7 @@ class _StubProtocol(MaintainedProtocol):
 
 def test_the_driver_runs_any_protocol_with_a_churn_engine(inst, monkeypatch):
     assert maintained_protocols() == [
-        "lowoda-inc", "lowoda-re", "random", "similarity", "spidercast"
+        "lowoda-inc", "lowoda-re", "omen", "omen-g", "random", "similarity", "spidercast"
     ]
     monkeypatch.setitem(REGISTRY, "stub", _StubProtocol)
     assert "stub" in maintained_protocols()

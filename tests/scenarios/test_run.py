@@ -42,7 +42,8 @@ def test_registry_names():
     assert capabilities(REGISTRY["topiary"]) == ("adaptive",)
     for name in TOPIARY_BASELINES:
         assert capabilities(REGISTRY[name]) == ("static",)
-    assert sorted(SCENARIOS) == ["cities", "eclipse", "rss-unit-square", "topic-attack",
+    assert sorted(SCENARIOS) == ["cities", "eclipse", "goldfish-random", "goldfish-real",
+                                 "perigee-matrix", "rss-unit-square", "topic-attack",
                                  "unit-square", "vitis-high", "vitis-low", "vitis-random",
                                  "vitis-twitter"]
     us = SCENARIOS["unit-square"]
@@ -121,12 +122,12 @@ def test_eclipse_rows_and_attacker_links():
     ("kwargs", "message"),
     [
         (
-            dict(protocol="perigee", scenario="unit-square"),
-            f"unknown protocol 'perigee'; allowed: {', '.join(protocol_names())}",
+            dict(protocol="kademlia", scenario="unit-square"),
+            f"unknown protocol 'kademlia'; allowed: {', '.join(protocol_names())}",
         ),
         (
             dict(protocol="topiary", scenario="moon"),
-            "allowed: cities, eclipse, rss-unit-square, topic-attack, unit-square",
+            f"unknown scenario 'moon'; allowed: {', '.join(sorted(SCENARIOS))}",
         ),
         (dict(protocol="topiary", scenario="unit-square", attackers=5), "has no attackers"),
         (

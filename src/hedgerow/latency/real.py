@@ -138,7 +138,8 @@ def _read_csv(path: Path, **kw) -> pd.DataFrame:
     import pandas as pd
 
     try:
-        return pd.read_csv(path, **kw)
+        # round_trip: correctly rounded floats on every pandas version, as Spark's CSV reader
+        return pd.read_csv(path, float_precision="round_trip", **kw)
     except (ValueError, pd.errors.ParserError) as exc:
         raise DataError(f"{path}: cannot parse CSV ({exc})") from exc
 

@@ -110,7 +110,7 @@ def maintained_protocols() -> list[str]:
     Examples
     --------
     >>> maintained_protocols()
-    ['lowoda-inc', 'lowoda-re', 'random', 'similarity', 'spidercast']
+    ['lowoda-inc', 'lowoda-re', 'omen', 'omen-g', 'random', 'similarity', 'spidercast']
     """
     return protocol_names("maintained")
 
