@@ -56,11 +56,34 @@ def make_overlay(
     params: Mapping[str, Any] | None = None,
     **settings: Any,
 ):
-    """``(overlay, world)`` of ``protocol`` run on ``scenario`` (final epoch)."""
-    from hedgerow.scenarios import simulate
+    """``(overlay, world)`` of ``protocol`` run on ``scenario`` (final epoch).
 
-    res = simulate(protocol, scenario, seed=seed, params=params, **settings)
-    return res.overlay, res.world
+    A protocol that is only maintained (OMen) has no one-shot build: its engine starts with
+    every node of the world online and the overlay is drawn once its start has settled.
+    """
+    from hedgerow.protocols import get_protocol
+    from hedgerow.protocols.base import capabilities
+
+    caps = capabilities(protocol_class(protocol))
+    if "static" in caps or "adaptive" in caps:
+        from hedgerow.scenarios import simulate
+
+        res = simulate(protocol, scenario, seed=seed, params=params, **settings)
+        return res.overlay, res.world
+    from hedgerow.engine import Simulator
+    from hedgerow.model import RngStreams
+    from hedgerow.scenarios import make_world
+
+    world = make_world(scenario, seed=seed, **{k: v for k, v in settings.items()
+                                               if k == "nodes"})
+    proto = get_protocol(protocol, **dict(params or {}))
+    proto.check_params()
+    engine = proto.maintenance_engine(
+        world.instance, RngStreams(seed).child(f"protocol:{protocol}"), sim=Simulator()
+    )
+    engine.start(np.ones(world.n_nodes, dtype=bool))
+    engine.run_until(engine.sim.now + 500.0)
+    return engine.overlay(), world
 
 
 def _is_ring(protocol: str) -> bool:
