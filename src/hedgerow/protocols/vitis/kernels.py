@@ -12,7 +12,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from hedgerow.protocols.vitis.ring import KIND_EMPTY, KIND_FRIEND, ring_distance, ring_sw_slots
+from hedgerow.protocols.vitis.ring import (
+    KIND_EMPTY,
+    KIND_FRIEND,
+    greedy_next,
+    ring_distance,
+    ring_sw_slots,
+)
 
 __all__ = [
     "gateway_round",
@@ -300,16 +306,7 @@ def _relay_walks(indptr, nbrs, ids, starts, topics, tids, masks, max_steps, reco
                     rel_node[nrel] = x
                     rel_topic[nrel] = t
                     nrel += 1
-            best = -1
-            best_d = d
-            best_id = ids[x]
-            for e in range(indptr[x], indptr[x + 1]):
-                y = nbrs[e]
-                dy = ring_distance(ids[y], key)
-                if dy < best_d or (dy == best_d and ids[y] < best_id):
-                    best = y
-                    best_d = dy
-                    best_id = ids[y]
+            best, best_d = greedy_next(indptr, nbrs, ids, x, d, key)
             if best < 0:
                 break
             if h >= max_steps:

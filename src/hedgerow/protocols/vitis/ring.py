@@ -309,6 +309,23 @@ def link_csr(view: np.ndarray, alive: np.ndarray | None = None,
     return _link_csr(view, np.asarray(alive, np.bool_), bool(both))
 
 
+@numba.njit(cache=True, inline="always")
+def greedy_next(indptr, nbrs, ids, x, d, key):  # pragma: no cover - compiled
+    """One greedy step toward ``key`` from ``x`` (at distance ``d``): the neighbour with the
+    smallest (ring distance, id) if it is closer than ``x``, else ``(-1, d)``."""
+    best = -1
+    best_d = d
+    best_id = ids[x]
+    for e in range(indptr[x], indptr[x + 1]):
+        y = nbrs[e]
+        dy = ring_distance(ids[y], key)
+        if dy < best_d or (dy == best_d and ids[y] < best_id):
+            best = y
+            best_d = dy
+            best_id = ids[y]
+    return best, best_d
+
+
 @numba.njit(cache=True)
 def _greedy_one(indptr, nbrs, ids, start, key, max_hops, path):  # pragma: no cover
     """Greedy walk from ``start`` toward ``key``; writes the path when ``path`` is long enough.
@@ -321,17 +338,7 @@ def _greedy_one(indptr, nbrs, ids, start, key, max_hops, path):  # pragma: no co
     if path.shape[0] > 0:
         path[0] = x
     while True:
-        # the neighbour with the smallest (distance, id), if smaller than our own
-        best = -1
-        best_d = d
-        best_id = ids[x]
-        for t in range(indptr[x], indptr[x + 1]):
-            y = nbrs[t]
-            dy = ring_distance(ids[y], key)
-            if dy < best_d or (dy == best_d and ids[y] < best_id):
-                best = y
-                best_d = dy
-                best_id = ids[y]
+        best, best_d = greedy_next(indptr, nbrs, ids, x, d, key)
         if best < 0:
             return x, hops, False
         if hops >= max_hops:
