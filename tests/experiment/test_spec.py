@@ -30,7 +30,8 @@ def test_zipf_alpha_popularity_is_accepted():
         ),
         (
             {"scenario__protocol": "nope"},
-            "scenario.protocol: unknown protocol 'nope'; allowed: complete, gossipsub, random,",
+            "scenario.protocol: unknown protocol 'nope'; allowed: complete, gossipsub, perigee, "
+            "random,",
         ),
         ({"scenario__kind": "bake"}, "scenario.kind: 'bake' is not one of build, run"),
         (

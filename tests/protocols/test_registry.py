@@ -18,7 +18,7 @@ from hedgerow.scenarios.checks import check_invalid_values
 
 
 def test_one_registry_keyed_by_each_class_name():
-    assert protocol_names() == sorted(REGISTRY) and len(REGISTRY) == 10
+    assert protocol_names() == sorted(REGISTRY) and len(REGISTRY) == 11
     for name, cls in REGISTRY.items():
         assert cls.name == name
         assert capabilities(cls), f"{name} declares no capability"
@@ -26,8 +26,8 @@ def test_one_registry_keyed_by_each_class_name():
 
 def test_names_by_capability():
     assert protocol_names("maintained") == ["random", "similarity", "spidercast"]
-    assert protocol_names("adaptive") == ["topiary"]
-    assert protocol_names("static") == sorted(set(REGISTRY) - {"topiary"})
+    assert protocol_names("adaptive") == ["perigee", "topiary"]
+    assert protocol_names("static") == sorted(set(REGISTRY) - {"perigee", "topiary"})
     assert set().union(*(protocol_names(c) for c in CAPABILITIES)) == set(REGISTRY)
     with pytest.raises(ParameterError, match="unknown capability 'flying'; allowed: static"):
         protocol_names("flying")
@@ -66,7 +66,9 @@ def test_help_lists_every_protocol_with_capabilities_and_parameters():
     lines = protocol_help().splitlines()
     assert len(lines) == len(REGISTRY)
     assert "spidercast [static/maintained]: kg, kr, margin, adaptive" in protocol_help()
-    assert protocol_help("adaptive") == "topiary [adaptive]: d, wc, wd, ww, eta, keep"
+    assert protocol_help("adaptive").splitlines()[1] == (
+        "topiary [adaptive]: d, wc, wd, ww, eta, keep"
+    )
 
 
 def test_every_declared_parameter_refuses_its_invalid_values():
@@ -81,11 +83,12 @@ def test_every_declared_parameter_refuses_its_invalid_values():
                 with pytest.raises(ParameterError) as info:
                     get_protocol(name, **{**cls.quick_params, k: bad}).check_params()
                 assert info.value.key == k, (name, k, bad)
-    assert len(pairs) == 33
+    assert len(pairs) == 44
     by_protocol = {n: sum(1 for m, _ in pairs if m == n) for n in REGISTRY}
     assert by_protocol == {
         "complete": 0,
         "gossipsub": 2,
+        "perigee": 11,
         "random": 4,
         "random-graph": 1,
         "ringpt": 0,

@@ -195,7 +195,14 @@ def _subset_scores_kernel(
                     row = True
                     break
             if row:
-                order[n_rows] = np.argsort(rel[v, m])
+                # insertion sort of the block's candidates (P is small; no allocation)
+                for p in range(p_count):
+                    x = rel[v, m, p]
+                    t = p
+                    while t > 0 and rel[v, m, order[n_rows, t - 1]] > x:
+                        order[n_rows, t] = order[n_rows, t - 1]
+                        t -= 1
+                    order[n_rows, t] = p
                 rows[n_rows] = m
                 n_rows += 1
         if n_rows == 0:
@@ -217,16 +224,27 @@ def _subset_scores_kernel(
 
 @numba.njit(cache=True)
 def _observe_kernel(
-    er: np.ndarray, col: np.ndarray, ref: np.ndarray, publisher: np.ndarray, rel: np.ndarray,
-    sel: np.ndarray,
+    er: np.ndarray, col: np.ndarray, arrival: np.ndarray, n_ref: int, publisher: np.ndarray,
+    rel: np.ndarray, sel: np.ndarray,
 ) -> None:
-    """rel[v, sel[i], p] = er[i, col[v, p]] - ref[i, v] (inf without a copy or at the publisher)."""
+    """rel[v, sel[i], p] = er[i, col[v, p]] - ref (inf without a copy or at the publisher).
+
+    ``ref`` is ``arrival[i, v]`` (``n_ref == 0``) or the first copy over the
+    first ``n_ref`` candidate columns (the outgoing peers).
+    """
     m_count = er.shape[0]
     n, p_count = col.shape
     for i in range(m_count):
         mm = sel[i]
         for v in range(n):
-            r = ref[i, v]
+            if n_ref == 0:
+                r = arrival[i, v]
+            else:
+                r = np.inf
+                for p in range(n_ref):
+                    c = col[v, p]
+                    if c >= 0 and er[i, c] < r:
+                        r = er[i, c]
             own = publisher[i] == v
             for p in range(p_count):
                 c = col[v, p]
@@ -707,17 +725,9 @@ class Perigee(AdaptiveProtocol):
         ent = state.entries
         col = np.where(ent >= 0, view.entry_map[np.maximum(ent, 0)], -1).reshape(n, p)
         er = np.ascontiguousarray(view.edge_recv, dtype=np.float64)
-        if self.cfg_["reference"] == "all":
-            ref = np.ascontiguousarray(view.arrival, dtype=np.float64)
-        else:
-            d = self.cfg_["d_out"]
-            ref = np.full((len(view.sel), n), np.inf)
-            for j in range(d):
-                cj = col[:, j]
-                t = np.where(cj[None, :] >= 0, er[:, np.maximum(cj, 0)], np.inf)
-                np.minimum(ref, t, out=ref)
-        _observe_kernel(er, np.ascontiguousarray(col), ref,
-                        np.asarray(view.publisher, dtype=np.int64), state.rel,
+        n_ref = 0 if self.cfg_["reference"] == "all" else self.cfg_["d_out"]
+        _observe_kernel(er, np.ascontiguousarray(col), np.asarray(view.arrival, dtype=np.float64),
+                        n_ref, np.asarray(view.publisher, dtype=np.int64), state.rel,
                         np.asarray(view.sel, dtype=np.int64))
 
     def select(
