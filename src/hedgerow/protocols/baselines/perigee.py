@@ -150,16 +150,21 @@ def _kth(a: np.ndarray, cnt: int, k: int) -> float:
 
 
 @numba.njit(cache=True)
-def _quantile(vals: np.ndarray, cnt: int, q: float, rule: int) -> float:
-    """The ``q``-quantile of ``vals[:cnt]`` by the index rule (reading 2); reorders ``vals``."""
-    if cnt == 0:
-        return np.inf
+def _qindex(cnt: int, q: float, rule: int) -> int:
+    """0-based index of the ``q``-quantile among ``cnt`` sorted values (reading 2)."""
     if rule == 0:
         k = int(math.floor(q * cnt + 1e-9))  # noqa: RUF046 (numba)
     else:
         k = int(math.floor(q * cnt + 0.5)) - 1  # noqa: RUF046 (numba)
-    k = min(max(k, 0), cnt - 1)
-    return _kth(vals, cnt, k)
+    return min(max(k, 0), cnt - 1)
+
+
+@numba.njit(cache=True)
+def _quantile(vals: np.ndarray, cnt: int, q: float, rule: int) -> float:
+    """The ``q``-quantile of ``vals[:cnt]`` by the index rule (reading 2); reorders ``vals``."""
+    if cnt == 0:
+        return np.inf
+    return _kth(vals, cnt, _qindex(cnt, q, rule))
 
 
 @numba.njit(cache=True)
@@ -207,9 +212,14 @@ def _subset_scores_kernel(
                 n_rows += 1
         if n_rows == 0:
             continue
+        # the quantile is the smallest of the (n_rows - kq) largest block minima: keep those
+        # in a small ascending buffer while scanning the blocks (no full selection per subset)
+        kq = _qindex(n_rows, q, rule)
+        keep = n_rows - kq
         for s in range(s_count):
             if masks[s] & ~vmask:
                 continue
+            held = 0
             for r in range(n_rows):
                 best = np.inf
                 for t in range(p_count):
@@ -217,8 +227,20 @@ def _subset_scores_kernel(
                     if (masks[s] >> p) & 1:
                         best = rel[v, rows[r], p]
                         break
-                vals[r] = best
-            out[v, s] = _quantile(vals, n_rows, q, rule)
+                if held < keep:
+                    t = held
+                    while t > 0 and vals[t - 1] > best:
+                        vals[t] = vals[t - 1]
+                        t -= 1
+                    vals[t] = best
+                    held += 1
+                elif best > vals[0]:
+                    t = 0
+                    while t + 1 < keep and vals[t + 1] < best:
+                        vals[t] = vals[t + 1]
+                        t += 1
+                    vals[t] = best
+            out[v, s] = vals[0]
     return out
 
 
