@@ -42,7 +42,8 @@ def test_registry_names():
     assert capabilities(REGISTRY["topiary"]) == ("adaptive",)
     for name in TOPIARY_BASELINES:
         assert capabilities(REGISTRY[name]) == ("static",)
-    assert sorted(SCENARIOS) == ["cities", "eclipse", "rss-unit-square", "topic-attack",
+    assert sorted(SCENARIOS) == ["cities", "eclipse", "goldfish-random", "goldfish-real",
+                                 "perigee-matrix", "rss-unit-square", "topic-attack",
                                  "unit-square"]
     us = SCENARIOS["unit-square"]
     assert (us.nodes, us.d, us.topics, us.interest, us.ttl, us.epochs, us.messages) == (
