@@ -121,12 +121,13 @@ def test_eclipse_rows_and_attacker_links():
     ("kwargs", "message"),
     [
         (
-            dict(protocol="perigee", scenario="unit-square"),
-            f"unknown protocol 'perigee'; allowed: {', '.join(protocol_names())}",
+            dict(protocol="nope", scenario="unit-square"),
+            f"unknown protocol 'nope'; allowed: {', '.join(protocol_names())}",
         ),
         (
             dict(protocol="topiary", scenario="moon"),
-            "allowed: cities, eclipse, rss-unit-square, topic-attack, unit-square",
+            "allowed: cities, eclipse, goldfish-random, goldfish-real, perigee-matrix, "
+            "rss-unit-square, topic-attack, unit-square",
         ),
         (dict(protocol="topiary", scenario="unit-square", attackers=5), "has no attackers"),
         (
