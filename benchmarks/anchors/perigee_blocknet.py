@@ -138,14 +138,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--blocks", type=int, default=400)
     ap.add_argument("--round", type=int, default=3, help="round whose t50/t90 are compared")
     ap.add_argument("--json", default=None, help="also write every number here")
+    ap.add_argument("--anchor-json", default=None,
+                    help="reuse the blocknet runs of an earlier --json file (same seeds and "
+                    "blocks: the anchor's numbers do not depend on Hedgerow's code)")
     args = ap.parse_args(argv)
-    root = anchor_dir()
     seeds = _seeds(args.seeds)
+    earlier: dict[int, Any] = {}
+    if args.anchor_json:
+        earlier = {row["seed"]: row["blocknet"]
+                   for row in json.loads(Path(args.anchor_json).read_text())}
+        missing = [s for s in seeds if s not in earlier]
+        if missing:
+            sys.exit(f"{args.anchor_json}: no blocknet run for seeds {missing}")
+    else:
+        root = anchor_dir()
     run_hedgerow(seeds[0], ROUND_BLOCKS)  # warm-up: numba compiles (or loads) its kernels
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for s in seeds:
-            bn = run_blocknet(root, s, args.blocks, Path(tmp))
+            bn = earlier[s] if earlier else run_blocknet(root, s, args.blocks, Path(tmp))
             hr = run_hedgerow(s, args.blocks)
             rows.append({"seed": s, "blocknet": bn, "hedgerow": hr})
             r = args.round

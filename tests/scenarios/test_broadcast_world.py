@@ -85,3 +85,21 @@ def test_goldfish_real_world_uses_complete_round_trip_cities():
     assert w.n_nodes == 100
     assert w.latency.info["complete_only"] and not w.latency.info["one_way"]
     assert w.latency.info["n_filled_pairs"] == 0
+
+
+def test_cli_run_takes_adaptive_and_publishers():
+    from click.testing import CliRunner
+
+    from hedgerow.cli import cli
+
+    res = CliRunner().invoke(cli, [
+        "run", "perigee", "-s", "goldfish-random", "--adaptive", "5", "--publishers", "unif:3",
+        "--epochs", "2", "--json", "-p", "preset=goldfish",
+    ])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(line) for line in res.output.splitlines() if line.startswith("{")]
+    assert len(rows) == 2
+    for key in ("wasted_latency_mean_ms", "wasted_latency_p50_ms", "t50_ms", "t90_ms"):
+        assert rows[-1][key] is not None
+    bad = CliRunner().invoke(cli, ["run", "perigee", "-s", "cities", "--adaptive", "5"])
+    assert bad.exit_code == 2 and "not a broadcast world" in bad.output

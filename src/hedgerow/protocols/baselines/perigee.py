@@ -150,16 +150,21 @@ def _kth(a: np.ndarray, cnt: int, k: int) -> float:
 
 
 @numba.njit(cache=True)
-def _quantile(vals: np.ndarray, cnt: int, q: float, rule: int) -> float:
-    """The ``q``-quantile of ``vals[:cnt]`` by the index rule (reading 2); reorders ``vals``."""
-    if cnt == 0:
-        return np.inf
+def _qindex(cnt: int, q: float, rule: int) -> int:
+    """0-based index of the ``q``-quantile among ``cnt`` sorted values (reading 2)."""
     if rule == 0:
         k = int(math.floor(q * cnt + 1e-9))  # noqa: RUF046 (numba)
     else:
         k = int(math.floor(q * cnt + 0.5)) - 1  # noqa: RUF046 (numba)
-    k = min(max(k, 0), cnt - 1)
-    return _kth(vals, cnt, k)
+    return min(max(k, 0), cnt - 1)
+
+
+@numba.njit(cache=True)
+def _quantile(vals: np.ndarray, cnt: int, q: float, rule: int) -> float:
+    """The ``q``-quantile of ``vals[:cnt]`` by the index rule (reading 2); reorders ``vals``."""
+    if cnt == 0:
+        return np.inf
+    return _kth(vals, cnt, _qindex(cnt, q, rule))
 
 
 @numba.njit(cache=True)
@@ -195,14 +200,26 @@ def _subset_scores_kernel(
                     row = True
                     break
             if row:
-                order[n_rows] = np.argsort(rel[v, m])
+                # insertion sort of the block's candidates (P is small; no allocation)
+                for p in range(p_count):
+                    x = rel[v, m, p]
+                    t = p
+                    while t > 0 and rel[v, m, order[n_rows, t - 1]] > x:
+                        order[n_rows, t] = order[n_rows, t - 1]
+                        t -= 1
+                    order[n_rows, t] = p
                 rows[n_rows] = m
                 n_rows += 1
         if n_rows == 0:
             continue
+        # the quantile is the smallest of the (n_rows - kq) largest block minima: keep those
+        # in a small ascending buffer while scanning the blocks (no full selection per subset)
+        kq = _qindex(n_rows, q, rule)
+        keep = n_rows - kq
         for s in range(s_count):
             if masks[s] & ~vmask:
                 continue
+            held = 0
             for r in range(n_rows):
                 best = np.inf
                 for t in range(p_count):
@@ -210,23 +227,46 @@ def _subset_scores_kernel(
                     if (masks[s] >> p) & 1:
                         best = rel[v, rows[r], p]
                         break
-                vals[r] = best
-            out[v, s] = _quantile(vals, n_rows, q, rule)
+                if held < keep:
+                    t = held
+                    while t > 0 and vals[t - 1] > best:
+                        vals[t] = vals[t - 1]
+                        t -= 1
+                    vals[t] = best
+                    held += 1
+                elif best > vals[0]:
+                    t = 0
+                    while t + 1 < keep and vals[t + 1] < best:
+                        vals[t] = vals[t + 1]
+                        t += 1
+                    vals[t] = best
+            out[v, s] = vals[0]
     return out
 
 
 @numba.njit(cache=True)
 def _observe_kernel(
-    er: np.ndarray, col: np.ndarray, ref: np.ndarray, publisher: np.ndarray, rel: np.ndarray,
-    sel: np.ndarray,
+    er: np.ndarray, col: np.ndarray, arrival: np.ndarray, n_ref: int, publisher: np.ndarray,
+    rel: np.ndarray, sel: np.ndarray,
 ) -> None:
-    """rel[v, sel[i], p] = er[i, col[v, p]] - ref[i, v] (inf without a copy or at the publisher)."""
+    """rel[v, sel[i], p] = er[i, col[v, p]] - ref (inf without a copy or at the publisher).
+
+    ``ref`` is ``arrival[i, v]`` (``n_ref == 0``) or the first copy over the
+    first ``n_ref`` candidate columns (the outgoing peers).
+    """
     m_count = er.shape[0]
     n, p_count = col.shape
     for i in range(m_count):
         mm = sel[i]
         for v in range(n):
-            r = ref[i, v]
+            if n_ref == 0:
+                r = arrival[i, v]
+            else:
+                r = np.inf
+                for p in range(n_ref):
+                    c = col[v, p]
+                    if c >= 0 and er[i, c] < r:
+                        r = er[i, c]
             own = publisher[i] == v
             for p in range(p_count):
                 c = col[v, p]
@@ -707,17 +747,9 @@ class Perigee(AdaptiveProtocol):
         ent = state.entries
         col = np.where(ent >= 0, view.entry_map[np.maximum(ent, 0)], -1).reshape(n, p)
         er = np.ascontiguousarray(view.edge_recv, dtype=np.float64)
-        if self.cfg_["reference"] == "all":
-            ref = np.ascontiguousarray(view.arrival, dtype=np.float64)
-        else:
-            d = self.cfg_["d_out"]
-            ref = np.full((len(view.sel), n), np.inf)
-            for j in range(d):
-                cj = col[:, j]
-                t = np.where(cj[None, :] >= 0, er[:, np.maximum(cj, 0)], np.inf)
-                np.minimum(ref, t, out=ref)
-        _observe_kernel(er, np.ascontiguousarray(col), ref,
-                        np.asarray(view.publisher, dtype=np.int64), state.rel,
+        n_ref = 0 if self.cfg_["reference"] == "all" else self.cfg_["d_out"]
+        _observe_kernel(er, np.ascontiguousarray(col), np.asarray(view.arrival, dtype=np.float64),
+                        n_ref, np.asarray(view.publisher, dtype=np.int64), state.rel,
                         np.asarray(view.sel, dtype=np.int64))
 
     def select(
