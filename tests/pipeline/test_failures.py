@@ -250,3 +250,47 @@ def test_ingest_options_are_checked_before_the_jvm(tmp_path, monkeypatch):
         res = CliRunner().invoke(cli, ["ingest", *args, "--out", str(tmp_path / "o")])
         assert msg in _one_error_line(res)
         assert time.perf_counter() - t0 < 2.0
+
+
+@pytest.mark.spark
+@pytest.mark.data
+@pytest.mark.parametrize("verbose", [False, True])
+def test_ingest_output_is_quiet_unless_verbose(tmp_path, verbose):
+    """`hedgerow ingest`: Spark's lines go to a log in _logs/ beside --out unless --verbose."""
+    out = tmp_path / "cities"
+    code = "from hedgerow.cli import main; main()"
+    cmd = [sys.executable, "-c", code, "ingest", "cities", "--out", str(out), "--master",
+           "local[1]", *(["--verbose"] if verbose else [])]
+    res = subprocess.run(cmd, env=_cli_env(), capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    text = res.stdout + res.stderr
+    noisy = [ln for ln in text.splitlines() if any(w in ln for w in ("WARN", "log4j",
+                                                                      "Warning"))]
+    logs = list((tmp_path / "_logs").glob("ingest-cities-*.log"))
+    if verbose:
+        assert noisy and not logs
+    else:
+        assert noisy == [], text
+        assert len(logs) == 1 and "log4j" in logs[0].read_text()
+        assert text.splitlines()[0] == f"wrote {out}" and f"Spark log: {logs[0]}" in text
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_reproduce_sends_spark_output_to_a_log_unless_verbose(tmp_path, monkeypatch, verbose):
+    import hedgerow.pipeline.reproduce as rep
+
+    seen = {}
+
+    def fake(name, out, **kw):
+        seen.update(kw)
+        return {"checks": (0, 0, 0), "values": (0, 0), "figures": [], "path": "x", "failed": 0}
+
+    monkeypatch.setattr(rep, "reproduce", fake)
+    res = CliRunner().invoke(cli, ["reproduce", "topiary", "--quick", "--out", str(tmp_path),
+                                   *(["--verbose"] if verbose else [])])
+    assert res.exit_code == 0, res.output
+    if verbose:
+        assert seen["log_file"] is None
+    else:
+        log = Path(seen["log_file"])
+        assert log.parent == tmp_path / "_logs" and log.name.startswith("reproduce-")

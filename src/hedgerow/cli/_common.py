@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+import time
+from pathlib import Path
 
 import click
 from rich.console import Console
@@ -183,3 +185,9 @@ def scenario_options(f):
     for opt in reversed(opts):
         f = opt(f)
     return f
+
+
+def log_path(out: Path, command: str) -> Path:
+    """``OUT/_logs/<command>-<UTC time>.log``: where a quiet command's Spark output goes."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    return out / "_logs" / f"{command}-{stamp}.log"

@@ -25,6 +25,13 @@ _master = click.option(
 _out = click.option(
     "--out", required=True, type=click.Path(file_okay=False), help="Output folder (created)."
 )
+_verbose = click.option(
+    "--verbose",
+    is_flag=True,
+    expose_value=False,
+    callback=lambda ctx, _param, value: ctx.meta.__setitem__("hedgerow.verbose", value),
+    help="Show Spark's and the JVM's output (default: a log beside --out, in _logs/).",
+)
 _force = click.option("--force", is_flag=True, help="Replace a non-empty --out folder.")
 _seed = click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
 _infile = {"type": click.Path(dir_okay=False), "default": None}
@@ -49,9 +56,16 @@ def _run(job: str, fn: Callable[..., dict], out: str, master: str | None, **kwar
         if kwargs.get(key):
             require_input(kwargs[key], f"--{key}")
     check_master(master)
-    with job_session(master, app_name=f"hedgerow-ingest-{job}") as spark:
+    log_file = None
+    if not click.get_current_context().meta.get("hedgerow.verbose"):
+        from hedgerow.cli._common import log_path
+
+        log_file = log_path(Path(out).resolve().parent, f"ingest-{job}")
+    with job_session(master, app_name=f"hedgerow-ingest-{job}", log_file=log_file) as spark:
         meta = fn(spark, out, **kwargs)
     _report(meta, out)
+    if log_file is not None and log_file.exists():
+        click.echo(f"Spark log: {log_file}", err=True)
 
 
 @click.group("ingest", cls=HedgerowGroup)
@@ -65,6 +79,7 @@ def ingest() -> None:
 @_out
 @_force
 @_master
+@_verbose
 def cities_cmd(servers, pings, out, force, master) -> None:
     """Complete symmetric 246-city one-way latency table (WonderNetwork 2020-07-19)."""
     from hedgerow.pipeline.ingest.cities import ingest_cities
@@ -77,6 +92,7 @@ def cities_cmd(servers, pings, out, force, master) -> None:
 @_out
 @_force
 @_master
+@_verbose
 def perigee_cmd(matrix, out, force, master) -> None:
     """The Perigee 1000x1000 one-way latency matrix as a long table."""
     from hedgerow.pipeline.ingest.perigee import ingest_perigee
@@ -95,6 +111,7 @@ def perigee_cmd(matrix, out, force, master) -> None:
 @_out
 @_force
 @_master
+@_verbose
 def social_cmd(edges, size, seeds, seed, directed, out, force, master) -> None:
     """BFS (snowball) sample of a social graph as a subscription instance."""
     from hedgerow.pipeline.ingest.social import ingest_social
@@ -114,6 +131,7 @@ def social_cmd(edges, size, seeds, seed, directed, out, force, master) -> None:
 @_out
 @_force
 @_master
+@_verbose
 def follower_graph_cmd(users, seed, exponent, mean, max_frac, out, force, master) -> None:
     """Synthetic power-law follower graph (Vitis Twitter statistics), generated in Spark."""
     from hedgerow.pipeline.ingest.follower_graph import degree_bounds, ingest_follower_graph
@@ -144,6 +162,7 @@ def follower_graph_cmd(users, seed, exponent, mean, max_frac, out, force, master
 @_out
 @_force
 @_master
+@_verbose
 def churn_cmd(source, trace, nodes, seed, population, out, force, master) -> None:
     """Join/leave event sequence from the Google 2011 or the smartphone churn trace."""
     from hedgerow.errors import ParameterError

@@ -35,8 +35,10 @@ def _list() -> None:
 @click.option("--report-only", is_flag=True,
               help="Draw the figures and the report from the rows OUT already holds.")
 @click.option("--progress/--no-progress", default=True, show_default=True)
+@click.option("--verbose", is_flag=True,
+              help="Show Spark's and the JVM's output (default: OUT/_logs/reproduce-*.log).")
 def reproduce_cmd(paper: str | None, out: Path, quick: bool, master: str | None, list_: bool,
-                  report_only: bool, progress: bool) -> None:
+                  report_only: bool, progress: bool, verbose: bool) -> None:
     """Reproduce PAPER: run its named experiments as sweeps, then write its figures and report.
 
     Finished runs are kept (a second call resumes or only redraws).  The report
@@ -55,10 +57,12 @@ def reproduce_cmd(paper: str | None, out: Path, quick: bool, master: str | None,
 
         s = write_report(p, out, quick=quick)
     else:
+        from hedgerow.cli._common import log_path
         from hedgerow.pipeline.reproduce import reproduce
 
         s = reproduce(paper, out, quick=quick, master=master, progress=progress,
-                      log=lambda m: click.echo(m, err=True))
+                      log=lambda m: click.echo(m, err=True),
+                      log_file=None if verbose else log_path(out, "reproduce"))
     passed, failed, not_run = s["checks"]
     within, outside = s["values"]
     took = f" in {s['seconds']:.0f}s" if "seconds" in s else ""

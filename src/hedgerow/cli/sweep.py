@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 
 import click
 
+from hedgerow.cli._common import log_path
 from hedgerow.errors import HedgerowError, SpecError
 
 __all__ = ["report_cmd", "sweep_cmd"]
@@ -146,12 +146,6 @@ def check_utf8(spec: Path) -> None:
         ) from None
     except OSError as e:
         raise SpecError(f"{spec}: cannot read spec ({e.strerror})") from None
-
-
-def log_path(out: Path, command: str) -> Path:
-    """``OUT/_logs/<command>-<UTC time>.log``: where a quiet command's Spark output goes."""
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    return out / "_logs" / f"{command}-{stamp}.log"
 
 
 def _warner():

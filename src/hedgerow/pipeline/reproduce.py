@@ -167,8 +167,11 @@ def reproduce(
     progress: bool = True,
     log: Callable[[str], None] = print,
     spark: Any = None,
+    log_file: str | Path | None = None,
 ) -> dict[str, Any]:
     """Run the paper's experiments (missing runs only), its in-process runs, then its report.
+
+    ``log_file`` (quiet mode) takes the JVM's and Spark's output when a session is started.
 
     Returns the report summary (:func:`hedgerow.figures.html.paper_report`)
     plus ``seconds`` (the whole call) and ``failed`` (failed runs).
@@ -189,7 +192,8 @@ def reproduce(
             if not done <= finished_run_ids(out):
                 from hedgerow.pipeline.session import get_spark
 
-                spark = get_spark(master, app_name=f"hedgerow-reproduce:{name}")
+                spark = get_spark(master, app_name=f"hedgerow-reproduce:{name}",
+                                  log_file=log_file)
         res = run_sweep(spec, out, spark=spark, master=master, progress=progress)
         log(res.summary())
         failed += res.failed
