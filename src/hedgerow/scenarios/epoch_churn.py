@@ -85,7 +85,7 @@ def onoff_schedule(
 ) -> np.ndarray:
     """``(epochs, n)`` bool online schedule of the on/off control (module docstring)."""
     online = np.ones((epochs, n), dtype=bool)
-    k = int(round(frac * n))
+    k = round(frac * n)
     churners = np.sort(rng.choice(n, size=k, replace=False))
     for v in churners.tolist():
         e = int(rng.geometric(1.0 / mean_on))  # epochs left in the first online session
@@ -132,7 +132,7 @@ def refill(
     (True, [1, 2, 0], True)
     """
     t = np.array(out, dtype=np.int64, copy=True)
-    n, d = t.shape
+    n = t.shape[0]
     on = np.asarray(online, dtype=bool)
     indeg = np.bincount(t[t >= 0], minlength=n)
     dials = np.zeros(n, dtype=np.int64)
