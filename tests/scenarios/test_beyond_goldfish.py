@@ -142,3 +142,22 @@ def test_static_baselines_give_the_goldfish_table_columns(protocol: str) -> None
     for k in TABLE_COLUMNS:
         assert row[k] is not None and 0 < row[k] < 5000
     assert row["t50_ms"] <= row["t90_ms"]
+
+
+def test_compare_rows_carry_the_relay_measures_for_every_protocol() -> None:
+    from hedgerow.scenarios.run import compare
+
+    names = ["goldfish", "perigee", "gossipsub", "random-graph"]
+    params = {"perigee": {"preset": "goldfish"}}
+    bad = compare(names, "goldfish-withhold", seed=1, params=params, diameter=False, epochs=3)
+    good = compare(names, "goldfish-withhold", seed=1, params=params, diameter=False, epochs=3,
+                   attack="relay")
+    for b, g in zip(bad, good, strict=True):
+        assert b["world"] != g["world"]  # the attack's kind is part of the world
+        for k in (*TABLE_COLUMNS, "honest_exploit_peer_share", "attacker_exploit_share"):
+            assert b[k] is not None and g[k] is not None
+        assert g["withholding_attackers"] == 0
+    # a static overlay cannot evict: every relay linked to an honest adaptive node withholds
+    static = {r["protocol"]: r for r in bad}
+    assert static["random-graph"]["withholding_attackers"] > 0
+    assert static["gossipsub"]["withholding_attackers"] > 0

@@ -254,13 +254,25 @@ def _run_static(
     if rows is not None:
         labels = entry_topics(indptr, indices, rows)
     publisher, topic = next(world.traffic())
+    relay = world.attack is not None and world.attack.kind in RELAY_ATTACKS
+    silent = None
+    if relay:
+        # a static overlay never re-selects: every link is an exploitation link, and a
+        # withholding relay linked to an honest adaptive node withholds for good
+        table = _out_table(overlay)
+        watched = world.adaptive & world.honest
+        if world.attack.kind == "withhold":
+            silent = withholders(table, watched, world.honest)
     rec = _disseminate(
-        world, indptr, indices, publisher, topic, policy, record_edges=False, labels=labels
+        world, indptr, indices, publisher, topic, policy, record_edges=False, labels=labels,
+        silent=silent,
     )
     interest = interest_matrix(world.instance.masks, world.instance.n_topics)
     row = epoch_row(0, rec, interest, None, world, _out_links(overlay))
     if world.publisher_probs is not None:
-        row.update(broadcast_measures(world, rec, _out_table(overlay)))
+        row.update(broadcast_measures(world, rec, _out_table(overlay), silent=silent))
+    if relay:
+        row.update(relay_attack_measures(table, watched, world.honest, silent))
     emit(row)
     return RunResult([], np.full((1, n), np.nan), overlay, world, dict(proto.stats_))
 
