@@ -6,7 +6,8 @@ Runs, on the same worlds (one per seed):
 * ``goldfish-churn`` (on/off churn) and ``goldfish-random`` (no churn);
 
 for Goldfish, Perigee (``preset=goldfish``), the GossipSub-style mesh and the
-random graph (the static baselines build once and report one epoch).  Every
+random graph (the static baselines build once and report one epoch, and are
+not run under churn: the epoch loop's churn is for adaptive protocols).  Every
 epoch row goes to ``--out`` (JSON lines, resumable: finished runs are
 skipped); the summary table is printed at the end::
 
@@ -41,6 +42,8 @@ CASES = {
     "churn": ("goldfish-churn", {}),
     "no-churn": ("goldfish-random", {}),
 }
+#: static baselines: one build, one epoch (not run under churn)
+STATIC = ("gossipsub", "random-graph")
 PROTOCOLS = {
     "goldfish": {},
     "perigee": {"preset": "goldfish"},
@@ -49,15 +52,20 @@ PROTOCOLS = {
 }
 
 
-def run_one(case: str, protocol: str, seed: int, epochs: int) -> list[dict]:
+def run_one(case: str, protocol: str, seed: int, epochs: int,
+            attackers: int | None = None) -> list[dict]:
     scenario, kw = CASES[case]
+    kw = dict(kw)
+    if attackers is not None and "attack" in kw:
+        kw["attackers"] = attackers
     world = make_world(scenario, seed=seed, epochs=epochs, **kw)
     proto = make_protocol(protocol, world, PROTOCOLS[protocol])
     t0 = time.perf_counter()
     rows = run_protocol(proto, world).rows
     wall = time.perf_counter() - t0
+    label = case if attackers is None or "attack" not in kw else f"{case}-{attackers}"
     for r in rows:
-        r.update(case=case, protocol=protocol, seed=seed, world=world.fingerprint())
+        r.update(case=label, protocol=protocol, seed=seed, world=world.fingerprint())
     rows[-1]["seconds"] = round(wall, 2)
     rows[-1]["load_average"] = os.getloadavg()[0]
     return rows
@@ -115,6 +123,8 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=100)
     ap.add_argument("--cases", nargs="+", default=list(CASES))
     ap.add_argument("--protocols", nargs="+", default=list(PROTOCOLS))
+    ap.add_argument("--attackers", type=int, default=None,
+                    help="relays in the withhold/relay cases (default: the scenario's 8)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     rows: list[dict] = []
@@ -125,16 +135,24 @@ def main() -> None:
     for seed in args.seeds:
         for case in args.cases:
             for proto in args.protocols:
-                if (case, proto, seed) in done:
+                label = case
+                if args.attackers is not None and case in ("withhold", "relay"):
+                    label = f"{case}-{args.attackers}"
+                if (label, proto, seed) in done:
                     continue
-                new = run_one(case, proto, seed, args.epochs)
+                if case == "churn" and proto in STATIC:
+                    continue  # a static overlay has no per-epoch churn rule here
+                new = run_one(case, proto, seed, args.epochs, args.attackers)
                 with args.out.open("a") as f:
                     for r in new:
                         f.write(json.dumps(r) + "\n")
                 rows.extend(new)
                 print(f"{case:9s} {proto:12s} seed {seed}: {new[-1]['seconds']} s "
                       f"(load {new[-1]['load_average']:.2f})", flush=True)
-    for r in summarise([r for r in rows if r["epoch"] < args.epochs]):
+    keep = [r for r in rows if r["epoch"] < args.epochs and r["seed"] in args.seeds
+            and not (r["case"] == "churn" and r["protocol"] in STATIC)
+            and any(r["case"].startswith(c) for c in args.cases)]
+    for r in summarise(keep):
         print(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()}))
 
 
