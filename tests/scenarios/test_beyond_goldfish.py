@@ -161,3 +161,17 @@ def test_compare_rows_carry_the_relay_measures_for_every_protocol() -> None:
     static = {r["protocol"]: r for r in bad}
     assert static["random-graph"]["withholding_attackers"] > 0
     assert static["gossipsub"]["withholding_attackers"] > 0
+
+
+def test_trace_churn_replays_the_google_machine_events_when_ingested() -> None:
+    from hedgerow.scenarios.events import input_folder
+
+    if not input_folder("google1k").exists():
+        pytest.skip("the google1k churn input is not ingested (hedgerow ingest churn)")
+    w = make_world("goldfish-churn", seed=1, churn="trace:google1k:24")
+    s = w.online_schedule(29)
+    assert s.shape == (29, 100)
+    # a machine's state changes only at its own events: every change is a trace event
+    assert (s[1:] != s[:-1]).sum() >= 1
+    with pytest.raises(ParameterError, match="trace"):
+        make_world("goldfish-churn", seed=1, churn="trace:google1k")

@@ -11,6 +11,13 @@ lengths in epochs are geometric with means ``ON`` and ``OFF``; every node is
 online in epoch 0 and churning nodes start at a uniform point of an online
 session (the memoryless draw).  The other nodes never leave.
 
+Replayed trace (``churn="trace:NAME:HOURS"``): the named churn input ``NAME``
+(an output of ``hedgerow ingest churn``, e.g. ``google1k``: the Google 2011
+machine events) gives node ``v`` of the world the life of trace node ``v``;
+one epoch stands for ``HOURS`` hours of the trace and a node takes part in an
+epoch when it is online at the epoch's start (:func:`trace_schedule`).  A
+trace node that joins only later starts offline.
+
 What the epoch loop does with the schedule (readings, ``docs/goldfish.md``):
 
 1. **Dead links break at once.**  At the start of epoch ``e`` every out-link
@@ -41,11 +48,64 @@ import numpy as np
 
 from hedgerow.errors import ParameterError
 
-__all__ = ["drop_dead", "onoff_schedule", "parse_churn", "refill"]
+__all__ = ["drop_dead", "onoff_schedule", "parse_churn", "parse_trace", "refill",
+           "trace_schedule"]
+
+
+def parse_trace(spec: str) -> tuple[str, float] | None:
+    """``"trace:NAME:HOURS"`` -> ``(NAME, HOURS)``; ``None`` for any other kind.
+
+    Examples
+    --------
+    >>> parse_trace("trace:google1k:6"), parse_trace("onoff:0.3:10:5")
+    (('google1k', 6.0), None)
+    """
+    parts = str(spec).split(":")
+    if parts[0] != "trace":
+        return None
+    try:
+        if len(parts) != 3 or not parts[1]:
+            raise ValueError
+        hours = float(parts[2])
+    except ValueError:
+        raise ParameterError(
+            f"scenario: churn trace must be trace:NAME:HOURS (a churn input and the trace "
+            f"hours per epoch), got {spec!r}",
+            key="churn",
+        ) from None
+    if not hours > 0:
+        raise ParameterError(f"scenario: churn {spec!r}: HOURS must be positive", key="churn")
+    return parts[1], hours
+
+
+def trace_schedule(
+    time_s: np.ndarray, node: np.ndarray, event: np.ndarray, n: int, epochs: int, epoch_s: float
+) -> np.ndarray:
+    """``(epochs, n)`` bool: trace node ``v`` online at the start of epoch ``e`` (time ``e *
+    epoch_s``); events in trace order, ``event`` +1 join / -1 leave; nodes ``>= n`` ignored.
+
+    Examples
+    --------
+    >>> t = np.array([0.0, 0.0, 5.0, 12.0]); v = np.array([0, 1, 1, 1])
+    >>> trace_schedule(t, v, np.array([1, 1, -1, 1]), 3, 3, 5.0).astype(int).tolist()
+    [[1, 1, 0], [1, 0, 0], [1, 0, 0]]
+    """
+    online = np.zeros((epochs, n), dtype=bool)
+    state = np.zeros(n, dtype=bool)
+    keep = np.asarray(node) < n
+    t, v, ev = np.asarray(time_s)[keep], np.asarray(node)[keep], np.asarray(event)[keep]
+    i = 0
+    for e in range(epochs):
+        start = e * epoch_s
+        while i < len(t) and t[i] <= start:
+            state[v[i]] = ev[i] > 0
+            i += 1
+        online[e] = state
+    return online
 
 
 def parse_churn(spec: str) -> tuple[float, float, float]:
-    """``"onoff:F:ON:OFF"`` -> ``(F, ON, OFF)``.
+    """``"onoff:F:ON:OFF"`` -> ``(F, ON, OFF)`` (see :func:`parse_trace` for traces).
 
     Examples
     --------
@@ -64,7 +124,7 @@ def parse_churn(spec: str) -> tuple[float, float, float]:
     except ValueError:
         raise ParameterError(
             f"scenario: churn must be onoff:F:ON:OFF (fraction, mean online and offline "
-            f"epochs), got {spec!r}",
+            f"epochs) or trace:NAME:HOURS, got {spec!r}",
             key="churn",
         ) from None
     if not (0.0 < frac <= 1.0) or on < 1.0 or off < 1.0:

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from hedgerow.errors import ParameterError
+from hedgerow.errors import DataError, ParameterError
 from hedgerow.latency import LATENCY_MODELS, LatencyModel, latency_model, processing_delays
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
@@ -54,7 +54,12 @@ from hedgerow.scenarios.attackers import (
     relay_attack,
     topic_attack,
 )
-from hedgerow.scenarios.epoch_churn import onoff_schedule, parse_churn
+from hedgerow.scenarios.epoch_churn import (
+    onoff_schedule,
+    parse_churn,
+    parse_trace,
+    trace_schedule,
+)
 from hedgerow.workloads import make_instance
 from hedgerow.workloads.correlated import correlated_instance, with_owner_subscriptions
 from hedgerow.workloads.interest import interest_bytes, interest_instance
@@ -463,7 +468,8 @@ def resolve_scenario(name: str, **overrides: Any) -> Scenario:
                 f"scenario {name!r} is not a broadcast world; churn applies to: {names}",
                 key="churn",
             )
-        parse_churn(overrides["churn"])
+        if parse_trace(overrides["churn"]) is None:
+            parse_churn(overrides["churn"])
         changes["churn"] = str(overrides["churn"])
     if overrides.get("latency") is not None:
         lat = overrides["latency"]
@@ -611,6 +617,20 @@ class World:
         """
         if self.scenario.churn is None:
             return None
+        trace = parse_trace(self.scenario.churn)
+        if trace is not None:
+            # lazy: the trace readers pull in pandas and the churn-scenario registry
+            from hedgerow.scenarios.events import input_folder
+            from hedgerow.scenarios.traces import load_events
+
+            name, hours = trace
+            folder = input_folder(name)
+            if not folder.exists():
+                raise DataError(f"churn trace {name!r} missing: run hedgerow ingest churn "
+                                f"(expected {folder})")
+            ev = load_events(folder)
+            return trace_schedule(ev["time_s"], ev["node"], ev["event"], self.n_nodes,
+                                  int(epochs), hours * 3600.0)
         frac, on, off = parse_churn(self.scenario.churn)
         rng = RngStreams(self.seed).stream("churn")
         return onoff_schedule(self.n_nodes, int(epochs), frac, on, off, rng)
