@@ -329,6 +329,7 @@ def _run_adaptive(
     outs: list[np.ndarray] = []
     honest_out: list[np.ndarray] = []
     schedule = world.online_schedule(epochs)
+    proto.set_online(None)  # a protocol object reused after a churn run forgets its mask
     if schedule is not None:
         streams = RngStreams(world.seed)
         link_rng, msg_rng = streams.stream("churn:links"), streams.stream("messages")
