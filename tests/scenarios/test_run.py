@@ -42,9 +42,10 @@ def test_registry_names():
     assert capabilities(REGISTRY["topiary"]) == ("adaptive",)
     for name in TOPIARY_BASELINES:
         assert capabilities(REGISTRY[name]) == ("static",)
-    assert sorted(SCENARIOS) == ["cities", "eclipse", "goldfish-random", "goldfish-real",
-                                 "perigee-matrix", "rss-unit-square", "topic-attack",
-                                 "unit-square", "vitis-high", "vitis-low", "vitis-random",
+    assert sorted(SCENARIOS) == ["cities", "eclipse", "goldfish-churn", "goldfish-random",
+                                 "goldfish-real", "goldfish-withhold", "perigee-matrix",
+                                 "rss-unit-square", "topic-attack", "unit-square", "vitis-high",
+                                 "vitis-low", "vitis-random",
                                  "vitis-twitter"]
     us = SCENARIOS["unit-square"]
     assert (us.nodes, us.d, us.topics, us.interest, us.ttl, us.epochs, us.messages) == (

@@ -181,6 +181,12 @@ def scenario_options(f):
                      help="Gossip cycles of protocols declaring cycles (Vitis, RVR, OPT)."),
         click.option("--alpha", type=float, default=None,
                      help="Publication-rate skew, power law (correlated workloads, Vitis IV-D)."),
+        click.option("--churn", default=None, metavar="onoff:F:ON:OFF",
+                     help="Broadcast worlds: a fraction F of the nodes alternate online and "
+                     "offline sessions of mean ON and OFF epochs."),
+        click.option("--attack", default=None, type=click.Choice(["withhold", "relay"]),
+                     help="Fast-relay worlds (goldfish-withhold): relays that withhold while "
+                     "they hold exploit slots, or the honest control."),
     ]
     for opt in reversed(opts):
         f = opt(f)

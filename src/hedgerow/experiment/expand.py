@@ -55,6 +55,8 @@ SETTABLE_KEYS = (
     "scenario.run.rt",
     "scenario.run.cycles",
     "scenario.run.alpha",
+    "scenario.run.churn",
+    "scenario.run.attack",
     "scenario.churn.lifetime",
     "scenario.churn.duration",
     "scenario.churn.snapshot_every",

@@ -214,6 +214,12 @@ class RunOptions(_Strict):
     alpha: float | None = Field(
         None, ge=0, description="publication-rate skew (correlated workloads, Vitis IV-D)"
     )
+    churn: str | None = Field(
+        None, description="broadcast worlds: on/off churn between epochs, onoff:F:ON:OFF"
+    )
+    attack: Literal["withhold", "relay"] | None = Field(
+        None, description="fast-relay worlds: withholding relays or the honest control"
+    )
 
 
 class ChurnOptions(_Strict):

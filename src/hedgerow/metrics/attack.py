@@ -94,3 +94,66 @@ def eclipse_streaks(has_honest_out: np.ndarray) -> np.ndarray:
         run = np.where(row, run + 1, 0)
         np.maximum(best, run, out=best)
     return best
+
+
+def exploit_hold(
+    exploit: np.ndarray, nodes: np.ndarray, honest: np.ndarray
+) -> tuple[float, float]:
+    """How far attackers hold the exploitation slots of ``nodes`` (withholding relays).
+
+    Parameters
+    ----------
+    exploit : numpy.ndarray
+        ``(n, d)`` exploitation out-links (``-1`` padded).
+    nodes : numpy.ndarray
+        Ids of the measured (honest adaptive) nodes.
+    honest : numpy.ndarray
+        ``(n,)`` bool honest mask.
+
+    Returns
+    -------
+    honest_peer_share : float
+        Share of ``nodes`` with at least one honest exploitation peer.
+    attacker_share : float
+        Share of their filled exploitation slots held by attackers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ex = np.array([[2, 1], [2, 3], [0, -1], [1, -1]])
+    >>> exploit_hold(ex, np.array([0, 1]), np.array([True, True, False, False]))
+    (0.5, 0.75)
+    """
+    t = np.asarray(exploit, dtype=np.int64)[np.asarray(nodes, dtype=np.int64)]
+    h = np.asarray(honest, dtype=bool)
+    ok = t >= 0
+    good = ok & h[np.maximum(t, 0)]
+    if not len(t):
+        return float("nan"), float("nan")
+    share = float((ok & ~good).sum() / ok.sum()) if ok.any() else 0.0
+    return float(good.any(axis=1).mean()), share
+
+
+def hold_tenures(held: np.ndarray) -> np.ndarray:
+    """Lengths (epochs) of every maximal run of ``True`` down each column of ``held``.
+
+    ``held[e, p]``: pair ``p`` (an honest node and an attacker) is an
+    exploitation link in epoch ``e``.  A run still open at the last epoch is
+    counted with its length so far.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> h = np.array([[1, 0], [1, 1], [0, 1], [1, 1]], dtype=bool)
+    >>> hold_tenures(h).tolist()
+    [2, 1, 3]
+    """
+    h = np.asarray(held, dtype=bool)
+    if h.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    pad = np.zeros((1, h.shape[1]), dtype=bool)
+    x = np.vstack([pad, h, pad]).astype(np.int8)
+    dx = np.diff(x, axis=0)
+    starts = np.argwhere(dx.T == 1)
+    ends = np.argwhere(dx.T == -1)
+    return (ends[:, 1] - starts[:, 1]).astype(np.int64)

@@ -291,6 +291,15 @@ class AdaptiveProtocol(OverlayProtocol, ABC):
         """Out-degree bound ``d`` (incoming links are not bounded)."""
         return self.out_degree()
 
+    def incoming_limit(self) -> int:
+        """Incoming links a node accepts (0 = no limit); the churn refill respects it."""
+        return 0
+
+    def set_online(self, online: np.ndarray | None) -> None:
+        """The epoch loop's churn hook: ``online`` (bool ``(n,)``) are the nodes taking part
+        in the epoch that is ending; :meth:`select` must not pick any other (``None``: all)."""
+        self.online_ = None if online is None else np.asarray(online, dtype=bool)
+
     def exploit_out(self, out: np.ndarray, adaptive: np.ndarray) -> np.ndarray:
         """The out-links that count as exploitation (``-1`` elsewhere) for broadcast metrics.
 

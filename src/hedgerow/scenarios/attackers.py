@@ -17,6 +17,18 @@ is what makes them attractive, Fig. 10: "the network can get advantage from
 the complete 300-attacker connections"); they keep the clique as their only
 outgoing links and accept every incoming connection, hoping to fill the honest
 nodes' outgoing slots; they do not run the honest neighbour selection.
+
+Withholding fast relays (beyond the papers; broadcast worlds, ``attack="withhold"``):
+``attackers`` nodes placed where relaying is fastest (the lowest mean latency
+to every other node: the well-connected relays an adaptive node's scoring
+favours).  They run like static nodes and relay every block honestly *until*
+they hold an exploitation slot of an honest adaptive node; in every epoch in
+which they hold one, they receive blocks and forward none (to anyone).  They
+never publish.  ``attack="relay"`` is the control: the same nodes, the same
+world, relaying honestly in every epoch, so the two runs differ only by the
+withholding.  The epoch loop decides who withholds each epoch
+(:func:`withholders`); the protocols see a withholder as a peer that sent no
+copy (Goldfish's †, Perigee's ``+inf``).
 """
 
 from __future__ import annotations
@@ -29,7 +41,9 @@ from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.workloads.interest import with_topic, without_topic
 
-ATTACKS = ("topic", "eclipse")
+ATTACKS = ("topic", "eclipse", "withhold", "relay")
+#: broadcast attacks whose attackers are fast relays (withholding or the honest control)
+RELAY_ATTACKS = ("withhold", "relay")
 
 
 @dataclass(frozen=True)
@@ -150,3 +164,68 @@ def eclipse_attack(instance: Instance, n_attackers: int, rng: np.random.Generato
         fixed_edges=clique,
         update=honest.copy(),
     )
+
+
+def relay_attack(
+    instance: Instance, n_attackers: int, latency: np.ndarray, *, withhold: bool = True
+) -> AttackSetup:
+    """Fast-relay attackers: the ``n_attackers`` nodes of lowest mean latency (ties by id).
+
+    ``withhold=False`` is the honest control (``kind="relay"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lat = np.array([[0, 1, 9, 9], [1, 0, 1, 1], [9, 1, 0, 9], [9, 1, 9, 0.]])
+    >>> from hedgerow.model.instance import Instance
+    >>> inst = Instance(4, 1, np.arange(5), np.zeros(4, dtype=np.int64))
+    >>> s = relay_attack(inst, 1, lat)
+    >>> s.kind, s.attackers.tolist(), s.honest.tolist()
+    ('withhold', [1], [True, False, True, True])
+    """
+    n = instance.n_nodes
+    if not (0 < n_attackers < n):
+        raise ParameterError(f"attackers must be between 1 and {n - 1}, got {n_attackers}")
+    lat = np.asarray(latency, dtype=np.float64)
+    mean = (lat.sum(axis=1) - np.diag(lat)) / max(n - 1, 1)
+    order = np.lexsort((np.arange(n), mean))
+    attackers = np.sort(order[:n_attackers]).astype(np.int64)
+    honest = np.ones(n, dtype=bool)
+    honest[attackers] = False
+    return AttackSetup(
+        kind="withhold" if withhold else "relay",
+        attackers=attackers,
+        honest=honest,
+        instance=instance,
+        publishers=instance,
+        victim_topic=0,
+        silent=None,
+        fixed_edges=None,
+        update=np.ones(n, dtype=bool),
+    )
+
+
+def withholders(exploit: np.ndarray, watched: np.ndarray, honest: np.ndarray) -> np.ndarray:
+    """``(n,)`` bool: attackers holding an exploitation slot of a ``watched`` honest node.
+
+    Parameters
+    ----------
+    exploit : numpy.ndarray
+        ``(n, d)`` exploitation out-links (``-1`` padded).
+    watched : numpy.ndarray
+        ``(n,)`` bool, the honest adaptive nodes whose slots count.
+    honest : numpy.ndarray
+        ``(n,)`` bool honest mask.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ex = np.array([[2, 1], [2, -1], [0, -1], [1, -1]])
+    >>> withholders(ex, np.array([True, False, False, False]),
+    ...             np.array([True, True, False, False])).tolist()
+    [False, False, True, False]
+    """
+    t = np.asarray(exploit, dtype=np.int64)[np.asarray(watched, dtype=bool)]
+    held = np.zeros(len(honest), dtype=bool)
+    held[t[t >= 0]] = True
+    return held & ~np.asarray(honest, dtype=bool)

@@ -12,6 +12,12 @@ branches on the protocol's declared capability, never on its class:
   memory-bounded chunks, :meth:`~hedgerow.protocols.AdaptiveProtocol.observe`
   sees each chunk, :meth:`~hedgerow.protocols.AdaptiveProtocol.select` gives
   the next out-links; only the world's active nodes re-select;
+  under churn (``world.online_schedule``) dead links are dropped and empty
+  slots dialled before each epoch (:mod:`hedgerow.scenarios.epoch_churn`)
+  and only online nodes publish, select and are measured; withholding relays
+  (``attack="withhold"``) forward nothing in the epochs in which they hold an
+  honest adaptive node's exploitation slot
+  (:func:`hedgerow.scenarios.attackers.withholders`);
 * a **static** protocol builds once on the world's instance and is measured
   on the first epoch's traffic (one row).  Under the ``"mesh"`` policy its
   links carry the topics the build gave them (``link_topics_``); eclipse
@@ -45,20 +51,26 @@ from hedgerow.metrics.attack import honest_out_mask
 from hedgerow.model.bitset import interest_matrix
 from hedgerow.model.outlinks import closure_csr, entry_index, out_overlay
 from hedgerow.model.overlay import Overlay
+from hedgerow.model.rng import RngStreams
 from hedgerow.protocols.base import (
     AdaptiveProtocol,
     EpochView,
     OverlayProtocol,
     StaticProtocol,
 )
+from hedgerow.scenarios.attackers import RELAY_ATTACKS, withholders
+from hedgerow.scenarios.epoch_churn import drop_dead, refill
 from hedgerow.scenarios.observers import (
     EpochDelivery,
     broadcast_measures,
     epoch_row,
+    relay_attack_measures,
+    relay_tenure_stats,
     streak_stats,
 )
 from hedgerow.scenarios.routing import measure_routing, routing_row
 from hedgerow.scenarios.world import World
+from hedgerow.workloads.publishers import draw_publishers
 
 __all__ = ["RunResult", "forwarding_policy", "run_protocol"]
 
@@ -134,8 +146,13 @@ def _disseminate(
     record_edges: bool,
     on_chunk: Callable[[np.ndarray, Any, np.ndarray], None] | None = None,
     labels: EntryTopics | None = None,
+    silent: np.ndarray | None = None,
 ) -> EpochDelivery:
-    """One epoch's messages over the CSR graph; the per-message arrays of the observers."""
+    """One epoch's messages over the CSR graph; the per-message arrays of the observers.
+
+    ``silent`` (nodes that forward nothing of the attack's topic this epoch)
+    replaces the attack's fixed silent set.
+    """
     attack = world.attack
     ed = np.asarray(edge_delays(indptr, indices, world.latency), dtype=np.float64)
     rec = EpochDelivery.empty(publisher, topic, world.n_nodes)
@@ -149,7 +166,7 @@ def _disseminate(
         topic,
         world.scenario.ttl,
         record_edges=record_edges,
-        silent=None if attack is None else attack.silent,
+        silent=silent if silent is not None else (None if attack is None else attack.silent),
         silent_topic=None if attack is None else attack.victim_topic,
         policy=policy,
         labels=labels,
@@ -237,13 +254,25 @@ def _run_static(
     if rows is not None:
         labels = entry_topics(indptr, indices, rows)
     publisher, topic = next(world.traffic())
+    relay = world.attack is not None and world.attack.kind in RELAY_ATTACKS
+    silent = None
+    if relay:
+        # a static overlay never re-selects: every link is an exploitation link, and a
+        # withholding relay linked to an honest adaptive node withholds for good
+        table = _out_table(overlay)
+        watched = world.adaptive & world.honest
+        if world.attack.kind == "withhold":
+            silent = withholders(table, watched, world.honest)
     rec = _disseminate(
-        world, indptr, indices, publisher, topic, policy, record_edges=False, labels=labels
+        world, indptr, indices, publisher, topic, policy, record_edges=False, labels=labels,
+        silent=silent,
     )
     interest = interest_matrix(world.instance.masks, world.instance.n_topics)
     row = epoch_row(0, rec, interest, None, world, _out_links(overlay))
     if world.publisher_probs is not None:
-        row.update(broadcast_measures(world, rec, _out_table(overlay)))
+        row.update(broadcast_measures(world, rec, _out_table(overlay), silent=silent))
+    if relay:
+        row.update(relay_attack_measures(table, watched, world.honest, silent))
     emit(row)
     return RunResult([], np.full((1, n), np.nan), overlay, world, dict(proto.stats_))
 
@@ -299,31 +328,76 @@ def _run_adaptive(
     scores: list[np.ndarray] = []
     outs: list[np.ndarray] = []
     honest_out: list[np.ndarray] = []
+    schedule = world.online_schedule(epochs)
+    proto.set_online(None)  # a protocol object reused after a churn run forgets its mask
+    if schedule is not None:
+        streams = RngStreams(world.seed)
+        link_rng, msg_rng = streams.stream("churn:links"), streams.stream("messages")
+    relay = world.attack is not None and world.attack.kind in RELAY_ATTACKS
+    watched = selecting & world.honest
+    held_history: list[np.ndarray] = []
     for epoch in range(epochs):
+        online = None
+        churn_row: dict[str, Any] = {}
+        if schedule is not None:
+            online = schedule[epoch]
+            out, drops = drop_dead(out, online)
+            out, dials = refill(out, online, proto.incoming_limit(), link_rng)
+            n_on = max(int(online.sum()), 1)
+            churn_row = {
+                "online_nodes": int(online.sum()),
+                "churn_drops_per_node": float(drops[online].sum()) / n_on,
+                "churn_dials_per_node": float(dials[online].sum()) / n_on,
+            }
+            proto.set_online(online)
+        sel_now = selecting if online is None else selecting & online
         if keep_outs:
             outs.append(out.copy())
         indptr, indices = closure_csr(out, n, fixed)
-        publisher, topic = next(traffic)
+        if online is None:
+            publisher, topic = next(traffic)
+        else:
+            probs = np.where(online, world.publisher_probs, 0.0)
+            publisher = draw_publishers(probs / probs.sum(), world.scenario.messages, msg_rng)
+            topic = np.zeros(len(publisher), dtype=np.int64)
+        silent = None
+        exploit_now = None
+        if relay:
+            exploit_now = proto.exploit_out(out, selecting)
+            if world.attack.kind == "withhold":
+                silent = withholders(exploit_now, watched, world.honest)
         state = proto.begin_epoch(inst, out, publisher, topic)
         # CSR entry of the link out[v, j] -> v: where v receives what its j-th out-neighbour sent
         slot_full = entry_index(indptr, indices, out.reshape(-1), src_of_slot).reshape(n, d)
 
         observe = _Observer(proto, state, publisher, topic, slot_full, indptr, indices)
         rec = _disseminate(
-            world, indptr, indices, publisher, topic, policy, record_edges=True, on_chunk=observe
+            world, indptr, indices, publisher, topic, policy, record_edges=True, on_chunk=observe,
+            silent=silent,
         )
         rows = np.repeat(np.arange(n), np.diff(indptr))
         linked = np.zeros((n, n), dtype=bool)
         linked[rows, indices] = True
-        new_out, score = proto.select(state, inst, out, linked, selecting)
+        new_out, score = proto.select(state, inst, out, linked, sel_now)
         ok = out.reshape(-1) >= 0
         links = (src_of_slot[ok], out.reshape(-1)[ok])
-        row = epoch_row(epoch, rec, interest, score, world, links)
+        row = epoch_row(epoch, rec, interest, score, world, links, online)
+        row.update(churn_row)
+        if online is not None:
+            # a selection must never pick a node that was offline in the epoch
+            picked = new_out[sel_now]
+            row["dead_peers_selected"] = int((~online[picked[picked >= 0]]).sum())
         if world.publisher_probs is not None:
             row.update(
-                broadcast_measures(world, rec, proto.exploit_out(out, selecting), out, new_out)
+                broadcast_measures(world, rec, proto.exploit_out(out, selecting), out, new_out,
+                                   online=online, silent=silent)
             )
-        if world.attack is not None:
+        if relay:
+            row.update(relay_attack_measures(exploit_now, watched, world.honest, silent))
+            held_history.append(exploit_now)
+            if epoch == epochs - 1:
+                row.update(relay_tenure_stats(held_history, watched, world.honest))
+        elif world.attack is not None:
             honest_out.append(honest_out_mask(links[0], links[1], world.honest))
             if epoch == epochs - 1:
                 row.update(streak_stats(np.array(honest_out), world.honest))

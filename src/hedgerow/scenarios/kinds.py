@@ -40,7 +40,7 @@ __all__ = ["KINDS", "Kind"]
 RUN_SETTINGS = (
     "epochs", "topics", "interest", "attackers", "messages", "ttl", "nodes", "social",
     "adaptive", "publishers", "topology", "proc_ms", "adaptive_pool", "wasted",
-    "rt", "cycles", "alpha",
+    "rt", "cycles", "alpha", "churn", "attack",
 )
 
 

@@ -46,6 +46,23 @@ Per-epoch row keys (:func:`epoch_row`)
 ``dials_per_node``, ``drops_per_node``
     (broadcast worlds, adaptive protocols) out-links the epoch's selection
     dialled and dropped, per node.
+``online_nodes``, ``churn_drops_per_node``, ``churn_dials_per_node``, ``dead_peers_selected``
+    (broadcast worlds with churn, :mod:`hedgerow.scenarios.epoch_churn`) nodes
+    online in the epoch; out-links dropped because an end left and dialled to
+    refill the empty slots before the epoch, per online node; out-links of the
+    epoch's selection that point to a node offline in the epoch (must be 0).
+    Under churn every other measure is over the online nodes.
+``honest_exploit_peer_share``, ``attacker_exploit_share``, ``withholding_attackers``
+    (``withhold`` / ``relay`` worlds) share of the honest adaptive nodes with
+    at least one honest exploitation peer, share of their exploitation slots
+    held by attackers (:func:`hedgerow.metrics.attack.exploit_hold`), and
+    attackers withholding in the epoch.
+``attacker_tenure_mean_epochs``, ``attacker_tenure_p90_epochs``, ``attacker_tenure_max_epochs``,
+``attacker_tenures`` (``withhold`` / ``relay`` worlds, last epoch only)
+    Over the whole run, every maximal run of consecutive epochs in which an
+    attacker held an exploitation slot of one honest adaptive node
+    (:func:`hedgerow.metrics.attack.hold_tenures`): how long a withholder
+    survives before the node evicts it.
 ``eclipse_streak_max``, ``eclipse_streak_p99`` (attack scenarios, last epoch only)
     Over the honest nodes, the longest run of consecutive epochs without an
     honest out-neighbour within the last :data:`STREAK_WINDOW` epochs
@@ -61,7 +78,7 @@ from typing import Any
 import numpy as np
 
 from hedgerow.metrics import degree_ci95, topic_components, topic_diameters
-from hedgerow.metrics.attack import eclipse_streaks, slot_stats
+from hedgerow.metrics.attack import eclipse_streaks, exploit_hold, hold_tenures, slot_stats
 from hedgerow.metrics.delivery import delivery_measures, delivery_stats, relay_share
 from hedgerow.metrics.propagation import (
     connection_churn,
@@ -81,6 +98,8 @@ __all__ = [
     "epoch_row",
     "num",
     "online_view",
+    "relay_attack_measures",
+    "relay_tenure_stats",
     "snapshot",
     "streak_stats",
 ]
@@ -156,10 +175,13 @@ def epoch_row(
     scores: np.ndarray | None,
     world: World,
     links: tuple[np.ndarray, np.ndarray],
+    online: np.ndarray | None = None,
 ) -> dict[str, Any]:
-    """One epoch's row (keys in the module docstring)."""
+    """One epoch's row (keys in the module docstring); ``online``: only those receive."""
     attack = world.attack
     honest = None if attack is None else attack.honest
+    if online is not None:
+        honest = np.asarray(online, dtype=bool) if honest is None else honest & online
     m = delivery_measures(
         rec.arrival, rec.publisher, rec.topic, interest, receivers=honest, hops=rec.hops
     )
@@ -202,6 +224,9 @@ def broadcast_measures(
     exploit: np.ndarray,
     before: np.ndarray | None = None,
     after: np.ndarray | None = None,
+    *,
+    online: np.ndarray | None = None,
+    silent: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """The broadcast-world keys of an epoch's row (module docstring).
 
@@ -215,16 +240,38 @@ def broadcast_measures(
         ``(n, d)`` exploitation out-links the epoch ran on (``-1`` padded).
     before, after : numpy.ndarray, optional
         The out-link tables before and after the epoch's selection (churn keys).
+    online : numpy.ndarray, optional
+        Bool ``(n,)``: the nodes taking part in the epoch (churn); the others
+        are not measured and publish nothing.
+    silent : numpy.ndarray, optional
+        Bool ``(n,)``: nodes that relayed nothing this epoch (withholders); the
+        wasted latency routes around them.
     """
     probs = world.publisher_probs
     n = world.n_nodes
+    measured = world.adaptive & world.honest
+    arrival = rec.arrival
+    if online is not None:
+        on = np.asarray(online, dtype=bool)
+        probs = np.where(on, probs, 0.0)
+        probs = probs / probs.sum()
+        measured = measured & on
+        arrival = arrival[:, on]
+        n = int(on.sum())
     if world.scenario.wasted:
-        wl = wasted_latency(exploit, world.latency.matrix(), world.proc, probs, 0.9)
-        summ = wasted_summary(wl, np.flatnonzero(world.adaptive))
+        ex = np.array(exploit, dtype=np.int64, copy=True)
+        if silent is not None and np.any(silent):
+            gone = np.asarray(silent, dtype=bool)
+            ex[gone] = -1
+            ex[gone[np.maximum(ex, 0)] & (ex >= 0)] = -1
+        wl = wasted_latency(ex, world.latency.matrix(), world.proc, probs, 0.9)
+        summ = wasted_summary(wl, np.flatnonzero(measured))
     else:
         summ = dict.fromkeys(("mean", "p25", "p50", "p75"), None)
-    t = pooled_percentiles(rec.arrival, (0.5, 0.9, 0.99))
-    tw = pooled_percentiles(rec.arrival, (0.5, 0.9), weights=probs)
+    t = pooled_percentiles(arrival, (0.5, 0.9, 0.99))
+    tw = pooled_percentiles(
+        arrival, (0.5, 0.9), weights=probs if online is None else probs[online]
+    )
     m = len(rec.duplicates)
     row: dict[str, Any] = {
         "wasted_latency_mean_ms": num(summ["mean"]),
@@ -243,6 +290,66 @@ def broadcast_measures(
         row["dials_per_node"] = float(dials.mean())
         row["drops_per_node"] = float(drops.mean())
     return row
+
+
+def relay_attack_measures(
+    exploit: np.ndarray, watched: np.ndarray, honest: np.ndarray, silent: np.ndarray | None
+) -> dict[str, Any]:
+    """The ``withhold`` / ``relay`` keys of an epoch's row (module docstring).
+
+    ``exploit`` is the exploitation table the epoch ran on, ``watched`` the
+    honest adaptive nodes, ``silent`` the epoch's withholders.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ex = np.array([[2, 1], [2, 3], [0, -1], [1, -1]])
+    >>> relay_attack_measures(ex, np.array([True, True, False, False]),
+    ...                       np.array([True, True, False, False]), None)
+    {'honest_exploit_peer_share': 0.5, 'attacker_exploit_share': 0.75, 'withholding_attackers': 0}
+    """
+    keep, share = exploit_hold(exploit, np.flatnonzero(watched), honest)
+    return {
+        "honest_exploit_peer_share": num(keep),
+        "attacker_exploit_share": num(share),
+        "withholding_attackers": 0 if silent is None else int(np.sum(silent)),
+    }
+
+
+def relay_tenure_stats(
+    history: list[np.ndarray], watched: np.ndarray, honest: np.ndarray
+) -> dict[str, Any]:
+    """Attacker tenures in honest adaptive nodes' exploitation slots over a run.
+
+    ``history`` holds every epoch's exploitation table.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> h = [np.array([[1], [0]]), np.array([[1], [0]]), np.array([[-1], [0]])]
+    >>> s = relay_tenure_stats(h, np.array([True, False]), np.array([True, False]))
+    >>> s["attacker_tenures"], s["attacker_tenure_mean_epochs"], s["attacker_tenure_max_epochs"]
+    (1, 2.0, 2)
+    """
+    nodes = np.flatnonzero(watched)
+    bad = np.flatnonzero(~np.asarray(honest, dtype=bool))
+    held = np.zeros((len(history), len(nodes) * len(bad)), dtype=bool)
+    pos = np.full(len(honest), -1, dtype=np.int64)
+    pos[bad] = np.arange(len(bad))
+    for e, ex in enumerate(history):
+        t = np.asarray(ex, dtype=np.int64)[nodes]
+        r, c = np.nonzero((t >= 0) & (pos[np.maximum(t, 0)] >= 0))
+        held[e, r * len(bad) + pos[t[r, c]]] = True
+    ten = hold_tenures(held)
+    if not len(ten):
+        return {"attacker_tenures": 0, "attacker_tenure_mean_epochs": None,
+                "attacker_tenure_p90_epochs": None, "attacker_tenure_max_epochs": 0}
+    return {
+        "attacker_tenures": len(ten),
+        "attacker_tenure_mean_epochs": float(ten.mean()),
+        "attacker_tenure_p90_epochs": float(np.percentile(ten, 90)),
+        "attacker_tenure_max_epochs": int(ten.max()),
+    }
 
 
 def online_view(engine: ChurnEngine, n_topics: int) -> tuple[np.ndarray, Overlay, Instance]:

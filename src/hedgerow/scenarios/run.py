@@ -83,6 +83,22 @@ BROADCAST_KEYS = (
     "t90_weight_ms",
     "duplicates_per_node",
 )
+#: keys of the last epoch a comparison row carries when the world has churn or fast relays
+BEYOND_KEYS = (
+    "online_nodes",
+    "churn_drops_per_node",
+    "churn_dials_per_node",
+    "dials_per_node",
+    "drops_per_node",
+    "dead_peers_selected",
+    "honest_exploit_peer_share",
+    "attacker_exploit_share",
+    "withholding_attackers",
+    "attacker_tenures",
+    "attacker_tenure_mean_epochs",
+    "attacker_tenure_p90_epochs",
+    "attacker_tenure_max_epochs",
+)
 
 
 def _with_budget(name: str, params: Mapping[str, Any] | None, sc: Scenario) -> dict[str, Any]:
@@ -226,7 +242,7 @@ def compare(
                 row[key] = last.get(key)
         control = res.stats.get("control_messages")
         row["control_messages"] = None if control is None else int(control)
-        for key in (*ROUTING_KEYS, *ROUTING_EXTRA):
+        for key in (*ROUTING_KEYS, *ROUTING_EXTRA, *BEYOND_KEYS):
             if key in last:
                 row[key] = last[key]
         row["epochs"] = len(res.rows)

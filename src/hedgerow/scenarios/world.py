@@ -42,12 +42,24 @@ from typing import Any
 
 import numpy as np
 
-from hedgerow.errors import ParameterError
+from hedgerow.errors import DataError, ParameterError
 from hedgerow.latency import LATENCY_MODELS, LatencyModel, latency_model, processing_delays
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
 from hedgerow.params import as_float, as_int, check_memory
-from hedgerow.scenarios.attackers import AttackSetup, eclipse_attack, topic_attack
+from hedgerow.scenarios.attackers import (
+    RELAY_ATTACKS,
+    AttackSetup,
+    eclipse_attack,
+    relay_attack,
+    topic_attack,
+)
+from hedgerow.scenarios.epoch_churn import (
+    onoff_schedule,
+    parse_churn,
+    parse_trace,
+    trace_schedule,
+)
 from hedgerow.workloads import make_instance
 from hedgerow.workloads.correlated import correlated_instance, with_owner_subscriptions
 from hedgerow.workloads.interest import interest_bytes, interest_instance
@@ -103,7 +115,12 @@ class Scenario:
     epochs, messages, ttl : int
         Epochs of adaptive protocols, messages per epoch, initial TTL.
     attack : str or None
-        ``"topic"``, ``"eclipse"`` or ``None``; ``attackers`` how many.
+        ``"topic"``, ``"eclipse"``, ``"withhold"`` / ``"relay"`` (broadcast worlds:
+        fast relays that withhold while they hold exploitation slots, or the
+        honest control) or ``None``; ``attackers`` how many.
+    churn : str or None
+        Broadcast worlds: the on/off churn between epochs, ``"onoff:F:ON:OFF"``
+        (:mod:`hedgerow.scenarios.epoch_churn`).
     publishers : str or None
         Broadcast workload: the publishing law ``"unif:K"`` or ``"exp:K"``
         (:func:`hedgerow.workloads.publishers.publisher_probabilities`).
@@ -171,6 +188,7 @@ class Scenario:
     correlation: str | None = None
     buckets: int = 100
     alpha: float = 0.0
+    churn: str | None = None
     rt: int = 15
     cycles: int = 100
     note: str = ""
@@ -263,6 +281,40 @@ SCENARIOS: dict[str, Scenario] = {
             latency_kw=(("one_way", False), ("complete_only", True)),
         ),
         Scenario(
+            "goldfish-churn",
+            "goldfish-random with on/off churn between epochs: 30% of the nodes alternate "
+            "online sessions of mean 10 epochs and offline ones of mean 5 (beyond the paper)",
+            latency="unit-square",
+            nodes=100,
+            d=4,
+            workload="broadcast",
+            topics=1,
+            epochs=100,
+            messages=40,
+            ttl=0,
+            publishers="exp:100",
+            adaptive=32,
+            churn="onoff:0.3:10:5",
+        ),
+        Scenario(
+            "goldfish-withhold",
+            "goldfish-random with the 8 lowest-latency nodes as relays that withhold every "
+            "block while they hold an exploit slot of an honest adaptive node (beyond the "
+            "paper; attack=relay is the honest control)",
+            latency="unit-square",
+            nodes=100,
+            d=4,
+            workload="broadcast",
+            topics=1,
+            epochs=100,
+            messages=40,
+            ttl=0,
+            publishers="exp:100",
+            adaptive=32,
+            attack="withhold",
+            attackers=8,
+        ),
+        Scenario(
             "perigee-matrix",
             "1000 nodes on the Perigee one-way latency matrix, uniform miners, every node "
             "adaptive, 99 blocks per round, 55 ms header+body validation (blocknet, header only)",
@@ -314,7 +366,7 @@ SCENARIOS: dict[str, Scenario] = {
 OVERRIDABLE = (
     "epochs", "topics", "interest", "attackers", "messages", "ttl", "nodes", "latency", "social",
     "adaptive", "publishers", "topology", "latency_kw", "adaptive_pool", "proc_ms", "wasted",
-    "rt", "cycles", "alpha",
+    "rt", "cycles", "alpha", "churn", "attack",
 )
 #: where adaptive nodes of a broadcast world may be drawn from
 ADAPTIVE_POOLS = ("all", "non-publishers")
@@ -399,6 +451,26 @@ def resolve_scenario(name: str, **overrides: Any) -> Scenario:
                 f"scenario {name!r} has no attackers; attackers applies to: {names}"
             )
         changes["attackers"] = as_int("scenario", "attackers", overrides["attackers"], minimum=1)
+    if overrides.get("attack") is not None:
+        kind = overrides["attack"]
+        if sc.attack not in RELAY_ATTACKS or kind not in RELAY_ATTACKS:
+            names = ", ".join(n for n, s in SCENARIOS.items() if s.attack in RELAY_ATTACKS)
+            raise ParameterError(
+                f"scenario {name!r}: attack switches between {' and '.join(RELAY_ATTACKS)} in "
+                f"{names}, got {kind!r}",
+                key="attack",
+            )
+        changes["attack"] = kind
+    if overrides.get("churn") is not None:
+        if sc.workload != "broadcast":
+            names = ", ".join(n for n, s in SCENARIOS.items() if s.workload == "broadcast")
+            raise ParameterError(
+                f"scenario {name!r} is not a broadcast world; churn applies to: {names}",
+                key="churn",
+            )
+        if parse_trace(overrides["churn"]) is None:
+            parse_churn(overrides["churn"])
+        changes["churn"] = str(overrides["churn"])
     if overrides.get("latency") is not None:
         lat = overrides["latency"]
         if not isinstance(lat, str) or not (lat in LATENCY_MODELS or lat.startswith("file:")):
@@ -538,6 +610,31 @@ class World:
             return np.ones(self.n_nodes, dtype=bool)
         return np.asarray(self.adaptive_mask, dtype=bool)
 
+    def online_schedule(self, epochs: int) -> np.ndarray | None:
+        """``(epochs, n)`` bool: who takes part in each epoch (``None`` without churn).
+
+        Stream ``"churn"``; see :mod:`hedgerow.scenarios.epoch_churn`.
+        """
+        if self.scenario.churn is None:
+            return None
+        trace = parse_trace(self.scenario.churn)
+        if trace is not None:
+            # lazy: the trace readers pull in pandas and the churn-scenario registry
+            from hedgerow.scenarios.events import input_folder
+            from hedgerow.scenarios.traces import load_events
+
+            name, hours = trace
+            folder = input_folder(name)
+            if not folder.exists():
+                raise DataError(f"churn trace {name!r} missing: run hedgerow ingest churn "
+                                f"(expected {folder})")
+            ev = load_events(folder)
+            return trace_schedule(ev["time_s"], ev["node"], ev["event"], self.n_nodes,
+                                  int(epochs), hours * 3600.0)
+        frac, on, off = parse_churn(self.scenario.churn)
+        rng = RngStreams(self.seed).stream("churn")
+        return onoff_schedule(self.n_nodes, int(epochs), frac, on, off, rng)
+
     def traffic(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """The epochs' messages ``(publisher, topic)``, epoch after epoch (the same for all).
 
@@ -608,6 +705,8 @@ class World:
                 add(extra)
         sc = self.scenario
         add(np.array([sc.messages, sc.ttl, sc.epochs, sc.d], dtype=np.int64))
+        if sc.churn is not None:
+            h.update(f"churn={sc.churn}".encode())
         if sc.events != "traffic":
             h.update(sc.events.encode())
             if inst.topic_rates is not None:
@@ -684,7 +783,12 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
         )
         base = interest_instance(n, sc.topics, sc.interest, streams.stream("workload"))
     attack = None
-    if sc.attack is not None:
+    if sc.attack in RELAY_ATTACKS:
+        if sc.workload != "broadcast":
+            raise ParameterError(f"scenario {sc.name!r}: {sc.attack} attackers need a broadcast "
+                                 "world", key="attack")
+        attack = relay_attack(base, sc.attackers, lat.matrix(), withhold=sc.attack == "withhold")
+    elif sc.attack is not None:
         attack = ATTACK_SETUPS[sc.attack](base, sc.attackers, streams.stream("attackers"))
     instance = base if attack is None else attack.instance
     publishers = instance if attack is None else attack.publishers
@@ -698,7 +802,15 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
             probs = publisher_probabilities(
                 sc.publishers or f"unif:{n}", n, streams.stream("publishers")
             )
-        adaptive_mask = draw_adaptive(n, sc.adaptive, probs, sc.adaptive_pool, streams)
+        exclude = None
+        if attack is not None:
+            # attackers never publish and never count among the adaptive (honest) nodes
+            probs = np.where(attack.honest, probs, 0.0)
+            probs = probs / probs.sum()
+            exclude = ~attack.honest
+        adaptive_mask = draw_adaptive(
+            n, sc.adaptive, probs, sc.adaptive_pool, streams, exclude=exclude
+        )
     return World(
         scenario=sc,
         seed=seed,
@@ -726,12 +838,20 @@ def broadcast_instance(n_nodes: int) -> Instance:
 
 
 def draw_adaptive(
-    n_nodes: int, count: int, probs: np.ndarray, pool: str, streams: RngStreams
+    n_nodes: int,
+    count: int,
+    probs: np.ndarray,
+    pool: str,
+    streams: RngStreams,
+    *,
+    exclude: np.ndarray | None = None,
 ) -> np.ndarray | None:
     """The adaptive nodes of a broadcast world (``None`` when every node adapts).
 
     ``count`` nodes uniformly without replacement from stream ``"adaptive"``,
-    among all nodes or (``pool="non-publishers"``) among nodes that never publish.
+    among all nodes or (``pool="non-publishers"``) among nodes that never publish;
+    never an ``exclude`` node (attackers; with attackers, ``count=0`` means every
+    honest node).
 
     Examples
     --------
@@ -740,9 +860,13 @@ def draw_adaptive(
     >>> int(m.sum()), bool(m[:2].any())
     (3, False)
     """
-    if count <= 0 or (count >= n_nodes and pool == "all"):
+    if exclude is None and (count <= 0 or (count >= n_nodes and pool == "all")):
         return None
     cand = np.arange(n_nodes) if pool == "all" else np.flatnonzero(np.asarray(probs) <= 0)
+    if exclude is not None:
+        cand = cand[~np.asarray(exclude, dtype=bool)[cand]]
+        if count <= 0:
+            count = len(cand)
     if count > len(cand):
         raise ParameterError(
             f"scenario: {count} adaptive nodes drawn from {pool} but only {len(cand)} qualify",

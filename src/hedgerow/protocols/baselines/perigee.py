@@ -443,12 +443,14 @@ def _apply_kernel(
     order: np.ndarray,
     in_limit: int,
     draws: np.ndarray,
+    alive: np.ndarray,
 ) -> np.ndarray:
     """Sequentially apply each updating node's choice against the current in-degrees.
 
     ``ranked[v]``: subset indices in preference order (``-1`` ends the list);
     ``keep_counts[v]``: how many slots node ``v`` keeps (0: keep nothing but
-    the fallback; -1: keep every current out-link and only fill).
+    the fallback; -1: keep every current out-link and only fill); ``alive[u]``
+    false: ``u`` is offline (churn) and neither kept nor dialled.
     """
     n, d = out.shape
     new_out = out.copy()
@@ -470,7 +472,7 @@ def _apply_kernel(
         n_kept = 0
         if keep_counts[v] < 0:
             for j in range(d):
-                if new_out[v, j] >= 0:
+                if new_out[v, j] >= 0 and alive[new_out[v, j]]:
                     kept[n_kept] = new_out[v, j]
                     n_kept += 1
         else:
@@ -481,7 +483,7 @@ def _apply_kernel(
                 ok = True
                 for j in range(subsets.shape[1]):
                     u = peers[v, subsets[s, j]]
-                    if u < 0:
+                    if u < 0 or not alive[u]:
                         ok = False
                         break
                     is_out = False
@@ -525,7 +527,7 @@ def _apply_kernel(
             u = draws[pos % len(draws)]
             pos += 1
             tries += 1
-            if u == v or linked[v, u] or (in_limit > 0 and indeg[u] >= in_limit):
+            if u == v or not alive[u] or linked[v, u] or (in_limit > 0 and indeg[u] >= in_limit):
                 continue
             dup = False
             for j in range(fill):
@@ -543,7 +545,8 @@ def _apply_kernel(
                 if fill >= d:
                     break
                 u = (off + t) % n
-                if u == v or linked[v, u] or (in_limit > 0 and indeg[u] >= in_limit):
+                if (u == v or not alive[u] or linked[v, u]
+                        or (in_limit > 0 and indeg[u] >= in_limit)):
                     continue
                 dup = False
                 for j in range(fill):
@@ -660,6 +663,21 @@ class Perigee(AdaptiveProtocol):
 
     def out_degree(self) -> int:
         return self.config()["d_out"]
+
+    def incoming_limit(self) -> int:
+        return int(self.config()["in_limit"])
+
+    def _alive(self, n: int) -> np.ndarray:
+        online = getattr(self, "online_", None)
+        return np.ones(n, dtype=np.bool_) if online is None else np.asarray(online, np.bool_)
+
+    def _draws(self, size: int, n: int) -> np.ndarray:
+        """Uniform exploration draws; under churn (``set_online``) over the online nodes only."""
+        online = getattr(self, "online_", None)
+        if online is None:
+            return self.explore_rng_.integers(0, n, size=size)
+        ids = np.flatnonzero(online)
+        return ids[self.explore_rng_.integers(0, len(ids), size=size)]
 
     def degree_bound(self, instance: Instance) -> int | np.ndarray | None:
         cfg = self.config()
@@ -795,11 +813,11 @@ class Perigee(AdaptiveProtocol):
         # no subset fits (e.g. fewer candidates than k): keep all current links
         keep_counts[(ranked[:, 0] < 0) & has_rows] = -1
         order = self.order_rng_.permutation(n)
-        draws = self.explore_rng_.integers(0, n, size=max(64 * d * int(update.sum()), 1024))
+        draws = self._draws(max(64 * d * int(update.sum()), 1024), n)
         new_out = _apply_kernel(
             np.asarray(out, dtype=np.int64), peers, np.ascontiguousarray(ranked),
             np.ascontiguousarray(subsets), keep_counts, update, order, int(cfg["in_limit"]),
-            draws,
+            draws, self._alive(n),
         )
         score = np.where(update & has_rows, best, np.nan)
         score[~np.isfinite(score)] = np.nan
@@ -848,10 +866,10 @@ class Perigee(AdaptiveProtocol):
                 ranked[v, 0] = v
                 keep_counts[v] = k
         order = self.order_rng_.permutation(n)
-        draws = self.explore_rng_.integers(0, n, size=max(64 * d * int(update.sum()), 1024))
+        draws = self._draws(max(64 * d * int(update.sum()), 1024), n)
         peers = np.asarray(out, dtype=np.int64)
         new_out = _apply_kernel(peers, peers, ranked, subsets, keep_counts, update, order,
-                                int(cfg["in_limit"]), draws)
+                                int(cfg["in_limit"]), draws, self._alive(n))
         # a dropped peer's history is forgotten; a new one starts empty
         for v in np.flatnonzero(update):
             now = set(new_out[v][new_out[v] >= 0].tolist())

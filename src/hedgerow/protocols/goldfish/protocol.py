@@ -38,7 +38,10 @@ Readings chosen (``docs/goldfish.md``):
    ``completion="adam"`` is the paper's Adam (lr 1e-2, at most ``max_steps``
    steps, the authors' early stop) with a fresh stopping state per completion.
 5. A node's own blocks are all † (no first arrival to measure against).
-6. Exploit slots left empty (fewer contributors than slots, or refusals) go
+6. Under churn (``AdaptiveProtocol.set_online``) a node offline in the epoch
+   that ended is refused like a full one: a contributor of the window that
+   has left is skipped for the next ranked subset.
+7. Exploit slots left empty (fewer contributors than slots, or refusals) go
    to random peers not seen in the window; the exploration peer comes from the
    depleting pool, which also loses every peer seen in the window.
 
@@ -179,6 +182,9 @@ class Goldfish(AdaptiveProtocol):
     def out_degree(self) -> int:
         return self.checked()["d_out"]
 
+    def incoming_limit(self) -> int:
+        return self.checked()["in_limit"]
+
     def degree_bound(self, instance: Instance) -> int:
         return self.out_degree()
 
@@ -293,6 +299,9 @@ class Goldfish(AdaptiveProtocol):
         n_exp = self.n_exploit
         d = cfg["d_out"]
         act = np.asarray(active, dtype=bool)
+        # churn (set_online): a node offline now is never dialled
+        online = getattr(self, "online_", None)
+        alive = np.ones(n, dtype=bool) if online is None else online
         movers = nodes[act[nodes]]
         for i in self.order_rng_.permutation(len(movers)).tolist():
             v = int(movers[i])
@@ -301,7 +310,7 @@ class Goldfish(AdaptiveProtocol):
             chosen: list[int] = []
 
             def accepts(u: int, v: int = v, chosen: list[int] = chosen) -> bool:
-                return u != v and u not in chosen and indeg[u] < lim
+                return u != v and u not in chosen and indeg[u] < lim and alive[u]
 
             pool = self.pools_.setdefault(v, DepletingPool(n, v))
             if mode == "run":
