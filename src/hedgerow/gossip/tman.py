@@ -257,26 +257,6 @@ def rank_select(score: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray
 
 
 @numba.njit(cache=True)
-def _insert_nearest(vals, idx, cnt, v, t):  # pragma: no cover - compiled
-    """Insert ``(v, t)`` into the ascending ``vals[:cnt]`` (capacity ``len(vals)``); new count."""
-    cap = vals.shape[0]
-    if cnt == cap:
-        if v >= vals[cap - 1]:
-            return cnt
-        j = cap - 1
-    else:
-        j = cnt
-        cnt += 1
-    while j > 0 and vals[j - 1] > v:
-        vals[j] = vals[j - 1]
-        idx[j] = idx[j - 1]
-        j -= 1
-    vals[j] = v
-    idx[j] = t
-    return cnt
-
-
-@numba.njit(cache=True)
 def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compiled
     """T-Man's ring, fused: rank and keep in one pass per row (no full sorts).
 
@@ -292,8 +272,7 @@ def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compi
     cw_i = np.empty(half, np.int64)
     cc_v = np.empty(half, np.uint64)
     cc_i = np.empty(half, np.int64)
-    top_t = np.empty(2 * half, np.int64)
-    top_s = np.empty(2 * half, np.float64)
+    done = np.empty(R, np.int64)
     max_m = 0
     for i in range(rows.shape[0]):
         max_m = max(max_m, indptr[i + 1] - indptr[i])
@@ -307,44 +286,49 @@ def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compi
         n_cc = 0
         for t in range(m):
             x = ids[cand[a + t]]
-            n_cw = _insert_nearest(cw_v, cw_i, n_cw, x - me, t)
-            n_cc = _insert_nearest(cc_v, cc_i, n_cc, me - x, t)
-        # the ranked candidates and their scores (max of both ranks)
-        k = 0
-        for j in range(n_cw):
-            top_t[k] = cw_i[j]
-            top_s[k] = float(2 * half - j)
-            chosen[cw_i[j]] = True
-            k += 1
-        for j in range(n_cc):
-            t = cc_i[j]
-            v = float(2 * half - j)
-            if chosen[t]:
-                for h in range(k):
-                    if top_t[h] == t:
-                        if v > top_s[h]:
-                            top_s[h] = v
-                        break
-            else:
-                top_t[k] = t
-                top_s[k] = v
-                chosen[t] = True
-                k += 1
-        # order them by (score desc, id asc)
-        for h in range(1, k):
-            tt = top_t[h]
-            ss = top_s[h]
-            g = h - 1
-            while g >= 0 and (top_s[g] < ss
-                              or (top_s[g] == ss and cand[a + top_t[g]] > cand[a + tt])):
-                top_t[g + 1] = top_t[g]
-                top_s[g + 1] = top_s[g]
-                g -= 1
-            top_t[g + 1] = tt
-            top_s[g + 1] = ss
+            d = x - me
+            if n_cw < half or d < cw_v[half - 1]:
+                if n_cw < half:
+                    n_cw += 1
+                j = n_cw - 1
+                while j > 0 and cw_v[j - 1] > d:
+                    cw_v[j] = cw_v[j - 1]
+                    cw_i[j] = cw_i[j - 1]
+                    j -= 1
+                cw_v[j] = d
+                cw_i[j] = t
+            d = me - x
+            if n_cc < half or d < cc_v[half - 1]:
+                if n_cc < half:
+                    n_cc += 1
+                j = n_cc - 1
+                while j > 0 and cc_v[j - 1] > d:
+                    cc_v[j] = cc_v[j - 1]
+                    cc_i[j] = cc_i[j - 1]
+                    j -= 1
+                cc_v[j] = d
+                cc_i[j] = t
+        # the ranked candidates by (best rank, id): merge both lists, each entry once
         j = 0
-        while j < R and j < k:
-            view[r, j] = cand[a + top_t[j]]
+        jw = 0
+        jc = 0
+        while j < R and (jw < n_cw or jc < n_cc):
+            if jw < n_cw and chosen[cw_i[jw]]:
+                jw += 1
+                continue
+            if jc < n_cc and chosen[cc_i[jc]]:
+                jc += 1
+                continue
+            if jc >= n_cc or (jw < n_cw and (jw < jc or (
+                    jw == jc and cand[a + cw_i[jw]] <= cand[a + cc_i[jc]]))):
+                t = cw_i[jw]
+                jw += 1
+            else:
+                t = cc_i[jc]
+                jc += 1
+            chosen[t] = True
+            done[j] = t
+            view[r, j] = cand[a + t]
             j += 1
         # the remaining slots: nearest others (score -distance / 2**64, ties to the lower id)
         while j < R and j < m:
@@ -361,13 +345,14 @@ def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compi
                     best = t
                     best_s = s
             chosen[best] = True
+            done[j] = best
             view[r, j] = cand[a + best]
             j += 1
+        for h in range(j):
+            chosen[done[h]] = False
         while j < R:
             view[r, j] = -1
             j += 1
-        for t in range(m):
-            chosen[t] = False
 
 
 def ring_select(ids: np.ndarray) -> Select:
