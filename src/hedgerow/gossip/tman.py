@@ -277,6 +277,7 @@ def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compi
     for i in range(rows.shape[0]):
         max_m = max(max_m, indptr[i + 1] - indptr[i])
     chosen = np.zeros(max_m, np.bool_)
+    xs = np.empty(max_m, np.uint64)
     for i in range(rows.shape[0]):
         r = rows[i]
         me = ids[r]
@@ -284,8 +285,10 @@ def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compi
         m = indptr[i + 1] - a
         n_cw = 0
         n_cc = 0
+        for t in range(m):  # independent loads first: their cache misses overlap
+            xs[t] = ids[cand[a + t]]
         for t in range(m):
-            x = ids[cand[a + t]]
+            x = xs[t]
             d = x - me
             if n_cw < half or d < cw_v[half - 1]:
                 if n_cw < half:
