@@ -155,3 +155,45 @@ def test_live_only_drops_dead_candidates():
         tm.cycle(view, ps, rng)
     live_rows = view[100:]
     assert not np.isin(live_rows, np.arange(100)).any()
+
+
+def _ring_reference(me, cand, cand_ids, R, half):
+    """T-Man's ring by scores: j-th nearest each way 2 half - j, others -distance; R best."""
+    cw = [(x - me) % 2**64 for x in cand_ids]
+    ccw = [(me - x) % 2**64 for x in cand_ids]
+    score = [-min(a, b) / 2**64 for a, b in zip(cw, ccw, strict=True)]
+    for dist in (cw, ccw):
+        for j, t in enumerate(sorted(range(len(dist)), key=dist.__getitem__)[:half]):
+            score[t] = max(score[t], float(2 * half - j))
+    return [cand[t] for t in sorted(range(len(cand)), key=lambda t: (-score[t], cand[t]))[:R]]
+
+
+@pytest.mark.parametrize("R", [1, 4, 5, 20])
+def test_ring_select_matches_a_scored_ranking(R):
+    rng = np.random.default_rng(R)
+    n = 400
+    ids = rng.integers(0, 2**63, n, dtype=np.int64).astype(np.uint64) * np.uint64(2)
+    rows, indptr, cand = [], [0], []
+    for r in range(60):  # rows with fewer, as many and more candidates than R
+        m = int(rng.integers(0, 3 * R + 3))
+        others = rng.choice(np.delete(np.arange(n), r), size=m, replace=False)
+        rows.append(r)
+        cand.extend(others.tolist())
+        indptr.append(len(cand))
+    view = np.full((n, R), -7, np.int32)
+    ring_select(ids)(np.array(rows), np.array(indptr), np.array(cand, np.int32), view)
+    half = (R + 1) // 2
+    for i, r in enumerate(rows):
+        c = cand[indptr[i]:indptr[i + 1]]
+        want = _ring_reference(int(ids[r]), c, [int(ids[x]) for x in c], R, half)
+        assert view[r, :len(want)].tolist() == want
+        assert (view[r, len(want):] == -1).all()
+
+
+def test_newscast_keeps_the_freshest_sorted():
+    ps = _run_sampler("newscast", n=500, c=10, cycles=8)
+    live = ps.cache >= 0
+    assert live.all()
+    # each cache is the merge's c freshest, written newest first
+    assert (np.diff(ps.stamp, axis=1) <= 0).all()
+    assert ps.stamp.max() == ps.now

@@ -56,10 +56,16 @@ SAMPLERS = ("newscast", "cyclon", "uniform")
 
 @numba.njit(cache=True)
 def _newscast_cycle(cache, stamp, alive, order, u, now):  # pragma: no cover - compiled
+    """One Newscast cycle; the union is deduplicated through per-node marks and
+    stably sorted by freshness (caches come out sorted, so the sort is nearly
+    linear), which keeps exactly the selection "the ``c`` freshest, ties to the
+    first seen" at ``O(c)`` per exchange instead of ``O(c^2)``."""
     c = cache.shape[1]
     m = 2 * c + 2
     ids = np.empty(m, np.int32)
     ts = np.empty(m, np.int64)
+    seen = np.full(cache.shape[0], -1, np.int64)  # the exchange that last saw a node
+    pos = np.zeros(cache.shape[0], np.int32)  # its place in that exchange's union
     for i in range(order.shape[0]):
         p = order[i]
         if not alive[p]:
@@ -84,51 +90,58 @@ def _newscast_cycle(cache, stamp, alive, order, u, now):  # pragma: no cover - c
                     break
                 pick -= 1
         # union of both caches and both fresh descriptors, freshest stamp per id
-        k = 0
-        ids[k] = p
-        ts[k] = now
-        k += 1
-        ids[k] = q
-        ts[k] = now
-        k += 1
+        ids[0] = p
+        ts[0] = now
+        seen[p] = i
+        pos[p] = 0
+        ids[1] = q
+        ts[1] = now
+        seen[q] = i
+        pos[q] = 1
+        k = 2
         for side in range(2):
             r = p if side == 0 else q
             for j in range(c):
                 x = cache[r, j]
                 if x < 0:
                     continue
-                found = -1
-                for t in range(k):
-                    if ids[t] == x:
-                        found = t
-                        break
-                if found >= 0:
-                    if stamp[r, j] > ts[found]:
-                        ts[found] = stamp[r, j]
+                if seen[x] == i:
+                    t = pos[x]
+                    if stamp[r, j] > ts[t]:
+                        ts[t] = stamp[r, j]
                 else:
+                    seen[x] = i
+                    pos[x] = k
                     ids[k] = x
                     ts[k] = stamp[r, j]
                     k += 1
+        # stable sort by freshness (newest first; ties keep the union's order)
+        for h in range(1, k):
+            xi = ids[h]
+            xt = ts[h]
+            g = h - 1
+            while g >= 0 and ts[g] < xt:
+                ids[g + 1] = ids[g]
+                ts[g + 1] = ts[g]
+                g -= 1
+            ids[g + 1] = xi
+            ts[g + 1] = xt
         # each side keeps the c freshest entries other than itself
         for side in range(2):
             r = p if side == 0 else q
-            for j in range(c):
-                best = -1
-                for t in range(k):
-                    if ids[t] < 0 or ids[t] == r:
-                        continue
-                    if best < 0 or ts[t] > ts[best]:
-                        best = t
-                if best < 0:
-                    cache[r, j] = -1
-                    stamp[r, j] = 0
-                else:
-                    cache[r, j] = ids[best]
-                    stamp[r, j] = ts[best]
-                    ids[best] = -ids[best] - 2  # taken (restored below)
+            j = 0
             for t in range(k):
-                if ids[t] < -1:
-                    ids[t] = -ids[t] - 2
+                if j == c:
+                    break
+                if ids[t] == r:
+                    continue
+                cache[r, j] = ids[t]
+                stamp[r, j] = ts[t]
+                j += 1
+            while j < c:
+                cache[r, j] = -1
+                stamp[r, j] = 0
+                j += 1
 
 
 @numba.njit(cache=True)

@@ -257,33 +257,105 @@ def rank_select(score: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray
 
 
 @numba.njit(cache=True)
-def _ring_scores(rows, indptr, cand, ids, half):  # pragma: no cover - compiled
-    """Ranks for T-Man's ring: the ``half`` nearest each way get 2R - rank, others -distance."""
-    out = np.empty(cand.shape[0], np.float64)
+def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compiled
+    """T-Man's ring, fused: rank and keep in one pass per row (no full sorts).
+
+    Scores as a ranking would give them: the ``j``-th nearest clockwise and the
+    ``j``-th nearest counter-clockwise (``j < half``) score ``2 half - j``, every
+    other candidate ``-distance / 2**64``; the view keeps the ``R`` best, ties to
+    the lower id.  The ``half`` nearest each way are kept by insertion into two
+    short sorted lists, so a row costs ``O(m half)`` at worst and about ``O(m)``
+    in practice instead of two argsorts and an ``O(m R)`` selection.
+    """
+    R = view.shape[1]
+    cw_v = np.empty(half, np.uint64)
+    cw_i = np.empty(half, np.int64)
+    cc_v = np.empty(half, np.uint64)
+    cc_i = np.empty(half, np.int64)
+    done = np.empty(R, np.int64)
+    max_m = 0
     for i in range(rows.shape[0]):
-        me = ids[rows[i]]
+        max_m = max(max_m, indptr[i + 1] - indptr[i])
+    chosen = np.zeros(max_m, np.bool_)
+    xs = np.empty(max_m, np.uint64)
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        me = ids[r]
         a = indptr[i]
-        b = indptr[i + 1]
-        m = b - a
-        cw = np.empty(m, np.uint64)
-        ccw = np.empty(m, np.uint64)
+        m = indptr[i + 1] - a
+        n_cw = 0
+        n_cc = 0
+        for t in range(m):  # independent loads first: their cache misses overlap
+            xs[t] = ids[cand[a + t]]
         for t in range(m):
-            x = ids[cand[a + t]]
-            cw[t] = x - me
-            ccw[t] = me - x
-            d = cw[t] if cw[t] < ccw[t] else ccw[t]
-            out[a + t] = -float(d) / 1.8446744073709552e19  # in (-0.5, 0]
-        ocw = np.argsort(cw)
-        occ = np.argsort(ccw)
-        for j in range(min(half, m)):
-            t = ocw[j]
-            v = float(2 * half - j)
-            if v > out[a + t]:
-                out[a + t] = v
-            t = occ[j]
-            if v > out[a + t]:
-                out[a + t] = v
-    return out
+            x = xs[t]
+            d = x - me
+            if n_cw < half or d < cw_v[half - 1]:
+                if n_cw < half:
+                    n_cw += 1
+                j = n_cw - 1
+                while j > 0 and cw_v[j - 1] > d:
+                    cw_v[j] = cw_v[j - 1]
+                    cw_i[j] = cw_i[j - 1]
+                    j -= 1
+                cw_v[j] = d
+                cw_i[j] = t
+            d = me - x
+            if n_cc < half or d < cc_v[half - 1]:
+                if n_cc < half:
+                    n_cc += 1
+                j = n_cc - 1
+                while j > 0 and cc_v[j - 1] > d:
+                    cc_v[j] = cc_v[j - 1]
+                    cc_i[j] = cc_i[j - 1]
+                    j -= 1
+                cc_v[j] = d
+                cc_i[j] = t
+        # the ranked candidates by (best rank, id): merge both lists, each entry once
+        j = 0
+        jw = 0
+        jc = 0
+        while j < R and (jw < n_cw or jc < n_cc):
+            if jw < n_cw and chosen[cw_i[jw]]:
+                jw += 1
+                continue
+            if jc < n_cc and chosen[cc_i[jc]]:
+                jc += 1
+                continue
+            if jc >= n_cc or (jw < n_cw and (jw < jc or (
+                    jw == jc and cand[a + cw_i[jw]] <= cand[a + cc_i[jc]]))):
+                t = cw_i[jw]
+                jw += 1
+            else:
+                t = cc_i[jc]
+                jc += 1
+            chosen[t] = True
+            done[j] = t
+            view[r, j] = cand[a + t]
+            j += 1
+        # the remaining slots: nearest others (score -distance / 2**64, ties to the lower id)
+        while j < R and j < m:
+            best = -1
+            best_s = 0.0
+            for t in range(m):
+                if chosen[t]:
+                    continue
+                x = ids[cand[a + t]]
+                d1 = x - me
+                d2 = me - x
+                s = -float(d1 if d1 < d2 else d2) / 1.8446744073709552e19
+                if best < 0 or s > best_s or (s == best_s and cand[a + t] < cand[a + best]):
+                    best = t
+                    best_s = s
+            chosen[best] = True
+            done[j] = best
+            view[r, j] = cand[a + best]
+            j += 1
+        for h in range(j):
+            chosen[done[h]] = False
+        while j < R:
+            view[r, j] = -1
+            j += 1
 
 
 def ring_select(ids: np.ndarray) -> Select:
@@ -296,7 +368,7 @@ def ring_select(ids: np.ndarray) -> Select:
 
     def select(rows: np.ndarray, indptr: np.ndarray, cand: np.ndarray, view: np.ndarray) -> None:
         half = (view.shape[1] + 1) // 2
-        _keep_best(rows, indptr, cand, _ring_scores(rows, indptr, cand, ids, half), view)
+        _ring_keep(np.asarray(rows, np.int64), indptr, cand, ids, half, view)
 
     return select
 
