@@ -85,7 +85,7 @@ import numba
 import numpy as np
 
 from hedgerow.errors import ParameterError
-from hedgerow.gossip import SAMPLERS, PeerSampling, TMan
+from hedgerow.gossip import SAMPLERS, PeerSampling, TMan, ring_partner, uniform_partner
 from hedgerow.metrics.connectivity import topic_components
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
@@ -218,7 +218,9 @@ class VitisRun:
         self.sampling.bootstrap(self.alive, self._rng_sample)
         select = vitis_select(self.ids, self.targets, self.kind, instance.sub_indptr,
                               instance.sub_topics, self.rates, streams.stream("vitis:ties"))
-        self.tman = TMan(v["rt"], select, include_self=v["include_self"])
+        partner = (ring_partner(self.ids, v["psi"]) if v["partner"] == "ranked"
+                   else uniform_partner)
+        self.tman = TMan(v["rt"], select, partner=partner, include_self=v["include_self"])
         self.view = self.tman.empty_view(n)
         #: cycle at which each offline node went silent (ageing of its descriptors)
         self.left_at = np.where(self.alive, np.iinfo(np.int64).max // 2, 0).astype(np.int64)
@@ -372,6 +374,11 @@ class Vitis(StaticProtocol):
         "loop_rule": Choice("split-horizon", ("split-horizon", "printed"),
                             "Alg. 5 line 7: refuse own echoes, or as printed (A5a)"),
         "include_self": Bool(True, "each side sends its own descriptor in T-Man (A1)"),
+        "partner": Choice("uniform", ("uniform", "ranked"),
+                          "T-Man partner: uniform in RT (§III-A) or among the psi nearest "
+                          "ids (T-Man's selectPeer) (A2)"),
+        "psi": Int(2, "partner=ranked: table entries nearest in id to pick among (A2)", low=1,
+                   unit="entries"),
         "relay_links": Choice("induced", ("induced", "paths"),
                               "relay forwarding: §III-C rule, or cluster + path links"),
         "stale": Int(3, "cycles without an answer before an entry is dropped (Alg. 6)",
