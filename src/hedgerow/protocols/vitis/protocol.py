@@ -33,10 +33,17 @@ effect of each switch):
 A1 (``include_self``, default on)
     each side of a T-Man exchange puts its own descriptor in the buffer, as
     T-Man and the authors' own PeerSim T-Man do; Algorithms 2-3 are silent.
-A2 partner
-    uniform among routing-table entries, as §III-A says (not T-Man's ranked
-    choice); so the ring converges slowly, and the cycle count is a result
-    (``stats_["ring_curve"]``).
+A2 (``partner``, default ``"ranked"``; ``psi``, default 4)
+    §III-A says the partner is "chosen uniformly at random among the existing
+    neighbors in the routing table" and credits the ring's rapid convergence to
+    T-Man [26], whose ``selectPeer`` picks uniformly among the ``psi`` view
+    entries ranked best, here nearest in id.  Only 2 of RT = 15 entries are
+    ring links, so the uniform choice (``"uniform"``) leaves the 10,000-node
+    ring 97.7% right after 100 cycles (99% at cycle 113); T-Man's choice with
+    ``psi = 4`` reaches 99% at cycle 55 and 100% by cycle 80, and lowers
+    overhead and delay.  ``psi = 2`` (always succ or pred) stalls at 99.5%: a
+    node whose two nearest known ids lie on one side never gossips with the
+    other.  The ring curve is ``stats_["ring_curve"]``.
 A3 (``k``)
     k counts the two ring links (§IV-B: "two links are dedicated for the
     predecessor and the successor ... nodes have at least two sw-neighbors"),
@@ -374,10 +381,10 @@ class Vitis(StaticProtocol):
         "loop_rule": Choice("split-horizon", ("split-horizon", "printed"),
                             "Alg. 5 line 7: refuse own echoes, or as printed (A5a)"),
         "include_self": Bool(True, "each side sends its own descriptor in T-Man (A1)"),
-        "partner": Choice("uniform", ("uniform", "ranked"),
+        "partner": Choice("ranked", ("ranked", "uniform"),
                           "T-Man partner: uniform in RT (§III-A) or among the psi nearest "
                           "ids (T-Man's selectPeer) (A2)"),
-        "psi": Int(2, "partner=ranked: table entries nearest in id to pick among (A2)", low=1,
+        "psi": Int(4, "partner=ranked: table entries nearest in id to pick among (A2)", low=1,
                    unit="entries"),
         "relay_links": Choice("induced", ("induced", "paths"),
                               "relay forwarding: §III-C rule, or cluster + path links"),
