@@ -43,7 +43,7 @@ A2 (``partner``, default ``"ranked"``; ``psi``, default 4)
     ``psi = 4`` reaches 99% at cycle 55 and 100% by cycle 80, and lowers
     overhead and delay.  ``psi = 2`` (always succ or pred) stalls at 99.5%: a
     node whose two nearest known ids lie on one side never gossips with the
-    other.  The ring curve is ``stats_["ring_curve"]``.
+    other (our explanation, not traced node by node).  The ring curve is ``stats_["ring_curve"]``.
 A3 (``k``)
     k counts the two ring links (§IV-B: "two links are dedicated for the
     predecessor and the successor ... nodes have at least two sw-neighbors"),
