@@ -37,6 +37,9 @@ SWITCHES = [
     {"sampler": "uniform"},
     {"sampler": "cyclon"},
     {"k": 9},
+    {"partner": "uniform"},
+    {"psi": 2},
+    {"psi": 8},
 ]
 
 
@@ -50,12 +53,15 @@ def main() -> None:
     ap.add_argument("--cycles", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", help="append one JSON line per run here")
+    ap.add_argument("--only", help="comma-separated row numbers of SWITCHES to run (0 = defaults)")
     args = ap.parse_args()
     inst = workload(args.workload, args.nodes, args.topics, args.subs, args.seed)
     keys = ("ring_correct", "ring_99_cycle", "hit_ratio", "overhead", "delay_hops",
             "lookup_hops_mean", "gateways", "clusters", "seconds")
     print("switch | " + " | ".join(keys))
-    for sw in SWITCHES:
+    rows = (SWITCHES if args.only is None
+            else [SWITCHES[int(i)] for i in args.only.split(",")])
+    for sw in rows:
         t = time.perf_counter()
         proto = get_protocol("vitis", rt=args.rt, cycles=args.cycles, **sw)
         proto.build(inst, seed=args.seed)

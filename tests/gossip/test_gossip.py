@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 from hedgerow.errors import ParameterError
-from hedgerow.gossip import SAMPLERS, PeerSampling, TMan, jaccard_select, ring_select
+from hedgerow.gossip import (
+    SAMPLERS,
+    PeerSampling,
+    TMan,
+    jaccard_select,
+    ring_partner,
+    ring_select,
+)
 from hedgerow.model import RngStreams
 
 
@@ -197,3 +204,26 @@ def test_newscast_keeps_the_freshest_sorted():
     # each cache is the merge's c freshest, written newest first
     assert (np.diff(ps.stamp, axis=1) <= 0).all()
     assert ps.stamp.max() == ps.now
+
+
+def test_ring_partner_picks_among_the_psi_nearest_ids():
+    rng = np.random.default_rng(5)
+    n, r, psi = 200, 8, 3
+    ids = rng.integers(0, 2**63, n, dtype=np.int64).astype(np.uint64) * np.uint64(2)
+    view = np.stack([rng.choice(np.delete(np.arange(n), i), r, replace=False)
+                     for i in range(n)]).astype(np.int32)
+    view[0] = -1  # empty view: falls back to the live sample
+    sample = rng.integers(0, n, (n, 4)).astype(np.int32)
+    alive = np.ones(n, bool)
+    part = ring_partner(ids, psi)
+    seen = [set() for _ in range(n)]
+    for u in np.linspace(0, 0.999, 12):
+        out = part(np.arange(n), view, sample, alive, np.full(n, u))
+        for p in range(n):
+            seen[p].add(int(out[p]))
+    for p in range(1, n):
+        d = np.minimum(ids[view[p]] - ids[p], ids[p] - ids[view[p]])
+        assert seen[p] == set(view[p][np.argsort(d, kind="stable")[:psi]].tolist())
+    assert seen[0] <= set(sample[0].tolist())
+    with pytest.raises(ParameterError):
+        ring_partner(ids, 0)

@@ -286,3 +286,20 @@ def ring_ok(run):
     from hedgerow.protocols.vitis.ring import ring_correct
 
     return ring_correct(run.view, run.ids, run.alive)
+
+
+def test_ranked_partner_converges_the_ring_faster_than_uniform():
+    """Reading A2: T-Man's own peer choice (among the psi nearest ids) closes the ring sooner."""
+    from hedgerow.workloads import make_instance
+
+    inst = make_instance(nodes=500, topics=100, subs="5:10", seed=3)
+    first = {}
+    for partner in ("uniform", "ranked"):
+        v = Vitis(rt=8, cycles=20, partner=partner)
+        v.build(inst, seed=1)
+        curve = np.array(v.stats_["ring_curve"])
+        first[partner] = int(np.argmax(curve >= 0.99)) + 1 if (curve >= 0.99).any() else None
+        if partner == "ranked":
+            assert curve[-1] == 1.0
+    assert first["ranked"] is not None  # 500 nodes, RT 8, psi 4: 99% at cycle 16
+    assert first["uniform"] is None or first["uniform"] > first["ranked"]  # uniform: cycle 24

@@ -23,7 +23,8 @@ T-Man (:mod:`hedgerow.gossip.tman`)
     ``rank_select(score)`` builds a ranking selection from a score callable,
     ``ring_select(ids)`` and ``jaccard_select(masks)`` are ready-made.  The
     partner hook ``partner(nodes, view, sample, alive, u)`` defaults to
-    ``uniform_partner`` (uniform among view entries).
+    ``uniform_partner`` (uniform among view entries) or ``ring_partner(ids, psi)``
+    (T-Man's own: uniform among the ``psi`` entries nearest on the id ring).
 
 Randomness comes only from the ``numpy.random.Generator`` handed to each
 call (a named stream of the run's :class:`hedgerow.model.RngStreams`).
@@ -43,7 +44,14 @@ True
 """
 
 from hedgerow.gossip.sampling import SAMPLERS, PeerSampling
-from hedgerow.gossip.tman import TMan, jaccard_select, rank_select, ring_select, uniform_partner
+from hedgerow.gossip.tman import (
+    TMan,
+    jaccard_select,
+    rank_select,
+    ring_partner,
+    ring_select,
+    uniform_partner,
+)
 
 __all__ = [
     "SAMPLERS",
@@ -51,6 +59,7 @@ __all__ = [
     "TMan",
     "jaccard_select",
     "rank_select",
+    "ring_partner",
     "ring_select",
     "uniform_partner",
 ]

@@ -79,6 +79,7 @@ __all__ = [
     "TMan",
     "jaccard_select",
     "rank_select",
+    "ring_partner",
     "ring_select",
     "uniform_partner",
 ]
@@ -138,6 +139,86 @@ def uniform_partner(nodes: np.ndarray, view: np.ndarray, sample: np.ndarray,
     [1, 2, 1]
     """
     return _uniform_partner(np.asarray(nodes, np.int64), view, sample, alive, u)
+
+
+@numba.njit(cache=True)
+def _ring_partner(nodes, view, sample, alive, u, ids, psi):  # pragma: no cover - compiled
+    out = np.full(nodes.shape[0], -1, np.int64)
+    R = view.shape[1]
+    c = sample.shape[1]
+    best_d = np.empty(psi, np.uint64)
+    best_x = np.empty(psi, np.int64)
+    for i in range(nodes.shape[0]):
+        p = nodes[i]
+        me = ids[p]
+        k = 0
+        for j in range(R):
+            x = view[p, j]
+            if x < 0:
+                continue
+            d1 = ids[x] - me
+            d2 = me - ids[x]
+            d = d1 if d1 < d2 else d2
+            if k < psi or d < best_d[psi - 1]:
+                if k < psi:
+                    k += 1
+                h = k - 1
+                while h > 0 and best_d[h - 1] > d:
+                    best_d[h] = best_d[h - 1]
+                    best_x[h] = best_x[h - 1]
+                    h -= 1
+                best_d[h] = d
+                best_x[h] = x
+        if k > 0:
+            out[i] = best_x[min(int(u[i] * k), k - 1)]
+            continue
+        k = 0
+        for j in range(c):
+            x = sample[p, j]
+            if x >= 0 and alive[x]:
+                k += 1
+        if k == 0:
+            continue
+        pick = min(int(u[i] * k), k - 1)
+        for j in range(c):
+            x = sample[p, j]
+            if x >= 0 and alive[x]:
+                if pick == 0:
+                    out[i] = x
+                    break
+                pick -= 1
+    return out
+
+
+def ring_partner(ids: np.ndarray, psi: int) -> Partner:
+    """T-Man's own peer choice for a ring: uniform among the ``psi`` view entries nearest in id.
+
+    Jelasity and Babaoglu's ``selectPeer`` ranks the view by the node's own
+    ranking function and picks at random among the ``psi`` best; for a ring the
+    rank is the circular distance between 64-bit ids.  Falls back to the live
+    peer sample while the view is empty, as :func:`uniform_partner`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ids = np.array([0, 10, 20, 1000], np.uint64)
+    >>> view = np.array([[3, 2, 1], [0, 2, 3], [3, 0, 1], [0, 1, 2]], np.int32)
+    >>> part = ring_partner(ids, 1)
+    >>> part(np.arange(4), view, np.zeros((4, 1), np.int32), np.ones(4, bool),
+    ...      np.full(4, .5)).tolist()
+    [1, 0, 1, 2]
+    """
+    ids = np.asarray(ids, np.uint64)
+    if psi < 1:
+        raise ParameterError(f"psi: must be >= 1, got {psi}", key="psi")
+    psi = int(psi)
+
+    def partner(nodes: np.ndarray, view: np.ndarray, sample: np.ndarray, alive: np.ndarray,
+                u: np.ndarray) -> np.ndarray:
+        return _ring_partner(np.asarray(nodes, np.int64), view, sample, alive,
+                             np.asarray(u, np.float64), ids, psi)
+
+    return partner
 
 
 @numba.njit(cache=True)
