@@ -286,3 +286,14 @@ def test_local_engine_gives_the_spark_numbers(spark, dataset):
         np.testing.assert_allclose(a["mean"], b["mean"], rtol=1e-12)
         np.testing.assert_allclose(a["ci95"], b["ci95"], rtol=1e-9)
         assert render(local, "markdown") == render(on_spark, "markdown")
+
+
+def test_by_and_paper_key_find_a_scenario_run_setting():
+    """``--by adaptive`` and a reference keyed by ``adaptive`` use the ``run_adaptive`` column."""
+    from hedgerow.pipeline.report import _ref_column, _resolve_by
+
+    cols = ["label", "run_adaptive", "epoch", "wasted_latency_mean_ms"]
+    assert _resolve_by(["label", "adaptive"], cols) == ["label", "run_adaptive"]
+    assert _ref_column("adaptive", ["label", "run_adaptive"]) == "run_adaptive"
+    assert _ref_column("nodes", ["label", "nodes"]) == "nodes"
+    assert _ref_column("rt", ["label"]) is None

@@ -235,10 +235,20 @@ class Report:
     engine: str = "spark"
 
 
+def _ref_column(key: str, by_cols: Sequence[str]) -> str | None:
+    """The grouping column holding a reference's key (``adaptive`` may be ``run_adaptive``)."""
+    for col in (key, f"run_{key}"):
+        if col in by_cols:
+            return col
+    return None
+
+
 def _resolve_by(by: Sequence[str], columns: Sequence[str]) -> list[str]:
     out = []
     for key in by:
         col = key if key in columns else column_for_key(key)
+        if col not in columns and f"run_{key}" in columns:
+            col = f"run_{key}"  # a scenario.run setting (adaptive, rt, publishers...)
         if col not in columns:
             raise HedgerowError(
                 f"--by {key}: no such result column; available: "
@@ -396,8 +406,9 @@ def _records(grouped: pd.DataFrame, by_cols: list[str], metrics: list[str], ref:
             )
             if ref is not None:
                 paper = None
-                if "label" in by_cols and ref.key in by_cols:
-                    paper = ref.value(m, str(g["label"]), g[ref.key])
+                kcol = _ref_column(ref.key, by_cols)
+                if "label" in by_cols and kcol is not None:
+                    paper = ref.value(m, str(g["label"]), g[kcol])
                 rec["paper"] = float("nan") if paper is None else float(paper)
             records.append(rec)
     return pd.DataFrame.from_records(records)
@@ -583,7 +594,7 @@ def aggregate(
         if spark is not None:
             eng.df.unpersist()
     if ref is not None:
-        if not ("label" in by_final and ref.key in by_final):
+        if not ("label" in by_final and _ref_column(ref.key, by_final) is not None):
             notes.append(f"paper values need --by to include label and {ref.key}")
         if ref.notes:
             notes.append(f"{ref.title}. {ref.notes}")
