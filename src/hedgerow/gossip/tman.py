@@ -88,11 +88,28 @@ Select = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]
 Partner = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
+@numba.njit(cache=True, inline="always")
+def _random_alive(row, alive, u):  # pragma: no cover - compiled
+    """An alive entry of ``row`` drawn by the uniform ``u`` (the sampling fallback), or -1."""
+    k = 0
+    for x in row:
+        if x >= 0 and alive[x]:
+            k += 1
+    if k == 0:
+        return -1
+    pick = min(int(u * k), k - 1)
+    for x in row:
+        if x >= 0 and alive[x]:
+            if pick == 0:
+                return x
+            pick -= 1
+    return -1
+
+
 @numba.njit(cache=True)
 def _uniform_partner(nodes, view, sample, alive, u):  # pragma: no cover - compiled
     out = np.full(nodes.shape[0], -1, np.int64)
     R = view.shape[1]
-    c = sample.shape[1]
     for i in range(nodes.shape[0]):
         p = nodes[i]
         k = 0
@@ -108,21 +125,7 @@ def _uniform_partner(nodes, view, sample, alive, u):  # pragma: no cover - compi
                         break
                     pick -= 1
             continue
-        k = 0
-        for j in range(c):
-            x = sample[p, j]
-            if x >= 0 and alive[x]:
-                k += 1
-        if k == 0:
-            continue
-        pick = min(int(u[i] * k), k - 1)
-        for j in range(c):
-            x = sample[p, j]
-            if x >= 0 and alive[x]:
-                if pick == 0:
-                    out[i] = x
-                    break
-                pick -= 1
+        out[i] = _random_alive(sample[p], alive, u[i])
     return out
 
 
@@ -145,7 +148,6 @@ def uniform_partner(nodes: np.ndarray, view: np.ndarray, sample: np.ndarray,
 def _ring_partner(nodes, view, sample, alive, u, ids, psi):  # pragma: no cover - compiled
     out = np.full(nodes.shape[0], -1, np.int64)
     R = view.shape[1]
-    c = sample.shape[1]
     best_d = np.empty(psi, np.uint64)
     best_x = np.empty(psi, np.int64)
     for i in range(nodes.shape[0]):
@@ -172,21 +174,7 @@ def _ring_partner(nodes, view, sample, alive, u, ids, psi):  # pragma: no cover 
         if k > 0:
             out[i] = best_x[min(int(u[i] * k), k - 1)]
             continue
-        k = 0
-        for j in range(c):
-            x = sample[p, j]
-            if x >= 0 and alive[x]:
-                k += 1
-        if k == 0:
-            continue
-        pick = min(int(u[i] * k), k - 1)
-        for j in range(c):
-            x = sample[p, j]
-            if x >= 0 and alive[x]:
-                if pick == 0:
-                    out[i] = x
-                    break
-                pick -= 1
+        out[i] = _random_alive(sample[p], alive, u[i])
     return out
 
 
