@@ -42,7 +42,6 @@ Examples
 
 from __future__ import annotations
 
-import os
 import time as _time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -56,6 +55,7 @@ from hedgerow.errors import DataError, ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
 from hedgerow.protocols import get_protocol, protocol_class, protocol_names
+from hedgerow.scenarios.inputs import INPUTS, input_folder, inputs_dir
 from hedgerow.scenarios.invariants import Hook, InvariantObserver
 from hedgerow.scenarios.traces import EVENT_DTYPE, JOIN, LEAVE, load_events, trace_churn
 
@@ -72,38 +72,12 @@ __all__ = [
     "synthetic_churn",
 ]
 
-#: named ingest outputs: name -> (ingest job, its arguments)
-INPUTS: dict[str, tuple[str, dict[str, Any]]] = {
-    "fb1k": ("social", {"size": 1000, "seed": 1}),
-    "fb4k": ("social", {"size": "all", "seed": 1}),
-    "tw1k": ("follower-graph", {"users": 1000, "seed": 1}),
-    "tw10k": ("follower-graph", {"users": 10000, "seed": 1}),
-    "google1k": ("churn", {"source": "google", "nodes": 1000, "seed": 1}),
-    "google4k": ("churn", {"source": "google", "nodes": 4039, "seed": 1}),
-    "google10k": ("churn", {"source": "google", "nodes": 10000, "seed": 1}),
-}
-
 #: synthetic workloads a scenario may name (OMen's 2K instances, power-law sizes)
 SYNTHETIC_WORKLOADS = {
     "syn2k-unif": "uniform",
     "syn2k-zipf": "zipf2",
     "syn2k-expo": "nyse",
 }
-
-
-def inputs_dir() -> Path:
-    """Folder of the named ingest outputs (``$HEDGEROW_INPUTS`` or ``~/.cache/hedgerow/inputs``)."""
-    env = os.environ.get("HEDGEROW_INPUTS")
-    return Path(env) if env else Path.home() / ".cache" / "hedgerow" / "inputs"
-
-
-def input_folder(name: str) -> Path:
-    """Folder of named input ``name`` (``social-fb1k``, ``churn-google1k``...); may not exist."""
-    if name not in INPUTS:
-        raise ParameterError(f"unknown input {name!r}; allowed: {', '.join(INPUTS)}", key="input")
-    job = INPUTS[name][0]
-    prefix = "churn" if job == "churn" else "social"
-    return inputs_dir() / f"{prefix}-{name}"
 
 
 def _existing(name: str) -> Path:

@@ -620,7 +620,7 @@ class World:
         trace = parse_trace(self.scenario.churn)
         if trace is not None:
             # lazy: the trace readers pull in pandas and the churn-scenario registry
-            from hedgerow.scenarios.events import input_folder
+            from hedgerow.scenarios.inputs import input_folder
             from hedgerow.scenarios.traces import load_events
 
             name, hours = trace

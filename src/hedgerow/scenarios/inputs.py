@@ -1,0 +1,48 @@
+"""Named ingest outputs the churn scenarios and worlds read (``fb1k``, ``google4k``...).
+
+One table, :data:`INPUTS`, from a name to the ingest job and arguments that make it, and the
+folder where that output lives (``$HEDGEROW_INPUTS`` or ``~/.cache/hedgerow/inputs``).  Kept
+apart from :mod:`hedgerow.scenarios.events` so that worlds can find a trace without importing
+the churn-event driver.
+
+Examples
+--------
+>>> input_folder("google1k").name
+'churn-google1k'
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from hedgerow.errors import ParameterError
+
+__all__ = ["INPUTS", "input_folder", "inputs_dir"]
+
+#: named ingest outputs: name -> (ingest job, its arguments)
+INPUTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "fb1k": ("social", {"size": 1000, "seed": 1}),
+    "fb4k": ("social", {"size": "all", "seed": 1}),
+    "tw1k": ("follower-graph", {"users": 1000, "seed": 1}),
+    "tw10k": ("follower-graph", {"users": 10000, "seed": 1}),
+    "google1k": ("churn", {"source": "google", "nodes": 1000, "seed": 1}),
+    "google4k": ("churn", {"source": "google", "nodes": 4039, "seed": 1}),
+    "google10k": ("churn", {"source": "google", "nodes": 10000, "seed": 1}),
+}
+
+
+def inputs_dir() -> Path:
+    """Folder of the named ingest outputs (``$HEDGEROW_INPUTS`` or ``~/.cache/hedgerow/inputs``)."""
+    env = os.environ.get("HEDGEROW_INPUTS")
+    return Path(env) if env else Path.home() / ".cache" / "hedgerow" / "inputs"
+
+
+def input_folder(name: str) -> Path:
+    """Folder of named input ``name`` (``social-fb1k``, ``churn-google1k``...); may not exist."""
+    if name not in INPUTS:
+        raise ParameterError(f"unknown input {name!r}; allowed: {', '.join(INPUTS)}", key="input")
+    job = INPUTS[name][0]
+    prefix = "churn" if job == "churn" else "social"
+    return inputs_dir() / f"{prefix}-{name}"
