@@ -222,12 +222,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=5, help="Hedgerow runs per matrix (median)")
     ap.add_argument("--threads", type=int, default=1, help="PyTorch intra-op threads")
     ap.add_argument("--json", default=None, help="also write every number here")
+    ap.add_argument("--keep", default=None,
+                    help="keep the matrices, both solutions and the anchor's logs in this folder")
     args = ap.parse_args(argv)
     root, py = anchor_paths()
     numba.set_num_threads(1)
     load0 = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
+        work = Path(args.keep or tmp)
+        work.mkdir(parents=True, exist_ok=True)
         if args.reuse:
             src = sorted(Path(args.reuse).glob("window*.npz"))[: args.matrices]
             if len(src) < args.matrices:

@@ -11,6 +11,7 @@ from hedgerow.protocols.goldfish.matrix import (
     ESTIMABLE,
     INFEASIBLE,
     OBSERVED,
+    WindowMatrix,
     classify,
     window_matrix,
 )
@@ -78,3 +79,19 @@ def test_values_and_masks_of_the_window_matrix(table1):
     assert table1.observed.sum() == 19 and table1.dagger.sum() == 5
     assert not (table1.observed & table1.dagger).any()
     assert table1.values[3].tolist() == [3.0, 7.0, 0.0, 0.0]
+
+
+def test_fewer_than_k_peering_rows_follow_the_authors_code():
+    """One peering row (row 1) for cell (0, 3), and a † at column 3 in a row that is not a
+    peering row (row 2 shares one observed peer with row 0): ambiguous, as the authors'
+    completer classifies it (checked by running it); without that † it is estimable."""
+    values = np.array([[0, 5, 7, 0], [0, 4, 6, 3], [0, 0, 0, 0]], dtype=float)
+    observed = np.array([[1, 1, 1, 0], [1, 1, 1, 1], [1, 0, 0, 0]], dtype=bool)
+    dagger = np.array([[0, 0, 0, 0], [0, 0, 0, 0], [0, 1, 1, 1]], dtype=bool)
+    peers = np.array([1, 2, 3, 4])
+    cl = classify(WindowMatrix(values, observed, dagger, peers), k=2)
+    assert cl.classes[0, 3] == AMBIGUOUS
+    dagger[2, 3] = False
+    cl = classify(WindowMatrix(values, observed, dagger, peers), k=2)
+    assert cl.classes[0, 3] == ESTIMABLE
+    assert cl.neighbours.tolist() == [[1, -1]]

@@ -101,9 +101,15 @@ def classify_cells(x, obs, dag, k):
             take = min(k, nc)
             gk = cg[order[take - 1]]
             amb = False
+            if nc < k:
+                # fewer than K peering rows: a † anywhere in the column makes it ambiguous
+                for i in range(p):
+                    if dag[i, u]:
+                        amb = True
+                        break
             for t in range(nc):
                 i = cand[order[t]]
-                if cg[order[t]] > gk:
+                if amb or cg[order[t]] > gk:
                     break
                 if dag[i, u]:
                     amb = True

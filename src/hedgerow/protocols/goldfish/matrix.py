@@ -19,14 +19,17 @@ across epochs").  A cell is
     with the ``K``-th included) has a † in the column: an optimisation variable
     ``a_v`` (§IV-B1);
 ``AMBIGUOUS`` (‡)
-    missing, feasible, but a † appears among those nearest rows.
+    missing, feasible, but a † appears among those nearest rows, or there are
+    fewer than ``K`` peering rows and the column has a † in any row.
 
 Readings (``docs/goldfish.md``): rows = blocks and columns = peers (the paper
 indexes cells both ways, §IV-A1 vs §IV-B); a missing cell is *estimable*
-already with fewer than ``K`` peering rows, and *ambiguous* only when the
-nearest rows say the peer got the block from us (the authors' code; the
-paper's "not enough K blocks" would leave Table I(b)'s cells ``a_1..a_5``
-unestimated whenever fewer than ``K`` rows exist).
+already with fewer than ``K`` peering rows if its column has no †, and
+*ambiguous* when the nearest rows say the peer got the block from us (the
+authors' code, cell for cell: with fewer than ``K`` peering rows it pads the
+nearest rows with rows at infinite distance and so looks at every row of the
+column; the paper's "not enough K blocks" would leave Table I(b)'s cells
+``a_1..a_5`` unestimated whenever fewer than ``K`` rows exist).
 
 Examples
 --------
