@@ -57,7 +57,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from hedgerow.protocols.goldfish.complete import build_problem, completed, loss, solve
+from hedgerow.protocols.goldfish.complete import Solution, build_problem, completed, loss, solve
 from hedgerow.protocols.goldfish.matrix import (
     AMBIGUOUS,
     DAGGER,
@@ -207,8 +207,21 @@ def compare(ours: dict[str, Any], theirs: dict[str, Any]) -> dict[str, Any]:
     a_, b_ = float(theirs["loss_ours"]), float(theirs["loss_theirs"])
     row["loss_theirs_obj"] = [a_, b_]
     row["loss_ratio_theirs_obj"] = a_ / b_ if b_ > 0 else float("nan")
-    po, pt = set(row["exploits_ours"]), set(row["exploits_theirs"])
-    row["same_exploits"] = po == pt if len(po) == 3 else po <= pt
+    pt = set(row["exploits_theirs"])
+
+    def agrees(pick: list[int]) -> bool:
+        return set(pick) == pt if len(pick) == 3 else set(pick) <= pt
+
+    row["same_exploits"] = agrees(row["exploits_ours"])
+    # Hedgerow's selector on the anchor's completed matrix: isolates the selectors
+    if np.isfinite(lt):
+        a_t = theirs["a"][cl.cells[:, 0], cl.cells[:, 1]] if len(cl.cells) else np.zeros(0)
+        t_hat = completed(wm, cl, Solution(a_t, np.asarray(theirs["c"], float), lt, 0))
+        ranked = rank_subsets(t_hat, wm.dagger, wm.peers, 3)
+        row["same_selector"] = agrees([int(u) for u in choose_exploits(ranked, 3, set(),
+                                                                       lambda u: True)])
+    else:
+        row["same_selector"] = False
     return row
 
 
@@ -283,7 +296,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{np.median(speed):.0f}x, total {tot_t:.1f} s / {tot_o * 1000:.1f} ms = "
           f"{tot_t / tot_o:.0f}x (>= {SPEEDUP:.0f}x on {int(np.sum(speed >= SPEEDUP))} of "
           f"{len(rows)})")
-    print(f"same exploit subset on {sum(r['same_exploits'] for r in rows)}/{len(rows)}")
+    print(f"same exploit subset on {sum(r['same_exploits'] for r in rows)}/{len(rows)}; "
+          f"Hedgerow's selector on the anchor's completed matrix picks the anchor's subset on "
+          f"{sum(r['same_selector'] for r in rows)}/{len(rows)}")
     if args.json:
         Path(args.json).write_text(json.dumps(
             {"load": [load0, load1], "wall_anchor_s": wall_theirs, "threads": args.threads,
