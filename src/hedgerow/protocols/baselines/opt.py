@@ -34,6 +34,17 @@ Readings chosen (``docs/vitis.md``):
   SpiderCast".  With 1-coverage a node stops after about 7 links on the
   Twitter-like graph, the bound of 15-35 never binds and topics stay split
   (hit ratio 0.95 at RT 15, 0.99 at RT 35, 11% of nodes above degree 15).
+* **Per-topic rings** (``overlay="ring"``; the default stays ``"coverage"``):
+  "an Overlay Per Topic" built with "the same ... overlay construction
+  protocol (T-Man)" read literally: for every topic of ``p``, the subscriber
+  nearest in id clockwise and counter-clockwise among the candidates (T-Man's
+  ring ranking, one ring per topic); a link that serves several topics' rings
+  is one link ("exploiting the subscription correlations"), and a bounded
+  table keeps the links filling the most ring slots.  Converged and unbounded,
+  every topic's subscribers form a ring, so the hit ratio is 1.  On the
+  Twitter-like graph this reading gives Fig. 11's shape (92% of nodes above
+  degree 15, maximum 619 when converged; coverage: 47%, 3,262) but more nodes
+  above 200 (6% against the paper's 0.3%); ``docs/vitis-baselines.md``.
 * **Bounded** (``unbounded=False``): at most ``rt`` out-links per node;
   **unbounded**: as many as coverage needs (Fig. 11).  Links carry traffic
   both ways (a link exists when either end chose it), as for Vitis and RVR,
