@@ -1,4 +1,4 @@
-"""OPT, Vitis's overlay-per-topic baseline (section IV): greedy coverage, bounded and unbounded."""
+"""OPT, Vitis's overlay-per-topic baseline (section IV): per-topic rings or greedy coverage."""
 
 from __future__ import annotations
 
@@ -30,13 +30,14 @@ def test_greedy_coverage_prefers_the_widest_candidate():
 
 def test_unbounded_covers_every_topic_bounded_cannot():
     inst = _hub_instance(8)
-    full = get_protocol("opt", unbounded=True, cycles=6, cache=inst.n_nodes, sampler="uniform",
-                        coverage=1)
+    full = get_protocol("opt", overlay="coverage", unbounded=True, cycles=6, cache=inst.n_nodes,
+                        sampler="uniform", coverage=1)
     ov = full.build(inst, seed=1)
     # node 0 needs one link per topic: 8 out-links, above any bound of 3
     assert ov.degree()[0] == 8
     assert full.stats_["uncovered_share"] == 0.0
-    bounded = get_protocol("opt", rt=3, cycles=6, cache=inst.n_nodes, sampler="uniform")
+    bounded = get_protocol("opt", overlay="coverage", rt=3, cycles=6, cache=inst.n_nodes,
+                           sampler="uniform")
     ovb = bounded.build(inst, seed=1)
     assert ovb.degree().max() <= 3
 
@@ -49,8 +50,8 @@ def test_bounded_opt_misses_subscribers_unbounded_reaches_all():
     world = world_for_instance(inst, seed=3, messages=300)
     rates = {}
     for ub, rt in ((False, 1), (True, 1)):
-        res = run_protocol(get_protocol("opt", rt=rt, unbounded=ub, cycles=15, cache=20,
-                                        sampler="uniform"), world)
+        res = run_protocol(get_protocol("opt", overlay="coverage", rt=rt, unbounded=ub,
+                                        cycles=15, cache=20, sampler="uniform"), world)
         rates[ub] = res.rows[0]["receive_rate"]
         assert res.rows[0]["relay_share"] == 0.0  # events stay among subscribers
     assert rates[False] < 0.9 < rates[True]
@@ -89,6 +90,7 @@ def test_unbounded_topic_rings_converge_to_every_topics_true_ring():
     subs = [rng.choice(30, size=int(rng.integers(1, 8)), replace=False).tolist()
             for _ in range(120)]
     inst = Instance.from_lists(subs, n_topics=30)
+    assert get_protocol("opt").checked()["overlay"] == "ring"
     p = get_protocol("opt", overlay="ring", unbounded=True, cycles=10, cache=20)
     ov = p.build(inst, seed=4)
     ids = ring.node_ids(120, int(p.streams(4).stream("opt:ids").integers(0, 2**31)))
