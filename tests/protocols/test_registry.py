@@ -91,18 +91,18 @@ def test_every_declared_parameter_refuses_its_invalid_values():
                 with pytest.raises(ParameterError) as info:
                     get_protocol(name, **{**cls.quick_params, k: bad}).check_params()
                 assert info.value.key == k, (name, k, bad)
-    assert len(pairs) == 101
+    assert len(pairs) == 104
     by_protocol = {n: sum(1 for m, _ in pairs if m == n) for n in REGISTRY}
     assert by_protocol == {
         "complete": 0,
         "goldfish": 9,
         "gossipsub": 2,
         "perigee": 11,
-        "opt": 6,
+        "opt": 7,
         "random": 4,
         "random-graph": 1,
         "ringpt": 0,
-        "rvr": 5,
+        "rvr": 7,
         "scribe-random": 3,
         "scribe-topic": 2,
         "similarity": 6,

@@ -25,7 +25,8 @@ Readings chosen (``docs/vitis.md``):
   ``sampler="uniform"`` is ideal sampling).  Node ``p`` picks a partner ``q``
   uniformly among its current neighbours; both re-select from the union of
   both views, both samples and both descriptors.
-* **Selection = SpiderCast's greedy coverage.** Repeatedly take the candidate
+* **Greedy coverage** (``overlay="coverage"``, the earlier default, kept
+  because "similar to SpiderCast" supports it too).  Repeatedly take the candidate
   that covers the most of the node's topics still covered fewer than
   ``coverage`` times by the links already chosen (ties go to the candidate met
   first in the buffer), until no candidate adds coverage or, when bounded,
@@ -34,6 +35,18 @@ Readings chosen (``docs/vitis.md``):
   SpiderCast".  With 1-coverage a node stops after about 7 links on the
   Twitter-like graph, the bound of 15-35 never binds and topics stay split
   (hit ratio 0.95 at RT 15, 0.99 at RT 35, 11% of nodes above degree 15).
+* **Per-topic rings** (``overlay="ring"``, the default):
+  "an Overlay Per Topic" built with "the same ... overlay construction
+  protocol (T-Man)" read literally: for every topic of ``p``, the subscriber
+  nearest in id clockwise and counter-clockwise among the candidates (T-Man's
+  ring ranking, one ring per topic); a link that serves several topics' rings
+  is one link ("exploiting the subscription correlations"), and a bounded
+  table keeps the links filling the most ring slots.  Converged and unbounded,
+  every topic's subscribers form a ring, so the hit ratio is 1.  On the
+  Twitter-like graph this reading gives Fig. 11's shape (92% of nodes above
+  degree 15, maximum 697 after 30 cycles, 619 when converged; coverage: 47%,
+  3,262), though more nodes above 200 (6% against the paper's 0.3%); so it is
+  the default.  ``docs/vitis-baselines.md`` has both readings side by side.
 * **Bounded** (``unbounded=False``): at most ``rt`` out-links per node;
   **unbounded**: as many as coverage needs (Fig. 11).  Links carry traffic
   both ways (a link exists when either end chose it), as for Vitis and RVR,
@@ -66,8 +79,9 @@ from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.params import Bool, Choice, Int
 from hedgerow.protocols.base import StaticProtocol
+from hedgerow.protocols.vitis import ring
 
-__all__ = ["OPT", "coverage_select"]
+__all__ = ["OPT", "coverage_select", "topic_ring_select"]
 
 
 @numba.njit(cache=True)
@@ -179,8 +193,125 @@ def coverage_select(
     return row[:k]
 
 
+@numba.njit(cache=True)
+def _ring_slots(
+    p, cand, n_cand, indptr, topics, masks, ids, pos, s_d, s_i, p_d, p_i, slots
+):  # pragma: no cover
+    """Per topic of ``p``: the candidate nearest clockwise and counter-clockwise among its
+    subscribers (by index into ``cand``); ``slots[i]`` = ring slots candidate ``i`` fills."""
+    a = indptr[p]
+    m = indptr[p + 1] - a
+    for j in range(m):
+        pos[topics[a + j]] = j
+        s_i[j] = -1
+        p_i[j] = -1
+    me = ids[p]
+    for i in range(n_cand):
+        slots[i] = 0
+        c = cand[i]
+        if c == p:
+            continue
+        cw = ids[c] - me
+        cc = me - ids[c]
+        if indptr[c + 1] - indptr[c] <= m:
+            for e in range(indptr[c], indptr[c + 1]):
+                j = pos[topics[e]]
+                if j >= 0:
+                    if s_i[j] < 0 or cw < s_d[j]:
+                        s_d[j] = cw
+                        s_i[j] = i
+                    if p_i[j] < 0 or cc < p_d[j]:
+                        p_d[j] = cc
+                        p_i[j] = i
+        else:
+            for j in range(m):
+                if _has(masks, c, topics[a + j]):
+                    if s_i[j] < 0 or cw < s_d[j]:
+                        s_d[j] = cw
+                        s_i[j] = i
+                    if p_i[j] < 0 or cc < p_d[j]:
+                        p_d[j] = cc
+                        p_i[j] = i
+    for j in range(m):
+        pos[topics[a + j]] = -1
+        if s_i[j] >= 0:
+            slots[s_i[j]] += 1
+        if p_i[j] >= 0 and p_i[j] != s_i[j]:
+            slots[p_i[j]] += 1
+
+
+@numba.njit(cache=True)
+def _topic_ring_rows(rows, indptr, cand, view, sub_indptr, topics, masks, ids):  # pragma: no cover
+    """Per-topic rings for every ``rows[i]`` from ``cand[indptr[i]:indptr[i+1]]`` into ``view``:
+    the links filling the most ring slots first (ties to the candidate met first)."""
+    width = view.shape[1]
+    n_topics = np.int64(topics.max()) + 1 if topics.shape[0] else 1
+    pos = np.full(n_topics, -1, dtype=np.int64)
+    longest = 0
+    most = 0
+    for i in range(rows.shape[0]):
+        longest = max(longest, indptr[i + 1] - indptr[i])
+        r = rows[i]
+        most = max(most, sub_indptr[r + 1] - sub_indptr[r])
+    s_d = np.empty(most, np.uint64)
+    p_d = np.empty(most, np.uint64)
+    s_i = np.empty(most, np.int64)
+    p_i = np.empty(most, np.int64)
+    slots = np.empty(longest, np.int64)
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        a = indptr[i]
+        m = indptr[i + 1] - a
+        _ring_slots(r, cand[a:a + m], m, sub_indptr, topics, masks, ids, pos, s_d, s_i, p_d,
+                    p_i, slots)
+        k = 0
+        while k < width:
+            best = -1
+            bs = 0
+            for t in range(m):
+                if slots[t] > bs:
+                    bs = slots[t]
+                    best = t
+            if best < 0:
+                break
+            view[r, k] = cand[a + best]
+            slots[best] = 0
+            k += 1
+        for j in range(k, width):
+            view[r, j] = -1
+
+
+def topic_ring_select(
+    node: int, candidates: np.ndarray, instance: Instance, ids: np.ndarray, *, cap: int = 10**9
+) -> np.ndarray:
+    """The links a per-topic ring keeps for ``node`` from ``candidates`` (most ring slots first).
+
+    For each topic of ``node``: the subscriber among ``candidates`` nearest in id clockwise
+    (successor) and counter-clockwise (predecessor); a link serving several slots is one link.
+
+    Examples
+    --------
+    Ids 0..4 on the ring; node 0 wants topics 0 and 1; node 1 has {0, 1}, 2 {0}, 4 {1}:
+
+    >>> inst = Instance.from_lists([[0, 1], [0, 1], [0], [], [1]])
+    >>> ids = np.arange(5, dtype=np.uint64)
+    >>> topic_ring_select(0, np.array([1, 2, 3, 4]), inst, ids).tolist()
+    [1, 2, 4]
+    >>> topic_ring_select(0, np.array([1, 2, 3, 4]), inst, ids, cap=1).tolist()
+    [1]
+    """
+    cand = np.asarray(candidates, dtype=np.int64)
+    width = max(1, min(cap, len(cand)))
+    view = np.full((instance.n_nodes, width), -1, dtype=np.int64)
+    _topic_ring_rows(np.array([node], np.int64), np.array([0, len(cand)], np.int64), cand, view,
+                     instance.sub_indptr.astype(np.int64), instance.sub_topics.astype(np.int64),
+                     instance.masks, np.asarray(ids, np.uint64))
+    row = view[node]
+    return row[row >= 0]
+
+
 class OPT(StaticProtocol):
-    """OPT: one overlay per topic by greedy subscription coverage over T-Man gossip.
+    """OPT: one overlay per topic over T-Man gossip, a ring per topic or greedy coverage.
 
     ``rt`` bounds the out-links (``unbounded=False``, Vitis Fig. 10a); with
     ``unbounded=True`` a node keeps as many as covering its topics needs
@@ -201,8 +332,11 @@ class OPT(StaticProtocol):
         "cache": Int(20, "peer-sampling cache size (not in the paper; PeerSim's 20)", low=1),
         "sampler": Choice("newscast", ("newscast", "cyclon", "uniform"),
                           "peer-sampling service (the paper: Newscast)"),
-        "coverage": Int(3, "times each subscribed topic is covered by the links (SpiderCast's "
-                        "K_g, default 3)", low=1),
+        "overlay": Choice("ring", ("ring", "coverage"),
+                          "per-topic overlay: a T-Man ring per topic (successor and predecessor "
+                          "among its subscribers), or SpiderCast's greedy coverage"),
+        "coverage": Int(3, "overlay=coverage: times each subscribed topic is covered by the "
+                        "links (SpiderCast's K_g, default 3)", low=1),
     }
     quick_params = {"rt": 4, "cycles": 5, "cache": 5}
 
@@ -220,13 +354,20 @@ class OPT(StaticProtocol):
         topics = instance.sub_topics.astype(np.int64)
         masks = instance.masks
         coverage = v["coverage"]
-        need_max = int(instance.n_subs.max()) * coverage if n else 1
+        per_node = coverage if v["overlay"] == "coverage" else 2
+        need_max = int(instance.n_subs.max()) * per_node if n else 1
         cap = need_max if v["unbounded"] else v["rt"]
         width = max(1, min(cap, n - 1))
+        if v["overlay"] == "ring":
+            ids = ring.node_ids(n, int(streams.stream("opt:ids").integers(0, 2**31)))
 
-        def select(rows: np.ndarray, indptr: np.ndarray, cand: np.ndarray,
-                   view: np.ndarray) -> None:
-            _coverage_rows(rows, indptr, cand, view, sub_indptr, topics, masks, coverage)
+            def select(rows: np.ndarray, indptr: np.ndarray, cand: np.ndarray,
+                       view: np.ndarray) -> None:
+                _topic_ring_rows(rows, indptr, cand, view, sub_indptr, topics, masks, ids)
+        else:
+            def select(rows: np.ndarray, indptr: np.ndarray, cand: np.ndarray,
+                       view: np.ndarray) -> None:
+                _coverage_rows(rows, indptr, cand, view, sub_indptr, topics, masks, coverage)
 
         rng = streams.stream("opt:gossip")
         ps = PeerSampling(n, max(1, min(v["cache"], n - 1)), kind=v["sampler"])

@@ -28,6 +28,11 @@ Readings chosen (``docs/vitis-baselines.md``):
   :mod:`hedgerow.protocols.vitis.ring`, so RVR and Vitis route on the same
   kind of structure.  Each small-world slot keeps the candidate closest to its
   target, drawn once per node.
+* **T-Man partner** (``partner``, default ``"ranked"``; ``psi``, default 4):
+  the same rule as Vitis (its reading A2), because section IV builds the
+  three systems with "the same ... overlay construction protocol (T-Man)":
+  T-Man's ``selectPeer`` among the ``psi`` table entries nearest in id;
+  ``partner="uniform"`` is section III-A's uniform draw over the table.
 * **Links carry traffic both ways** (a link exists when either end holds the
   other), as for Vitis (reading A6); lookups are greedy over both directions.
 * **Trees**: every subscriber of ``t`` looks up ``hash(t)``; the union of
@@ -60,7 +65,7 @@ from typing import Any
 
 import numpy as np
 
-from hedgerow.gossip import PeerSampling, TMan
+from hedgerow.gossip import PeerSampling, TMan, ring_partner, uniform_partner
 from hedgerow.model.instance import Instance
 from hedgerow.model.outlinks import out_overlay
 from hedgerow.model.overlay import Overlay
@@ -127,6 +132,11 @@ def rendezvous_trees(
     return edges.astype(np.int64).reshape(-1, 3), end, hops, failed
 
 
+def _partner(values: dict[str, Any], ids: np.ndarray):
+    """T-Man's partner rule of ``values`` (Vitis's reading A2, shared by the three systems)."""
+    return ring_partner(ids, values["psi"]) if values["partner"] == "ranked" else uniform_partner
+
+
 def _oriented(edges: np.ndarray, view: np.ndarray) -> np.ndarray:
     """Tree links ``(u, v, t)`` turned so that ``v`` is in ``u``'s routing table."""
     lt = edges.copy()
@@ -163,7 +173,7 @@ class RVREngine:
         self.ps = PeerSampling(n, min(values["cache"], n - 1), kind=values["sampler"])
         self.kind = np.full((n, values["rt"]), ring.KIND_EMPTY, np.int8)
         self.tm = TMan(values["rt"], ring.ring_sw_select(self.ids, self.targets, self.kind),
-                       live_only=True)
+                       partner=_partner(values, self.ids), live_only=True)
         self.view = self.tm.empty_view(n)
         self.online = np.zeros(n, bool)
         self.max_hops = 4 * int(np.ceil(np.log2(max(n, 2)))) ** 2
@@ -236,6 +246,11 @@ class RVR(StaticProtocol):
         "sw_direction": Choice("both", ring.SW_DIRECTIONS,
                                "small-world targets: either side (reading A4) or clockwise "
                                "only (Symphony)"),
+        "partner": Choice("ranked", ("ranked", "uniform"),
+                          "T-Man partner: among the psi nearest ids (T-Man's selectPeer, as "
+                          "Vitis) or uniform in RT (§III-A)"),
+        "psi": Int(4, "partner=ranked: table entries nearest in id to pick among", low=1,
+                   unit="entries"),
     }
     quick_params = {"rt": 5, "cycles": 10, "cache": 5}
 
@@ -270,7 +285,7 @@ class RVR(StaticProtocol):
         ps = PeerSampling(n, min(v["cache"], n - 1), kind=v["sampler"])
         ps.bootstrap(np.ones(n, bool), rng)
         kind = np.full((n, v["rt"]), ring.KIND_EMPTY, np.int8)
-        tm = TMan(v["rt"], ring.ring_sw_select(ids, targets, kind))
+        tm = TMan(v["rt"], ring.ring_sw_select(ids, targets, kind), partner=_partner(v, ids))
         view = tm.empty_view(n)
         for cycle in range(v["cycles"]):
             ps.cycle(rng)
