@@ -54,13 +54,16 @@ def test_a_topic_nobody_else_holds_does_not_block():
     assert ready[0].tolist() == [] and ready[1] is False  # topic 0 is held by node 1, not covered
 
 
-def _in_degrees(inst, builder, pick, lam=3):
+def _in_degrees(inst, builder, pick, lam=3, priced=None):
+    """Every node's set over all others, node by node; ``priced``: price by backup load."""
     rng = np.random.default_rng(7)
+    priced = pick == "dual" if priced is None else priced
     indeg = np.zeros(inst.n_nodes, dtype=np.int64)
     sizes = []
     for v in range(inst.n_nodes):
         b = backup_set(inst.sub_indptr, inst.sub_topics, v, np.arange(inst.n_nodes), lam,
-                       builder, rng, pick=pick, n_topics=inst.n_topics)
+                       builder, rng, pick=pick, n_topics=inst.n_topics,
+                       load=indeg if priced else None)
         indeg[b] += 1
         sizes.append(len(b))
     return indeg, float(np.mean(sizes))
@@ -78,13 +81,49 @@ def _powerlaw_instance(n=600, topics=60, lo=3, hi=27, alpha=2.0, seed=3):
 
 
 def test_primal_dual_is_balanced_and_larger_than_greedy():
-    """Section 6.3: PD's in-degrees balanced (21-59 vs greedy's 581), sets larger (2.8% vs 1.1%)."""
+    """Section 6.3: PD's in-degrees balanced (21-59 vs greedy's 581), sets larger (2.8% vs 1.1%).
+
+    The default primal-dual (R-5): load-priced subscribers, the dual of a random
+    uncovered topic raised until one is tight.
+    """
     inst = _powerlaw_instance()
     g_in, g_size = _in_degrees(inst, "greedy", "random")
-    p_in, p_size = _in_degrees(inst, "pd", "random")
-    assert 2 * p_in.max() <= g_in.max()  # <= 1/3 at the paper's 2K size (benchmark)
-    assert (p_in < 5).mean() < (g_in < 5).mean()
+    p_in, p_size = _in_degrees(inst, "pd", "dual")
+    assert 3 * p_in.max() <= g_in.max()
+    assert p_in.min() > 0  # every node serves, as in the paper's 21-59
+    assert (p_in < 5).mean() < 0.5 * (g_in < 5).mean()
     assert p_size > 1.5 * g_size
+
+
+def test_uniform_random_subscriber_is_balanced_less_so_than_priced():
+    """The former reading (``pick="random"``): balanced against greedy, less than the priced PD."""
+    inst = _powerlaw_instance()
+    g_in, _ = _in_degrees(inst, "greedy", "random")
+    r_in, _ = _in_degrees(inst, "pd", "random")
+    p_in, _ = _in_degrees(inst, "pd", "dual")
+    assert 2 * r_in.max() <= g_in.max()
+    assert p_in.max() < r_in.max()
+
+
+def test_unit_priced_primal_dual_behaves_like_greedy():
+    """Without the load price the dual-raising step picks bulk subscribers like greedy."""
+    inst = _powerlaw_instance()
+    g_in, g_size = _in_degrees(inst, "greedy", "random")
+    u_in, u_size = _in_degrees(inst, "pd", "dual", priced=False)
+    assert abs(u_size - g_size) < 0.25 * g_size
+    assert u_in.max() > 0.5 * g_in.max()
+
+
+def test_dual_step_takes_the_cheapest_subscriber():
+    """Worked example: topic 0 is held by nodes 1 (load 5) and 2 (load 0); node 2 is taken."""
+    inst = Instance.from_lists([[0], [0], [0]], n_topics=1)
+    load = np.array([0, 5, 0])
+    b = backup_set(inst.sub_indptr, inst.sub_topics, 0, np.arange(3), 1, "pd",
+                   np.random.default_rng(0), pick="dual", load=load)
+    assert b.tolist() == [2]
+    b2 = backup_set(inst.sub_indptr, inst.sub_topics, 0, np.arange(3), 2, "pd",
+                    np.random.default_rng(0), pick="dual", load=load)
+    assert b2.tolist() == [2, 1]
 
 
 def test_literal_max_gain_primal_dual_behaves_like_greedy():

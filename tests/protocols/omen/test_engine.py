@@ -134,3 +134,22 @@ def test_join_waits_for_a_ready_backup_set_and_covers_every_topic(inst):
             assert any(t in eng.topics_of(u) for u in nb.tolist()) or partitioned_online_topics(
                 eng) == 0
     assert partitioned_online_topics(eng) == 0
+
+
+def _recount_load(eng):
+    load = np.zeros(eng.n, dtype=np.int64)
+    sets = [e.backups for ent in eng.entries for e in ent.values()]
+    sets += list(eng._gsets.values())
+    for b in sets:
+        load[b] += 1
+    return load
+
+
+@pytest.mark.parametrize("name", ["omen", "omen-g"])
+def test_backup_load_prices_follow_the_sets(inst, name):
+    """Reading R-5: the primal-dual prices (``1 + backup load``) count the current sets exactly."""
+    eng = _engine(name, inst)
+    assert eng.pd_pick == "dual"
+    _sequence(eng, np.random.default_rng(3), 30)
+    assert (eng.backup_load == _recount_load(eng)).all()
+    assert eng.backup_load.min() >= 0 and eng.backup_load.sum() > 0

@@ -72,6 +72,8 @@ from hedgerow.protocols.omen.repair import add_edge, remove_node, shadow_repair
 from hedgerow.protocols.omen.views import Entry, view_of
 from hedgerow.protocols.tco.engine import tco_augment
 
+_NONE = np.zeros(0, dtype=np.int64)
+
 __all__ = ["MESSAGE_KINDS", "ChurnEvent", "OmenEngine"]
 
 #: message kinds counted (failure detection excluded)
@@ -135,8 +137,9 @@ class OmenEngine:
         L, the concurrent events tolerated (predecessors kept, successors notified).
     backups : {"pd", "greedy", "all"}
         Backup builder; ``"all"`` = every live node sharing a topic (global view only).
-    pd_pick : {"random", "max-gain"}
-        Primal-dual subscriber choice.
+    pd_pick : {"dual", "random", "max-gain"}
+        Primal-dual subscriber choice (reading R-5): ``"dual"`` raises the
+        topic's dual until a subscriber priced at ``1 + backup load`` is tight.
     rho : float
         LowODA's trade-off in Algorithm 1 (and the initial build).
     view : {"partial", "global"}
@@ -164,7 +167,7 @@ class OmenEngine:
         coverage: int = 5,
         resilience: int = 1,
         backups: str = "pd",
-        pd_pick: str = "random",
+        pd_pick: str = "dual",
         rho: float = 1.0,
         view: str = "partial",
         components: str = "true",
@@ -202,6 +205,9 @@ class OmenEngine:
         self.adj = np.full((n, 16), -1, dtype=np.int64)
         self.deg = np.zeros(n, dtype=np.int64)
         self.live_subs = np.zeros(self.n_topics, dtype=np.int64)
+        #: backup load: how many current backup sets name each node (reading R-5)
+        self.backup_load = np.zeros(n, dtype=np.int64)
+        self._gsets: dict[int, np.ndarray] = {}  # OMen-G: each node's latest backup set
         self.entries: list[dict[int, Entry]] = [{} for _ in range(n)]
         self.exeq: list[list[int]] = [[] for _ in range(n)]
         self.standby: list[set[int]] = [set() for _ in range(n)]
@@ -363,7 +369,12 @@ class OmenEngine:
         ev = self._new_event(LEAVE, p)
         ev.reporters = nb
         # the node's own queues and views die with it
+        for e in self.entries[p].values():
+            self._set_backups(e, _NONE)
         self.entries[p] = {}
+        old = self._gsets.pop(p, None)
+        if old is not None:
+            self.backup_load[old] -= 1
         self.exeq[p] = []
         self.standby[p] = set()
         self.busy[p] = None
@@ -565,10 +576,17 @@ class OmenEngine:
                 B = cands
             else:
                 lam = max(self.lam, 1) if ev.type == JOIN else self.lam
+                old = self._gsets.pop(v, None)
+                if old is not None:
+                    self.backup_load[old] -= 1
                 B = backup_set(
                     self.sub_indptr, self.sub_topics, v, cands, lam, self.builder,
                     self.rng_backups, pick=self.pd_pick, n_topics=self.n_topics,
+                    load=self._load(),
                 )
+                if self.online[v]:
+                    self._gsets[v] = B
+                    self.backup_load[B] += 1
             N = self.adj[v, : self.deg[v]] if ev.type == JOIN else ev.reporters
         else:
             e = self.entries[c].get(v, Entry())
@@ -745,6 +763,7 @@ class OmenEngine:
         ent = self.entries[s]
         for v in list(ent):
             if v not in keep:
+                self._set_backups(ent[v], _NONE)
                 del ent[v]
         for v in preds:
             if v not in ent:
@@ -819,12 +838,25 @@ class OmenEngine:
             e.neighbours = self.adj[u, : self.deg[u]].copy()
             joining = self.current[u] >= 0 and self.events[self.current[u]].type == JOIN
             lam = max(self.lam, 1) if joining else self.lam
-            e.backups, e.ready = refresh_entry(
-                u, np.concatenate((cands, e.backups)), self.online, self.sub_indptr,
+            pool = np.concatenate((cands, e.backups))
+            self._set_backups(e, _NONE)  # a set is priced without its own membership
+            B, e.ready = refresh_entry(
+                u, pool, self.online, self.sub_indptr,
                 self.sub_topics, lam, self.builder, self.rng_backups, self.live_subs,
-                pick=self.pd_pick,
+                pick=self.pd_pick, load=self._load(),
             )
+            self._set_backups(e, B)
             e.dirty = False
+
+    def _load(self) -> np.ndarray | None:
+        """Prices of the primal-dual builder (``pd_pick="dual"``), else none."""
+        return self.backup_load if self.pd_pick == "dual" else None
+
+    def _set_backups(self, e: Entry, B: np.ndarray) -> None:
+        """Replace ``e.backups`` and keep :attr:`backup_load` in step."""
+        self.backup_load[e.backups] -= 1
+        self.backup_load[B] += 1
+        e.backups = B
 
     # ------------------------------------------------------------------ read-outs
     def view_sizes(self) -> np.ndarray:

@@ -58,7 +58,7 @@ class Omen(MaintainedProtocol):
         "resilience": Int(1, "L: concurrent churn events tolerated", low=1),
         "backups": Choice("pd", ("pd", "greedy"), "backup builder (section 4.2)"),
         "pd_pick": Choice(
-            "random", ("random", "max-gain"), "primal-dual subscriber choice (reading R-5)"
+            "dual", ("dual", "random", "max-gain"), "primal-dual subscriber choice (reading R-5)"
         ),
         "rho": Float(
             DEFAULT_RHO, "LowODA trade-off in Algorithm 1 and the initial build", low=1.0
