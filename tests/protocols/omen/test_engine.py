@@ -153,3 +153,15 @@ def test_backup_load_prices_follow_the_sets(inst, name):
     _sequence(eng, np.random.default_rng(3), 30)
     assert (eng.backup_load == _recount_load(eng)).all()
     assert eng.backup_load.min() >= 0 and eng.backup_load.sum() > 0
+
+
+def test_a_leave_repairs_with_the_prepared_backup_set(inst):
+    """S = B(v') ∪ N(v') (section 3.2): the entry outlives the ring's update until gcChurnEvent."""
+    eng = _engine("omen", inst)
+    _sequence(eng, np.random.default_rng(4), 40)
+    leaves = [ev for ev in eng.events if ev.type == "leave" and len(ev.topics)]
+    assert len(leaves) >= 10
+    assert sum(ev.backups > 0 for ev in leaves) >= 0.9 * len(leaves)
+    assert all(ev.shadow >= len(ev.reporters[eng.online[ev.reporters]]) for ev in leaves)
+    for s in range(eng.n):  # and it is gone once the leave is done
+        assert all(eng.online[v] for v in eng.entries[s]) or not eng.online[s]

@@ -754,6 +754,18 @@ class OmenEngine:
             ids.append(self.busy[s].ev.id)
         return {self.events[e].node for e in ids if not self.events[e].done}
 
+    def _leave_pending(self, v: int) -> bool:
+        """``v`` departed and its leave is not done: its entry waits for ``gcChurnEvent``.
+
+        The ring drops ``v`` at once (R-12), before its successors hear of the
+        event; without this its prepared ``B(v)`` and ``N(v)`` would be lost
+        and the repair would see only the reporters.
+        """
+        if self.online[v] or self.current[v] < 0:
+            return False
+        ev = self.events[self.current[v]]
+        return ev.type == LEAVE and not ev.done
+
     def _sync_entries(self, s: int) -> None:
         """Entries for the L live predecessors, kept for departed ones with pending events."""
         if self.global_view or not self.online[s]:
@@ -762,7 +774,7 @@ class OmenEngine:
         keep = set(preds) | self._pending_nodes(s)
         ent = self.entries[s]
         for v in list(ent):
-            if v not in keep:
+            if v not in keep and not self._leave_pending(v):
                 self._set_backups(ent[v], _NONE)
                 del ent[v]
         for v in preds:
