@@ -564,7 +564,7 @@ class OmenEngine:
 
     # ------------------------------------------------------------------ repair
     def _start_repair(self, c: int, ev: ChurnEvent) -> None:
-        t0 = _time.perf_counter()
+        t0 = _time.thread_time()
         v = ev.node
         if ev.type == JOIN and not self.online[v]:
             self._finish(ev)
@@ -606,7 +606,7 @@ class OmenEngine:
         ev.neighbours = max(ev.neighbours, len(N))
         rep = _Repair(ev, shadow, topics)
         self.busy[c] = rep
-        ev.repair_seconds += _time.perf_counter() - t0
+        ev.repair_seconds += _time.thread_time() - t0
         self._repair_round(c, rep)
 
     def _join_covered(self, v: int, shadow: np.ndarray) -> bool:
@@ -650,7 +650,7 @@ class OmenEngine:
     def _repair_round(self, c: int, rep: _Repair) -> None:
         if not self.online[c] or self.busy[c] is not rep:
             return
-        t0 = _time.perf_counter()
+        t0 = _time.thread_time()
         ev = rep.ev
         if rep.round and ev.type == LEAVE:
             # members that failed meanwhile hand over their neighbours-at-departure
@@ -659,7 +659,7 @@ class OmenEngine:
         rep.shadow = shadow
         if ev.type == JOIN and not self._join_covered(ev.node, shadow):
             # a backup failed before its link landed: cover the node again first
-            ev.repair_seconds += _time.perf_counter() - t0
+            ev.repair_seconds += _time.thread_time() - t0
             self.busy[c] = None
             e = self.entries[c].get(ev.node)
             if e is not None:
@@ -672,7 +672,7 @@ class OmenEngine:
             self.masks, self.adj, self.deg, shadow, rep.topics,
             rng=self.rng_ties, rho=self.rho, components=self.components,
         )
-        rep.ev.repair_seconds += _time.perf_counter() - t0
+        rep.ev.repair_seconds += _time.thread_time() - t0
         rep.ev.rounds += 1
         rep.round += 1
         if not len(new):
