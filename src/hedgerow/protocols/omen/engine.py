@@ -46,6 +46,12 @@ Readings beyond the paper (``docs/omen.md``)
   ``B(v')`` over every live node sharing a topic with ``v'`` when it repairs
   (the time is part of its repair time, reading R-10).
 * **Rejoin** keeps the node's topics unless the driver hands new ones.
+* **A departed node's entry** (``B(v')``, ``N(v')``) stays at its successors
+  until its leave is done and garbage-collected (``gcChurnEvent``), although
+  the exact ring (R-12) drops ``v'`` at once: the leave's shadow set is
+  ``B(v') ∪ N(v')`` plus the reporters, as section 3.2 prescribes.
+* **Repair time** is the coordinator's CPU time (thread time) for shadow
+  assembly and Algorithm 1, so a shared machine's preemptions do not enter.
 
 Messages are counted by kind in :attr:`OmenEngine.messages`; failure
 detection itself is not counted (section 6.8).
