@@ -78,13 +78,14 @@ def main() -> None:
     ap.add_argument("--events", type=int, default=None)
     ap.add_argument("--re-events", type=int, default=300)
     ap.add_argument("--spidercast", action="store_true")
+    ap.add_argument("--no-inc", action="store_true", help="skip LowODA-Inc (its ratio is omitted)")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     out = []
     for seed in a.seeds:
         inst, on, ev = load_churn_scenario(a.scenario, seed=seed)
-        r = {p: run(p, inst, on, ev, seed, n_events=a.events)
-             for p in ("omen", "omen-g", "lowoda-inc")}
+        systems = ("omen", "omen-g") if a.no_inc else ("omen", "omen-g", "lowoda-inc")
+        r = {p: run(p, inst, on, ev, seed, n_events=a.events) for p in systems}
         r["lowoda-re"] = run("lowoda-re", inst, on, ev, seed, n_events=a.re_events)
         k = len(r["lowoda-re"]["max"])
         o, g, re_ = r["omen"], r["omen-g"], r["lowoda-re"]
@@ -99,7 +100,6 @@ def main() -> None:
             "omen_minus_re_avg": float(o["avg"][:k].mean() - re_["avg"].mean()),
             "omen_over_g_max": float(o["max"].mean() / g["max"].mean()),
             "omen_minus_g_avg": float(o["avg"].mean() - g["avg"].mean()),
-            "inc_over_re_max": float(r["lowoda-inc"]["max"][:k].mean() / re_["max"].mean()),
             "omen_growth_per_event": slope(o["max"]),
             "omen_max_first_last": [float(o["max"][0]), float(o["max"][-1])],
             "omen_repair_median_ms": float(np.median(o["rep"]) * 1e3),
@@ -117,6 +117,8 @@ def main() -> None:
             "view_mean": float(views.mean()),
             "omen_msgs_mean": float(o["msgs"].mean()),
         }
+        if "lowoda-inc" in r:
+            res["inc_over_re_max"] = float(r["lowoda-inc"]["max"][:k].mean() / re_["max"].mean())
         om, jn = o["rep"], np.array(o["types"]) == "join"
         res["omen_median_ms_join_leave"] = [float(np.median(om[jn]) * 1e3),
                                             float(np.median(om[~jn]) * 1e3)]
