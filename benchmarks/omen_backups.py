@@ -62,6 +62,7 @@ def main() -> None:
     ap.add_argument("--lam", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--passes", type=int, default=3)
+    ap.add_argument("--cover", default="multi", choices=["multi", "repeat"])
     ap.add_argument("--builders", nargs="+", default=["greedy", "pd", "pd-random"],
                     choices=["greedy", "pd", "pd-random", "pd-max-gain"])
     a = ap.parse_args()
@@ -81,14 +82,14 @@ def main() -> None:
                     indeg[chosen[v]] -= 1
                     b = backup_set(inst.sub_indptr, inst.sub_topics, v, everyone, a.lam, kind,
                                    rng, pick=pick, n_topics=inst.n_topics,
-                                   load=indeg if pick == "dual" else None)
+                                   load=indeg if pick == "dual" else None, cover=a.cover)
                     indeg[b] += 1
                     chosen[v] = b
             sizes = np.array([len(b) for b in chosen], dtype=np.float64)
             hubs = np.flatnonzero(indeg > 100)
             served = np.mean([np.isin(b, hubs).any() for b in chosen]) if len(hubs) else 0.0
             print(json.dumps({
-                "popularity": pop, "builder": builder,
+                "popularity": pop, "builder": builder, "cover": a.cover,
                 "mean_size_pct": round(100 * sizes.mean() / a.nodes, 3),
                 "size_vs_subs_pearson": round(float(np.corrcoef(sizes, inst.n_subs)[0, 1]), 3),
                 "indeg_min": int(indeg.min()), "indeg_max": int(indeg.max()),

@@ -20,14 +20,18 @@ def inst():
     return make_instance(nodes=400, topics=60, subs="3:15", popularity="zipf2", seed=5)
 
 
-@pytest.mark.parametrize("builder", ["greedy", "pd"])
+@pytest.mark.parametrize("builder", ["greedy", "pd", "pd-dual"])
 @pytest.mark.parametrize("lam", [1, 3, 5])
-def test_backup_sets_are_acceptable_lambda_sets(inst, builder, lam):
+@pytest.mark.parametrize("cover", ["multi", "repeat"])
+def test_backup_sets_are_acceptable_lambda_sets(inst, builder, lam, cover):
     rng = np.random.default_rng(1)
     ip, tp = inst.sub_indptr, inst.sub_topics
     everyone = np.arange(inst.n_nodes)
+    pick = "dual" if builder == "pd-dual" else "random"
+    load = np.arange(inst.n_nodes) % 7 if pick == "dual" else None
     for v in range(0, inst.n_nodes, 7):
-        b = backup_set(ip, tp, v, everyone, lam, builder, rng, n_topics=inst.n_topics)
+        b = backup_set(ip, tp, v, everyone, lam, builder[:2] if pick == "dual" else builder,
+                       rng, n_topics=inst.n_topics, pick=pick, load=load, cover=cover)
         assert v not in b and len(set(b.tolist())) == len(b)
         vt = inst.topics_of(v)
         for u in b.tolist():  # eq. (2): individual commitment
@@ -40,6 +44,32 @@ def test_backup_sets_are_acceptable_lambda_sets(inst, builder, lam):
         assert (held >= np.minimum(avail, lam)).all()
         if (avail >= lam).all():
             assert coverage_factor(ip, tp, v, b) >= lam
+
+
+def test_repeated_whole_covers_are_at_least_as_large():
+    """cover="repeat" (R-4): whole covers until lambda-coverage, never smaller than one run."""
+    inst = _powerlaw_instance()
+    sizes = {}
+    for cover in ("multi", "repeat"):
+        rng = np.random.default_rng(3)
+        sizes[cover] = sum(
+            len(backup_set(inst.sub_indptr, inst.sub_topics, v, np.arange(inst.n_nodes), 3,
+                           "greedy", rng, n_topics=inst.n_topics, cover=cover))
+            for v in range(0, inst.n_nodes, 5))
+    assert sizes["repeat"] >= sizes["multi"]
+
+
+def test_ready_lambda_needs_lambda_holders():
+    """ready="lambda" (R-6 option): ready only once each topic is held min(lam, others) times."""
+    inst = Instance.from_lists([[0], [0], [0], [0]], n_topics=1)
+    live = np.array([4])
+    args = (inst.sub_indptr, inst.sub_topics, 2, "pd", np.random.default_rng(0), live)
+    b, ok = refresh_entry(0, np.array([1]), np.ones(4, bool), *args, ready="lambda")
+    assert b.tolist() == [1] and ok is False
+    b, ok = refresh_entry(0, np.array([1]), np.ones(4, bool), *args)
+    assert ok is True
+    b, ok = refresh_entry(0, np.array([1, 2, 3]), np.ones(4, bool), *args, ready="lambda")
+    assert len(b) == 2 and ok is True
 
 
 def test_a_topic_nobody_else_holds_does_not_block():

@@ -63,6 +63,7 @@ from numba import njit
 
 __all__ = [
     "BUILDERS",
+    "COVERS",
     "PD_PICKS",
     "backup_set",
     "coverage_factor",
@@ -74,15 +75,20 @@ __all__ = [
 BUILDERS = {"greedy": 0, "pd": 1}
 #: primal-dual subscriber choice -> kernel code
 PD_PICKS = {"random": 0, "max-gain": 1, "dual": 2}
+#: how lambda-coverage is reached (reading R-4) -> kernel flag
+COVERS = {"multi": False, "repeat": True}
 
 
 @njit(cache=True)
-def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos, load):
+def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos, load, repeat):
     """Kernel: the backup set of a node with sorted topics ``vtopics`` over ``cands``.
 
     ``pos`` is a scratch array (one entry per topic, all -1 on entry and on exit).
     ``load`` (per global node; empty = no load) prices each candidate at
     ``1 + load`` for the dual-raising primal-dual step (``pick == 2``).
+    ``repeat``: run whole single covers (fresh duals each) until every topic
+    is held ``min(lam, available)`` times (``cover="repeat"``), instead of one
+    multi-cover run.
     """
     m = len(vtopics)
     for i in range(m):
@@ -111,7 +117,13 @@ def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos, load)
     avail = np.zeros(m, np.int64)
     for j in range(cptr[k]):
         avail[cloc[j]] += 1
-    target = np.minimum(avail, lam)
+    final = np.minimum(avail, lam)
+    target = final.copy()
+    if repeat:
+        for i in range(m):
+            target[i] = 1 if avail[i] > 0 else 0
+    total = np.zeros(m, np.int64)
+    remaining = avail.copy()
     count = np.zeros(m, np.int64)
     taken = np.zeros(k, np.bool_)
     out = np.empty(k, np.int64)
@@ -142,7 +154,25 @@ def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos, load)
             if count[i] < target[i]:
                 n_unc += 1
         if n_unc == 0:
-            break
+            if not repeat:
+                break
+            done = True
+            for i in range(m):
+                if total[i] < final[i]:
+                    done = False
+            if done:
+                break
+            # the next whole cover, from the candidates not yet taken, fresh duals
+            n_next = 0
+            for i in range(m):
+                count[i] = 0
+                target[i] = 1 if remaining[i] > 0 else 0
+                n_next += target[i]
+            if n_next == 0:
+                break
+            for c in range(k):
+                slack[c] = 1.0 + load[cands[c]] if len(load) else 1.0
+            continue
         best = -1
         if builder == 0:
             off = int(draws[d % n_draws] * k)
@@ -251,12 +281,15 @@ def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos, load)
         n_out += 1
         for j in range(cptr[best], cptr[best + 1]):
             count[cloc[j]] += 1
+            total[cloc[j]] += 1
+            remaining[cloc[j]] -= 1
     return out[:n_out]
 
 
 @njit(cache=True)
 def _refresh(
-    node, pool, online, indptr, topics, lam, builder, pick, draws, pos, stamp, live_subs, load
+    node, pool, online, indptr, topics, lam, builder, pick, draws, pos, stamp, live_subs, load,
+    repeat, ready_lam,
 ):
     """Kernel of ``selectView`` for one entry: dedupe the live pool, build, test readiness."""
     mark = stamp[0] + 1
@@ -272,23 +305,23 @@ def _refresh(
     if lam <= 0 or n == 0 or len(vt) == 0:
         B = np.empty(0, np.int64)
     else:
-        B = _build(vt, keep[:n], indptr, topics, lam, builder, pick, draws, pos, load)
+        B = _build(vt, keep[:n], indptr, topics, lam, builder, pick, draws, pos, load, repeat)
     if lam <= 0:
         return B, True
     # ready (R-6): every topic some other live node holds is held by a member
     for i in range(len(vt)):
         pos[vt[i]] = i
-    held = np.zeros(len(vt), np.bool_)
+    held = np.zeros(len(vt), np.int64)
     for b in B:
         for x in range(indptr[b], indptr[b + 1]):
             p = pos[topics[x]]
             if p >= 0:
-                held[p] = True
+                held[p] += 1
     for i in range(len(vt)):
         pos[vt[i]] = -1
     own = 1 if online[node] else 0
     for i in range(len(vt)):
-        if not held[i] and live_subs[vt[i]] - own > 0:
+        if held[i] < min(ready_lam, live_subs[vt[i]] - own):
             return B, False
     return B, True
 
@@ -306,8 +339,13 @@ def refresh_entry(
     *,
     pick: str = "random",
     load: np.ndarray | None = None,
+    cover: str = "multi",
+    ready: str = "cover",
 ) -> tuple[np.ndarray, bool]:
     """``buildBackups(v', candidates)`` of Alg. 4: the backup set and the ready flag (R-6).
+
+    ``ready="cover"``: ready once every topic is held once (eq. 1);
+    ``ready="lambda"``: once held ``min(lam, live others)`` times (a λ-backup-set).
 
     ``pool`` may hold duplicates, offline nodes and ``node`` itself; they are
     dropped.  Ready: every topic of ``node`` that another live node holds
@@ -321,7 +359,7 @@ def refresh_entry(
     return _refresh(
         int(node), np.ascontiguousarray(pool, dtype=np.int64), online, sub_indptr, sub_topics,
         int(lam), BUILDERS[builder], PD_PICKS[pick], draws, _pos(n_topics), st, live_subs,
-        _loads(load),
+        _loads(load), COVERS[cover], int(lam) if ready == "lambda" else 1,
     )
 
 
@@ -355,6 +393,7 @@ def backup_set(
     pick: str = "random",
     n_topics: int | None = None,
     load: np.ndarray | None = None,
+    cover: str = "multi",
 ) -> np.ndarray:
     """A ``lam``-backup-set of ``node`` drawn from ``candidates`` (section 4.2).
 
@@ -380,6 +419,10 @@ def backup_set(
     load : numpy.ndarray, optional
         Backup load per node: ``pick="dual"`` prices node ``w`` at
         ``1 + load[w]`` (default: unit prices).
+    cover : {"multi", "repeat"}
+        One multi-cover run (default), or whole single covers repeated over
+        the candidates not yet taken until each topic is held
+        ``min(lam, available)`` times (reading R-4).
 
     Returns
     -------
@@ -395,7 +438,7 @@ def backup_set(
     draws = rng.random(2 * lam * len(vt) + 4)
     return _build(
         vt, cands, sub_indptr, sub_topics, int(lam), BUILDERS[builder], PD_PICKS[pick],
-        draws, _pos(nt), _loads(load),
+        draws, _pos(nt), _loads(load), COVERS[cover],
     )
 
 

@@ -146,6 +146,9 @@ class OmenEngine:
     pd_pick : {"dual", "random", "max-gain"}
         Primal-dual subscriber choice (reading R-5): ``"dual"`` raises the
         topic's dual until a subscriber priced at ``1 + backup load`` is tight.
+    ready : {"cover", "lambda"}
+        When ``R(v')`` holds (reading R-6): every topic covered once, or
+        ``min(λ, live others)`` times.
     rho : float
         LowODA's trade-off in Algorithm 1 (and the initial build).
     view : {"partial", "global"}
@@ -174,6 +177,7 @@ class OmenEngine:
         resilience: int = 1,
         backups: str = "pd",
         pd_pick: str = "dual",
+        ready: str = "cover",
         rho: float = 1.0,
         view: str = "partial",
         components: str = "true",
@@ -192,6 +196,7 @@ class OmenEngine:
         self.sim = sim if sim is not None else Simulator()
         self.lam, self.L = int(coverage), int(resilience)
         self.builder, self.pd_pick, self.rho = backups, pd_pick, float(rho)
+        self.ready_rule = ready
         self.global_view = view == "global"
         self.components = components
         self.rnd_view, self.warmup_cycles = int(rnd_view), int(warmup_cycles)
@@ -869,7 +874,7 @@ class OmenEngine:
             B, e.ready = refresh_entry(
                 u, pool, self.online, self.sub_indptr,
                 self.sub_topics, lam, self.builder, self.rng_backups, self.live_subs,
-                pick=self.pd_pick, load=self._load(),
+                pick=self.pd_pick, load=self._load(), ready=self.ready_rule,
             )
             self._set_backups(e, B)
             e.dirty = False
