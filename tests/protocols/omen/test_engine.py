@@ -165,3 +165,13 @@ def test_a_leave_repairs_with_the_prepared_backup_set(inst):
     assert all(ev.shadow >= len(ev.reporters[eng.online[ev.reporters]]) for ev in leaves)
     for s in range(eng.n):  # and it is gone once the leave is done
         assert all(eng.online[v] for v in eng.entries[s]) or not eng.online[s]
+
+
+def test_ready_lambda_waits_for_lambda_covered_sets(inst):
+    """ready="lambda" (R-6 option): same invariants; join backup sets at least as large."""
+    sizes = {}
+    for ready in ("cover", "lambda"):
+        eng = _engine("omen", inst, ready=ready)
+        _sequence(eng, np.random.default_rng(6), 30)
+        sizes[ready] = np.mean([ev.backups for ev in eng.events if ev.type == "join"])
+    assert sizes["lambda"] >= sizes["cover"]
