@@ -177,7 +177,7 @@ class OmenEngine:
         resilience: int = 1,
         backups: str = "pd",
         pd_pick: str = "dual",
-        ready: str = "cover",
+        ready: str = "lambda",
         rho: float = 1.0,
         view: str = "partial",
         components: str = "true",

@@ -61,7 +61,7 @@ class Omen(MaintainedProtocol):
             "dual", ("dual", "random", "max-gain"), "primal-dual subscriber choice (reading R-5)"
         ),
         "ready": Choice(
-            "cover", ("cover", "lambda"), "when a backup set is ready (reading R-6)"
+            "lambda", ("lambda", "cover"), "when a backup set is ready (reading R-6)"
         ),
         "rho": Float(
             DEFAULT_RHO, "LowODA trade-off in Algorithm 1 and the initial build", low=1.0
