@@ -20,14 +20,18 @@ def inst():
     return make_instance(nodes=400, topics=60, subs="3:15", popularity="zipf2", seed=5)
 
 
-@pytest.mark.parametrize("builder", ["greedy", "pd"])
+@pytest.mark.parametrize("builder", ["greedy", "pd", "pd-dual"])
 @pytest.mark.parametrize("lam", [1, 3, 5])
-def test_backup_sets_are_acceptable_lambda_sets(inst, builder, lam):
+@pytest.mark.parametrize("cover", ["multi", "repeat"])
+def test_backup_sets_are_acceptable_lambda_sets(inst, builder, lam, cover):
     rng = np.random.default_rng(1)
     ip, tp = inst.sub_indptr, inst.sub_topics
     everyone = np.arange(inst.n_nodes)
+    pick = "dual" if builder == "pd-dual" else "random"
+    load = np.arange(inst.n_nodes) % 7 if pick == "dual" else None
     for v in range(0, inst.n_nodes, 7):
-        b = backup_set(ip, tp, v, everyone, lam, builder, rng, n_topics=inst.n_topics)
+        b = backup_set(ip, tp, v, everyone, lam, builder[:2] if pick == "dual" else builder,
+                       rng, n_topics=inst.n_topics, pick=pick, load=load, cover=cover)
         assert v not in b and len(set(b.tolist())) == len(b)
         vt = inst.topics_of(v)
         for u in b.tolist():  # eq. (2): individual commitment
@@ -42,6 +46,32 @@ def test_backup_sets_are_acceptable_lambda_sets(inst, builder, lam):
             assert coverage_factor(ip, tp, v, b) >= lam
 
 
+def test_repeated_whole_covers_are_at_least_as_large():
+    """cover="repeat" (R-4): whole covers until lambda-coverage, never smaller than one run."""
+    inst = _powerlaw_instance()
+    sizes = {}
+    for cover in ("multi", "repeat"):
+        rng = np.random.default_rng(3)
+        sizes[cover] = sum(
+            len(backup_set(inst.sub_indptr, inst.sub_topics, v, np.arange(inst.n_nodes), 3,
+                           "greedy", rng, n_topics=inst.n_topics, cover=cover))
+            for v in range(0, inst.n_nodes, 5))
+    assert sizes["repeat"] >= sizes["multi"]
+
+
+def test_ready_lambda_needs_lambda_holders():
+    """ready="lambda" (R-6 option): ready only once each topic is held min(lam, others) times."""
+    inst = Instance.from_lists([[0], [0], [0], [0]], n_topics=1)
+    live = np.array([4])
+    args = (inst.sub_indptr, inst.sub_topics, 2, "pd", np.random.default_rng(0), live)
+    b, ok = refresh_entry(0, np.array([1]), np.ones(4, bool), *args, ready="lambda")
+    assert b.tolist() == [1] and ok is False
+    b, ok = refresh_entry(0, np.array([1]), np.ones(4, bool), *args)
+    assert ok is True
+    b, ok = refresh_entry(0, np.array([1, 2, 3]), np.ones(4, bool), *args, ready="lambda")
+    assert len(b) == 2 and ok is True
+
+
 def test_a_topic_nobody_else_holds_does_not_block():
     inst = Instance.from_lists([[0, 1], [0], [2]], n_topics=3)
     b = backup_set(inst.sub_indptr, inst.sub_topics, 0, np.arange(3), 2, "pd",
@@ -54,13 +84,16 @@ def test_a_topic_nobody_else_holds_does_not_block():
     assert ready[0].tolist() == [] and ready[1] is False  # topic 0 is held by node 1, not covered
 
 
-def _in_degrees(inst, builder, pick, lam=3):
+def _in_degrees(inst, builder, pick, lam=3, priced=None):
+    """Every node's set over all others, node by node; ``priced``: price by backup load."""
     rng = np.random.default_rng(7)
+    priced = pick == "dual" if priced is None else priced
     indeg = np.zeros(inst.n_nodes, dtype=np.int64)
     sizes = []
     for v in range(inst.n_nodes):
         b = backup_set(inst.sub_indptr, inst.sub_topics, v, np.arange(inst.n_nodes), lam,
-                       builder, rng, pick=pick, n_topics=inst.n_topics)
+                       builder, rng, pick=pick, n_topics=inst.n_topics,
+                       load=indeg if priced else None)
         indeg[b] += 1
         sizes.append(len(b))
     return indeg, float(np.mean(sizes))
@@ -78,13 +111,49 @@ def _powerlaw_instance(n=600, topics=60, lo=3, hi=27, alpha=2.0, seed=3):
 
 
 def test_primal_dual_is_balanced_and_larger_than_greedy():
-    """Section 6.3: PD's in-degrees balanced (21-59 vs greedy's 581), sets larger (2.8% vs 1.1%)."""
+    """Section 6.3: PD's in-degrees balanced (21-59 vs greedy's 581), sets larger (2.8% vs 1.1%).
+
+    The default primal-dual (R-5): load-priced subscribers, the dual of a random
+    uncovered topic raised until one is tight.
+    """
     inst = _powerlaw_instance()
     g_in, g_size = _in_degrees(inst, "greedy", "random")
-    p_in, p_size = _in_degrees(inst, "pd", "random")
-    assert 2 * p_in.max() <= g_in.max()  # <= 1/3 at the paper's 2K size (benchmark)
-    assert (p_in < 5).mean() < (g_in < 5).mean()
+    p_in, p_size = _in_degrees(inst, "pd", "dual")
+    assert 3 * p_in.max() <= g_in.max()
+    assert p_in.min() > 0  # every node serves, as in the paper's 21-59
+    assert (p_in < 5).mean() < 0.5 * (g_in < 5).mean()
     assert p_size > 1.5 * g_size
+
+
+def test_uniform_random_subscriber_is_balanced_less_so_than_priced():
+    """The former reading (``pick="random"``): balanced against greedy, less than the priced PD."""
+    inst = _powerlaw_instance()
+    g_in, _ = _in_degrees(inst, "greedy", "random")
+    r_in, _ = _in_degrees(inst, "pd", "random")
+    p_in, _ = _in_degrees(inst, "pd", "dual")
+    assert 2 * r_in.max() <= g_in.max()
+    assert p_in.max() < r_in.max()
+
+
+def test_unit_priced_primal_dual_behaves_like_greedy():
+    """Without the load price the dual-raising step picks bulk subscribers like greedy."""
+    inst = _powerlaw_instance()
+    g_in, g_size = _in_degrees(inst, "greedy", "random")
+    u_in, u_size = _in_degrees(inst, "pd", "dual", priced=False)
+    assert abs(u_size - g_size) < 0.25 * g_size
+    assert u_in.max() > 0.5 * g_in.max()
+
+
+def test_dual_step_takes_the_cheapest_subscriber():
+    """Worked example: topic 0 is held by nodes 1 (load 5) and 2 (load 0); node 2 is taken."""
+    inst = Instance.from_lists([[0], [0], [0]], n_topics=1)
+    load = np.array([0, 5, 0])
+    b = backup_set(inst.sub_indptr, inst.sub_topics, 0, np.arange(3), 1, "pd",
+                   np.random.default_rng(0), pick="dual", load=load)
+    assert b.tolist() == [2]
+    b2 = backup_set(inst.sub_indptr, inst.sub_topics, 0, np.arange(3), 2, "pd",
+                    np.random.default_rng(0), pick="dual", load=load)
+    assert b2.tolist() == [2, 1]
 
 
 def test_literal_max_gain_primal_dual_behaves_like_greedy():

@@ -134,3 +134,44 @@ def test_join_waits_for_a_ready_backup_set_and_covers_every_topic(inst):
             assert any(t in eng.topics_of(u) for u in nb.tolist()) or partitioned_online_topics(
                 eng) == 0
     assert partitioned_online_topics(eng) == 0
+
+
+def _recount_load(eng):
+    load = np.zeros(eng.n, dtype=np.int64)
+    sets = [e.backups for ent in eng.entries for e in ent.values()]
+    sets += list(eng._gsets.values())
+    for b in sets:
+        load[b] += 1
+    return load
+
+
+@pytest.mark.parametrize("name", ["omen", "omen-g"])
+def test_backup_load_prices_follow_the_sets(inst, name):
+    """Reading R-5: the primal-dual prices (``1 + backup load``) count the current sets exactly."""
+    eng = _engine(name, inst)
+    assert eng.pd_pick == "dual"
+    _sequence(eng, np.random.default_rng(3), 30)
+    assert (eng.backup_load == _recount_load(eng)).all()
+    assert eng.backup_load.min() >= 0 and eng.backup_load.sum() > 0
+
+
+def test_a_leave_repairs_with_the_prepared_backup_set(inst):
+    """S = B(v') ∪ N(v') (section 3.2): the entry outlives the ring's update until gcChurnEvent."""
+    eng = _engine("omen", inst)
+    _sequence(eng, np.random.default_rng(4), 40)
+    leaves = [ev for ev in eng.events if ev.type == "leave" and len(ev.topics)]
+    assert len(leaves) >= 10
+    assert sum(ev.backups > 0 for ev in leaves) >= 0.9 * len(leaves)
+    assert all(ev.shadow >= len(ev.reporters[eng.online[ev.reporters]]) for ev in leaves)
+    for s in range(eng.n):  # and it is gone once the leave is done
+        assert all(eng.online[v] for v in eng.entries[s]) or not eng.online[s]
+
+
+def test_ready_lambda_waits_for_lambda_covered_sets(inst):
+    """ready="lambda" (R-6 option): same invariants; join backup sets at least as large."""
+    sizes = {}
+    for ready in ("cover", "lambda"):
+        eng = _engine("omen", inst, ready=ready)
+        _sequence(eng, np.random.default_rng(6), 30)
+        sizes[ready] = np.mean([ev.backups for ev in eng.events if ev.type == "join"])
+    assert sizes["lambda"] >= sizes["cover"]

@@ -72,3 +72,7 @@ def test_local_repair_equals_the_engine_on_the_whole_overlay():
             want = tco_augment(inst.masks, shadow, full, rule="lowoda", rho=2.0,
                                rng=np.random.default_rng(trial), topics=topics, degrees=deg)
             assert np.array_equal(got, want), (trial, comps)
+            via_csc = shadow_repair(inst.masks, adj, deg, shadow, topics, rho=2.0,
+                                    rng=np.random.default_rng(trial), components=comps,
+                                    subscribers=(inst.topic_indptr, inst.topic_nodes))
+            assert np.array_equal(via_csc, want), (trial, comps)

@@ -20,16 +20,26 @@ Readings (see ``docs/omen.md``)
   candidates subscribed to it: a topic no candidate holds cannot be covered
   and does not block the build.
 * **Primal-dual subscriber** (R-5, ``pick``).  The paper's sentence reads
-  "choosing a subscriber w for t with the maximum uncovered topics"
-  (``"max-gain"``).  On a global candidate set that choice makes the same
-  sets as the greedy builder (a max-gain subscriber of any uncovered topic
-  is usually the global max-gain candidate), so the balance the paper
-  reports for primal-dual (in-degrees 21-59 against greedy's 581) cannot
-  come from it.  ``"random"`` (the default) draws the subscriber of the
-  random topic uniformly among the candidates that hold it, the randomised
-  primal-dual step (every set containing the element is a primal-dual
-  candidate); it reproduces the paper's balance and its larger sets
-  (``tests/protocols/omen/test_backups.py`` pins both behaviours).
+  "choosing a subscriber w for t with the maximum uncovered topics", and
+  cites Hochbaum's primal-dual method for (weighted) set cover.  ``"dual"``
+  (the protocol default) is that method: each candidate ``w`` is a set priced
+  ``1 + load(w)``, ``load`` being how many current backup sets already name
+  ``w`` (the fairness of section 4.2: "nodes evenly contribute to the backup
+  sets"; section 7.3: one node's selection considers the others'); the dual
+  ``y_t`` of the random uncovered topic is raised until a subscriber of ``t``
+  is tight (its price minus the duals of its topics reaches 0), and among the
+  tight subscribers the one with the most uncovered topics joins - the
+  paper's sentence, now the tie-break among tight sets.  A topic needing
+  ``lambda`` members raises its dual again after a member joins.  Popular
+  bulk nodes become expensive, so the sets balance (in-degrees 16-35 against
+  greedy's 0-295 on the paper's Unif 2K workload) and grow (2.9 times
+  greedy's size).  With unit prices (``load`` omitted) the step is greedy's
+  (the first raise makes every subscriber of the first topic tight, and the
+  max-gain one among them is the greedy choice).  ``"random"`` draws the
+  subscriber of the random topic uniformly (the earlier reading: balanced
+  against greedy, less than ``"dual"``); ``"max-gain"`` is the sentence with
+  unit prices and no dual (as skewed as greedy).
+  ``tests/protocols/omen/test_backups.py`` pins all three.
 * **Ties** of the greedy argmax are broken by a seeded random rotation of
   the candidates (the first maximum after a random offset).
 
@@ -53,6 +63,7 @@ from numba import njit
 
 __all__ = [
     "BUILDERS",
+    "COVERS",
     "PD_PICKS",
     "backup_set",
     "coverage_factor",
@@ -63,14 +74,21 @@ __all__ = [
 #: builder name -> kernel code
 BUILDERS = {"greedy": 0, "pd": 1}
 #: primal-dual subscriber choice -> kernel code
-PD_PICKS = {"random": 0, "max-gain": 1}
+PD_PICKS = {"random": 0, "max-gain": 1, "dual": 2}
+#: how lambda-coverage is reached (reading R-4) -> kernel flag
+COVERS = {"multi": False, "repeat": True}
 
 
 @njit(cache=True)
-def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos):
+def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos, load, repeat):
     """Kernel: the backup set of a node with sorted topics ``vtopics`` over ``cands``.
 
     ``pos`` is a scratch array (one entry per topic, all -1 on entry and on exit).
+    ``load`` (per global node; empty = no load) prices each candidate at
+    ``1 + load`` for the dual-raising primal-dual step (``pick == 2``).
+    ``repeat``: run whole single covers (fresh duals each) until every topic
+    is held ``min(lam, available)`` times (``cover="repeat"``), instead of one
+    multi-cover run.
     """
     m = len(vtopics)
     for i in range(m):
@@ -99,7 +117,13 @@ def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos):
     avail = np.zeros(m, np.int64)
     for j in range(cptr[k]):
         avail[cloc[j]] += 1
-    target = np.minimum(avail, lam)
+    final = np.minimum(avail, lam)
+    target = final.copy()
+    if repeat:
+        for i in range(m):
+            target[i] = 1 if avail[i] > 0 else 0
+    total = np.zeros(m, np.int64)
+    remaining = avail.copy()
     count = np.zeros(m, np.int64)
     taken = np.zeros(k, np.bool_)
     out = np.empty(k, np.int64)
@@ -119,13 +143,36 @@ def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos):
             t = cloc[j]
             tsub[fill[t]] = c
             fill[t] += 1
+    # primal-dual slack of each candidate: its price minus the duals of its topics
+    slack = np.ones(k, np.float64)
+    if len(load):
+        for c in range(k):
+            slack[c] = 1.0 + load[cands[c]]
     while True:
         n_unc = 0
         for i in range(m):
             if count[i] < target[i]:
                 n_unc += 1
         if n_unc == 0:
-            break
+            if not repeat:
+                break
+            done = True
+            for i in range(m):
+                if total[i] < final[i]:
+                    done = False
+            if done:
+                break
+            # the next whole cover, from the candidates not yet taken, fresh duals
+            n_next = 0
+            for i in range(m):
+                count[i] = 0
+                target[i] = 1 if remaining[i] > 0 else 0
+                n_next += target[i]
+            if n_next == 0:
+                break
+            for c in range(k):
+                slack[c] = 1.0 + load[cands[c]] if len(load) else 1.0
+            continue
         best = -1
         if builder == 0:
             off = int(draws[d % n_draws] * k)
@@ -157,7 +204,46 @@ def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos):
             for j in range(tptr[t], tptr[t + 1]):
                 if not taken[tsub[j]]:
                     n_free += 1
-            if pick == 0:
+            if pick == 2:
+                # raise y_t until a subscriber of t is tight, then take the tight
+                # subscriber with the most uncovered topics (ties: random rotation)
+                delta = np.inf
+                for j in range(tptr[t], tptr[t + 1]):
+                    c = tsub[j]
+                    if not taken[c] and slack[c] < delta:
+                        delta = slack[c]
+                if delta > 0.0:
+                    for j in range(tptr[t], tptr[t + 1]):
+                        c = tsub[j]
+                        if not taken[c]:
+                            slack[c] -= delta
+                tol = 1e-9 * (1.0 + delta)
+                n_tight = 0
+                for j in range(tptr[t], tptr[t + 1]):
+                    c = tsub[j]
+                    if not taken[c] and slack[c] <= tol:
+                        n_tight += 1
+                off = int(draws[d % n_draws] * n_tight)
+                d += 1
+                best_gain = -1
+                seen = 0
+                for rr in range(2):
+                    seen = 0
+                    for j in range(tptr[t], tptr[t + 1]):
+                        c = tsub[j]
+                        if taken[c] or slack[c] > tol:
+                            continue
+                        seen += 1
+                        if (rr == 0 and seen <= off) or (rr == 1 and seen > off):
+                            continue
+                        g = 0
+                        for q in range(cptr[c], cptr[c + 1]):
+                            if count[cloc[q]] < target[cloc[q]]:
+                                g += 1
+                        if g > best_gain:
+                            best_gain = g
+                            best = c
+            elif pick == 0:
                 r = int(draws[d % n_draws] * n_free)
                 d += 1
                 for j in range(tptr[t], tptr[t + 1]):
@@ -195,12 +281,15 @@ def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos):
         n_out += 1
         for j in range(cptr[best], cptr[best + 1]):
             count[cloc[j]] += 1
+            total[cloc[j]] += 1
+            remaining[cloc[j]] -= 1
     return out[:n_out]
 
 
 @njit(cache=True)
 def _refresh(
-    node, pool, online, indptr, topics, lam, builder, pick, draws, pos, stamp, live_subs
+    node, pool, online, indptr, topics, lam, builder, pick, draws, pos, stamp, live_subs, load,
+    repeat, ready_lam,
 ):
     """Kernel of ``selectView`` for one entry: dedupe the live pool, build, test readiness."""
     mark = stamp[0] + 1
@@ -216,23 +305,23 @@ def _refresh(
     if lam <= 0 or n == 0 or len(vt) == 0:
         B = np.empty(0, np.int64)
     else:
-        B = _build(vt, keep[:n], indptr, topics, lam, builder, pick, draws, pos)
+        B = _build(vt, keep[:n], indptr, topics, lam, builder, pick, draws, pos, load, repeat)
     if lam <= 0:
         return B, True
     # ready (R-6): every topic some other live node holds is held by a member
     for i in range(len(vt)):
         pos[vt[i]] = i
-    held = np.zeros(len(vt), np.bool_)
+    held = np.zeros(len(vt), np.int64)
     for b in B:
         for x in range(indptr[b], indptr[b + 1]):
             p = pos[topics[x]]
             if p >= 0:
-                held[p] = True
+                held[p] += 1
     for i in range(len(vt)):
         pos[vt[i]] = -1
     own = 1 if online[node] else 0
     for i in range(len(vt)):
-        if not held[i] and live_subs[vt[i]] - own > 0:
+        if held[i] < min(ready_lam, live_subs[vt[i]] - own):
             return B, False
     return B, True
 
@@ -249,8 +338,14 @@ def refresh_entry(
     live_subs: np.ndarray,
     *,
     pick: str = "random",
+    load: np.ndarray | None = None,
+    cover: str = "multi",
+    ready: str = "cover",
 ) -> tuple[np.ndarray, bool]:
     """``buildBackups(v', candidates)`` of Alg. 4: the backup set and the ready flag (R-6).
+
+    ``ready="cover"``: ready once every topic is held once (eq. 1);
+    ``ready="lambda"``: once held ``min(lam, live others)`` times (a λ-backup-set).
 
     ``pool`` may hold duplicates, offline nodes and ``node`` itself; they are
     dropped.  Ready: every topic of ``node`` that another live node holds
@@ -264,11 +359,19 @@ def refresh_entry(
     return _refresh(
         int(node), np.ascontiguousarray(pool, dtype=np.int64), online, sub_indptr, sub_topics,
         int(lam), BUILDERS[builder], PD_PICKS[pick], draws, _pos(n_topics), st, live_subs,
+        _loads(load), COVERS[cover], int(lam) if ready == "lambda" else 1,
     )
 
 
 _STAMP: dict[int, np.ndarray] = {}
 _SCRATCH: dict[int, np.ndarray] = {}
+
+
+_NO_LOAD = np.zeros(0, dtype=np.int64)
+
+
+def _loads(load: np.ndarray | None) -> np.ndarray:
+    return _NO_LOAD if load is None else np.ascontiguousarray(load, dtype=np.int64)
 
 
 def _pos(n_topics: int) -> np.ndarray:
@@ -289,6 +392,8 @@ def backup_set(
     *,
     pick: str = "random",
     n_topics: int | None = None,
+    load: np.ndarray | None = None,
+    cover: str = "multi",
 ) -> np.ndarray:
     """A ``lam``-backup-set of ``node`` drawn from ``candidates`` (section 4.2).
 
@@ -307,10 +412,17 @@ def backup_set(
         Chvatal's greedy cover or the primal-dual one.
     rng : numpy.random.Generator
         Ties (greedy) and the random topic / subscriber (primal-dual).
-    pick : {"random", "max-gain"}
+    pick : {"random", "max-gain", "dual"}
         Primal-dual subscriber choice (module docstring).
     n_topics : int, optional
         Number of topics (default: largest topic + 1).
+    load : numpy.ndarray, optional
+        Backup load per node: ``pick="dual"`` prices node ``w`` at
+        ``1 + load[w]`` (default: unit prices).
+    cover : {"multi", "repeat"}
+        One multi-cover run (default), or whole single covers repeated over
+        the candidates not yet taken until each topic is held
+        ``min(lam, available)`` times (reading R-4).
 
     Returns
     -------
@@ -326,7 +438,7 @@ def backup_set(
     draws = rng.random(2 * lam * len(vt) + 4)
     return _build(
         vt, cands, sub_indptr, sub_topics, int(lam), BUILDERS[builder], PD_PICKS[pick],
-        draws, _pos(nt),
+        draws, _pos(nt), _loads(load), COVERS[cover],
     )
 
 

@@ -46,6 +46,12 @@ Readings beyond the paper (``docs/omen.md``)
   ``B(v')`` over every live node sharing a topic with ``v'`` when it repairs
   (the time is part of its repair time, reading R-10).
 * **Rejoin** keeps the node's topics unless the driver hands new ones.
+* **A departed node's entry** (``B(v')``, ``N(v')``) stays at its successors
+  until its leave is done and garbage-collected (``gcChurnEvent``), although
+  the exact ring (R-12) drops ``v'`` at once: the leave's shadow set is
+  ``B(v') ∪ N(v')`` plus the reporters, as section 3.2 prescribes.
+* **Repair time** is the coordinator's CPU time (thread time) for shadow
+  assembly and Algorithm 1, so a shared machine's preemptions do not enter.
 
 Messages are counted by kind in :attr:`OmenEngine.messages`; failure
 detection itself is not counted (section 6.8).
@@ -71,6 +77,8 @@ from hedgerow.protocols.omen.coordinator import Ring
 from hedgerow.protocols.omen.repair import add_edge, remove_node, shadow_repair
 from hedgerow.protocols.omen.views import Entry, view_of
 from hedgerow.protocols.tco.engine import tco_augment
+
+_NONE = np.zeros(0, dtype=np.int64)
 
 __all__ = ["MESSAGE_KINDS", "ChurnEvent", "OmenEngine"]
 
@@ -135,8 +143,12 @@ class OmenEngine:
         L, the concurrent events tolerated (predecessors kept, successors notified).
     backups : {"pd", "greedy", "all"}
         Backup builder; ``"all"`` = every live node sharing a topic (global view only).
-    pd_pick : {"random", "max-gain"}
-        Primal-dual subscriber choice.
+    pd_pick : {"dual", "random", "max-gain"}
+        Primal-dual subscriber choice (reading R-5): ``"dual"`` raises the
+        topic's dual until a subscriber priced at ``1 + backup load`` is tight.
+    ready : {"cover", "lambda"}
+        When ``R(v')`` holds (reading R-6): every topic covered once, or
+        ``min(λ, live others)`` times.
     rho : float
         LowODA's trade-off in Algorithm 1 (and the initial build).
     view : {"partial", "global"}
@@ -164,7 +176,8 @@ class OmenEngine:
         coverage: int = 5,
         resilience: int = 1,
         backups: str = "pd",
-        pd_pick: str = "random",
+        pd_pick: str = "dual",
+        ready: str = "lambda",
         rho: float = 1.0,
         view: str = "partial",
         components: str = "true",
@@ -183,6 +196,7 @@ class OmenEngine:
         self.sim = sim if sim is not None else Simulator()
         self.lam, self.L = int(coverage), int(resilience)
         self.builder, self.pd_pick, self.rho = backups, pd_pick, float(rho)
+        self.ready_rule = ready
         self.global_view = view == "global"
         self.components = components
         self.rnd_view, self.warmup_cycles = int(rnd_view), int(warmup_cycles)
@@ -202,6 +216,9 @@ class OmenEngine:
         self.adj = np.full((n, 16), -1, dtype=np.int64)
         self.deg = np.zeros(n, dtype=np.int64)
         self.live_subs = np.zeros(self.n_topics, dtype=np.int64)
+        #: backup load: how many current backup sets name each node (reading R-5)
+        self.backup_load = np.zeros(n, dtype=np.int64)
+        self._gsets: dict[int, np.ndarray] = {}  # OMen-G: each node's latest backup set
         self.entries: list[dict[int, Entry]] = [{} for _ in range(n)]
         self.exeq: list[list[int]] = [[] for _ in range(n)]
         self.standby: list[set[int]] = [set() for _ in range(n)]
@@ -228,6 +245,13 @@ class OmenEngine:
         self.masks = np.ascontiguousarray(
             pack_sets(self.sub_indptr, self.sub_topics, self.n_topics)
         )
+        # topic -> subscribers, so a repair visits only the subscribers of T_chev
+        order = np.argsort(self.sub_topics, kind="stable")
+        self.topic_indptr = np.zeros(self.n_topics + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.sub_topics, minlength=self.n_topics),
+                  out=self.topic_indptr[1:])
+        owners = np.repeat(np.arange(self.n, dtype=np.int64), np.diff(self.sub_indptr))
+        self.topic_nodes = np.ascontiguousarray(owners[order])
 
     def topics_of(self, v: int) -> np.ndarray:
         return self.sub_topics[self.sub_indptr[v] : self.sub_indptr[v + 1]]
@@ -363,7 +387,12 @@ class OmenEngine:
         ev = self._new_event(LEAVE, p)
         ev.reporters = nb
         # the node's own queues and views die with it
+        for e in self.entries[p].values():
+            self._set_backups(e, _NONE)
         self.entries[p] = {}
+        old = self._gsets.pop(p, None)
+        if old is not None:
+            self.backup_load[old] -= 1
         self.exeq[p] = []
         self.standby[p] = set()
         self.busy[p] = None
@@ -553,7 +582,7 @@ class OmenEngine:
 
     # ------------------------------------------------------------------ repair
     def _start_repair(self, c: int, ev: ChurnEvent) -> None:
-        t0 = _time.perf_counter()
+        t0 = _time.thread_time()
         v = ev.node
         if ev.type == JOIN and not self.online[v]:
             self._finish(ev)
@@ -565,10 +594,17 @@ class OmenEngine:
                 B = cands
             else:
                 lam = max(self.lam, 1) if ev.type == JOIN else self.lam
+                old = self._gsets.pop(v, None)
+                if old is not None:
+                    self.backup_load[old] -= 1
                 B = backup_set(
                     self.sub_indptr, self.sub_topics, v, cands, lam, self.builder,
                     self.rng_backups, pick=self.pd_pick, n_topics=self.n_topics,
+                    load=self._load(),
                 )
+                if self.online[v]:
+                    self._gsets[v] = B
+                    self.backup_load[B] += 1
             N = self.adj[v, : self.deg[v]] if ev.type == JOIN else ev.reporters
         else:
             e = self.entries[c].get(v, Entry())
@@ -588,7 +624,7 @@ class OmenEngine:
         ev.neighbours = max(ev.neighbours, len(N))
         rep = _Repair(ev, shadow, topics)
         self.busy[c] = rep
-        ev.repair_seconds += _time.perf_counter() - t0
+        ev.repair_seconds += _time.thread_time() - t0
         self._repair_round(c, rep)
 
     def _join_covered(self, v: int, shadow: np.ndarray) -> bool:
@@ -632,7 +668,7 @@ class OmenEngine:
     def _repair_round(self, c: int, rep: _Repair) -> None:
         if not self.online[c] or self.busy[c] is not rep:
             return
-        t0 = _time.perf_counter()
+        t0 = _time.thread_time()
         ev = rep.ev
         if rep.round and ev.type == LEAVE:
             # members that failed meanwhile hand over their neighbours-at-departure
@@ -641,7 +677,7 @@ class OmenEngine:
         rep.shadow = shadow
         if ev.type == JOIN and not self._join_covered(ev.node, shadow):
             # a backup failed before its link landed: cover the node again first
-            ev.repair_seconds += _time.perf_counter() - t0
+            ev.repair_seconds += _time.thread_time() - t0
             self.busy[c] = None
             e = self.entries[c].get(ev.node)
             if e is not None:
@@ -653,8 +689,9 @@ class OmenEngine:
         new = shadow_repair(
             self.masks, self.adj, self.deg, shadow, rep.topics,
             rng=self.rng_ties, rho=self.rho, components=self.components,
+            subscribers=(self.topic_indptr, self.topic_nodes),
         )
-        rep.ev.repair_seconds += _time.perf_counter() - t0
+        rep.ev.repair_seconds += _time.thread_time() - t0
         rep.ev.rounds += 1
         rep.round += 1
         if not len(new):
@@ -736,6 +773,18 @@ class OmenEngine:
             ids.append(self.busy[s].ev.id)
         return {self.events[e].node for e in ids if not self.events[e].done}
 
+    def _leave_pending(self, v: int) -> bool:
+        """``v`` departed and its leave is not done: its entry waits for ``gcChurnEvent``.
+
+        The ring drops ``v`` at once (R-12), before its successors hear of the
+        event; without this its prepared ``B(v)`` and ``N(v)`` would be lost
+        and the repair would see only the reporters.
+        """
+        if self.online[v] or self.current[v] < 0:
+            return False
+        ev = self.events[self.current[v]]
+        return ev.type == LEAVE and not ev.done
+
     def _sync_entries(self, s: int) -> None:
         """Entries for the L live predecessors, kept for departed ones with pending events."""
         if self.global_view or not self.online[s]:
@@ -744,7 +793,8 @@ class OmenEngine:
         keep = set(preds) | self._pending_nodes(s)
         ent = self.entries[s]
         for v in list(ent):
-            if v not in keep:
+            if v not in keep and not self._leave_pending(v):
+                self._set_backups(ent[v], _NONE)
                 del ent[v]
         for v in preds:
             if v not in ent:
@@ -819,12 +869,25 @@ class OmenEngine:
             e.neighbours = self.adj[u, : self.deg[u]].copy()
             joining = self.current[u] >= 0 and self.events[self.current[u]].type == JOIN
             lam = max(self.lam, 1) if joining else self.lam
-            e.backups, e.ready = refresh_entry(
-                u, np.concatenate((cands, e.backups)), self.online, self.sub_indptr,
+            pool = np.concatenate((cands, e.backups))
+            self._set_backups(e, _NONE)  # a set is priced without its own membership
+            B, e.ready = refresh_entry(
+                u, pool, self.online, self.sub_indptr,
                 self.sub_topics, lam, self.builder, self.rng_backups, self.live_subs,
-                pick=self.pd_pick,
+                pick=self.pd_pick, load=self._load(), ready=self.ready_rule,
             )
+            self._set_backups(e, B)
             e.dirty = False
+
+    def _load(self) -> np.ndarray | None:
+        """Prices of the primal-dual builder (``pd_pick="dual"``), else none."""
+        return self.backup_load if self.pd_pick == "dual" else None
+
+    def _set_backups(self, e: Entry, B: np.ndarray) -> None:
+        """Replace ``e.backups`` and keep :attr:`backup_load` in step."""
+        self.backup_load[e.backups] -= 1
+        self.backup_load[B] += 1
+        e.backups = B
 
     # ------------------------------------------------------------------ read-outs
     def view_sizes(self) -> np.ndarray:

@@ -58,7 +58,10 @@ class Omen(MaintainedProtocol):
         "resilience": Int(1, "L: concurrent churn events tolerated", low=1),
         "backups": Choice("pd", ("pd", "greedy"), "backup builder (section 4.2)"),
         "pd_pick": Choice(
-            "random", ("random", "max-gain"), "primal-dual subscriber choice (reading R-5)"
+            "dual", ("dual", "random", "max-gain"), "primal-dual subscriber choice (reading R-5)"
+        ),
+        "ready": Choice(
+            "lambda", ("lambda", "cover"), "when a backup set is ready (reading R-6)"
         ),
         "rho": Float(
             DEFAULT_RHO, "LowODA trade-off in Algorithm 1 and the initial build", low=1.0
@@ -96,7 +99,7 @@ class OmenG(Omen):
         **{
             k: v
             for k, v in Omen.params.items()
-            if k not in ("rnd_view", "sampler", "warmup_cycles")
+            if k not in ("rnd_view", "sampler", "warmup_cycles", "ready")
         },
         "backups": Choice("pd", ("pd", "greedy", "all"), "backup builder; all = every live node"),
     }

@@ -43,6 +43,8 @@ from hedgerow.protocols.tco.engine import tco_augment
 
 __all__ = ["add_edge", "current_edges", "remove_node", "shadow_repair"]
 
+_NO_CSC = np.zeros(0, dtype=np.int64)
+
 
 def current_edges(adj: np.ndarray, deg: np.ndarray) -> np.ndarray:
     """``(m, 2)`` links of the table, ``u < v``."""
@@ -53,24 +55,34 @@ def current_edges(adj: np.ndarray, deg: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def _compact(masks, topics, adj, deg, in_s, local):
+def _compact(masks, topics, adj, deg, in_s, local, t_indptr, t_nodes):
     """Masks restricted to ``topics`` (bit j = topics[j]) and the links that can matter.
 
     A link counts when both ends hold a common topic of ``topics`` (``local``:
     and both ends are in ``in_s``).  Rows keep the global node ids, so the
-    engine's tie rule (a hash of global ids) is unchanged.
+    engine's tie rule (a hash of global ids) is unchanged.  With a topic ->
+    subscribers CSC (``t_indptr``, ``t_nodes``; empty = absent) only the
+    subscribers of ``topics`` are visited instead of every node's mask.
     """
     n = masks.shape[0]
     m = len(topics)
     w = (m + 63) // 64
     out = np.zeros((n, w), np.uint64)
     rel = np.zeros(n, np.bool_)
-    for v in range(n):
+    if len(t_indptr):
         for j in range(m):
             t = topics[j]
-            if (masks[v, t >> 6] >> np.uint64(t & 63)) & np.uint64(1):
+            for x in range(t_indptr[t], t_indptr[t + 1]):
+                v = t_nodes[x]
                 out[v, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
                 rel[v] = True
+    else:
+        for v in range(n):
+            for j in range(m):
+                t = topics[j]
+                if (masks[v, t >> 6] >> np.uint64(t & 63)) & np.uint64(1):
+                    out[v, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+                    rel[v] = True
     cnt = 0
     for u in range(n):
         if not rel[u] or (local and not in_s[u]):
@@ -109,6 +121,7 @@ def shadow_repair(
     rng: np.random.Generator,
     rho: float = 1.0,
     components: str = "true",
+    subscribers: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
     """Algorithm 1: the edges to add among ``shadow`` so every topic of ``topics`` is connected.
 
@@ -128,6 +141,10 @@ def shadow_repair(
         LowODA's trade-off (>= 1).
     components : {"true", "local"}
         Reading R-1 (module docstring).
+    subscribers : tuple of numpy.ndarray, optional
+        ``(indptr, nodes)``: topic -> subscribers CSC matching ``masks``; the
+        cut-down input is then built from the subscribers of ``topics`` alone
+        (the same input, without a pass over every node).
 
     Returns
     -------
@@ -142,7 +159,10 @@ def shadow_repair(
     in_s[S] = True
     # the repair only looks at T_chev: masks cut down to those topics, and only
     # the links inside some G_t, t in T_chev, which alone can connect shadow nodes
-    cmasks, e = _compact(masks, topics, adj, deg, in_s, components == "local")
+    t_indptr, t_nodes = subscribers if subscribers is not None else (_NO_CSC, _NO_CSC)
+    cmasks, e = _compact(masks, topics, adj, deg, in_s, components == "local",
+                         np.ascontiguousarray(t_indptr, dtype=np.int64),
+                         np.ascontiguousarray(t_nodes, dtype=np.int64))
     return tco_augment(cmasks, S, e, rule="lowoda", rho=rho, rng=rng, degrees=deg)
 
 
