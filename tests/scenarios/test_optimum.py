@@ -65,3 +65,11 @@ def test_optimum_kind_runs_goldfish_only():
     with pytest.raises(SpecError, match="protocol"):
         parse_spec({"experiment": "x", "scenario": {
             "kind": "optimum", "protocol": "perigee", "run": {"name": "goldfish-random"}}})
+
+
+def test_fig3_spec_runs_both_protocols_on_the_same_seeds():
+    spec = load_spec(SPEC.with_name("goldfish-fig3.yaml"))
+    runs = [r.payload()["scenario"] for r in spec.expand()]
+    assert len(runs) == 20 and {r["protocol"] for r in runs} == {"goldfish", "perigee"}
+    assert {r["seed"] for r in runs if r["protocol"] == "goldfish"} == {
+        r["seed"] for r in runs if r["protocol"] == "perigee"}
