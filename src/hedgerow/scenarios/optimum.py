@@ -104,7 +104,7 @@ def fig2_graph(seed: int, *, pool: str = "non-publishers", epochs: int = 300,
     from hedgerow.scenarios.world import make_world
 
     world = make_world(scenario, seed=seed, adaptive=1, publishers="unif:3",
-                       adaptive_pool=pool, epochs=epochs)
+                       adaptive_pool=pool, epochs=epochs, wasted=False)
     star = int(np.flatnonzero(world.adaptive)[0])
     pubs = np.flatnonzero(world.publisher_probs > 0)
     proto = Goldfish(**(params or {}))
