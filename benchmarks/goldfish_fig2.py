@@ -12,6 +12,8 @@ connected directly to the 3 publishers.
   epoch is far when ``λ(e) / λ(0) > 0.05``; a graph succeeds with at most 48 far epochs (paper:
   61.5 %).  Edge weight: latency + the receiver's 20 ms node delay (both ways equal).
 
+The sweep spec ``experiments/goldfish-fig2.yaml`` (kind ``optimum``) runs the same graphs through
+``hedgerow sweep``; both call :func:`hedgerow.scenarios.optimum.fig2_graph`.
 Each graph is ``make_world("goldfish-random", seed=s, adaptive=1, publishers="unif:3",
 adaptive_pool=...)``; ``--pool all`` draws the adaptive node among all nodes (the authors' code,
 where a publisher can be drawn and can never be "optimal").  Results go to a JSON-lines file, one
@@ -31,52 +33,16 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import dijkstra
+
+from hedgerow.scenarios.optimum import FIG2_LIMIT_A, FIG2_LIMIT_B, fig2_graph
 
 PAPER = {"a": 0.927, "b": 0.615}
 
 
-def star_lambda(out: np.ndarray, star: int, n_exploit: int, lat: np.ndarray, proc: np.ndarray,
-                pubs: np.ndarray) -> float:
-    """λ(e) of one out-link table (see the module docstring)."""
-    n = out.shape[0]
-    src = np.repeat(np.arange(n), out.shape[1])
-    dst = out.reshape(-1)
-    keep = (dst >= 0) & (src != star) & (dst != star)
-    s_ex = out[star, :n_exploit]
-    s_ex = s_ex[s_ex >= 0]
-    u = np.concatenate([src[keep], np.full(len(s_ex), star)])
-    v = np.concatenate([dst[keep], s_ex])
-    w = lat[u, v] + (proc[u] + proc[v]) / 2
-    a = sp.csr_array((w, (u, v)), shape=(n, n))
-    a = a.maximum(a.T)  # undirected; a duplicate link keeps one weight
-    dist = dijkstra(a, directed=False, indices=pubs)[:, star]
-    direct = lat[pubs, star] + (proc[pubs] + proc[star]) / 2
-    return float(np.sum(dist - direct))
-
-
 def one_graph(seed: int, pool: str, epochs: int, completion: str) -> dict[str, Any]:
-    from hedgerow.protocols.goldfish import Goldfish
-    from hedgerow.scenarios.epochs import run_protocol
-    from hedgerow.scenarios.world import make_world
-
-    world = make_world("goldfish-random", seed=seed, adaptive=1, publishers="unif:3",
-                       adaptive_pool=pool, epochs=epochs)
-    star = int(np.flatnonzero(world.adaptive)[0])
-    pubs = np.flatnonzero(world.publisher_probs > 0)
-    proto = Goldfish(completion=completion)
-    t0 = time.perf_counter()
-    res = run_protocol(proto, world, keep_outs=True)
-    secs = time.perf_counter() - t0
-    k = proto.n_exploit
-    lat = world.latency.matrix()
-    nonopt = sum(not set(pubs.tolist()) <= set(o[star, :k].tolist()) for o in res.outs)
-    lam = np.array([star_lambda(o, star, k, lat, world.proc, pubs) for o in res.outs])
-    far = int((lam / lam[0] > 0.05).sum()) if lam[0] > 0 else 0
-    return {"seed": seed, "star": star, "publishers": pubs.tolist(),
-            "star_is_publisher": bool(star in set(pubs.tolist())), "non_optimal_epochs": nonopt,
-            "far_epochs": far, "lambda0_ms": float(lam[0]), "seconds": secs}
+    """One graph's row (:func:`hedgerow.scenarios.optimum.fig2_graph`) plus its seed."""
+    return {"seed": seed, **fig2_graph(seed, pool=pool, epochs=epochs,
+                                       params={"completion": completion})}
 
 
 def main() -> None:
@@ -105,9 +71,9 @@ def main() -> None:
             fh.write(json.dumps(r) + "\n")
             fh.flush()
     rows = [done[s] for s in range(args.first, args.first + args.graphs)]
-    a = np.mean([r["non_optimal_epochs"] <= 96 for r in rows])
-    b = np.mean([r["far_epochs"] <= 48 for r in rows])
-    cpu = sum(r["seconds"] for r in rows)
+    a = np.mean([r["non_optimal_epochs"] <= FIG2_LIMIT_A for r in rows])
+    b = np.mean([r["far_epochs"] <= FIG2_LIMIT_B for r in rows])
+    cpu = sum(r.get("sim_seconds", r.get("seconds", 0.0)) for r in rows)
     print(f"graphs {len(rows)}, pool {args.pool}, completion {args.completion}, "
           f"{args.epochs} epochs; wall {time.time() - t0:.0f} s for {len(todo)} new graphs, "
           f"{cpu:.0f} s summed run time")

@@ -366,7 +366,8 @@ REFERENCES: dict[str, Reference] = {
             "fig2b_success": {"goldfish": {1: 0.615}},
         },
         notes=(
-            "Success rates over 200 random graphs (benchmarks/goldfish_fig2.py computes ours): "
+            "Success rates over 200 random graphs (experiments/goldfish-fig2.yaml, kind optimum, "
+            "and benchmarks/goldfish_fig2.py compute ours): "
             "(a) at most 96 non-optimal epochs of 300, (b) at most 48 epochs with "
             "lambda(e)/lambda(0) > 0.05."
         ),

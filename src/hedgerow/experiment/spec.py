@@ -293,7 +293,9 @@ class ScenarioSpec(_Strict):
     ('build', 50, 0)
     """
 
-    kind: Literal["build", "run", "churn"] = Field("build", description="build | run | churn")
+    kind: Literal["build", "run", "churn", "optimum"] = Field(
+        "build", description="build | run | churn | optimum (Goldfish Fig. 2)"
+    )
     protocol: str = Field(description="protocol name")
     params: dict[str, Any] = Field(default_factory=dict, description="protocol parameters")
     workload: WorkloadSpec | None = Field(None, description="synthetic workload (kind build)")
@@ -336,7 +338,7 @@ class ScenarioSpec(_Strict):
     def _by_kind(self) -> ScenarioSpec:
         if self.kind != "churn" and self.churn is not None:
             raise _KeyError(("churn",), "only used by kind churn; remove it or set kind: churn")
-        if self.kind != "run" and self.run is not None:
+        if self.kind not in ("run", "optimum") and self.run is not None:
             raise _KeyError(("run",), "only used by kind run; remove it or set kind: run")
         if self.kind != "run" and self.latency is not None:
             raise _KeyError(
@@ -345,7 +347,7 @@ class ScenarioSpec(_Strict):
             )
         if self.kind == "churn" and self.churn is None:
             raise _KeyError(("churn",), "kind churn needs scenario.churn with at least lifetime")
-        if self.kind == "run":
+        if self.kind in ("run", "optimum"):
             if self.workload is not None:
                 raise _KeyError(
                     ("workload",),

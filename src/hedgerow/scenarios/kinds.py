@@ -17,6 +17,7 @@ kind              protocols    rows
 ``build``         any          one: the build record's metrics
 ``run``           any          one per epoch; the last also has the structure
 ``churn``         maintained   one per snapshot; with ``churn.scenario`` one per event
+``optimum``       goldfish     one: Goldfish V-B Fig. 2's flags for one graph
 ================  ===========  ==============================================
 """
 
@@ -195,6 +196,29 @@ def _run_churn(scen: Mapping[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+# --------------------------------------------------------------------------- optimum
+def _check_optimum(scen: Mapping[str, Any]) -> None:
+    if scen["protocol"] != "goldfish":
+        raise ParameterError("kind optimum (Goldfish Fig. 2) runs protocol goldfish only",
+                             key="protocol")
+    _check_run(scen)
+
+
+def _run_optimum(scen: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One Fig. 2 graph (:func:`hedgerow.scenarios.optimum.fig2_graph`): one row."""
+    from hedgerow.scenarios.optimum import fig2_graph
+
+    opts = dict(scen.get("run") or {})
+    row = fig2_graph(
+        _seed(scen),
+        pool=opts.get("adaptive_pool") or "non-publishers",
+        epochs=int(opts.get("epochs") or 300),
+        params=_params(scen),
+        scenario=opts.get("name") or "goldfish-random",
+    )
+    return [row]
+
+
 #: kind name -> Kind
 KINDS: dict[str, Kind] = {
     k.name: k
@@ -202,5 +226,6 @@ KINDS: dict[str, Kind] = {
         Kind("build", None, _check_build, _run_build),
         Kind("run", None, _check_run, _run_epochs),
         Kind("churn", "maintained", _check_churn, _run_churn),
+        Kind("optimum", None, _check_optimum, _run_optimum),
     )
 }

@@ -1,0 +1,75 @@
+"""Goldfish V-B Fig. 2: one adaptive node, 3 publishers; the success flags and the sweep kind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hedgerow.errors import SpecError
+from hedgerow.experiment import parse_spec
+from hedgerow.experiment.load import load_spec
+from hedgerow.experiment.run import run_one
+from hedgerow.scenarios.optimum import FIG2_LIMIT_A, FIG2_LIMIT_B, fig2_graph, star_lambda
+
+SPEC = Path(__file__).resolve().parents[2] / "experiments" / "goldfish-fig2.yaml"
+
+
+def test_lambda_is_the_detour_and_ignores_links_into_the_star():
+    # star 3, publisher 0; 0 - 2 and 2 - 3 cost 5 each, 0 - 3 costs 10
+    lat = np.array([[0, 9, 5, 10], [9, 0, 9, 9], [5, 9, 0, 5], [10, 9, 5, 0]], float)
+    proc, pubs = np.zeros(4), np.array([0])
+    direct = np.array([[-1], [-1], [-1], [0]])  # the star's exploit link to the publisher
+    via = np.array([[2], [-1], [-1], [2]])  # 0 -> 2, star -> 2
+    into = np.array([[2, 3], [-1, -1], [-1, -1], [2, -1]])  # 0 -> star: a link into the star
+    assert star_lambda(direct, 3, 1, lat, proc, pubs) == 0.0
+    assert star_lambda(via, 3, 1, lat, proc, pubs) == 0.0  # 5 + 5 = 10 = direct
+    lat[0, 3] = lat[3, 0] = 6.0
+    assert star_lambda(via, 3, 1, lat, proc, pubs) == pytest.approx(4.0)
+    assert star_lambda(into, 3, 1, lat, proc, pubs) == pytest.approx(4.0)
+    assert star_lambda(direct, 3, 1, lat, np.full(4, 20.0), pubs) == 0.0
+
+
+def test_the_adaptive_node_is_another_node_and_a_full_publisher_is_never_reached():
+    epochs = 12
+    row = fig2_graph(0, epochs=epochs)
+    assert not row["star_is_publisher"]
+    assert row["star"] not in map(int, row["publishers"].split())
+    # seed 0: a publisher holds its 8 incoming links from static nodes, so every epoch misses it
+    assert row["publisher_full"] == 1 and row["non_optimal_epochs"] == epochs
+    assert row["fig2a_success"] == int(row["non_optimal_epochs"] <= FIG2_LIMIT_A)
+    assert row["fig2b_success"] == int(row["far_epochs"] <= FIG2_LIMIT_B)
+
+
+def test_pool_all_may_draw_a_publisher():
+    # seed 59: the authors' reading draws publisher as the adaptive node, the paper's does not
+    assert fig2_graph(59, pool="all", epochs=1)["star_is_publisher"]
+    assert not fig2_graph(59, epochs=1)["star_is_publisher"]
+
+
+def test_spec_is_one_optimum_run_per_graph_and_reading():
+    spec = load_spec(SPEC)
+    runs = spec.expand()
+    assert len(runs) == 400 and spec.reference == "goldfish-fig2"
+    pools = {r.payload()["scenario"]["run"]["adaptive_pool"] for r in runs}
+    assert pools == {"non-publishers", "all"}
+    p = runs[0].payload()
+    p["scenario"]["run"]["epochs"] = 3
+    [row] = run_one(p)
+    assert row["status"] == "ok" and row["kind"] == "optimum" and row["epoch"] is None
+    assert row["fig2a_success"] in (0, 1) and row["run_adaptive"] == "1"
+
+
+def test_optimum_kind_runs_goldfish_only():
+    with pytest.raises(SpecError, match="protocol"):
+        parse_spec({"experiment": "x", "scenario": {
+            "kind": "optimum", "protocol": "perigee", "run": {"name": "goldfish-random"}}})
+
+
+def test_fig3_spec_runs_both_protocols_on_the_same_seeds():
+    spec = load_spec(SPEC.with_name("goldfish-fig3.yaml"))
+    runs = [r.payload()["scenario"] for r in spec.expand()]
+    assert len(runs) == 20 and {r["protocol"] for r in runs} == {"goldfish", "perigee"}
+    assert {r["seed"] for r in runs if r["protocol"] == "goldfish"} == {
+        r["seed"] for r in runs if r["protocol"] == "perigee"}
