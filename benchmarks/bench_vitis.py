@@ -38,9 +38,11 @@ def workload(kind: str, nodes: int, topics: int, subs: int, seed: int) -> Instan
     """§IV-A's subscription patterns (100 buckets for the correlated ones)."""
     rng = RngStreams(seed).stream("workload")
     if kind == "random":  # 50 of 5,000 uniformly, in row blocks to bound memory
+        # each block's first `subs` columns are copied out at once (int32): a slice would keep
+        # the block's whole int64 argpartition alive (4 GiB at 100,000 nodes)
         chosen = np.concatenate([
             np.argpartition(rng.random((min(4096, nodes - lo), topics), dtype=np.float32),
-                            subs - 1, axis=1)[:, :subs]
+                            subs - 1, axis=1)[:, :subs].astype(np.int32)
             for lo in range(0, nodes, 4096)])
     else:
         n_buckets = 100
