@@ -3,16 +3,18 @@
 S0: 10,000 nodes, 5,000 topics, 50 subscriptions per node (random, low or high correlation as
 §IV-A: 50 of 5,000 uniformly; 10 topics from each of 5 of 100 buckets; 25 from each of 2),
 RT 15, k = 3, d = 5, uniform rates, 100 cycles.  Prints wall and CPU seconds per phase (one
-T-Man cycle, Algorithm 5 round, relay paths, measurement) beside the machine's load, the ring
-correctness curve (and the cycle at which 99% is reached), gateways, clusters, relays, lookup
-hops, and the measures of one event per topic published by a random subscriber and flooded by
-§III-C's rule (subscribers and relays forward; hit ratio, node-based overhead, delay in hops).
+T-Man cycle, Algorithm 5 round, relay paths, measurement; CPU seconds of every cycle) beside
+the machine's load, the ring correctness curve (and the cycle at which 99% is reached),
+gateways, clusters, relays, lookup hops, and the measures of one event per topic published by
+a random subscriber and flooded by §III-C's rule (subscribers and relays forward; hit ratio,
+node-based overhead, delay in hops).
 
 Usage::
 
     python benchmarks/bench_vitis.py                                  # S0, random workload
     python benchmarks/bench_vitis.py --workload high --rt 35
     python benchmarks/bench_vitis.py --nodes 100000 --cycles 100      # the 100K target
+    python benchmarks/bench_vitis.py --nodes 100000 --cycles 4 --no-measure --progress
     python benchmarks/bench_vitis.py -p sampler=uniform -p hop_limit=text --json out.json
 """
 
@@ -22,6 +24,7 @@ import argparse
 import json
 import os
 import resource
+import sys
 import time
 
 import numpy as np
@@ -38,9 +41,11 @@ def workload(kind: str, nodes: int, topics: int, subs: int, seed: int) -> Instan
     """§IV-A's subscription patterns (100 buckets for the correlated ones)."""
     rng = RngStreams(seed).stream("workload")
     if kind == "random":  # 50 of 5,000 uniformly, in row blocks to bound memory
+        # each block's first `subs` columns are copied out at once (int32): a slice would keep
+        # the block's whole int64 argpartition alive (4 GiB at 100,000 nodes)
         chosen = np.concatenate([
             np.argpartition(rng.random((min(4096, nodes - lo), topics), dtype=np.float32),
-                            subs - 1, axis=1)[:, :subs]
+                            subs - 1, axis=1)[:, :subs].astype(np.int32)
             for lo in range(0, nodes, 4096)])
     else:
         n_buckets = 100
@@ -108,6 +113,7 @@ def main() -> None:
     ap.add_argument("--no-measure", action="store_true", help="skip the event measurement")
     ap.add_argument("-p", action="append", default=[], help="protocol parameter NAME=VALUE")
     ap.add_argument("--json", help="write the result here")
+    ap.add_argument("--progress", action="store_true", help="CPU seconds after every cycle")
     args = ap.parse_args()
     params = {"rt": args.rt, "cycles": args.cycles}
     for kv in args.p:
@@ -118,11 +124,23 @@ def main() -> None:
     inst = workload(args.workload, args.nodes, args.topics, args.subs, args.seed)
     t_work = time.perf_counter() - t
     proto = get_protocol("vitis", **params)
+    marks: list[float] = []
+
+    def progress(done: int, total: int) -> None:  # CPU seconds at the end of every cycle
+        marks.append(time.process_time())
+        if args.progress:
+            print(f"cycle {done}/{total}: {marks[-1] - c0:.1f} s CPU, load "
+                  f"{os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
+
     c0, t0 = time.process_time(), time.perf_counter()
-    proto.build(inst, seed=args.seed)
+    proto.build(inst, seed=args.seed, progress=progress)
     c1, t1 = time.process_time(), time.perf_counter()
+    per_cycle = np.diff([c0, *marks])
     res = {"setting": {**vars(args), "params": params}, "seconds_workload": t_work,
-           "seconds_build": t1 - t0, "cpu_build": c1 - c0}
+           "seconds_build": t1 - t0, "cpu_build": c1 - c0,
+           "cpu_cycles": marks[-1] - c0, "cpu_per_cycle_mean": float(per_cycle.mean()),
+           "cpu_per_cycle_every_10": per_cycle[9::10].tolist(),
+           "cpu_relays_and_stats": c1 - marks[-1]}
     st = proto.stats_
     res.update({k: v for k, v in st.items() if not k.endswith("curve")})
     res["ring_curve_every_10"] = st["ring_curve"][9::10]

@@ -13,6 +13,7 @@ from hedgerow.gossip import (
     jaccard_select,
     ring_partner,
     ring_select,
+    uniform_partner,
 )
 from hedgerow.model import RngStreams
 
@@ -227,3 +228,42 @@ def test_ring_partner_picks_among_the_psi_nearest_ids():
     assert seen[0] <= set(sample[0].tolist())
     with pytest.raises(ParameterError):
         ring_partner(ids, 0)
+
+
+def _unfused(hook):
+    """The same hook without the attributes that let ``TMan.cycle`` fuse it."""
+    return lambda *args: hook(*args)
+
+
+@pytest.mark.parametrize("partner_psi, include_self, live_only",
+                         [(0, True, False), (3, True, False), (0, False, True), (1, True, True)])
+def test_fused_ring_cycle_equals_the_hooks(partner_psi, include_self, live_only):
+    """``ring_select`` (+ ``uniform_partner`` / ``ring_partner``) runs as one compiled cycle:
+    the same views, batches, exchanges and generator state as the generic batched hooks."""
+    n, R = 1500, 7
+    ids, _ = _ring_state(n, np.random.default_rng(4))
+    runs = []
+    for fused in (True, False):
+        rng = RngStreams(11).stream("gossip:test")
+        ps = PeerSampling(n, 10)
+        ps.bootstrap(np.ones(n, bool), rng)
+        sel = ring_select(ids)
+        part = ring_partner(ids, partner_psi) if partner_psi else None
+        if not fused:
+            sel = _unfused(sel)
+            part = _unfused(part if part is not None else uniform_partner)
+        tm = TMan(R, sel, partner=part, include_self=include_self, live_only=live_only)
+        assert (tm._fused_ring() is not None) == fused
+        view = tm.empty_view(n)
+        trace = []
+        for c in range(10):
+            if c == 4:
+                ps.alive[::9] = False  # churn: dead partners time out, dead entries travel
+            ps.cycle(rng)
+            tm.cycle(view, ps, rng, candidates=(np.arange(n) % 13 != 0) if c == 6 else None)
+            trace.append((view.copy(), tm.batches_, tm.exchanges_))
+        runs.append((trace, rng.random()))
+    (a, ua), (b, ub) = runs
+    assert ua == ub
+    for (va, ba, ea), (vb, bb, eb) in zip(a, b, strict=True):
+        assert np.array_equal(va, vb) and (ba, ea) == (bb, eb)

@@ -21,6 +21,15 @@ Batches instead of one call per exchange
     nodes, each one numba call to gather the buffers and one call of the
     selection over all of the batch's rows.
 
+The fused ring cycle
+    With ``ring_select`` (distinct ids) and ``uniform_partner`` or
+    ``ring_partner``, :meth:`TMan.cycle` runs the whole cycle in one numba call
+    (``_ring_cycle``): the same batches, draws and pairs, each exchange's union
+    built once and ranked for both ends straight away, ring coordinates as
+    32-bit ranks.  Views, counters and the generator state come out bit for bit
+    as through the hooks (pinned by a test); wrapping either hook in a plain
+    function turns the fusion off.
+
 The selection hook
     ``select(rows, indptr, cand, view)`` is any Python callable (normally a thin
     wrapper around the caller's own ``numba.njit(cache=True)`` kernel, which
@@ -206,6 +215,7 @@ def ring_partner(ids: np.ndarray, psi: int) -> Partner:
         return _ring_partner(np.asarray(nodes, np.int64), view, sample, alive,
                              np.asarray(u, np.float64), ids, psi)
 
+    partner.ring = (ids, psi)  # type: ignore[attr-defined]  # for TMan.cycle's fused kernel
     return partner
 
 
@@ -325,9 +335,16 @@ def rank_select(score: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray
     return select
 
 
-@numba.njit(cache=True)
-def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compiled
-    """T-Man's ring, fused: rank and keep in one pass per row (no full sorts).
+@numba.njit(cache=True, inline="always")
+def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chosen,
+              ids):  # pragma: no cover - compiled
+    """One row of T-Man's ring: rank ``cand[:m]`` for node ``r``, keep in ``view[r]``.
+
+    ``xs[:m]`` and ``me`` are ``uint64`` ring coordinates of the candidates and of
+    ``r`` whose wrap-around differences order the ring: the ids themselves, or
+    their ranks among all ids shifted to the top 32 bits (the same order both
+    ways when the ids are distinct).  ``ids`` are the ids, for the distances of
+    the remaining slots.
 
     Scores as a ranking would give them: the ``j``-th nearest clockwise and the
     ``j``-th nearest counter-clockwise (``j < half``) score ``2 half - j``, every
@@ -336,6 +353,85 @@ def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compi
     short sorted lists, so a row costs ``O(m half)`` at worst and about ``O(m)``
     in practice instead of two argsorts and an ``O(m R)`` selection.
     """
+    R = view.shape[1]
+    n_cw = 0
+    n_cc = 0
+    for t in range(m):
+        x = xs[t]
+        d = x - me
+        if n_cw < half or d < cw_v[half - 1]:
+            if n_cw < half:
+                n_cw += 1
+            j = n_cw - 1
+            while j > 0 and cw_v[j - 1] > d:
+                cw_v[j] = cw_v[j - 1]
+                cw_i[j] = cw_i[j - 1]
+                j -= 1
+            cw_v[j] = d
+            cw_i[j] = t
+        d = me - x
+        if n_cc < half or d < cc_v[half - 1]:
+            if n_cc < half:
+                n_cc += 1
+            j = n_cc - 1
+            while j > 0 and cc_v[j - 1] > d:
+                cc_v[j] = cc_v[j - 1]
+                cc_i[j] = cc_i[j - 1]
+                j -= 1
+            cc_v[j] = d
+            cc_i[j] = t
+    # the ranked candidates by (best rank, id): merge both lists, each entry once
+    j = 0
+    jw = 0
+    jc = 0
+    while j < R and (jw < n_cw or jc < n_cc):
+        if jw < n_cw and chosen[cw_i[jw]]:
+            jw += 1
+            continue
+        if jc < n_cc and chosen[cc_i[jc]]:
+            jc += 1
+            continue
+        if jc >= n_cc or (jw < n_cw and (jw < jc or (
+                jw == jc and cand[cw_i[jw]] <= cand[cc_i[jc]]))):
+            t = cw_i[jw]
+            jw += 1
+        else:
+            t = cc_i[jc]
+            jc += 1
+        chosen[t] = True
+        done[j] = t
+        view[r, j] = cand[t]
+        j += 1
+    # the remaining slots: nearest others (score -distance / 2**64, ties to the lower id);
+    # with distinct coordinates both lists cover every candidate when they overlap, so
+    # this runs only on ties
+    while j < R and j < m:
+        best = -1
+        best_s = 0.0
+        for t in range(m):
+            if chosen[t]:
+                continue
+            x = ids[cand[t]]
+            d1 = x - ids[r]
+            d2 = ids[r] - x
+            s = -float(d1 if d1 < d2 else d2) / 1.8446744073709552e19
+            if best < 0 or s > best_s or (s == best_s and cand[t] < cand[best]):
+                best = t
+                best_s = s
+        chosen[best] = True
+        done[j] = best
+        view[r, j] = cand[best]
+        j += 1
+    for h in range(j):
+        chosen[done[h]] = False
+    while j < R:
+        view[r, j] = -1
+        j += 1
+
+
+@numba.njit(cache=True)
+def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compiled
+    """T-Man's ring over CSR candidate lists, one :func:`_ring_row` per row."""
     R = view.shape[1]
     cw_v = np.empty(half, np.uint64)
     cw_i = np.empty(half, np.int64)
@@ -349,82 +445,108 @@ def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compi
     xs = np.empty(max_m, np.uint64)
     for i in range(rows.shape[0]):
         r = rows[i]
-        me = ids[r]
         a = indptr[i]
         m = indptr[i + 1] - a
-        n_cw = 0
-        n_cc = 0
         for t in range(m):  # independent loads first: their cache misses overlap
             xs[t] = ids[cand[a + t]]
-        for t in range(m):
-            x = xs[t]
-            d = x - me
-            if n_cw < half or d < cw_v[half - 1]:
-                if n_cw < half:
-                    n_cw += 1
-                j = n_cw - 1
-                while j > 0 and cw_v[j - 1] > d:
-                    cw_v[j] = cw_v[j - 1]
-                    cw_i[j] = cw_i[j - 1]
-                    j -= 1
-                cw_v[j] = d
-                cw_i[j] = t
-            d = me - x
-            if n_cc < half or d < cc_v[half - 1]:
-                if n_cc < half:
-                    n_cc += 1
-                j = n_cc - 1
-                while j > 0 and cc_v[j - 1] > d:
-                    cc_v[j] = cc_v[j - 1]
-                    cc_i[j] = cc_i[j - 1]
-                    j -= 1
-                cc_v[j] = d
-                cc_i[j] = t
-        # the ranked candidates by (best rank, id): merge both lists, each entry once
-        j = 0
-        jw = 0
-        jc = 0
-        while j < R and (jw < n_cw or jc < n_cc):
-            if jw < n_cw and chosen[cw_i[jw]]:
-                jw += 1
+        _ring_row(r, ids[r], cand[a:a + m], xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done,
+                  chosen, ids)
+
+
+@numba.njit(cache=True)
+def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank, half, pids,
+                psi, rng):  # pragma: no cover - compiled
+    """A whole T-Man cycle on the ring in one call: the batches of :meth:`TMan.cycle` fused.
+
+    Same schedule and same draws as the generic path with ``ring_select(ids)``
+    and ``uniform_partner`` (``psi == 0``) or ``ring_partner(pids, psi)``: per
+    batch one uniform per node still to act (``rng.random``), the partners from
+    the views as they stand, the greedy disjoint pairs in order.  An exchange of
+    a batch reads and writes only its two views, so it runs as soon as its pair
+    is taken; the union of the two buffers is built once, its ids are loaded
+    once, and both sides select from it directly (no CSR in between).  The
+    ring coordinates are the ids' ranks (``rank``, ``uint32``: the same order
+    for distinct ids, half the bytes of an id) and the per-node marks are
+    ``int32``, which keeps the random loads of large networks in a smaller
+    cache footprint.
+    Returns ``(batches, exchanges)``.
+    """
+    n = view.shape[0]
+    R = view.shape[1]
+    c = sample.shape[1]
+    cap = 2 * R + 2 * c + 2
+    union = np.empty(cap, np.int32)
+    uxs = np.empty(cap, np.uint64)
+    cand = np.empty(cap, np.int32)
+    xs = np.empty(cap, np.uint64)
+    cw_v = np.empty(half, np.uint64)
+    cw_i = np.empty(half, np.int64)
+    cc_v = np.empty(half, np.uint64)
+    cc_i = np.empty(half, np.int64)
+    done = np.empty(R, np.int64)
+    chosen = np.zeros(cap, np.bool_)
+    busy = np.zeros(n, np.int32)
+    mark = np.zeros(n, np.int32)
+    s = np.int32(0)
+    batch = 0
+    exchanges = 0
+    while remaining.shape[0] > 0:
+        batch += 1
+        u = rng.random(remaining.shape[0])
+        if psi == 0:
+            partners = _uniform_partner(remaining, view, sample, alive, u)
+        else:
+            partners = _ring_partner(remaining, view, sample, alive, u, pids, psi)
+        defer = np.empty(remaining.shape[0], np.int64)
+        n_defer = 0
+        for i in range(remaining.shape[0]):
+            p = remaining[i]
+            q = partners[i]
+            if q < 0 or q == p or not alive[q]:
+                continue  # no exchange this cycle (none known, or a timeout)
+            if busy[p] == batch or busy[q] == batch:
+                defer[n_defer] = p
+                n_defer += 1
                 continue
-            if jc < n_cc and chosen[cc_i[jc]]:
-                jc += 1
-                continue
-            if jc >= n_cc or (jw < n_cw and (jw < jc or (
-                    jw == jc and cand[a + cw_i[jw]] <= cand[a + cc_i[jc]]))):
-                t = cw_i[jw]
-                jw += 1
-            else:
-                t = cc_i[jc]
-                jc += 1
-            chosen[t] = True
-            done[j] = t
-            view[r, j] = cand[a + t]
-            j += 1
-        # the remaining slots: nearest others (score -distance / 2**64, ties to the lower id)
-        while j < R and j < m:
-            best = -1
-            best_s = 0.0
-            for t in range(m):
-                if chosen[t]:
-                    continue
-                x = ids[cand[a + t]]
-                d1 = x - me
-                d2 = me - x
-                s = -float(d1 if d1 < d2 else d2) / 1.8446744073709552e19
-                if best < 0 or s > best_s or (s == best_s and cand[a + t] < cand[a + best]):
-                    best = t
-                    best_s = s
-            chosen[best] = True
-            done[j] = best
-            view[r, j] = cand[a + best]
-            j += 1
-        for h in range(j):
-            chosen[done[h]] = False
-        while j < R:
-            view[r, j] = -1
-            j += 1
+            busy[p] = batch
+            busy[q] = batch
+            exchanges += 1
+            # the union of both buffers, in the generic gather's order
+            s += np.int32(1)
+            k = 0
+            for side in range(2):
+                r = p if side == 0 else q
+                if include_self:
+                    if mark[r] != s:
+                        mark[r] = s
+                        union[k] = r
+                        k += 1
+                for j in range(R):
+                    x = view[r, j]
+                    if x >= 0 and mark[x] != s and allowed[x]:
+                        mark[x] = s
+                        union[k] = x
+                        k += 1
+                for j in range(c):
+                    x = sample[r, j]
+                    if x >= 0 and mark[x] != s and allowed[x]:
+                        mark[x] = s
+                        union[k] = x
+                        k += 1
+            for t in range(k):  # independent loads first: their cache misses overlap
+                uxs[t] = np.uint64(rank[union[t]]) << np.uint64(32)
+            for side in range(2):
+                r = p if side == 0 else q
+                m = 0
+                for t in range(k):
+                    if union[t] != r:
+                        cand[m] = union[t]
+                        xs[m] = uxs[t]
+                        m += 1
+                _ring_row(r, np.uint64(rank[r]) << np.uint64(32), cand, xs, m, half, view,
+                          cw_v, cw_i, cc_v, cc_i, done, chosen, ids)
+        remaining = defer[:n_defer]
+    return batch, exchanges
 
 
 def ring_select(ids: np.ndarray) -> Select:
@@ -439,6 +561,12 @@ def ring_select(ids: np.ndarray) -> Select:
         half = (view.shape[1] + 1) // 2
         _ring_keep(np.asarray(rows, np.int64), indptr, cand, ids, half, view)
 
+    # for TMan.cycle's fused kernel: the ids and their ranks (distinct ids: same ring order)
+    rank = np.empty(ids.size, np.uint32)
+    rank[np.argsort(ids, kind="stable")] = np.arange(ids.size, dtype=np.uint32)
+    select.ring_ids = ids  # type: ignore[attr-defined]
+    select.ring_rank = (rank if np.unique(ids).size == ids.size  # type: ignore[attr-defined]
+                        else None)
     return select
 
 
@@ -513,6 +641,18 @@ class TMan:
         self.batches_ = 0
         self.exchanges_ = 0
 
+    def _fused_ring(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
+        """``(ids, ranks, partner ids, psi)`` when the hooks are ``ring_select`` (distinct
+        ids) with ``uniform_partner`` (``psi`` 0) or ``ring_partner``, else ``None``."""
+        rank = getattr(self.select, "ring_rank", None)
+        if rank is None:
+            return None
+        ids = self.select.ring_ids  # type: ignore[attr-defined]
+        if self.partner is uniform_partner:
+            return ids, rank, ids, 0
+        ring = getattr(self.partner, "ring", None)
+        return None if ring is None else (ids, rank, ring[0], ring[1])
+
     def empty_view(self, n: int) -> np.ndarray:
         """An ``(n, R)`` int32 view array with every slot empty (``-1``)."""
         return np.full((n, self.view_size), -1, np.int32)
@@ -538,6 +678,13 @@ class TMan:
         sample = sampling.cache
         n = view.shape[0]
         remaining = rng.permutation(np.flatnonzero(alive)).astype(np.int64)
+        fused = self._fused_ring()
+        if fused is not None:  # the same cycle in one compiled call (see _ring_cycle)
+            ids, rank, pids, psi = fused
+            self.batches_, self.exchanges_ = _ring_cycle(
+                remaining, view, sample, alive, allowed, self.include_self, ids, rank,
+                (self.view_size + 1) // 2, pids, psi, rng)
+            return
         busy = np.zeros(n, np.int64)
         mark = np.zeros(n, np.int64)
         stamp = np.zeros(1, np.int64)

@@ -83,12 +83,20 @@ def _vitis_select(rows, indptr, cand, view, kind, ids, targets, sub_indptr, sub_
                   rates, wsum, salt, dense, dense_u8, uniform):  # pragma: no cover
     R = view.shape[1]
     n_ring_sw = 2 + targets.shape[1]
+    max_m = 0
+    for i in range(rows.shape[0]):
+        max_m = max(max_m, indptr[i + 1] - indptr[i])
+    used_buf = np.zeros(max_m, np.bool_)  # per-row scratch, allocated once per call
+    util = np.empty(max_m)
+    key = np.empty(max_m, np.uint64)
+    top = np.empty(max(R - n_ring_sw, 1), np.int64)
     for i in range(rows.shape[0]):
         r = rows[i]
         a = indptr[i]
         b = indptr[i + 1]
         m = b - a
-        used = np.zeros(m, np.bool_)
+        used = used_buf[:m]
+        used[:] = False
         for j in range(R):
             view[r, j] = -1
             kind[r, j] = KIND_EMPTY
@@ -102,9 +110,8 @@ def _vitis_select(rows, indptr, cand, view, kind, ids, targets, sub_indptr, sub_
         for t in range(sub_indptr[r], sub_indptr[r + 1]):
             dense[sub_topics[t]] = rates[sub_topics[t]]
             dense_u8[sub_topics[t]] = 1
-        util = np.full(m, -1.0)
-        key = np.zeros(m, np.uint64)
         for t in range(m):
+            util[t] = -1.0
             if used[t]:
                 continue
             x = cand[a + t]
@@ -123,22 +130,32 @@ def _vitis_select(rows, indptr, cand, view, kind, ids, targets, sub_indptr, sub_
         for t in range(sub_indptr[r], sub_indptr[r + 1]):
             dense[sub_topics[t]] = 0.0
             dense_u8[sub_topics[t]] = 0
-        # the top R - k by utility, ties by the seeded key
-        slot = n_ring_sw
-        for _ in range(n_friends):
-            best = -1
-            for t in range(m):
-                if used[t] or util[t] < 0:
+        # the top R - k by utility, ties by the seeded key (then the candidate order):
+        # one pass, kept by insertion into a short list sorted best first
+        n_top = 0
+        for t in range(m):
+            if used[t] or util[t] < 0:
+                continue
+            ut = util[t]
+            kt = key[t]
+            if n_top == n_friends:
+                e = top[n_top - 1]
+                if not (util[e] < ut or (util[e] == ut and key[e] > kt)):
                     continue
-                if best < 0 or util[t] > util[best] or (
-                        util[t] == util[best] and key[t] < key[best]):
-                    best = t
-            if best < 0:
-                break
-            used[best] = True
-            view[r, slot] = cand[a + best]
-            kind[r, slot] = KIND_FRIEND
-            slot += 1
+            else:
+                n_top += 1
+            h = n_top - 1
+            while h > 0:
+                e = top[h - 1]
+                if util[e] < ut or (util[e] == ut and key[e] > kt):
+                    top[h] = e
+                    h -= 1
+                else:
+                    break
+            top[h] = t
+        for h in range(n_top):
+            view[r, n_ring_sw + h] = cand[a + top[h]]
+            kind[r, n_ring_sw + h] = KIND_FRIEND
 
 
 def vitis_select(ids: np.ndarray, targets: np.ndarray, kind: np.ndarray, sub_indptr: np.ndarray,
