@@ -38,7 +38,15 @@ the exact objective: each norm ``‖y‖`` is majorised by
 ``p × p``).  The norms are smoothed, ``sqrt(‖y‖² + ε²)``, with ``ε`` shrunk
 every step (×0.2) from 1e-2 down to 1e-10 (a majoriser at ``y = 0`` would freeze the
 variables), starting from ``c = 0`` and ``a_v`` the weighted mean of its
-neighbours' values; the best iterate is kept.
+neighbours' values; the best iterate is kept.  It stops once ``ε`` reached its floor and a
+step lowered the loss by less than ``tol = 1e-5`` (relative): on real and planted windows
+that is within 1e-4 of a long converged solve (the acceptance bound is 1e-3).
+
+The ``p × p`` system has a fixed sparsity pattern (``(r, o)`` of every term, and the pairs of
+neighbours of one cell): about 5 nonzeros a row.  Its rows are numbered once per solve by
+reverse Cuthill-McKee and it is factored within its envelope (Cholesky fills nothing outside
+it), about 20,000 multiply-adds on a 120-row window instead of the dense ``p³/6`` (288,000);
+``envelope=False`` keeps the dense factorisation (same iterates up to rounding).
 
 Examples
 --------
@@ -269,36 +277,6 @@ def _adam(a, c, var, row, nbr, w, nc, s1, s2, xo, lr, max_steps, early_stop, exi
 
 
 @numba.njit(cache=True)
-def _chol_solve(a, b):
-    """Solve ``a x = b`` for a symmetric positive definite ``a`` (in place Cholesky; ``a`` is
-    overwritten).  Plain loops: at these sizes (p <= a few hundred) they beat a BLAS call."""
-    n = a.shape[0]
-    for j in range(n):
-        d = a[j, j]
-        for k in range(j):
-            d -= a[j, k] * a[j, k]
-        d = np.sqrt(d) if d > 0.0 else 1e-300
-        a[j, j] = d
-        for i in range(j + 1, n):
-            v = a[i, j]
-            for k in range(j):
-                v -= a[i, k] * a[j, k]
-            a[i, j] = v / d
-    x = b.copy()
-    for i in range(n):
-        v = x[i]
-        for k in range(i):
-            v -= a[i, k] * x[k]
-        x[i] = v / a[i, i]
-    for i in range(n - 1, -1, -1):
-        v = x[i]
-        for k in range(i + 1, n):
-            v -= a[k, i] * x[k]
-        x[i] = v / a[i, i]
-    return x
-
-
-@numba.njit(cache=True)
 def _var_terms(var, s):
     """Terms grouped by variable: ``(start, order)``, the terms of ``v`` being
     ``order[start[v]:start[v + 1]]``."""
@@ -316,51 +294,203 @@ def _var_terms(var, s):
 
 
 @numba.njit(cache=True)
-def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor):
+def _envelope_order(row, nbr, var, start, order, p, reorder):
+    """Row order and envelope of the MM system.
+
+    The pattern of the ``p x p`` system is fixed by the terms: ``(r, o)`` for every term and
+    ``(o1, o2)`` for two neighbours of the same cell.  With ``reorder``, rows are numbered by
+    reverse Cuthill-McKee (per connected component, from a least-connected row), which keeps
+    the nonzeros near the diagonal; ``first[i]`` is the first column of row ``i``'s envelope
+    (Cholesky fills nothing outside it).  Returns ``(pos, first)``: ``pos[r]`` is the new
+    index of row ``r``.  Without ``reorder`` the order is the identity and the envelope is the
+    whole lower triangle (a dense Cholesky).
+    """
+    t = len(row)
+    s = len(start) - 1
+    pos = np.arange(p)
+    first = np.zeros(p, dtype=np.int64)
+    if not reorder:
+        return pos, first
+    # edge list (both directions), then CSR adjacency
+    n_e = 0
+    for v in range(s):
+        m = start[v + 1] - start[v]
+        n_e += m * (m - 1)
+    n_e += 2 * t
+    ea = np.empty(n_e, dtype=np.int64)
+    eb = np.empty(n_e, dtype=np.int64)
+    k = 0
+    for i in range(t):
+        if row[i] != nbr[i]:
+            ea[k] = row[i]
+            eb[k] = nbr[i]
+            ea[k + 1] = nbr[i]
+            eb[k + 1] = row[i]
+            k += 2
+    for v in range(s):
+        for x1 in range(start[v], start[v + 1]):
+            for x2 in range(start[v], start[v + 1]):
+                o1 = nbr[order[x1]]
+                o2 = nbr[order[x2]]
+                if o1 != o2:
+                    ea[k] = o1
+                    eb[k] = o2
+                    k += 1
+    ptr = np.zeros(p + 1, dtype=np.int64)
+    for j in range(k):
+        ptr[ea[j] + 1] += 1
+    for i in range(p):
+        ptr[i + 1] += ptr[i]
+    adj = np.empty(k, dtype=np.int64)
+    fill = ptr[:-1].copy()
+    for j in range(k):
+        adj[fill[ea[j]]] = eb[j]
+        fill[ea[j]] += 1
+    deg = np.zeros(p, dtype=np.int64)
+    for i in range(p):
+        deg[i] = ptr[i + 1] - ptr[i]
+    # Cuthill-McKee: breadth first from a least-connected unvisited row, neighbours by degree
+    seen = np.zeros(p, dtype=np.bool_)
+    cm = np.empty(p, dtype=np.int64)
+    by_deg = np.argsort(deg, kind="mergesort")
+    head = 0
+    tail = 0
+    buf = np.empty(p, dtype=np.int64)
+    for root in by_deg:
+        if seen[root]:
+            continue
+        seen[root] = True
+        cm[tail] = root
+        tail += 1
+        while head < tail:
+            u = cm[head]
+            head += 1
+            nb = 0
+            for j in range(ptr[u], ptr[u + 1]):
+                w = adj[j]
+                if not seen[w]:
+                    seen[w] = True
+                    buf[nb] = w
+                    nb += 1
+            if nb:
+                srt = np.argsort(deg[buf[:nb]], kind="mergesort")
+                for j in range(nb):
+                    cm[tail] = buf[srt[j]]
+                    tail += 1
+    for i in range(p):
+        pos[cm[p - 1 - i]] = i
+    for i in range(p):
+        first[i] = i
+    for j in range(k):
+        a = pos[ea[j]]
+        b = pos[eb[j]]
+        if b < a and b < first[a]:
+            first[a] = b
+    return pos, first
+
+
+@numba.njit(cache=True)
+def _env_chol_solve(m, first, b, x):
+    """Solve ``m x = b`` for a symmetric positive definite ``m`` whose lower triangle is held
+    in ``m`` within the envelope ``first`` (row ``i`` spans columns ``first[i] .. i``).  The
+    Cholesky factor overwrites that envelope (it has no fill outside it).  Plain loops: at
+    these sizes they beat a BLAS call."""
+    n = m.shape[0]
+    for i in range(n):
+        fi = first[i]
+        for j in range(fi, i):
+            lo = max(fi, first[j])
+            v = m[i, j]
+            for k in range(lo, j):
+                v -= m[i, k] * m[j, k]
+            m[i, j] = v / m[j, j]
+        d = m[i, i]
+        for k in range(fi, i):
+            d -= m[i, k] * m[i, k]
+        m[i, i] = np.sqrt(d) if d > 0.0 else 1e-300
+    for i in range(n):
+        v = b[i]
+        for k in range(first[i], i):
+            v -= m[i, k] * x[k]
+        x[i] = v / m[i, i]
+    for i in range(n - 1, -1, -1):
+        xi = x[i] / m[i, i]
+        x[i] = xi
+        for k in range(first[i], i):
+            x[k] -= m[i, k] * xi
+
+
+@numba.njit(cache=True)
+def _loss_norms(a, c, var, row, nbr, w, nc, s1, s2, xo, nrm):
+    """:func:`_loss`, keeping every term's norm in ``nrm``."""
+    tot = 0.0
+    for i in range(len(var)):
+        co = c[nbr[i]]
+        nrm[i] = np.sqrt(_sq(nc[i], s1[i], s2[i], xo[i], co - c[row[i]], a[var[i]], co))
+        tot += w[i] * nrm[i]
+    return tot + np.sqrt(np.sum(a * a)) + np.sqrt(np.sum(c * c))
+
+
+@numba.njit(cache=True)
+def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shrink, reorder):
     """Majorise-minimise; returns the steps taken.  ``a``/``c`` hold the start and the result."""
     s = len(a)
-    start, order = _var_terms(var, s)
     p = len(c)
     t = len(var)
+    start, order = _var_terms(var, s)
+    pos, first = _envelope_order(row, nbr, var, start, order, p, reorder)
+    rp = np.empty(t, dtype=np.int64)
+    op = np.empty(t, dtype=np.int64)
+    for i in range(t):
+        rp[i] = pos[row[i]]
+        op[i] = pos[nbr[i]]
+    cp = np.empty(p)
+    for r in range(p):
+        cp[pos[r]] = c[r]
     om = np.empty(t)
-    prev = _loss(a, c, var, row, nbr, w, nc, s1, s2, xo)
+    nrm = np.empty(t)
+    prev = _loss_norms(a, cp, var, rp, op, w, nc, s1, s2, xo, nrm)
     hdiag = np.empty(s)
     ba = np.empty(s)
-    big = np.empty((p, p))
+    big = np.zeros((p, p))
     rhs = np.empty(p)
     best_a = a.copy()
-    best_c = c.copy()
+    best_c = cp.copy()
     best = prev
-    eps = 1e-2
+    eps = eps0
     step = 0
     for step in range(1, max_steps + 1):  # noqa: B007 - the count is returned
+        e2 = eps * eps
         for i in range(t):
-            co = c[nbr[i]]
-            nrm = np.sqrt(_sq(nc[i], s1[i], s2[i], xo[i], co - c[row[i]], a[var[i]], co))
-            om[i] = w[i] / np.sqrt(nrm * nrm + eps * eps)
+            om[i] = w[i] / np.sqrt(nrm[i] * nrm[i] + e2)
         na = np.sqrt(np.sum(a * a))
-        ncn = np.sqrt(np.sum(c * c))
-        la = 1.0 / np.sqrt(na * na + eps * eps)
-        lc = 1.0 / np.sqrt(ncn * ncn + eps * eps)
-        # normal equations of sum_i om_i/2 * q_i(z) + la/2 |a|^2 + lc/2 |c|^2
+        ncn = np.sqrt(np.sum(cp * cp))
+        la = 1.0 / np.sqrt(na * na + e2)
+        lc = 1.0 / np.sqrt(ncn * ncn + e2)
+        # normal equations of sum_i om_i/2 * q_i(z) + la/2 |a|^2 + lc/2 |c|^2, lower triangle
         hdiag[:] = la
         ba[:] = 0.0
-        big[:, :] = 0.0
         rhs[:] = 0.0
-        for j in range(p):
-            big[j, j] = lc
+        for i in range(p):
+            for j in range(first[i], i):
+                big[i, j] = 0.0
+            big[i, i] = lc
         for i in range(t):
-            o = nbr[i]
-            r = row[i]
+            o = op[i]
+            r = rp[i]
             v = var[i]
             f = om[i]
             # n (c_o - c_r)^2 + 2 (c_o - c_r) S1
-            big[o, o] += f * nc[i]
-            big[r, r] += f * nc[i]
-            big[o, r] -= f * nc[i]
-            big[r, o] -= f * nc[i]
-            rhs[o] -= f * s1[i]
-            rhs[r] += f * s1[i]
+            if o != r:
+                g = f * nc[i]
+                big[o, o] += g
+                big[r, r] += g
+                if o > r:
+                    big[o, r] -= g
+                else:
+                    big[r, o] -= g
+                rhs[o] -= f * s1[i]
+                rhs[r] += f * s1[i]
             # (x_o + c_o - a_v)^2
             big[o, o] += f
             rhs[o] -= f * xo[i]
@@ -369,32 +499,36 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor):
         # eliminate a: a_v = (ba_v + sum_{i in v} f_i c_o) / hdiag_v
         for i in range(t):
             v = var[i]
-            o = nbr[i]
-            f = om[i]
-            rhs[o] += f * ba[v] / hdiag[v]
+            rhs[op[i]] += om[i] * ba[v] / hdiag[v]
         for v in range(s):
+            hv = hdiag[v]
             for x1 in range(start[v], start[v + 1]):
                 i = order[x1]
+                oi = op[i]
+                fi = om[i] / hv
                 for x2 in range(start[v], start[v + 1]):
                     j2 = order[x2]
-                    big[nbr[i], nbr[j2]] -= om[i] * om[j2] / hdiag[v]
-        c[:] = _chol_solve(big, rhs)
+                    oj = op[j2]
+                    if oj <= oi:
+                        big[oi, oj] -= fi * om[j2]
+        _env_chol_solve(big, first, rhs, cp)
         a[:] = ba
         for i in range(t):
-            a[var[i]] += om[i] * c[nbr[i]]
+            a[var[i]] += om[i] * cp[op[i]]
         for v in range(s):
             a[v] /= hdiag[v]
-        cur = _loss(a, c, var, row, nbr, w, nc, s1, s2, xo)
+        cur = _loss_norms(a, cp, var, rp, op, w, nc, s1, s2, xo, nrm)
         if cur < best:
             best = cur
             best_a[:] = a
-            best_c[:] = c
+            best_c[:] = cp
         if eps <= floor and prev - cur <= tol * max(abs(cur), 1e-300):
             break
         prev = cur
-        eps = max(eps * 0.2, floor)
+        eps = max(eps * shrink, floor)
     a[:] = best_a
-    c[:] = best_c
+    for r in range(p):
+        c[r] = best_c[pos[r]]
     return step
 
 
@@ -410,7 +544,11 @@ def solve(
     max_steps: int | None = None,
     early_stop: bool = True,
     exit_diff: float = 1e-3,
-    tol: float = 1e-6,
+    tol: float = 1e-5,
+    floor: float = 1e-10,
+    eps0: float = 1e-2,
+    shrink: float = 0.2,
+    envelope: bool = True,
 ) -> Solution:
     """Minimise eq. (1).
 
@@ -425,8 +563,12 @@ def solve(
     lr, max_steps, early_stop, exit_diff
         Adam's learning rate, step budget (default 2000, §V-A) and stopping
         rule; ``max_steps`` bounds MM's iterations too (default 500).
-    tol : float
-        MM stops when a step lowers the loss by less than ``tol`` (relative).
+    tol, floor, eps0, shrink : float
+        MM stops when ``ε`` (from ``eps0``, times ``shrink`` each step, down to ``floor``)
+        reached the floor and a step lowers the loss by less than ``tol`` (relative).
+    envelope : bool
+        MM factors its system in a reverse Cuthill-McKee order within the envelope (default),
+        or densely (``False``: the reference for benchmarks and tests).
     """
     s, p = prob.n_vars, prob.n_rows
     if method == "adam":
@@ -444,7 +586,8 @@ def solve(
         a = np.bincount(prob.var, prob.weight * prob.x_o, minlength=s)
         a /= np.maximum(np.bincount(prob.var, prob.weight, minlength=s), 1e-300)
         steps = _mm(a, c, prob.var, prob.row, prob.nbr, prob.weight, prob.n_common, prob.s1,
-                    prob.s2, prob.x_o, int(max_steps or 500), float(tol), 1e-10)
+                    prob.s2, prob.x_o, int(max_steps or 500), float(tol), float(floor),
+                    float(eps0), float(shrink), bool(envelope))
     else:
         raise ParameterError(
             f"goldfish: completion method must be one of {', '.join(METHODS)}, got {method!r}",

@@ -55,25 +55,27 @@ def rank_subsets(
         return []
     th = t_hat[keep]
     dg = dag[keep]
-    best = np.argmin(th, axis=1)
-    contrib = peers[best]
-    ids = sorted(set(contrib.tolist()))
-    rank = {u: 0 for u in ids}
-    cover: dict[int, set[int]] = {u: set() for u in ids}
-    weight = {u: 0 for u in ids}
-    for r, u in enumerate(contrib.tolist()):
-        rank[u] += 1
-        b = peers[dg[r]].tolist()
-        cover[u].update(b)
-        weight[u] += len(b)
+    ids, who, rank = np.unique(peers[np.argmin(th, axis=1)], return_inverse=True,
+                               return_counts=True)
+    won = np.zeros((len(ids), len(th)), dtype=np.int64)
+    won[who.ravel(), np.arange(len(th))] = 1
+    per_col = won @ dg.astype(np.int64)  # rows of u with column j a dagger
+    weight = per_col.sum(axis=1)
+    # benefiting peers as a (contributor, distinct peer id) mask
+    if np.all(peers[1:] > peers[:-1]):
+        cover = per_col > 0
+    else:
+        uid, col = np.unique(peers, return_inverse=True)
+        cover = np.zeros((len(ids), len(uid)), dtype=bool)
+        for j in range(len(uid)):
+            cover[:, j] = per_col[:, col.ravel() == j].any(axis=1)
     if len(ids) < n_select:
-        return [tuple(sorted(ids, key=lambda u: -rank[u]))]
-    scored = []
-    for comb in combinations(ids, n_select):
-        size = len(set().union(*(cover[u] for u in comb)))
-        scored.append((comb, size, sum(weight[u] for u in comb), sum(rank[u] for u in comb)))
-    scored.sort(key=lambda t: (-t[1], -t[2], -t[3]))  # stable: lexicographic among equals
-    return [t[0] for t in scored]
+        return [tuple(ids[np.argsort(-rank, kind="stable")].tolist())]
+    combs = np.array(list(combinations(range(len(ids)), n_select)), dtype=np.int64)
+    size = cover[combs].any(axis=1).sum(axis=1)
+    # np.lexsort is stable: lexicographic order among equals, primary key last
+    order = np.lexsort((-rank[combs].sum(axis=1), -weight[combs].sum(axis=1), -size))
+    return list(map(tuple, ids[combs[order]].tolist()))
 
 
 def choose_exploits(
