@@ -13,6 +13,9 @@ Usage::
     python benchmarks/tco_build.py                          # every setting, seed 1
     python benchmarks/tco_build.py --settings fb1k,syn2k-unif --seeds 1,2,3 --rhos 1,2,4,sqrt
     python benchmarks/tco_build.py --json out.json
+    # before/after in one run: the same builds with another checkout's sources, edge digests
+    git archive main src | tar -x -C /tmp/tco-base
+    python benchmarks/tco_build.py --settings tw10k --rhos 2 --baseline-src /tmp/tco-base/src
 
 The social settings read the inputs of the churn scenarios (prepare them once with
 ``hedgerow churn lowoda-inc --scenario fb1k-google --events 1`` or ``hedgerow ingest``).
@@ -21,7 +24,9 @@ The social settings read the inputs of the churn scenarios (prepare them once wi
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import math
 import resource
 import subprocess
@@ -70,11 +75,33 @@ def one(setting: str, rule: str, rho: float, seed: int) -> dict:
     return {
         "setting": setting, "rule": rule, "rho": rho, "seed": seed, "nodes": inst.n_nodes,
         "topics": inst.n_topics, "seconds": round(sec, 3), "cpu_seconds": round(cpu, 3),
-        "edges": len(e),
+        "edges": len(e), "edges_sha1": hashlib.sha1(e.tobytes()).hexdigest()[:12],
         "max_degree": int(deg.max()), "avg_degree": round(float(deg.mean()), 3),
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "load1": round(os.getloadavg()[0], 2),
         **stats,
     }
+
+
+def _child(src: str | None, setting: str, rule: str, rho: float, seed: int) -> dict | None:
+    """One build in a fresh process (``src``: another source tree on PYTHONPATH)."""
+    env = dict(os.environ)
+    if src:
+        env["PYTHONPATH"] = os.path.abspath(src)
+    cmd = [sys.executable, __file__, "--child", f"{setting}:{rule}:{rho}:{seed}"]
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if res.returncode:
+        print(res.stderr.strip().splitlines()[-1], file=sys.stderr)
+        return None
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def _line(row: dict, tag: str) -> None:
+    print(f"{row['setting']:11s} {row['rule']:9s} rho={row['rho']:7.3f} seed={row['seed']} "
+          f"{row['seconds']:8.3f} s (cpu {row.get('cpu_seconds', 0):7.3f} s)"
+          f"  edges {row['edges']:7d}  max {row['max_degree']:5d}"
+          f"  avg {row['avg_degree']:6.2f}  peak {row['peak_rss_mib']:7.1f} MiB"
+          f"  load {row.get('load1', 0):5.2f}  sha {row.get('edges_sha1', '-')}{tag}", flush=True)
 
 
 def main() -> None:
@@ -82,7 +109,11 @@ def main() -> None:
     ap.add_argument("--settings", default=",".join(SETTINGS))
     ap.add_argument("--seeds", default="1")
     ap.add_argument("--rhos", default="1,2,4,sqrt", help="LowODA ρ values; 'sqrt' = √n")
+    ap.add_argument("--rules", default="gm,minmaxoda,lowoda", help="rules to run")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--baseline-src", default=None,
+                    help="also run every build with this source tree (PYTHONPATH), interleaved; "
+                         "prints the time ratio and whether the edge sequences agree")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
@@ -94,23 +125,26 @@ def main() -> None:
         n = {"fb1k": 1000, "fb4k": 4039, "tw1k": 1000, "tw10k": 10000}.get(setting, 2000)
         if setting == "genoda":
             n = 1000
-        runs = [("gm", 1.0), ("minmaxoda", 1.0)]
-        for r in a.rhos.split(","):
-            runs.append(("lowoda", math.sqrt(n) if r == "sqrt" else float(r)))
+        rules = a.rules.split(",")
+        runs = [(r, 1.0) for r in ("gm", "minmaxoda") if r in rules]
+        if "lowoda" in rules:
+            for r in a.rhos.split(","):
+                runs.append(("lowoda", math.sqrt(n) if r == "sqrt" else float(r)))
         for seed in [int(s) for s in a.seeds.split(",")]:
             for rule, rho in runs:
-                cmd = [sys.executable, __file__, "--child", f"{setting}:{rule}:{rho}:{seed}"]
-                res = subprocess.run(cmd, capture_output=True, text=True)
-                if res.returncode:
-                    print(res.stderr.strip().splitlines()[-1], file=sys.stderr)
+                base = _child(a.baseline_src, setting, rule, rho, seed) if a.baseline_src else None
+                row = _child(None, setting, rule, rho, seed)
+                if row is None:
                     continue
-                row = json.loads(res.stdout.strip().splitlines()[-1])
                 out.append(row)
-                print(f"{setting:11s} {rule:9s} rho={rho:7.3f} seed={seed} "
-                      f"{row['seconds']:8.3f} s (cpu {row.get('cpu_seconds', 0):7.3f} s)"
-                      f"  edges {row['edges']:7d}  max {row['max_degree']:5d}"
-                      f"  avg {row['avg_degree']:6.2f}  peak {row['peak_rss_mib']:7.1f} MiB",
-                      flush=True)
+                _line(row, "")
+                if base is not None:
+                    base["baseline"] = True
+                    out.append(base)
+                    _line(base, "  [baseline]")
+                    print(f"{'':11s} ratio cpu {base['cpu_seconds'] / max(row['cpu_seconds'], 1e-9):.2f}x"
+                          f"  wall {base['seconds'] / max(row['seconds'], 1e-9):.2f}x"
+                          f"  same edges: {base['edges_sha1'] == row['edges_sha1']}", flush=True)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(out, f, indent=1)

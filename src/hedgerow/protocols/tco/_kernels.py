@@ -162,27 +162,33 @@ def init_contributions(ptr, top, parent, glob, n_topics, C, head, tail, nxt,
     roots = np.empty(cnt[-1], dtype=np.int64)
     for q in range(cnt[-1]):
         roots[q] = _find(parent, by_topic[q])
+    loc = np.empty(cnt[-1], dtype=np.int64)
+    for q in range(cnt[-1]):
+        loc[q] = slot_loc[by_topic[q]]
     stamp = np.full(parent.shape[0], -1, dtype=np.int64)
+    split = np.zeros(n_topics, dtype=np.bool_)
     phi = 0
     for t in range(n_topics):
-        lo = cnt[t]
-        hi = cnt[t + 1]
         k = 0
-        for x in range(lo, hi):
+        for x in range(cnt[t], cnt[t + 1]):
             if stamp[roots[x]] != t:
                 stamp[roots[x]] = t
                 k += 1
-        if k <= 1:
-            continue
-        phi += k - 1
-        for x in range(lo, hi):
-            a = slot_loc[by_topic[x]]
-            rx = roots[x]
-            for y in range(x + 1, hi):
-                if roots[y] != rx:
-                    b = slot_loc[by_topic[y]]
-                    C[a, b] += 1
-                    C[b, a] += 1
+        if k > 1:
+            phi += k - 1
+            split[t] = True
+    # one row of C at a time (a sparse product row by row): the row stays in cache while
+    # every topic of its node adds the members of the other components
+    for a in range(s):
+        g = glob[a]
+        for p in range(ptr[g], ptr[g + 1]):
+            t = top[p]
+            if not split[t]:
+                continue
+            r = _find(parent, p)
+            for x in range(cnt[t], cnt[t + 1]):
+                if roots[x] != r:
+                    C[a, loc[x]] += 1
     return phi
 
 
@@ -208,17 +214,25 @@ def _add_edge(a, b, glob, ptr, top, parent, size, head, tail, nxt, slot_loc, C,
             ra = _find(parent, i)
             rb = _find(parent, j)
             if ra != rb:
+                # two row-major passes (rows of A, then rows of B): the inner loop of each
+                # stays in one row of C instead of striding down a column
                 x = head[ra]
                 while x >= 0:
                     u = slot_loc[x]
                     y = head[rb]
                     while y >= 0:
-                        v = slot_loc[y]
-                        C[u, v] -= 1
-                        C[v, u] -= 1
+                        C[u, slot_loc[y]] -= 1
                         dec += 1
                         y = nxt[y]
                     x = nxt[x]
+                y = head[rb]
+                while y >= 0:
+                    v = slot_loc[y]
+                    x = head[ra]
+                    while x >= 0:
+                        C[v, slot_loc[x]] -= 1
+                        x = nxt[x]
+                    y = nxt[y]
                 if size[ra] < size[rb]:
                     ra, rb = rb, ra
                 parent[rb] = ra
@@ -239,72 +253,84 @@ def _add_edge(a, b, glob, ptr, top, parent, size, head, tail, nxt, slot_loc, C,
 def _scan(mode, u, theta, C, deg, glob, seed):  # pragma: no cover - jitted
     """Best key of row ``u`` under ``mode`` (and ``theta``); also the row maximum.
 
-    Returns ``(found, k1, k2, v, rowmax)``.
+    Two passes: the first reduces the row to its best rule key without the hash
+    (a branch-free loop the compiler vectorises), the second hashes only the
+    entries that reach it.  Returns ``(found, k1, k2, v, rowmax)``.
     """
     s = C.shape[0]
-    best_c = np.int64(0)
-    best_d = np.int64(0)
-    best_h = np.uint64(0)
-    best_v = -1
-    rowmax = np.int64(0)
+    row = C[u]
     du = np.int64(deg[u])
     gu = glob[u]
+    rowmax = np.int64(0)
+    if mode == 0:
+        for v in range(s):
+            c = np.int64(row[v])
+            rowmax = c if c > rowmax else rowmax
+        if rowmax <= 0:
+            return False, np.int64(0), np.uint64(0), -1, rowmax
+        target = rowmax
+    elif mode == 1:
+        # best = largest c, then smallest max(du, d(v)): maximise c * 2^32 - maxdeg
+        best = np.int64(0)
+        for v in range(s):
+            c = np.int64(row[v])
+            rowmax = c if c > rowmax else rowmax
+            d = np.int64(deg[v])
+            d = du if du > d else d
+            k = c * _SHIFT - d
+            k = k if c > 0 else np.int64(0)
+            best = k if k > best else best
+        if rowmax <= 0:
+            return False, np.int64(0), np.uint64(0), -1, rowmax
+        target = best
+    else:
+        # best = smallest max(du, d(v)), then largest c, over c >= theta:
+        # minimise maxdeg * 2^32 + (2^31 - c)
+        big = np.int64(0x7FFFFFFFFFFFFFFF)
+        best = big
+        for v in range(s):
+            c = np.int64(row[v])
+            rowmax = c if c > rowmax else rowmax
+            d = np.int64(deg[v])
+            d = du if du > d else d
+            k = d * _SHIFT + (_BIGC - c)
+            k = k if c >= theta else big
+            best = k if k < best else best
+        if best == big:
+            return False, np.int64(0), np.uint64(0), -1, rowmax
+        target = best
+    best_h = np.uint64(0)
+    best_v = -1
     for v in range(s):
-        c = np.int64(C[u, v])
-        if c <= 0:
-            continue
-        if c > rowmax:
-            rowmax = c
+        c = np.int64(row[v])
         if mode == 0:
-            if c < best_c:
+            if c != target:
                 continue
-            h = pair_hash(seed, gu, glob[v])
-            if c > best_c or h < best_h:
-                best_c = c
-                best_h = h
-                best_v = v
         elif mode == 1:
-            if c < best_c:
+            if c <= 0:
                 continue
             d = np.int64(deg[v])
-            if du > d:
-                d = du
-            if c == best_c and d > best_d:
+            d = du if du > d else d
+            if c * _SHIFT - d != target:
                 continue
-            h = pair_hash(seed, gu, glob[v])
-            if c > best_c or d < best_d or h < best_h:
-                best_c = c
-                best_d = d
-                best_h = h
-                best_v = v
         else:
             if c < theta:
                 continue
             d = np.int64(deg[v])
-            if du > d:
-                d = du
-            if best_v >= 0:
-                if d > best_d or (d == best_d and c < best_c):
-                    continue
-                if d == best_d and c == best_c:
-                    h = pair_hash(seed, gu, glob[v])
-                    if h >= best_h:
-                        continue
-                    best_h = h
-                    best_v = v
-                    continue
-            best_c = c
-            best_d = d
-            best_h = pair_hash(seed, gu, glob[v])
+            d = du if du > d else d
+            if d * _SHIFT + (_BIGC - c) != target:
+                continue
+        h = pair_hash(seed, gu, glob[v])
+        if best_v < 0 or h < best_h:
+            best_h = h
             best_v = v
-    if best_v < 0:
-        return False, np.int64(0), np.uint64(0), -1, rowmax
     if mode == 0:
-        k1 = -best_c
+        k1 = -target
     elif mode == 1:
-        k1 = -best_c * _SHIFT + best_d
+        # the stored key orders (-c, maxdeg): -c * 2^32 + maxdeg == -(c * 2^32 - maxdeg)
+        k1 = -target
     else:
-        k1 = best_d * _SHIFT + (_BIGC - best_c)
+        k1 = target
     return True, k1, best_h, best_v, rowmax
 
 
