@@ -26,8 +26,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import math
+import os
 import resource
 import subprocess
 import sys
@@ -142,7 +142,8 @@ def main() -> None:
                     base["baseline"] = True
                     out.append(base)
                     _line(base, "  [baseline]")
-                    print(f"{'':11s} ratio cpu {base['cpu_seconds'] / max(row['cpu_seconds'], 1e-9):.2f}x"
+                    cpu_ratio = base["cpu_seconds"] / max(row["cpu_seconds"], 1e-9)
+                    print(f"{'':11s} ratio cpu {cpu_ratio:.2f}x"
                           f"  wall {base['seconds'] / max(row['seconds'], 1e-9):.2f}x"
                           f"  same edges: {base['edges_sha1'] == row['edges_sha1']}", flush=True)
     if a.json:
