@@ -163,11 +163,11 @@ def test_compare_rows_carry_the_relay_measures_for_every_protocol() -> None:
     assert static["gossipsub"]["withholding_attackers"] > 0
 
 
-def test_trace_churn_replays_the_google_machine_events_when_ingested() -> None:
-    from hedgerow.scenarios.events import input_folder
+@pytest.mark.data
+def test_trace_churn_replays_the_google_machine_events(spark) -> None:
+    from hedgerow.pipeline.inputs import ensure_inputs
 
-    if not input_folder("google1k").exists():
-        pytest.skip("the google1k churn input is not ingested (hedgerow ingest churn)")
+    ensure_inputs(["google1k"])  # ingests the trace once if this machine has not yet
     w = make_world("goldfish-churn", seed=1, churn="trace:google1k:24")
     s = w.online_schedule(29)
     assert s.shape == (29, 100)
