@@ -371,23 +371,11 @@ def disseminate(
             K.propagate_batch if m > 1 and work >= PARALLEL_MIN_WORK else K.propagate_batch_serial
         )
         kernel(
-            ip,
-            ix,
-            ed,
-            pd,
-            mk,
-            batch.publisher,
-            batch.topic,
-            batch.ttl,
+            (ip, ix, ed, pd, mk),
+            (batch.publisher, batch.topic, batch.ttl),
             KERNEL_POLICIES[policy],
             bool(record_edges),
-            arrival,
-            hops,
-            parent,
-            edge_recv,
-            copies,
-            relay,
-            dups,
+            (arrival, hops, parent, edge_recv, copies, relay, dups),
         )
     return Delivery(
         arrival=arrival,
