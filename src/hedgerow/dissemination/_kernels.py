@@ -19,11 +19,6 @@ POLICY_TOPIC = 2
 
 
 @numba.njit(cache=True, inline="always")
-def _has_topic(masks, v, t):
-    return (masks[v, t >> 6] >> np.uint64(t & 63)) & np.uint64(1) != np.uint64(0)
-
-
-@numba.njit(cache=True, inline="always")
 def _below(ta, ea, tb, eb):
     """Whether key ``(ta, ea)`` is lexicographically below ``(tb, eb)``."""
     return ta < tb or (ta == tb and ea < eb)
