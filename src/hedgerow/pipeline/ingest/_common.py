@@ -178,6 +178,20 @@ def read_lines(spark, path: str | os.PathLike, what: str):
     return spark.read.text(src).select(F.monotonically_increasing_id().alias("_mid"), "value")
 
 
+def first_line(lines, path: str | os.PathLike) -> str:
+    """Line 1 of a file read by :func:`read_lines`, stripped (``""`` for an empty file).
+
+    This is a Spark action on the first partition only; a file Spark cannot
+    read (a broken gzip stream ...) becomes one :class:`DataError` naming it.
+    """
+    with quiet_spark(lines.sparkSession):
+        try:
+            head = lines.take(1)
+        except Exception as e:  # a Py4J/Spark exception from the reader
+            raise read_failure(str(path), e) from None
+    return head[0]["value"].strip() if head else ""
+
+
 def raise_first_error(df, lines, path: str | os.PathLike, what: str) -> None:
     """Raise one :class:`DataError` for the first line whose ``_err`` is not null.
 
