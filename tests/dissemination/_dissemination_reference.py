@@ -4,9 +4,10 @@ Plain Python with a ``heapq`` of copy-arrival events keyed ``(time, csr_entry)``
 the straightforward reading of Topiary section II-A that the numba kernels of
 ``hedgerow.dissemination`` must reproduce exactly.  Nothing in the simulator
 is shared with the kernels; :func:`assert_agrees` runs the engine on a batch
-and compares it with the simulator message by message, and
-:func:`random_symmetric_csr` / :func:`random_masks` draw the random inputs the
-agreement tests share.
+and compares it with the simulator message by message,
+:func:`random_symmetric_csr` / :func:`random_masks` / :func:`random_net` draw
+the random inputs the tests share, and :func:`assert_chunks_agree` compares a
+chunked run with one whole call.
 """
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ import math
 
 import numpy as np
 
-from hedgerow.dissemination import disseminate
-from hedgerow.model import pack_sets
+from hedgerow.dissemination import disseminate, edge_delays
+from hedgerow.latency import unit_square
+from hedgerow.model import RngStreams, pack_sets
+from hedgerow.model.outlinks import closure_csr, random_out_neighbours
+from hedgerow.workloads import draw_messages, interest_instance
 
 
 def interested(masks, node: int, topic: int) -> bool:
@@ -128,3 +132,31 @@ def random_masks(rng, n, n_topics, rate):
     subs = [np.flatnonzero(rng.random(n_topics) < rate) for _ in range(n)]
     ptr = np.concatenate([[0], np.cumsum([len(s) for s in subs])])
     return pack_sets(ptr, np.concatenate(subs) if n else np.zeros(0, int), n_topics)
+
+
+def random_net(n=40, d=3, seed=2, n_topics=6, messages=50):
+    """``d`` random out-links per node (closure), unit-square delays, 5 ms processing.
+
+    Subscriptions at 30% interest over ``n_topics``; ``messages`` drawn messages.
+    Returns ``(inst, indptr, indices, ed, proc, pub, top)``.
+    """
+    streams = RngStreams(seed)
+    inst = interest_instance(n, n_topics, 0.3, streams.stream("workload"))
+    indptr, indices = closure_csr(random_out_neighbours(n, d, streams.stream("init")), n)
+    ed = edge_delays(indptr, indices, unit_square(n, streams.stream("latency")))
+    pub, top = draw_messages(inst, messages, streams.stream("messages"))
+    return inst, indptr, indices, ed, np.full(n, 5.0), pub, top
+
+
+def assert_chunks_agree(chunks, whole, n_messages, nnz):
+    """Each chunk equals the rows of ``whole`` it selects (entry map the identity), and every
+    message is in exactly one chunk.  Returns the chunks' selections."""
+    sels = []
+    for sel, dl, emap in chunks:
+        np.testing.assert_array_equal(emap, np.arange(nnz))
+        np.testing.assert_array_equal(dl.arrival, whole.arrival[sel])
+        np.testing.assert_array_equal(dl.edge_recv, whole.edge_recv[sel])
+        np.testing.assert_array_equal(dl.copies, whole.copies[sel])
+        sels.append(sel)
+    assert sorted(i for sel in sels for i in sel.tolist()) == list(range(n_messages))
+    return sels
