@@ -82,6 +82,36 @@ def hash_uniform(*cols: Any, seed: int):
     return F.shiftrightunsigned(h, 11).cast("double") / float(2**53)
 
 
+def hash_sample(df, col: str, k: int, seed: int, name: str):
+    """``k`` rows of ``df`` drawn uniformly: the first ``k`` in a seeded hash order of ``col``.
+
+    The order is :func:`hash_uniform` of ``col`` under ``spark_seed(seed,
+    name)``, ties broken by ``col`` itself, so the sample is the same on any
+    master and partitioning.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+        The rows to sample from.
+    col : str
+        A column identifying the rows (a node or user id, a line tag).
+    k : int
+        How many rows to keep.
+    seed : int
+        The run's seed.
+    name : str
+        The consumer's stream name (distinct draws, distinct names).
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        At most ``k`` rows of ``df``.
+    """
+    from pyspark.sql import functions as F
+
+    return df.orderBy(hash_uniform(F.col(col), seed=spark_seed(seed, name)), col).limit(k)
+
+
 def local_path(path: str | os.PathLike) -> Path | None:
     """The local filesystem path of ``path``, or ``None`` for a remote URL (``hdfs://`` ...)."""
     s = str(path)
