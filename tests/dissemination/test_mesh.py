@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _dissemination_reference import assert_chunks_agree, random_net
 from _dissemination_reference import simulate as reference
 from click.testing import CliRunner
 from scipy.sparse.csgraph import connected_components
@@ -26,15 +27,13 @@ from hedgerow.dissemination import (
 from hedgerow.dissemination import chunks as chunks_mod
 from hedgerow.errors import ParameterError, SpecError
 from hedgerow.experiment.load import parse_spec
-from hedgerow.latency import unit_square
 from hedgerow.metrics import delivery_stats
-from hedgerow.model import Instance, Overlay, RngStreams, interest_matrix
-from hedgerow.model.outlinks import closure_csr, random_out_neighbours
+from hedgerow.model import Instance, Overlay, interest_matrix
 from hedgerow.protocols.baselines.random_graph import RandomGraph
 from hedgerow.scenarios import check_run, compare, make_protocol, simulate
 from hedgerow.scenarios.epochs import link_topics_with_attackers, run_protocol
 from hedgerow.scenarios.world import make_world, world_for_instance
-from hedgerow.workloads import draw_messages, interest_instance
+from hedgerow.workloads import interest_instance
 
 # ------------------------------------------------------------------ worked example
 # Six nodes; topic 0: {0, 1, 2, 3}, topic 1: {0, 3, 4, 5}.  Links and the topics they serve:
@@ -111,15 +110,6 @@ class TestWorkedExample:
 
 
 # ------------------------------------------------------------------ random graphs
-def _net(n=40, d=3, seed=2, n_topics=6):
-    streams = RngStreams(seed)
-    inst = interest_instance(n, n_topics, 0.3, streams.stream("workload"))
-    indptr, indices = closure_csr(random_out_neighbours(n, d, streams.stream("init")), n)
-    ed = edge_delays(indptr, indices, unit_square(n, streams.stream("latency")))
-    pub, top = draw_messages(inst, 60, streams.stream("messages"))
-    return inst, indptr, indices, ed, np.full(n, 5.0), pub, top
-
-
 def _random_link_topics(indptr, indices, n_topics, rng):
     """0-2 topics per link (a few -1), as (u, v, topic) rows in random orientation."""
     n = len(indptr) - 1
@@ -140,7 +130,7 @@ FIELDS = ("arrival", "hops", "parent", "edge_recv", "copies", "relay_copies", "d
 
 
 def test_every_link_labelled_all_equals_flood():
-    inst, indptr, indices, ed, proc, pub, top = _net()
+    inst, indptr, indices, ed, proc, pub, top = random_net(messages=60)
     batch = MessageBatch.create(pub, top)
     fl = disseminate(indptr, indices, ed, proc, inst.masks, batch, policy="flood",
                      record_edges=True)
@@ -149,16 +139,10 @@ def test_every_link_labelled_all_equals_flood():
     for f in FIELDS:
         np.testing.assert_array_equal(getattr(me, f), getattr(fl, f), err_msg=f)
     # through the chunked path too (one group per topic, entry map = identity)
-    seen = []
-    for sel, dl, emap in disseminate_chunks(indptr, indices, ed, proc, inst.masks, pub, top, 1,
-                                            record_edges=True, policy="mesh", labels=wild):
+    chunks = disseminate_chunks(indptr, indices, ed, proc, inst.masks, pub, top, 1,
+                                record_edges=True, policy="mesh", labels=wild)
+    for sel in assert_chunks_agree(chunks, fl, len(pub), len(indices)):
         assert len(set(top[sel].tolist())) == 1
-        np.testing.assert_array_equal(emap, np.arange(len(indices)))
-        np.testing.assert_array_equal(dl.arrival, fl.arrival[sel])
-        np.testing.assert_array_equal(dl.edge_recv, fl.edge_recv[sel])
-        np.testing.assert_array_equal(dl.copies, fl.copies[sel])
-        seen.extend(sel.tolist())
-    assert sorted(seen) == list(range(len(pub)))
 
 
 def _reference_mesh(indptr, indices, ed, proc, masks, pub, t, serves):
@@ -180,7 +164,7 @@ def _reference_mesh(indptr, indices, ed, proc, masks, pub, t, serves):
 
 @pytest.mark.parametrize("seed", [2, 3, 4])
 def test_a_message_never_crosses_a_link_of_another_topic(seed):
-    inst, indptr, indices, ed, proc, pub, top = _net(seed=seed)
+    inst, indptr, indices, ed, proc, pub, top = random_net(seed=seed, messages=60)
     rng = np.random.default_rng(seed)
     labels = entry_topics(indptr, indices, _random_link_topics(indptr, indices, 6, rng))
     d = disseminate_mesh(indptr, indices, ed, proc, inst.masks, MessageBatch.create(pub, top),
@@ -201,7 +185,7 @@ def test_a_message_never_crosses_a_link_of_another_topic(seed):
 
 def test_chunks_with_silent_nodes_under_mesh(monkeypatch):
     """Silent nodes drop the victim topic on every link; other topics keep their meshes."""
-    inst, indptr, indices, ed, proc, pub, top = _net(n=50, seed=5)
+    inst, indptr, indices, ed, proc, pub, top = random_net(n=50, seed=5, messages=60)
     rng = np.random.default_rng(5)
     labels = entry_topics(indptr, indices, _random_link_topics(indptr, indices, 6, rng))
     silent = np.zeros(inst.n_nodes, dtype=bool)
@@ -234,7 +218,7 @@ def test_chunks_with_silent_nodes_under_mesh(monkeypatch):
 
 
 def test_labels_are_required_for_mesh_and_refused_otherwise():
-    inst, indptr, indices, ed, proc, pub, top = _net()
+    inst, indptr, indices, ed, proc, pub, top = random_net(messages=60)
     args = (indptr, indices, ed, proc, inst.masks, pub, top, 1)
     assert "mesh" in POLICIES
     with pytest.raises(ParameterError, match="policy 'mesh' needs labels"):

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _dissemination_reference import simulate
+from _dissemination_reference import assert_agrees, random_masks, random_symmetric_csr
 
 from hedgerow.dissemination import MessageBatch, disseminate
-from hedgerow.model import pack_sets
 
 N_GRAPHS = 1200
 N_MESSAGES = 4
@@ -50,9 +49,7 @@ def random_case(rng: np.random.Generator):
         pd = rng.random(n) * 2
     n_topics = int(rng.choice([1, 3, 70]))
     rate = rng.choice([0.2, 0.5, 0.8])
-    subs = [np.flatnonzero(rng.random(n_topics) < rate) for _ in range(n)]
-    sub_ptr = np.concatenate([[0], np.cumsum([len(s) for s in subs])])
-    masks = pack_sets(sub_ptr, np.concatenate(subs) if n else np.zeros(0, int), n_topics)
+    masks = random_masks(rng, n, n_topics, rate)
     batch = MessageBatch(
         rng.integers(0, n, N_MESSAGES),
         rng.integers(0, n_topics, N_MESSAGES),
@@ -61,39 +58,13 @@ def random_case(rng: np.random.Generator):
     return indptr, indices, ed, pd, masks, batch
 
 
-def check_against_reference(indptr, indices, ed, pd, masks, batch, policy, record=True):
-    got = disseminate(indptr, indices, ed, pd, masks, batch, policy=policy, record_edges=record)
-    for i in range(len(batch)):
-        ref = simulate(
-            indptr,
-            indices,
-            ed,
-            pd,
-            masks,
-            int(batch.publisher[i]),
-            int(batch.topic[i]),
-            int(batch.ttl[i]),
-            policy,
-        )
-        ctx = f"policy={policy} message={i}"
-        assert got.arrival[i].tolist() == ref["arrival"], ctx
-        assert got.hops[i].tolist() == ref["hops"], ctx
-        assert got.parent[i].tolist() == ref["parent"], ctx
-        if record:
-            assert got.edge_recv[i].tolist() == ref["edge_recv"], ctx
-        assert int(got.copies[i]) == ref["copies"], ctx
-        assert int(got.relay_copies[i]) == ref["relay"], ctx
-        assert int(got.duplicates[i]) == ref["duplicates"], ctx
-    return got
-
-
 def test_kernels_match_reference_on_random_cases():
     rng = np.random.default_rng(20240611)
     n_cases = 0
     for _ in range(N_GRAPHS):
         case = random_case(rng)
         for policy in POLICIES:
-            check_against_reference(*case, policy)
+            assert_agrees(*case, policy)
             n_cases += 1
     assert n_cases == N_GRAPHS * len(POLICIES) >= 1000
 
@@ -115,15 +86,10 @@ def test_larger_graphs_match_reference():
     rng = np.random.default_rng(99)
     for _ in range(6):
         n = 200
-        adj = np.triu(rng.random((n, n)) < 0.03, 1)
-        adj = adj | adj.T
-        rows, cols = np.nonzero(adj)
-        indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n))])
-        ed = rng.integers(1, 20, len(cols)).astype(float)
+        indptr, indices = random_symmetric_csr(rng, n, 0.03)
+        ed = rng.integers(1, 20, len(indices)).astype(float)
         pd = rng.integers(1, 5, n).astype(float)
-        subs = [np.flatnonzero(rng.random(5) < 0.4) for _ in range(n)]
-        ptr = np.concatenate([[0], np.cumsum([len(s) for s in subs])])
-        masks = pack_sets(ptr, np.concatenate(subs), 5)
+        masks = random_masks(rng, n, 5, 0.4)
         batch = MessageBatch(rng.integers(0, n, 5), rng.integers(0, 5, 5), rng.integers(0, 3, 5))
         for policy in POLICIES:
-            check_against_reference(indptr, cols.astype(np.int64), ed, pd, masks, batch, policy)
+            assert_agrees(indptr, indices, ed, pd, masks, batch, policy)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _dissemination_reference import simulate
+from _dissemination_reference import assert_agrees, random_masks, random_symmetric_csr, simulate
 
 from hedgerow.dissemination import MessageBatch, disseminate, edge_delays
 from hedgerow.dissemination import engine as engine_mod
@@ -200,33 +200,13 @@ class TestParallelPath:
         monkeypatch.setattr(engine_mod, "PARALLEL_MIN_WORK", 0)
         rng = np.random.default_rng(5)
         n = 40
-        adj = np.triu(rng.random((n, n)) < 0.1, 1)
-        adj = adj | adj.T
-        rows, cols = np.nonzero(adj)
-        ip = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n))])
-        ed = rng.integers(0, 3, len(cols)).astype(float)
+        ip, ix = random_symmetric_csr(rng, n, 0.1)
+        ed = rng.integers(0, 3, len(ix)).astype(float)
         pd = rng.integers(0, 2, n).astype(float)
-        subs = [list(np.flatnonzero(rng.random(3) < 0.5)) for _ in range(n)]
-        masks = masks_of(subs, 3)
+        masks = random_masks(rng, n, 3, 0.5)
         batch = MessageBatch(rng.integers(0, n, 64), rng.integers(0, 3, 64), rng.integers(0, 4, 64))
         for policy in ("ttl", "flood", "topic"):
-            d = disseminate(ip, cols, ed, pd, masks, batch, policy=policy, record_edges=True)
-            for i in range(len(batch)):
-                ref = simulate(
-                    ip,
-                    cols,
-                    ed,
-                    pd,
-                    masks,
-                    int(batch.publisher[i]),
-                    int(batch.topic[i]),
-                    int(batch.ttl[i]),
-                    policy,
-                )
-                assert d.arrival[i].tolist() == ref["arrival"]
-                assert d.parent[i].tolist() == ref["parent"]
-                assert d.edge_recv[i].tolist() == ref["edge_recv"]
-                assert int(d.duplicates[i]) == ref["duplicates"]
+            assert_agrees(ip, ix, ed, pd, masks, batch, policy)
 
 
 class TestValidation:

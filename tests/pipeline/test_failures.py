@@ -207,6 +207,15 @@ def _cli_env() -> dict[str, str]:
     return env
 
 
+def _run_cli(cmd: list[str]) -> tuple[str, list[str]]:
+    """Run a CLI process that must succeed; its whole output and the lines Spark/log4j wrote."""
+    res = subprocess.run(cmd, env=_cli_env(), capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    text = res.stdout + res.stderr
+    noisy = [ln for ln in text.splitlines() if any(w in ln for w in ("WARN", "log4j", "Warning"))]
+    return text, noisy
+
+
 @pytest.mark.spark
 @pytest.mark.parametrize("verbose", [False, True])
 def test_sweep_output_is_quiet_unless_verbose(tmp_path, spec_file, verbose):
@@ -215,11 +224,7 @@ def test_sweep_output_is_quiet_unless_verbose(tmp_path, spec_file, verbose):
     cmd = [sys.executable, "-m", "hedgerow.cli.spark_submit", str(spec_file), "--out", str(out),
            "--max-runs", "1", "--master", "local[1]", "--no-progress",
            *(["--verbose"] if verbose else [])]
-    res = subprocess.run(cmd, env=_cli_env(), capture_output=True, text=True, timeout=300)
-    assert res.returncode == 0, res.stderr
-    text = res.stdout + res.stderr
-    noisy = [ln for ln in text.splitlines() if any(w in ln for w in ("WARN", "log4j",
-                                                                      "Warning"))]
+    text, noisy = _run_cli(cmd)
     logs = list((out / "_logs").glob("sweep-*.log")) if (out / "_logs").exists() else []
     if verbose:
         assert noisy and not logs
@@ -265,11 +270,7 @@ def test_ingest_output_is_quiet_unless_verbose(tmp_path, verbose):
     cmd = [sys.executable, "-c", code, "ingest", "follower-graph", "--users", "200", "--mean",
            "10", "--seed", "1", "--out", str(out), "--master", "local[1]",
            *(["--verbose"] if verbose else [])]
-    res = subprocess.run(cmd, env=_cli_env(), capture_output=True, text=True, timeout=300)
-    assert res.returncode == 0, res.stderr
-    text = res.stdout + res.stderr
-    noisy = [ln for ln in text.splitlines() if any(w in ln for w in ("WARN", "log4j",
-                                                                      "Warning"))]
+    text, noisy = _run_cli(cmd)
     logs = list((tmp_path / "_logs").glob("ingest-follower-graph-*.log"))
     if verbose:
         assert noisy and not logs

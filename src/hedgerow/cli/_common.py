@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from pathlib import Path
@@ -148,8 +149,21 @@ def _json_default(value: object) -> object:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
+#: the scenario overrides of ``run`` and ``compare``: one ``--option`` of :func:`scenario_options`
+#: each, handed to the command as one ``settings`` dict (``None`` = the scenario's value)
+SCENARIO_OVERRIDES = (
+    "epochs", "topics", "interest", "attackers", "messages", "ttl", "social", "adaptive",
+    "publishers", "topology", "nodes", "rt", "cycles", "alpha", "churn", "attack",
+)
+
+
 def scenario_options(f):
-    """``--scenario`` and the scenario overrides shared by ``run`` and ``compare``."""
+    """``--scenario``, ``--seed`` and the scenario overrides shared by ``run`` and ``compare``.
+
+    The command receives ``scenario``, ``seed`` and ``settings``: the overrides
+    of :data:`SCENARIO_OVERRIDES` by name, ready for ``check_run`` and
+    ``resolve_scenario``.
+    """
     opts = [
         click.option(
             "--scenario", "-s", required=True,
@@ -188,9 +202,15 @@ def scenario_options(f):
                      help="Fast-relay worlds (goldfish-withhold): relays that withhold while "
                      "they hold exploit slots, or the honest control."),
     ]
+
+    @functools.wraps(f)
+    def collect(*args, **kwargs):
+        settings = {k: kwargs.pop(k) for k in SCENARIO_OVERRIDES}
+        return f(*args, settings=settings, **kwargs)
+
     for opt in reversed(opts):
-        f = opt(f)
-    return f
+        collect = opt(collect)
+    return collect
 
 
 def log_path(out: Path, command: str) -> Path:

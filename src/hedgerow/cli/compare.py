@@ -60,9 +60,8 @@ def _params_by_protocol(items: tuple[str, ...], protocols: list[str]) -> dict[st
 @click.option("--no-diameter", is_flag=True, help="Skip the topic diameters.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per protocol on stdout.")
 @click.option("--no-timings", is_flag=True, help="Leave the wall-clock 'seconds' field out.")
-def compare_cmd(protocols, scenario, seed, epochs, topics, interest, attackers, messages, ttl,
-                social, adaptive, publishers, topology, nodes, rt, cycles, alpha, churn, attack,
-                params, forwarding, no_diameter, as_json, no_timings):
+def compare_cmd(protocols, scenario, seed, settings, params, forwarding, no_diameter, as_json,
+                no_timings):
     """Run every protocol of --protocols on ONE world (same workload, network, traffic and
     seed) and print a row per protocol: structure, delivery and cost.
 
@@ -81,10 +80,6 @@ def compare_cmd(protocols, scenario, seed, epochs, topics, interest, attackers, 
     for n in names:
         protocol_class(n)
     by_proto = _params_by_protocol(params, names)
-    settings = dict(epochs=epochs, topics=topics, interest=interest, attackers=attackers,
-                    messages=messages, ttl=ttl, social=social, adaptive=adaptive,
-                    publishers=publishers, topology=topology, nodes=nodes, rt=rt,
-                    cycles=cycles, alpha=alpha, churn=churn, attack=attack)
     for n in names:
         check_run(n, scenario, params=by_proto.get(n), forwarding=forwarding, **settings)
     rows = []

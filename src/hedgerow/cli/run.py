@@ -43,9 +43,7 @@ _COLUMNS = (
               help="Dissemination policy: ttl, topic, flood or mesh (default: the protocol's "
               "own; mesh needs a protocol that labels its links with topics).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON line per epoch on stdout.")
-def run_cmd(protocol, scenario, seed, epochs, topics, interest, attackers, messages, ttl, social,
-            adaptive, publishers, topology, nodes, rt, cycles, alpha, churn, attack, params,
-            forwarding, as_json):
+def run_cmd(protocol, scenario, seed, settings, params, forwarding, as_json):
     """Run PROTOCOL on a named scenario and print one row per epoch.
 
     Adaptive protocols run the scenario's epochs; static ones build once and
@@ -60,10 +58,6 @@ def run_cmd(protocol, scenario, seed, epochs, topics, interest, attackers, messa
     from hedgerow.scenarios.world import resolve_scenario
 
     options = parse_params(params)
-    settings = dict(epochs=epochs, topics=topics, interest=interest, attackers=attackers,
-                    messages=messages, ttl=ttl, social=social, adaptive=adaptive,
-                    publishers=publishers, topology=topology, nodes=nodes, rt=rt,
-                    cycles=cycles, alpha=alpha, churn=churn, attack=attack)
     check_run(protocol, scenario, params=options, forwarding=forwarding, **settings)
     adaptive = issubclass(protocol_class(protocol), AdaptiveProtocol)
     total = resolve_scenario(scenario, **settings).epochs if adaptive else 1

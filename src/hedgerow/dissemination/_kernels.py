@@ -19,11 +19,6 @@ POLICY_TOPIC = 2
 
 
 @numba.njit(cache=True, inline="always")
-def _has_topic(masks, v, t):
-    return (masks[v, t >> 6] >> np.uint64(t & 63)) & np.uint64(1) != np.uint64(0)
-
-
-@numba.njit(cache=True, inline="always")
 def _below(ta, ea, tb, eb):
     """Whether key ``(ta, ea)`` is lexicographically below ``(tb, eb)``."""
     return ta < tb or (ta == tb and ea < eb)
@@ -197,27 +192,21 @@ def propagate_one(
     return copies, relay, copies - (reached - 1)
 
 
-@numba.njit(cache=True, inline="always")
-def _one_of_batch(
-    m,
-    indptr,
-    indices,
-    edge_delay,
-    proc_delay,
-    masks,
-    publisher,
-    topic,
-    ttl,
-    policy,
-    record,
-    arrival,
-    hops,
-    parent,
-    edge_recv,
-    copies,
-    relay,
-    dups,
-):
+@numba.njit(cache=True)
+def _one_of_batch(m, graph, batch, policy, record, out):
+    """Message ``m`` of a batch, on scratch arrays of its own.
+
+    ``graph`` is ``(indptr, indices, edge_delay, proc_delay, masks)``,
+    ``batch`` ``(publisher, topic, ttl)`` and ``out`` ``(arrival, hops,
+    parent, edge_recv, copies, relay, dups)``: the arguments travel as three
+    tuples so the serial and the parallel loop share one call.  It is a real
+    call, not ``inline="always"``: inlined into the ``prange`` loop, the
+    writes through the unpacked ``out`` arrays were lost (numba 0.68; the
+    parallel-path test in ``tests/dissemination`` catches it).
+    """
+    indptr, indices, edge_delay, proc_delay, masks = graph
+    publisher, topic, ttl = batch
+    arrival, hops, parent, edge_recv, copies, relay, dups = out
     n = len(indptr) - 1
     si = np.empty((5, n), dtype=np.int32)
     flags = np.empty(n, dtype=np.int8)
@@ -248,88 +237,17 @@ def _one_of_batch(
 
 
 @numba.njit(cache=True, parallel=True)
-def propagate_batch(
-    indptr,
-    indices,
-    edge_delay,
-    proc_delay,
-    masks,
-    publisher,
-    topic,
-    ttl,
-    policy,
-    record,
-    arrival,
-    hops,
-    parent,
-    edge_recv,
-    copies,
-    relay,
-    dups,
-):
-    """Propagate every message of a batch (messages run in parallel)."""
-    for m in numba.prange(len(publisher)):
-        _one_of_batch(
-            m,
-            indptr,
-            indices,
-            edge_delay,
-            proc_delay,
-            masks,
-            publisher,
-            topic,
-            ttl,
-            policy,
-            record,
-            arrival,
-            hops,
-            parent,
-            edge_recv,
-            copies,
-            relay,
-            dups,
-        )
+def propagate_batch(graph, batch, policy, record, out):
+    """Propagate every message of a batch (messages run in parallel).
+
+    ``graph``, ``batch`` and ``out`` are the tuples of :func:`_one_of_batch`.
+    """
+    for m in numba.prange(len(batch[0])):
+        _one_of_batch(m, graph, batch, policy, record, out)
 
 
 @numba.njit(cache=True)
-def propagate_batch_serial(
-    indptr,
-    indices,
-    edge_delay,
-    proc_delay,
-    masks,
-    publisher,
-    topic,
-    ttl,
-    policy,
-    record,
-    arrival,
-    hops,
-    parent,
-    edge_recv,
-    copies,
-    relay,
-    dups,
-):
+def propagate_batch_serial(graph, batch, policy, record, out):
     """Same as :func:`propagate_batch` on one thread (no launch overhead for small batches)."""
-    for m in range(len(publisher)):
-        _one_of_batch(
-            m,
-            indptr,
-            indices,
-            edge_delay,
-            proc_delay,
-            masks,
-            publisher,
-            topic,
-            ttl,
-            policy,
-            record,
-            arrival,
-            hops,
-            parent,
-            edge_recv,
-            copies,
-            relay,
-            dups,
-        )
+    for m in range(len(batch[0])):
+        _one_of_batch(m, graph, batch, policy, record, out)

@@ -211,6 +211,16 @@ def _csr(indptr: ArrayLike, indices: ArrayLike) -> tuple[np.ndarray, np.ndarray,
     return ip, ix, n
 
 
+def _per_entry(edge_delay: ArrayLike, nnz: int) -> np.ndarray:
+    """``edge_delay`` as contiguous float64, refused unless it has one value per CSR entry."""
+    ed = np.ascontiguousarray(edge_delay, dtype=np.float64)
+    if ed.shape != (nnz,):
+        raise ParameterError(
+            f"edge_delay must have one value per CSR entry ({nnz}), got {ed.shape}"
+        )
+    return ed
+
+
 def restrict_csr(
     indptr: np.ndarray, indices: np.ndarray, keep: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -318,11 +328,7 @@ def disseminate(
     """
     ip, ix, n = _csr(indptr, indices)
     nnz = len(ix)
-    ed = np.ascontiguousarray(edge_delay, dtype=np.float64)
-    if ed.shape != (nnz,):
-        raise ParameterError(
-            f"edge_delay must have one value per CSR entry ({nnz}), got {ed.shape}"
-        )
+    ed = _per_entry(edge_delay, nnz)
     if nnz and not (np.isfinite(ed).all() and ed.min() >= 0):
         raise ParameterError("edge_delay values must be finite and non-negative")
     pd = np.ascontiguousarray(proc_delay, dtype=np.float64)
@@ -371,23 +377,11 @@ def disseminate(
             K.propagate_batch if m > 1 and work >= PARALLEL_MIN_WORK else K.propagate_batch_serial
         )
         kernel(
-            ip,
-            ix,
-            ed,
-            pd,
-            mk,
-            batch.publisher,
-            batch.topic,
-            batch.ttl,
+            (ip, ix, ed, pd, mk),
+            (batch.publisher, batch.topic, batch.ttl),
             KERNEL_POLICIES[policy],
             bool(record_edges),
-            arrival,
-            hops,
-            parent,
-            edge_recv,
-            copies,
-            relay,
-            dups,
+            (arrival, hops, parent, edge_recv, copies, relay, dups),
         )
     return Delivery(
         arrival=arrival,

@@ -44,6 +44,7 @@ from hedgerow.dissemination.engine import (
     Delivery,
     MessageBatch,
     _csr,
+    _per_entry,
     disseminate,
     restrict_csr,
 )
@@ -248,11 +249,7 @@ def disseminate_mesh(
     """
     ip, ix, n = _csr(indptr, indices)
     nnz = len(ix)
-    ed = np.ascontiguousarray(edge_delay, dtype=np.float64)
-    if ed.shape != (nnz,):
-        raise ParameterError(
-            f"edge_delay must have one value per CSR entry ({nnz}), got {ed.shape}"
-        )
+    ed = _per_entry(edge_delay, nnz)
     if not isinstance(batch, MessageBatch):
         raise ParameterError("batch must be a MessageBatch")
     lab = as_entry_topics(labels, nnz)

@@ -318,8 +318,8 @@ REFERENCES: dict[str, Reference] = {
             "partitioned_topics": {
                 "SpiderCast(3,0)": _row(0, 0, 0, 15, 14, 14),
                 # "Setting K_g = 3 and K_r = 1 ensured topic connectivity"; section 3.3.1
-                "SpiderCast(3,1)": _row(*([0] * 6)),
-                "adaptive": _row(*([0] * 6)),
+                "SpiderCast(3,1)": _all(0, _NODES),
+                "adaptive": _all(0, _NODES),
             },
         },
         notes=(
@@ -335,8 +335,8 @@ REFERENCES: dict[str, Reference] = {
         values={
             "avg_degree": _FIG12_DEGREE,
             # Figure 13 text: "In all the SpiderCast experiments there are 100 connected components"
-            "topic_components": {"SpiderCast(3,0)": _row(*([100] * 6))},
-            "partitioned_topics": {"SpiderCast(3,0)": _row(*([0] * 6))},
+            "topic_components": {"SpiderCast(3,0)": _all(100, _NODES)},
+            "partitioned_topics": {"SpiderCast(3,0)": _all(0, _NODES)},
         },
         notes=(
             "Fig. 13: every similarity/random run has more than 100 topic components, "

@@ -203,6 +203,11 @@ def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> floa
     return float(v[order][min(k, len(v) - 1)])
 
 
+def _count_rank(q: float, n: int) -> int:
+    """0-based index of the ``q``-quantile of ``n`` sorted values by count: the ``ceil(q n)``-th."""
+    return max(math.ceil(q * n - 1e-9) - 1, 0)
+
+
 def arrival_percentiles(
     arrival: np.ndarray, qs: Sequence[float] = (0.5, 0.9, 0.99), weights: np.ndarray | None = None
 ) -> np.ndarray:
@@ -223,7 +228,7 @@ def arrival_percentiles(
     if weights is None:
         s = np.sort(a, axis=1)
         for j, q in enumerate(qs):
-            out[:, j] = s[:, max(math.ceil(q * n - 1e-9) - 1, 0)]
+            out[:, j] = s[:, _count_rank(q, n)]
         return out
     for i in range(m):
         for j, q in enumerate(qs):
@@ -252,7 +257,7 @@ def pooled_percentiles(
     flat = a.reshape(-1)
     if weights is None:
         s = np.sort(flat)
-        return np.array([s[max(math.ceil(q * len(s) - 1e-9) - 1, 0)] for q in qs])
+        return np.array([s[_count_rank(q, len(s))] for q in qs])
     w = np.broadcast_to(np.asarray(weights, dtype=np.float64)[None, :], a.shape).reshape(-1)
     order = np.argsort(flat, kind="stable")
     cw = np.cumsum(w[order])

@@ -339,14 +339,11 @@ class _LocalEngine:
             c = pd.to_numeric(d[m], errors="coerce").astype(float)
             parts[f"m{i}"], parts[f"s{i}"], parts[f"n{i}"] = c, c, c
         frame = pd.DataFrame(parts, index=d.index)
-        if not by:
-            g = frame.agg({k: ("mean" if k[0] == "m" else "std" if k[0] == "s" else "count")
-                           for k in frame.columns})  # fmt: skip
-            return pd.DataFrame([g]) if len(d) else pd.DataFrame()
-        keys = [d[c] for c in by]
         agg = {k: ("mean" if k[0] == "m" else "std" if k[0] == "s" else "count")
                for k in frame.columns}  # fmt: skip
-        return frame.groupby(keys, dropna=False).agg(agg).reset_index()
+        if not by:
+            return pd.DataFrame([frame.agg(agg)]) if len(d) else pd.DataFrame()
+        return frame.groupby([d[c] for c in by], dropna=False).agg(agg).reset_index()
 
 
 class _SparkEngine:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hedgerow.model import interest_matrix
 from hedgerow.protocols.engine_api import ChurnEngine
 from hedgerow.protocols.maintenance import Maintenance
 
@@ -80,8 +81,7 @@ def _maintenance_violations(engine: Maintenance, online: np.ndarray) -> list[str
     """Recount every task of a :class:`Maintenance` engine from its neighbour sets."""
     out: list[str] = []
     n_topics = engine.inst.n_topics
-    t = np.arange(n_topics)
-    holds = ((engine.masks[:, t >> 6] >> (t & 63).astype(np.uint64)) & np.uint64(1)).astype(bool)
+    holds = interest_matrix(engine.masks, n_topics)
     indptr, topics = engine.sub_indptr, engine.sub_topics
     for ti, task in enumerate(engine.tasks):
         for p in range(engine.n):

@@ -387,6 +387,11 @@ class Maintenance:
         deg, tgt = self._view_of(task, p, q)
         return deg > tgt
 
+    def _raise_after_accept(self, ti: int, task: _Task, p: int) -> None:
+        """Figure 4 lines 4-5 and 15-16 (``raise_target`` only): an accepted link raises ``L``."""
+        if self.raise_target and task.L[p] < task.lmax[p] and task.deg[p] < task.L[p] + self.margin:
+            self._set_deg_target(ti, p, L=int(task.L[p] + 1))
+
     def _set_deg_target(
         self, ti: int, p: int, deg: int | None = None, L: int | None = None
     ) -> None:
@@ -659,12 +664,7 @@ class Maintenance:
             elif task.deg[p] < task.lmax[p] + (self.margin if task.uc[p] == 0 else 0):
                 self._add(ti, p, n, (n_deg, n_tgt))
                 self._send(CONNECT_OK, ti, p, n)
-                if (
-                    self.raise_target
-                    and task.L[p] < task.lmax[p]
-                    and task.deg[p] < task.L[p] + self.margin
-                ):
-                    self._set_deg_target(ti, p, L=int(task.L[p] + 1))
+                self._raise_after_accept(ti, task, p)
             else:
                 m = self._redirect_candidate(task, p, n)
                 self._send(REDIRECT, ti, p, n, m)
@@ -674,12 +674,7 @@ class Maintenance:
                 return
             if task.deg[p] < task.lmax[p] + self.margin:
                 self._add(ti, p, n, (n_deg, n_tgt))
-                if (
-                    self.raise_target
-                    and task.L[p] < task.lmax[p]
-                    and task.deg[p] < task.L[p] + self.margin
-                ):
-                    self._set_deg_target(ti, p, L=int(task.L[p] + 1))
+                self._raise_after_accept(ti, task, p)
             else:
                 self._send(LEAVE, ti, p, n)
         elif kind == REDIRECT:  # lines 10-11, plus quarantine of the rejecting node

@@ -115,6 +115,45 @@ def maintained_protocols() -> list[str]:
     return protocol_names("maintained")
 
 
+def _on_off(
+    state: np.ndarray,
+    clock: np.ndarray,
+    duration: float,
+    lifetime: float,
+    off_ratio: float,
+    rng: np.random.Generator,
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Alternate every node between on ~ Exp(lifetime) and off ~ Exp(off_ratio * lifetime).
+
+    Node ``v`` starts in ``state[v]`` (``True`` = online, updated in place) at
+    ``clock[v]``; its switches before ``duration`` are returned as one
+    ``(time_s, node, event)`` triple of arrays per round.
+    """
+    means = np.array([off_ratio * lifetime, lifetime])
+    parts = []
+    active = np.arange(len(state))
+    while len(active):
+        clock[active] += rng.exponential(means[state[active].astype(int)])
+        active = active[clock[active] < duration]
+        parts.append(
+            (
+                clock[active].copy(),
+                active.copy(),
+                np.where(state[active], LEAVE, JOIN).astype(np.int8),
+            )
+        )
+        state[active] = ~state[active]
+    return parts
+
+
+def _sorted_events(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> np.ndarray:
+    """``(time_s, node, event)`` triples as one ``EVENT_DTYPE`` array sorted by time, then node."""
+    events = np.empty(sum(len(t) for t, _, _ in parts), dtype=EVENT_DTYPE)
+    for name, i in (("time_s", 0), ("node", 1), ("event", 2)):
+        events[name] = np.concatenate([p[i] for p in parts]) if parts else []
+    return events[np.lexsort((events["node"], events["time_s"]))]
+
+
 def exponential_churn(
     n_nodes: int,
     lifetime: float,
@@ -155,26 +194,8 @@ def exponential_churn(
     if not lifetime > 0 or not duration > 0 or not off_ratio > 0:
         raise ParameterError("lifetime, duration and off_ratio must be positive")
     online0 = rng.random(n_nodes) < 1.0 / (1.0 + off_ratio)
-    means = np.array([off_ratio * lifetime, lifetime])
-    times: list[np.ndarray] = []
-    nodes: list[np.ndarray] = []
-    kinds: list[np.ndarray] = []
-    state = online0.copy()
-    clock = np.zeros(n_nodes)
-    active = np.arange(n_nodes)
-    while len(active):
-        clock[active] += rng.exponential(means[state[active].astype(int)])
-        active = active[clock[active] < duration]
-        times.append(clock[active].copy())
-        nodes.append(active.copy())
-        kinds.append(np.where(state[active], LEAVE, JOIN).astype(np.int8))
-        state[active] = ~state[active]
-    events = np.empty(sum(len(t) for t in times), dtype=EVENT_DTYPE)
-    events["time_s"] = np.concatenate(times) if times else []
-    events["node"] = np.concatenate(nodes) if nodes else []
-    events["event"] = np.concatenate(kinds) if kinds else []
-    order = np.lexsort((events["node"], events["time_s"]))
-    return online0, events[order]
+    parts = _on_off(online0.copy(), np.zeros(n_nodes), duration, lifetime, off_ratio, rng)
+    return online0, _sorted_events(parts)
 
 
 def flash_crowd(
@@ -229,28 +250,12 @@ def flash_crowd(
     crowd = order[first:]
     join_t = at + rng.random(len(crowd)) * spread
     start = at + spread
-    times = [join_t]
-    nodes = [crowd]
-    kinds = [np.full(len(crowd), JOIN, dtype=np.int8)]
+    parts = [(join_t, crowd, np.full(len(crowd), JOIN, dtype=np.int8))]
     if duration > start:
-        means = np.array([off_ratio * lifetime, lifetime])
         state = np.ones(n_nodes, dtype=bool)
-        clock = np.full(n_nodes, start)
-        active = np.arange(n_nodes)
-        while len(active):
-            clock[active] += rng.exponential(means[state[active].astype(int)])
-            active = active[clock[active] < duration]
-            times.append(clock[active].copy())
-            nodes.append(active.copy())
-            kinds.append(np.where(state[active], LEAVE, JOIN).astype(np.int8))
-            state[active] = ~state[active]
-    events = np.empty(sum(len(t) for t in times), dtype=EVENT_DTYPE)
-    events["time_s"] = np.concatenate(times)
-    events["node"] = np.concatenate(nodes)
-    events["event"] = np.concatenate(kinds)
-    events = events[events["time_s"] <= duration]
-    order2 = np.lexsort((events["node"], events["time_s"]))
-    return online0, events[order2]
+        parts += _on_off(state, np.full(n_nodes, start), duration, lifetime, off_ratio, rng)
+    events = _sorted_events(parts)
+    return online0, events[events["time_s"] <= duration]
 
 
 def redraw_topics(probs: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:

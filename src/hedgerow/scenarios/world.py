@@ -194,6 +194,24 @@ class Scenario:
     note: str = ""
 
 
+#: Goldfish's random world; its variants below change only what their descriptions name
+_GOLDFISH_RANDOM = Scenario(
+    "goldfish-random",
+    "100 nodes uniform on a 500x500 ms plane, 100 publishers with the exp law, 32 "
+    "adaptive nodes, 40 messages per epoch, 100 epochs, 20 ms node delay "
+    "(Goldfish V-A, V-C Table II)",
+    latency="unit-square",
+    nodes=100,
+    d=4,
+    workload="broadcast",
+    topics=1,
+    epochs=100,
+    messages=40,
+    ttl=0,
+    publishers="exp:100",
+    adaptive=32,
+)
+
 #: the named scenarios
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
@@ -247,70 +265,30 @@ SCENARIOS: dict[str, Scenario] = {
             attack="eclipse",
             attackers=300,
         ),
-        Scenario(
-            "goldfish-random",
-            "100 nodes uniform on a 500x500 ms plane, 100 publishers with the exp law, 32 "
-            "adaptive nodes, 40 messages per epoch, 100 epochs, 20 ms node delay "
-            "(Goldfish V-A, V-C Table II)",
-            latency="unit-square",
-            nodes=100,
-            d=4,
-            workload="broadcast",
-            topics=1,
-            epochs=100,
-            messages=40,
-            ttl=0,
-            publishers="exp:100",
-            adaptive=32,
-        ),
-        Scenario(
-            "goldfish-real",
-            "100 WonderNetwork cities (round-trip delays, cities with complete data), 100 "
-            "publishers with the exp law, 32 adaptive nodes, 40 messages per epoch, 100 epochs "
-            "(Goldfish V-A, V-D Table II)",
+        _GOLDFISH_RANDOM,
+        replace(
+            _GOLDFISH_RANDOM,
+            name="goldfish-real",
+            description="100 WonderNetwork cities (round-trip delays, cities with complete data), "
+            "100 publishers with the exp law, 32 adaptive nodes, 40 messages per epoch, 100 "
+            "epochs (Goldfish V-A, V-D Table II)",
             latency="cities",
-            nodes=100,
-            d=4,
-            workload="broadcast",
-            topics=1,
-            epochs=100,
-            messages=40,
-            ttl=0,
-            publishers="exp:100",
-            adaptive=32,
             latency_kw=(("one_way", False), ("complete_only", True)),
         ),
-        Scenario(
-            "goldfish-churn",
-            "goldfish-random with on/off churn between epochs: 30% of the nodes alternate "
-            "online sessions of mean 10 epochs and offline ones of mean 5 (beyond the paper)",
-            latency="unit-square",
-            nodes=100,
-            d=4,
-            workload="broadcast",
-            topics=1,
-            epochs=100,
-            messages=40,
-            ttl=0,
-            publishers="exp:100",
-            adaptive=32,
+        replace(
+            _GOLDFISH_RANDOM,
+            name="goldfish-churn",
+            description="goldfish-random with on/off churn between epochs: 30% of the nodes "
+            "alternate online sessions of mean 10 epochs and offline ones of mean 5 (beyond the "
+            "paper)",
             churn="onoff:0.3:10:5",
         ),
-        Scenario(
-            "goldfish-withhold",
-            "goldfish-random with the 8 lowest-latency nodes as relays that withhold every "
-            "block while they hold an exploit slot of an honest adaptive node (beyond the "
+        replace(
+            _GOLDFISH_RANDOM,
+            name="goldfish-withhold",
+            description="goldfish-random with the 8 lowest-latency nodes as relays that withhold "
+            "every block while they hold an exploit slot of an honest adaptive node (beyond the "
             "paper; attack=relay is the honest control)",
-            latency="unit-square",
-            nodes=100,
-            d=4,
-            workload="broadcast",
-            topics=1,
-            epochs=100,
-            messages=40,
-            ttl=0,
-            publishers="exp:100",
-            adaptive=32,
             attack="withhold",
             attackers=8,
         ),

@@ -71,6 +71,13 @@ def interest_instance(
     return Instance.from_matrix(sub.astype(np.int8), meta={"interest": float(interest)})
 
 
+def _set_subscription(instance: Instance, nodes: np.ndarray, topic: int, value: bool) -> Instance:
+    """A copy of ``instance`` where whether ``nodes`` subscribe to ``topic`` is ``value``."""
+    m = instance.matrix.toarray().astype(bool)
+    m[np.asarray(nodes, dtype=np.int64), int(topic)] = value
+    return Instance.from_matrix(m.astype(np.int8), meta=dict(instance.meta))
+
+
 def with_topic(instance: Instance, nodes: np.ndarray, topic: int) -> Instance:
     """A copy of ``instance`` where ``nodes`` also subscribe to ``topic``.
 
@@ -80,9 +87,7 @@ def with_topic(instance: Instance, nodes: np.ndarray, topic: int) -> Instance:
     >>> with_topic(inst, np.array([0, 2]), 0).subscribers(0).tolist()
     [0, 1, 2]
     """
-    m = instance.matrix.toarray().astype(bool)
-    m[np.asarray(nodes, dtype=np.int64), int(topic)] = True
-    return Instance.from_matrix(m.astype(np.int8), meta=dict(instance.meta))
+    return _set_subscription(instance, nodes, topic, True)
 
 
 def without_topic(instance: Instance, nodes: np.ndarray, topic: int) -> Instance:
@@ -97,6 +102,4 @@ def without_topic(instance: Instance, nodes: np.ndarray, topic: int) -> Instance
     >>> without_topic(inst, np.array([0]), 0).subscribers(0).tolist()
     [1]
     """
-    m = instance.matrix.toarray().astype(bool)
-    m[np.asarray(nodes, dtype=np.int64), int(topic)] = False
-    return Instance.from_matrix(m.astype(np.int8), meta=dict(instance.meta))
+    return _set_subscription(instance, nodes, topic, False)

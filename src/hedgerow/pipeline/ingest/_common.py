@@ -82,6 +82,36 @@ def hash_uniform(*cols: Any, seed: int):
     return F.shiftrightunsigned(h, 11).cast("double") / float(2**53)
 
 
+def hash_sample(df, col: str, k: int, seed: int, name: str):
+    """``k`` rows of ``df`` drawn uniformly: the first ``k`` in a seeded hash order of ``col``.
+
+    The order is :func:`hash_uniform` of ``col`` under ``spark_seed(seed,
+    name)``, ties broken by ``col`` itself, so the sample is the same on any
+    master and partitioning.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+        The rows to sample from.
+    col : str
+        A column identifying the rows (a node or user id, a line tag).
+    k : int
+        How many rows to keep.
+    seed : int
+        The run's seed.
+    name : str
+        The consumer's stream name (distinct draws, distinct names).
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        At most ``k`` rows of ``df``.
+    """
+    from pyspark.sql import functions as F
+
+    return df.orderBy(hash_uniform(F.col(col), seed=spark_seed(seed, name)), col).limit(k)
+
+
 def local_path(path: str | os.PathLike) -> Path | None:
     """The local filesystem path of ``path``, or ``None`` for a remote URL (``hdfs://`` ...)."""
     s = str(path)
@@ -176,6 +206,20 @@ def read_lines(spark, path: str | os.PathLike, what: str):
 
     src = require_input(path, what)
     return spark.read.text(src).select(F.monotonically_increasing_id().alias("_mid"), "value")
+
+
+def first_line(lines, path: str | os.PathLike) -> str:
+    """Line 1 of a file read by :func:`read_lines`, stripped (``""`` for an empty file).
+
+    This is a Spark action on the first partition only; a file Spark cannot
+    read (a broken gzip stream ...) becomes one :class:`DataError` naming it.
+    """
+    with quiet_spark(lines.sparkSession):
+        try:
+            head = lines.take(1)
+        except Exception as e:  # a Py4J/Spark exception from the reader
+            raise read_failure(str(path), e) from None
+    return head[0]["value"].strip() if head else ""
 
 
 def raise_first_error(df, lines, path: str | os.PathLike, what: str) -> None:

@@ -43,11 +43,10 @@ from hedgerow.pipeline.ingest._common import (
     check_out,
     field_checks,
     file_info,
-    hash_uniform,
+    hash_sample,
     item,
     raise_first_error,
     read_lines,
-    spark_seed,
     write_outputs,
 )
 
@@ -126,8 +125,7 @@ def google_events(
             raise ParameterError(
                 f"nodes must be in 1..{n_pool} (machines in population {population!r}), got {nodes}"
             )
-        s = spark_seed(seed, "churn.google.machines")
-        chosen = pool.orderBy(hash_uniform(F.col("machine_id"), seed=s), "machine_id").limit(nodes)
+        chosen = hash_sample(pool, "machine_id", nodes, seed, "churn.google.machines")
     node_table = chosen.select(
         (F.row_number().over(Window.orderBy("machine_id")) - 1).cast("int").alias("node"),
         "machine_id",
@@ -202,8 +200,7 @@ def smartphone_events(spark, path: str | os.PathLike, *, nodes: int | None, seed
     if nodes is not None:
         if nodes < 1 or nodes > n_lines:
             raise ParameterError(f"nodes must be in 1..{n_lines} (trace lines), got {nodes}")
-        s = spark_seed(seed, "churn.smartphone.lines")
-        tr = tr.orderBy(hash_uniform(F.col("_mid"), seed=s), "_mid").limit(nodes)
+        tr = hash_sample(tr, "_mid", nodes, seed, "churn.smartphone.lines")
     node_table = tr.select(
         (F.row_number().over(Window.orderBy("_mid")) - 1).cast("int").alias("node"),
         "user_id",

@@ -37,10 +37,9 @@ from hedgerow.pipeline.ingest._common import (
     check_out,
     field_checks,
     file_info,
+    first_line,
     item,
-    quiet_spark,
     raise_first_error,
-    read_failure,
     read_lines,
     write_outputs,
 )
@@ -63,12 +62,7 @@ def default_inputs() -> tuple[Path, Path]:
 
 def _csv_header(lines, path, what: str, expected_prefix: list[str]) -> int:
     """Check line 1 of a CSV file; returns its number of cells."""
-    with quiet_spark(lines.sparkSession):
-        try:
-            first = lines.take(1)
-        except Exception as e:  # a Py4J/Spark exception from the reader
-            raise read_failure(str(path), e) from None
-    header = first[0]["value"].strip().split(",") if first else []
+    header = first_line(lines, path).split(",")
     if header[: len(expected_prefix)] != expected_prefix:
         raise DataError(
             f"{path}, line 1: the {what} header must start with "

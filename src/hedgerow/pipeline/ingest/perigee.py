@@ -23,9 +23,8 @@ from hedgerow.pipeline.ingest._common import (
     FLOAT_RE,
     check_out,
     file_info,
-    quiet_spark,
+    first_line,
     raise_first_error,
-    read_failure,
     read_lines,
     write_outputs,
 )
@@ -54,12 +53,7 @@ def perigee_frame(spark, matrix: str | os.PathLike):
 
     what = "latency matrix"
     lines = read_lines(spark, matrix, what)
-    with quiet_spark(spark):
-        try:
-            head = lines.take(1)
-        except Exception as e:  # a Py4J/Spark exception from the reader
-            raise read_failure(str(matrix), e) from None
-    first = head[0]["value"].strip() if head else ""
+    first = first_line(lines, matrix)
     if not first.isdigit() or int(first) < 1:
         raise DataError(f"{matrix}, line 1: expected the matrix size N, found {first!r}")
     n = int(first)

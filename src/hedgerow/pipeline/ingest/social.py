@@ -42,10 +42,9 @@ from hedgerow.pipeline.ingest._common import (
     INT_RE,
     check_out,
     file_info,
-    hash_uniform,
+    hash_sample,
     raise_first_error,
     read_lines,
-    spark_seed,
     write_outputs,
 )
 
@@ -157,11 +156,7 @@ def bfs_sample(spark, edges, *, size: int | str, seeds: int, seed: int):
             "for the largest sample"
         )
 
-    def draw(pool, k: int, name: str):
-        s = spark_seed(seed, name)
-        return pool.orderBy(hash_uniform(F.col("user"), seed=s), "user").limit(k)
-
-    visited = draw(users, min(int(seeds), target), "social.seeds").select(
+    visited = hash_sample(users, "user", min(int(seeds), target), seed, "social.seeds").select(
         "user", F.lit(0).alias("level"), F.lit(True).alias("seed")
     )
     visited = visited.localCheckpoint()
@@ -184,12 +179,14 @@ def bfs_sample(spark, edges, *, size: int | str, seeds: int, seed: int):
             restarts += 1
             is_seed = True
             pool = users.join(visited.select("user"), "user", "left_anti")
-            nxt = draw(pool, min(int(seeds), target - have), f"social.restart.{restarts}")
+            nxt = hash_sample(
+                pool, "user", min(int(seeds), target - have), seed, f"social.restart.{restarts}"
+            )
             nxt = nxt.localCheckpoint()
             k = nxt.count()
         need = target - have
         if k > need:
-            nxt = draw(nxt, need, f"social.level.{level}").localCheckpoint()
+            nxt = hash_sample(nxt, "user", need, seed, f"social.level.{level}").localCheckpoint()
             k = need
         add = nxt.select("user", F.lit(level).alias("level"), F.lit(is_seed).alias("seed"))
         visited = visited.unionByName(add).localCheckpoint()

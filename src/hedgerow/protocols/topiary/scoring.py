@@ -167,6 +167,18 @@ class Observations:
         )
 
 
+def _coverage_and_delay(
+    count: np.ndarray, delay_sum: np.ndarray, expected: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(Fc, Fd)`` of eqs. 7-8 from first-copy counts, their summed relative delays (ms)
+    and the expected counts: the missed share, and the mean relative delay in seconds
+    (both 0 where there is nothing to measure)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fd = np.where(count > 0, delay_sum / np.maximum(count, 1), 0.0) / MS_PER_SECOND
+        fc = np.where(expected > 0, 1.0 - count / np.maximum(expected, 1), 0.0)
+    return fc, fd
+
+
 def subset_scores(
     obs: Observations, interest: np.ndarray, *, wc: float, wd: float, ww: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -205,9 +217,7 @@ def subset_scores(
     covered = np.einsum("nt,nts->ns", w, obs.dcnt.astype(np.float64))
     delay = np.einsum("nt,nts->ns", w, obs.dsum)
     expected = (obs.expected * interest).sum(axis=1)[:, None]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        fd = np.where(covered > 0, delay / np.maximum(covered, 1), 0.0) / MS_PER_SECOND
-        fc = np.where(expected > 0, 1.0 - covered / np.maximum(expected, 1), 0.0)
+    fc, fd = _coverage_and_delay(covered, delay, expected)
     fw = obs.waste.astype(np.float64)
     return wc * fc + wd * fd + ww * fw, fc, fd, fw
 
@@ -232,9 +242,7 @@ def topic_scores(
     dsum = obs.dsum[np.arange(n), :, best]
     dcnt = obs.dcnt[np.arange(n), :, best]
     exp = obs.expected
-    with np.errstate(invalid="ignore", divide="ignore"):
-        fd = np.where(dcnt > 0, dsum / np.maximum(dcnt, 1), 0.0) / MS_PER_SECOND
-        fc = np.where(exp > 0, 1.0 - dcnt / np.maximum(exp, 1), 0.0)
+    fc, fd = _coverage_and_delay(dcnt, dsum, exp)
     s = wc * fc + wd * fd
     return np.where(interest & (exp > 0), s, np.nan)
 
