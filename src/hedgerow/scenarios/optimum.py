@@ -19,7 +19,7 @@ Examples
 --------
 >>> row = fig2_graph(0, epochs=3)
 >>> sorted(k for k in row if k.startswith("fig2"))
-['fig2a_success', 'fig2b_success']
+['fig2a_success', 'fig2a_success_in', 'fig2b_success', 'fig2b_success_in']
 >>> row["star_is_publisher"], 0 <= row["non_optimal_epochs"] <= 4
 (False, True)
 """
@@ -44,8 +44,10 @@ FIG2_FAR = 0.05
 
 
 def star_lambda(out: np.ndarray, star: int, n_exploit: int, lat: np.ndarray,
-                proc: np.ndarray, pubs: np.ndarray) -> float:
+                proc: np.ndarray, pubs: np.ndarray, *, into_star: bool = False) -> float:
     """λ(e) of one ``(n, d)`` out-link table (``-1`` = empty slot; see the module docstring).
+
+    ``into_star=True`` keeps the other nodes' links into the star (the ``_in`` reading).
 
     Examples
     --------
@@ -56,11 +58,13 @@ def star_lambda(out: np.ndarray, star: int, n_exploit: int, lat: np.ndarray,
     >>> out = np.array([[1], [2], [-1]])  # 1 -> 2 is a link into the star: not counted
     >>> star_lambda(out, 2, 1, lat, np.zeros(3), np.array([0]))
     inf
+    >>> star_lambda(out, 2, 1, lat, np.zeros(3), np.array([0]), into_star=True)
+    -5.0
     """
     n = out.shape[0]
     src = np.repeat(np.arange(n), out.shape[1])
     dst = out.reshape(-1)
-    keep = (dst >= 0) & (src != star) & (dst != star)
+    keep = (dst >= 0) & (src != star) & ((dst != star) | into_star)
     s_ex = out[star, :n_exploit]
     s_ex = s_ex[s_ex >= 0]
     u = np.concatenate([src[keep], np.full(len(s_ex), star)])
@@ -114,9 +118,18 @@ def fig2_graph(seed: int, *, pool: str = "non-publishers", epochs: int = 300,
     k = proto.n_exploit
     lat = world.latency.matrix()
     want = set(pubs.tolist())
-    nonopt = sum(not want <= set(o[star, :k].tolist()) for o in res.outs)
+    opt = np.array([want <= set(o[star, :k].tolist()) for o in res.outs], dtype=bool)
+    nonopt = int((~opt).sum())
     lam = np.array([star_lambda(o, star, k, lat, world.proc, pubs) for o in res.outs])
     far = int((lam / lam[0] > FIG2_FAR).sum()) if lam[0] > 0 else 0
+    # the "_in" reading: a publisher's own (static) link into the star is a direct connection
+    opt_in = np.array([want <= set(o[star, :k].tolist()) | {int(p) for p in pubs
+                                                             if star in o[p]}
+                       for o in res.outs], dtype=bool)
+    lam_in = np.array([star_lambda(o, star, k, lat, world.proc, pubs, into_star=True)
+                       for o in res.outs])
+    far_in = int((lam_in / lam_in[0] > FIG2_FAR).sum()) if lam_in[0] > 0 else 0
+    hit = np.flatnonzero(opt)
     first = np.delete(res.outs[0], star, axis=0)  # static nodes' links never change
     static_in = np.bincount(first[first >= 0], minlength=res.outs[0].shape[0])
     full = bool((static_in[pubs] >= proto.incoming_limit()).any())
@@ -124,4 +137,11 @@ def fig2_graph(seed: int, *, pool: str = "non-publishers", epochs: int = 300,
             "star_is_publisher": bool(star in want), "non_optimal_epochs": int(nonopt),
             "far_epochs": far, "lambda0_ms": float(lam[0]),
             "fig2a_success": int(nonopt <= FIG2_LIMIT_A), "fig2b_success": int(far <= FIG2_LIMIT_B),
-            "publisher_full": int(full), "sim_seconds": round(secs, 3)}
+            "publisher_full": int(full),
+            "found_optimum": int(opt.any()), "optimal_at_end": int(opt[-1]),
+            "first_optimal_epoch": int(hit[0]) if len(hit) else -1,
+            "publisher_links_star": int(sum(star in res.outs[0][p] for p in pubs)),
+            "non_optimal_epochs_in": int((~opt_in).sum()), "far_epochs_in": far_in,
+            "fig2a_success_in": int((~opt_in).sum() <= FIG2_LIMIT_A),
+            "fig2b_success_in": int(far_in <= FIG2_LIMIT_B),
+            "sim_seconds": round(secs, 3)}
