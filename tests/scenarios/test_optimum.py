@@ -91,6 +91,9 @@ def test_in_reading_never_has_more_non_optimal_epochs_and_finding_is_recorded():
     assert row["non_optimal_epochs_in"] <= row["non_optimal_epochs"]
     assert row["fig2a_success_in"] == int(row["non_optimal_epochs_in"] <= FIG2_LIMIT_A)
     assert row["fig2b_success_in"] == int(row["far_epochs_in"] <= FIG2_LIMIT_B)
+    # the "_abs" denominator (the whole latency at epoch 0) is larger: never more far epochs
+    assert row["direct_ms"] > 0 and row["far_epochs_abs"] <= row["far_epochs"]
+    assert row["fig2b_success_abs"] == int(row["far_epochs_abs"] <= FIG2_LIMIT_B)
     # seed 11 reaches the optimum at epoch 55 and keeps it to the end
     assert row["found_optimum"] == 1 and row["optimal_at_end"] == 1
     assert row["first_optimal_epoch"] == 55 and row["non_optimal_epochs"] == 55
