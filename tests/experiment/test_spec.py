@@ -58,7 +58,7 @@ def test_zipf_alpha_popularity_is_accepted():
         ),
         ({"scenario__seed": -1}, "scenario.seed: Input should be greater than or equal to 0"),
         ({"colour": "red"}, "colour: unknown key; allowed: experiment, description, reference"),
-        ({"reference": "fig99"}, "reference: 'fig99' is not one of goldfish-fig2, goldfish-table2"),
+        ({"reference": "fig99"}, "reference: 'fig99' is not one of goldfish-fig2, goldfish-fig3, goldfish-table2"),
         ({"experiment": "a b"}, "experiment: 'a b' is not a valid name"),
         ({"sweep__seeds": [0, 0]}, "sweep.seeds: lists a seed twice"),
         ({"sweep__seeds": []}, "sweep.seeds: needs at least one seed"),

@@ -73,6 +73,14 @@ def test_fig3_spec_runs_both_protocols_on_the_same_seeds():
     assert len(runs) == 20 and {r["protocol"] for r in runs} == {"goldfish", "perigee"}
     assert {r["seed"] for r in runs if r["protocol"] == "goldfish"} == {
         r["seed"] for r in runs if r["protocol"] == "perigee"}
+    # the report prints Table II's 32-adaptive random-plane row (Fig. 3's setting) at epoch 99
+    from hedgerow.experiment.reference import get_reference
+
+    ref = get_reference(spec.reference)
+    assert spec.reference == "goldfish-fig3" and ref.key == "epoch"
+    assert ref.value("wasted_latency_mean_ms", "goldfish", 99) == 222.0
+    assert ref.value("wasted_latency_mean_ms", "perigee", 99) == 306.0
+    assert ref.value("wasted_latency_mean_ms", "goldfish", 64) is None
 
 
 def test_in_reading_counts_the_static_links_into_the_star():
