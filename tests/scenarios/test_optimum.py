@@ -116,3 +116,16 @@ def test_fig3_rows_carry_the_sorted_per_node_wasted_latency():
         assert len(vals) == 8 and np.all(np.diff(vals) >= 0)
         assert vals[(len(vals) + 1) // 2 - 1] == pytest.approx(r["wasted_latency_p50_ms"], abs=0.05)
         assert vals.mean() == pytest.approx(r["wasted_latency_mean_ms"], abs=0.05)
+
+
+def test_goldfish_fig2_scenario_rows_match_the_fig2_graph():
+    from hedgerow.scenarios.run import simulate
+
+    epochs = 60
+    rows = simulate("goldfish", "goldfish-fig2", seed=11, epochs=epochs).rows
+    ref = fig2_graph(11, epochs=epochs)
+    assert len(rows) == epochs
+    assert sum(1 - r["star_optimal"] for r in rows) == ref["non_optimal_epochs"] == 55
+    lam = np.array([r["star_lambda_ms"] for r in rows])
+    assert lam[0] == pytest.approx(ref["lambda0_ms"])
+    assert int((lam / lam[0] > 0.05).sum()) == ref["far_epochs"]

@@ -37,6 +37,10 @@ Per-epoch row keys (:func:`epoch_row`)
     90% of the publishing probability over the exploitation graph the epoch
     ran on (:func:`hedgerow.metrics.propagation.wasted_latency`); mean and
     percentiles over the adaptive nodes.
+``star_optimal``, ``star_lambda_ms``
+    (broadcast worlds with one adaptive node and no more publishers than its out-slots,
+    e.g. ``goldfish-fig2``) Goldfish section V-B Fig. 2: 1 when its exploitation peers
+    include every publisher, and λ(e) (:func:`hedgerow.scenarios.star_lambda.star_lambda`).
 ``wasted_latency_sorted_ms``
     (broadcast worlds with ``wasted``) the same per-node values, sorted ascending, as one
     space-separated string (0.1 ms): the sorted curve Goldfish Fig. 3 draws.
@@ -291,6 +295,16 @@ def broadcast_measures(
         "t90_weight_ms": num(tw[1]),
         "duplicates_per_node": float(rec.duplicates.sum()) / (n * m) if m else None,
     }
+    star = np.flatnonzero(world.adaptive)
+    pubs = np.flatnonzero(world.publisher_probs > 0)
+    if online is None and len(star) == 1 and len(pubs) <= exploit.shape[1]:
+        # Goldfish V-B Fig. 2: one adaptive node, no more publishers than its slots
+        from hedgerow.scenarios.star_lambda import star_lambda
+
+        sv = int(star[0])
+        row["star_optimal"] = int(set(pubs.tolist()) <= set(exploit[sv].tolist()))
+        row["star_lambda_ms"] = star_lambda(exploit, sv, exploit.shape[1],
+                                            world.latency.matrix(), world.proc, pubs)
     if before is not None and after is not None:
         dials, drops = connection_churn(before, after)
         row["dials_per_node"] = float(dials.mean())
