@@ -29,6 +29,8 @@ _COLUMNS = (
     ("delay_hops", "delay hops", "{:.2f}"),
     ("delay_hops_max", "max hops", "{:.2f}"),
     ("degree_max", "max degree", "{:d}"),
+    ("star_optimal", "optimal", "{:d}"),
+    ("star_lambda_ms", "lambda (ms)", "{:.1f}"),
 )
 
 

@@ -37,6 +37,13 @@ Per-epoch row keys (:func:`epoch_row`)
     90% of the publishing probability over the exploitation graph the epoch
     ran on (:func:`hedgerow.metrics.propagation.wasted_latency`); mean and
     percentiles over the adaptive nodes.
+``star_optimal``, ``star_lambda_ms``
+    (broadcast worlds with one adaptive node and no more publishers than its out-slots,
+    e.g. ``goldfish-fig2``) Goldfish section V-B Fig. 2: 1 when its exploitation peers
+    include every publisher, and λ(e) (:func:`hedgerow.scenarios.star_lambda.star_lambda`).
+``wasted_latency_sorted_ms``
+    (broadcast worlds with ``wasted``) the same per-node values, sorted ascending, as one
+    space-separated string (0.1 ms): the sorted curve Goldfish Fig. 3 draws.
 ``t50_ms``, ``t90_ms``, ``t99_ms``, ``t50_weight_ms``, ``t90_weight_ms``
     (broadcast worlds) the epoch's (message, node) arrivals pooled, publisher
     included at 0: the time by which ``q`` of the nodes hold a message, by node
@@ -266,8 +273,10 @@ def broadcast_measures(
             ex[gone[np.maximum(ex, 0)] & (ex >= 0)] = -1
         wl = wasted_latency(ex, world.latency.matrix(), world.proc, probs, 0.9)
         summ = wasted_summary(wl, np.flatnonzero(measured))
+        per_node = " ".join(f"{x:.1f}" for x in np.sort(wl[np.flatnonzero(measured)]))
     else:
         summ = dict.fromkeys(("mean", "p25", "p50", "p75"), None)
+        per_node = None
     t = pooled_percentiles(arrival, (0.5, 0.9, 0.99))
     tw = pooled_percentiles(
         arrival, (0.5, 0.9), weights=probs if online is None else probs[online]
@@ -278,6 +287,7 @@ def broadcast_measures(
         "wasted_latency_p25_ms": num(summ["p25"]),
         "wasted_latency_p50_ms": num(summ["p50"]),
         "wasted_latency_p75_ms": num(summ["p75"]),
+        "wasted_latency_sorted_ms": per_node,
         "t50_ms": num(t[0]),
         "t90_ms": num(t[1]),
         "t99_ms": num(t[2]),
@@ -285,6 +295,16 @@ def broadcast_measures(
         "t90_weight_ms": num(tw[1]),
         "duplicates_per_node": float(rec.duplicates.sum()) / (n * m) if m else None,
     }
+    star = np.flatnonzero(world.adaptive)
+    pubs = np.flatnonzero(world.publisher_probs > 0)
+    if online is None and len(star) == 1 and len(pubs) <= exploit.shape[1]:
+        # Goldfish V-B Fig. 2: one adaptive node, no more publishers than its slots
+        from hedgerow.scenarios.star_lambda import star_lambda
+
+        sv = int(star[0])
+        row["star_optimal"] = int(set(pubs.tolist()) <= set(exploit[sv].tolist()))
+        row["star_lambda_ms"] = star_lambda(exploit, sv, exploit.shape[1],
+                                            world.latency.matrix(), world.proc, pubs)
     if before is not None and after is not None:
         dials, drops = connection_churn(before, after)
         row["dials_per_node"] = float(dials.mean())

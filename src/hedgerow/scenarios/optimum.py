@@ -12,6 +12,22 @@ directly to the 3 publishers.
   star; an epoch is *far* when ``λ(e) / λ(0) > 0.05``; a graph succeeds with at most 48 far
   epochs (paper: 61.5 %).  Edge weight: latency plus the mean of both ends' node delays.
 
+Every row carries two alternative readings beside the default (same run, other columns):
+
+* ``_in``: "direct connections to all publishers" (§V-B) and "only exploitation edges"
+  (§V-C) read literally: a static node's link is an exploitation edge, so a publisher's own
+  link into the star counts as a direct connection in (a) and the other nodes' links into
+  the star are kept in λ's graph (``fig2a_success_in``, ``fig2b_success_in``).  The default
+  (star's exploit slots only, links into the star dropped from λ's graph) is the authors'
+  evaluation code.
+* ``_abs``: "λ(0) is latency which a Goldfish node gets from random connections" read as
+  the whole latency at epoch 0, ``Σ_i dist_0(p_i, star)``, as the denominator of (b)
+  (``fig2b_success_abs``); the default keeps the formula's λ(0) (a difference).
+
+Also per row: ``found_optimum`` (optimal in some epoch), ``optimal_at_end`` (in the last),
+``first_optimal_epoch`` (``-1`` when never) and ``publisher_links_star`` (publishers whose
+static links include the star).
+
 ``adaptive_pool="non-publishers"`` is the paper's reading ("1 other node"); ``"all"`` is the
 authors' code, where the adaptive node may be a publisher (and then never "optimal").
 
@@ -19,7 +35,7 @@ Examples
 --------
 >>> row = fig2_graph(0, epochs=3)
 >>> sorted(k for k in row if k.startswith("fig2"))
-['fig2a_success', 'fig2b_success']
+['fig2a_success', 'fig2a_success_in', 'fig2b_success', 'fig2b_success_abs', 'fig2b_success_in']
 >>> row["star_is_publisher"], 0 <= row["non_optimal_epochs"] <= 4
 (False, True)
 """
@@ -30,8 +46,8 @@ import time
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import dijkstra
+
+from hedgerow.scenarios.star_lambda import star_lambda
 
 __all__ = ["FIG2_FAR", "FIG2_LIMIT_A", "FIG2_LIMIT_B", "fig2_graph", "star_lambda"]
 
@@ -41,36 +57,6 @@ FIG2_LIMIT_A = 96
 FIG2_LIMIT_B = 48
 #: Fig. 2(b): an epoch is far when λ(e) / λ(0) exceeds this
 FIG2_FAR = 0.05
-
-
-def star_lambda(out: np.ndarray, star: int, n_exploit: int, lat: np.ndarray,
-                proc: np.ndarray, pubs: np.ndarray) -> float:
-    """λ(e) of one ``(n, d)`` out-link table (``-1`` = empty slot; see the module docstring).
-
-    Examples
-    --------
-    >>> lat = np.array([[0, 10, 25], [10, 0, 10], [25, 10, 0]], float)
-    >>> out = np.array([[1], [-1], [1]])  # 0 -> 1 <- star 2: 20 ms against 25 direct
-    >>> star_lambda(out, 2, 1, lat, np.zeros(3), np.array([0]))
-    -5.0
-    >>> out = np.array([[1], [2], [-1]])  # 1 -> 2 is a link into the star: not counted
-    >>> star_lambda(out, 2, 1, lat, np.zeros(3), np.array([0]))
-    inf
-    """
-    n = out.shape[0]
-    src = np.repeat(np.arange(n), out.shape[1])
-    dst = out.reshape(-1)
-    keep = (dst >= 0) & (src != star) & (dst != star)
-    s_ex = out[star, :n_exploit]
-    s_ex = s_ex[s_ex >= 0]
-    u = np.concatenate([src[keep], np.full(len(s_ex), star)])
-    v = np.concatenate([dst[keep], s_ex])
-    w = lat[u, v] + (proc[u] + proc[v]) / 2
-    a = sp.csr_array((w, (u, v)), shape=(n, n))
-    a = a.maximum(a.T)  # undirected; a duplicate link keeps one weight
-    dist = dijkstra(a, directed=False, indices=pubs)[:, star]
-    direct = lat[pubs, star] + (proc[pubs] + proc[star]) / 2
-    return float(np.sum(dist - direct))
 
 
 def fig2_graph(seed: int, *, pool: str = "non-publishers", epochs: int = 300,
@@ -114,9 +100,22 @@ def fig2_graph(seed: int, *, pool: str = "non-publishers", epochs: int = 300,
     k = proto.n_exploit
     lat = world.latency.matrix()
     want = set(pubs.tolist())
-    nonopt = sum(not want <= set(o[star, :k].tolist()) for o in res.outs)
+    opt = np.array([want <= set(o[star, :k].tolist()) for o in res.outs], dtype=bool)
+    nonopt = int((~opt).sum())
     lam = np.array([star_lambda(o, star, k, lat, world.proc, pubs) for o in res.outs])
     far = int((lam / lam[0] > FIG2_FAR).sum()) if lam[0] > 0 else 0
+    # the "_in" reading: a publisher's own (static) link into the star is a direct connection
+    opt_in = np.array([want <= set(o[star, :k].tolist()) | {int(p) for p in pubs
+                                                             if star in o[p]}
+                       for o in res.outs], dtype=bool)
+    lam_in = np.array([star_lambda(o, star, k, lat, world.proc, pubs, into_star=True)
+                       for o in res.outs])
+    far_in = int((lam_in / lam_in[0] > FIG2_FAR).sum()) if lam_in[0] > 0 else 0
+    hit = np.flatnonzero(opt)
+    # the "_abs" reading of "λ(0) is latency which a Goldfish node gets from random
+    # connections": the whole latency Σ dist_0 = λ(0) + Σ direct as the denominator
+    direct = float(np.sum(lat[pubs, star] + (world.proc[pubs] + world.proc[star]) / 2))
+    far_abs = int((lam / (lam[0] + direct) > FIG2_FAR).sum()) if lam[0] > 0 else 0
     first = np.delete(res.outs[0], star, axis=0)  # static nodes' links never change
     static_in = np.bincount(first[first >= 0], minlength=res.outs[0].shape[0])
     full = bool((static_in[pubs] >= proto.incoming_limit()).any())
@@ -124,4 +123,13 @@ def fig2_graph(seed: int, *, pool: str = "non-publishers", epochs: int = 300,
             "star_is_publisher": bool(star in want), "non_optimal_epochs": int(nonopt),
             "far_epochs": far, "lambda0_ms": float(lam[0]),
             "fig2a_success": int(nonopt <= FIG2_LIMIT_A), "fig2b_success": int(far <= FIG2_LIMIT_B),
-            "publisher_full": int(full), "sim_seconds": round(secs, 3)}
+            "publisher_full": int(full),
+            "found_optimum": int(opt.any()), "optimal_at_end": int(opt[-1]),
+            "first_optimal_epoch": int(hit[0]) if len(hit) else -1,
+            "publisher_links_star": int(sum(star in res.outs[0][p] for p in pubs)),
+            "non_optimal_epochs_in": int((~opt_in).sum()), "far_epochs_in": far_in,
+            "fig2a_success_in": int((~opt_in).sum() <= FIG2_LIMIT_A),
+            "fig2b_success_in": int(far_in <= FIG2_LIMIT_B),
+            "direct_ms": direct, "far_epochs_abs": far_abs,
+            "fig2b_success_abs": int(far_abs <= FIG2_LIMIT_B),
+            "sim_seconds": round(secs, 3)}

@@ -337,6 +337,24 @@ SCENARIOS: dict[str, Scenario] = {
             events="per-topic-owner",
             note="synthetic Twitter-like follower graph, not the paper's Twitter sample",
         ),
+        Scenario(
+            "goldfish-fig2",
+            "one Goldfish V-B Fig. 2 graph: 100 nodes on the 500x500 ms plane, 3 publishers at "
+            "1/3, one other node adaptive, 300 epochs of 40 messages; rows carry "
+            "star_optimal and star_lambda_ms",
+            latency="unit-square",
+            nodes=100,
+            d=4,
+            workload="broadcast",
+            topics=1,
+            epochs=300,
+            messages=40,
+            ttl=0,
+            publishers="unif:3",
+            adaptive=1,
+            adaptive_pool="non-publishers",
+            wasted=False,
+        ),
     )
 }
 

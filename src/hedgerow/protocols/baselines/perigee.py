@@ -433,6 +433,22 @@ def _start_kernel(n: int, d: int, in_limit: int, order: np.ndarray, draws: np.nd
 
 
 @numba.njit(cache=True)
+def _dialable(u: int, v: int, alive: np.ndarray, linked: np.ndarray, indeg: np.ndarray,
+              in_limit: int, row: np.ndarray, fill: int) -> bool:
+    """Whether ``v`` may dial ``u`` as an exploration peer.
+
+    ``u`` must be another live node, not already linked to ``v``, with a free incoming slot
+    (when ``in_limit > 0``) and not among the ``fill`` peers already placed in ``row``.
+    """
+    if u == v or not alive[u] or linked[v, u] or (in_limit > 0 and indeg[u] >= in_limit):
+        return False
+    for j in range(fill):
+        if row[j] == u:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
 def _apply_kernel(
     out: np.ndarray,
     peers: np.ndarray,
@@ -527,17 +543,10 @@ def _apply_kernel(
             u = draws[pos % len(draws)]
             pos += 1
             tries += 1
-            if u == v or not alive[u] or linked[v, u] or (in_limit > 0 and indeg[u] >= in_limit):
-                continue
-            dup = False
-            for j in range(fill):
-                if row[j] == u:
-                    dup = True
-            if dup:
-                continue
-            row[fill] = u
-            indeg[u] += 1
-            fill += 1
+            if _dialable(u, v, alive, linked, indeg, in_limit, row, fill):
+                row[fill] = u
+                indeg[u] += 1
+                fill += 1
         if fill < d:
             off = draws[pos % len(draws)]
             pos += 1
@@ -545,18 +554,10 @@ def _apply_kernel(
                 if fill >= d:
                     break
                 u = (off + t) % n
-                if (u == v or not alive[u] or linked[v, u]
-                        or (in_limit > 0 and indeg[u] >= in_limit)):
-                    continue
-                dup = False
-                for j in range(fill):
-                    if row[j] == u:
-                        dup = True
-                if dup:
-                    continue
-                row[fill] = u
-                indeg[u] += 1
-                fill += 1
+                if _dialable(u, v, alive, linked, indeg, in_limit, row, fill):
+                    row[fill] = u
+                    indeg[u] += 1
+                    fill += 1
         # links of v change: update the symmetric linked table
         for t in range(d):
             u = new_out[v, t]
