@@ -239,6 +239,40 @@ def _pick_batch(nodes, partners, alive, busy, stamp):  # pragma: no cover - comp
     return take, defer
 
 
+@numba.njit(cache=True, inline="always")
+def _union(p, q, view, sample, allowed, include_self, mark, s, union):  # pragma: no cover
+    """The union of ``p``'s and ``q``'s buffers into ``union``; returns its length.
+
+    Each side's own descriptor (with ``include_self``), its view, then its peer
+    sample, first occurrence kept (``mark[x] == s``: already in); only
+    ``allowed`` nodes enter.  Shared by the batch gather and the fused ring
+    cycle, so both build the same buffers in the same order.
+    """
+    R = view.shape[1]
+    c = sample.shape[1]
+    k = 0
+    for side in range(2):
+        r = p if side == 0 else q
+        if include_self:
+            if mark[r] != s:
+                mark[r] = s
+                union[k] = r
+                k += 1
+        for j in range(R):
+            x = view[r, j]
+            if x >= 0 and mark[x] != s and allowed[x]:
+                mark[x] = s
+                union[k] = x
+                k += 1
+        for j in range(c):
+            x = sample[r, j]
+            if x >= 0 and mark[x] != s and allowed[x]:
+                mark[x] = s
+                union[k] = x
+                k += 1
+    return k
+
+
 @numba.njit(cache=True)
 def _gather(ps, qs, view, sample, allowed, include_self, mark, stamp):  # pragma: no cover
     """Buffers of a batch: rows (p0, q0, p1, q1, ...), CSR of candidates."""
@@ -255,27 +289,7 @@ def _gather(ps, qs, view, sample, allowed, include_self, mark, stamp):  # pragma
         p = ps[i]
         q = qs[i]
         stamp[0] += 1
-        s = stamp[0]
-        k = 0
-        for side in range(2):
-            r = p if side == 0 else q
-            if include_self:
-                if mark[r] != s:
-                    mark[r] = s
-                    union[k] = r
-                    k += 1
-            for j in range(R):
-                x = view[r, j]
-                if x >= 0 and mark[x] != s and allowed[x]:
-                    mark[x] = s
-                    union[k] = x
-                    k += 1
-            for j in range(c):
-                x = sample[r, j]
-                if x >= 0 and mark[x] != s and allowed[x]:
-                    mark[x] = s
-                    union[k] = x
-                    k += 1
+        k = _union(p, q, view, sample, allowed, include_self, mark, stamp[0], union)
         for side in range(2):
             r = p if side == 0 else q
             rows[2 * i + side] = r
@@ -513,26 +527,7 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
             exchanges += 1
             # the union of both buffers, in the generic gather's order
             s += np.int32(1)
-            k = 0
-            for side in range(2):
-                r = p if side == 0 else q
-                if include_self:
-                    if mark[r] != s:
-                        mark[r] = s
-                        union[k] = r
-                        k += 1
-                for j in range(R):
-                    x = view[r, j]
-                    if x >= 0 and mark[x] != s and allowed[x]:
-                        mark[x] = s
-                        union[k] = x
-                        k += 1
-                for j in range(c):
-                    x = sample[r, j]
-                    if x >= 0 and mark[x] != s and allowed[x]:
-                        mark[x] = s
-                        union[k] = x
-                        k += 1
+            k = _union(p, q, view, sample, allowed, include_self, mark, s, union)
             for t in range(k):  # independent loads first: their cache misses overlap
                 uxs[t] = np.uint64(rank[union[t]]) << np.uint64(32)
             for side in range(2):
