@@ -370,10 +370,15 @@ def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chos
     R = view.shape[1]
     n_cw = 0
     n_cc = 0
+    # admission thresholds kept in registers: the largest kept distance once a list is
+    # full (until then the count test admits every candidate)
+    top = np.uint64(0xFFFFFFFFFFFFFFFF)
+    thr_cw = top
+    thr_cc = top
     for t in range(m):
         x = xs[t]
         d = x - me
-        if n_cw < half or d < cw_v[half - 1]:
+        if d < thr_cw or n_cw < half:
             if n_cw < half:
                 n_cw += 1
             j = n_cw - 1
@@ -383,8 +388,10 @@ def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chos
                 j -= 1
             cw_v[j] = d
             cw_i[j] = t
+            if n_cw == half:
+                thr_cw = cw_v[half - 1]
         d = me - x
-        if n_cc < half or d < cc_v[half - 1]:
+        if d < thr_cc or n_cc < half:
             if n_cc < half:
                 n_cc += 1
             j = n_cc - 1
@@ -394,6 +401,8 @@ def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chos
                 j -= 1
             cc_v[j] = d
             cc_i[j] = t
+            if n_cc == half:
+                thr_cc = cc_v[half - 1]
     # the ranked candidates by (best rank, id): merge both lists, each entry once
     j = 0
     jw = 0
