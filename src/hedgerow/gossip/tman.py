@@ -452,15 +452,18 @@ def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chos
         j += 1
 
 
+@numba.njit(cache=True, inline="always")
+def _ring_scratch(half, R):  # pragma: no cover - compiled
+    """Scratch of :func:`_ring_row`, allocated once per call: the two short sorted lists
+    (distances and candidate indices, clockwise then counter-clockwise) and the kept slots."""
+    return (np.empty(half, np.uint64), np.empty(half, np.int64), np.empty(half, np.uint64),
+            np.empty(half, np.int64), np.empty(R, np.int64))
+
+
 @numba.njit(cache=True)
 def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compiled
     """T-Man's ring over CSR candidate lists, one :func:`_ring_row` per row."""
-    R = view.shape[1]
-    cw_v = np.empty(half, np.uint64)
-    cw_i = np.empty(half, np.int64)
-    cc_v = np.empty(half, np.uint64)
-    cc_i = np.empty(half, np.int64)
-    done = np.empty(R, np.int64)
+    cw_v, cw_i, cc_v, cc_i, done = _ring_scratch(half, view.shape[1])
     max_m = 0
     for i in range(rows.shape[0]):
         max_m = max(max_m, indptr[i + 1] - indptr[i])
@@ -502,11 +505,7 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
     uxs = np.empty(cap, np.uint64)
     cand = np.empty(cap, np.int32)
     xs = np.empty(cap, np.uint64)
-    cw_v = np.empty(half, np.uint64)
-    cw_i = np.empty(half, np.int64)
-    cc_v = np.empty(half, np.uint64)
-    cc_i = np.empty(half, np.int64)
-    done = np.empty(R, np.int64)
+    cw_v, cw_i, cc_v, cc_i, done = _ring_scratch(half, R)
     chosen = np.zeros(cap, np.bool_)
     busy = np.zeros(n, np.int32)
     mark = np.zeros(n, np.int32)
