@@ -267,3 +267,26 @@ def test_fused_ring_cycle_equals_the_hooks(partner_psi, include_self, live_only)
     assert ua == ub
     for (va, ba, ea), (vb, bb, eb) in zip(a, b, strict=True):
         assert np.array_equal(va, vb) and (ba, ea) == (bb, eb)
+
+
+def test_ring_needs_several_slots_per_side_to_converge_fast():
+    """T-Man's ring converges in a few cycles when the view keeps several ids per side, and
+    far slower with one successor and one predecessor (Vitis's two ring slots): the reason
+    Vitis's ring lags at large N (docs/vitis.md)."""
+    from hedgerow.protocols.vitis.ring import node_ids, ring_correct
+
+    n, cycles = 3000, 12
+    got = {}
+    for r in (2, 20):
+        rng = RngStreams(7).stream("ring")
+        ids = node_ids(n, 7)
+        ps = PeerSampling(n, 20)
+        ps.bootstrap(np.ones(n, bool), rng)
+        tm = TMan(r, ring_select(ids))
+        view = tm.empty_view(n)
+        for _ in range(cycles):
+            ps.cycle(rng)
+            tm.cycle(view, ps, rng)
+        got[r] = ring_correct(view, ids)
+    assert got[20] >= 0.99
+    assert got[2] < 0.5

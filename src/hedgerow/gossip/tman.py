@@ -239,6 +239,40 @@ def _pick_batch(nodes, partners, alive, busy, stamp):  # pragma: no cover - comp
     return take, defer
 
 
+@numba.njit(cache=True, inline="always")
+def _union(p, q, view, sample, allowed, include_self, mark, s, union):  # pragma: no cover
+    """The union of ``p``'s and ``q``'s buffers into ``union``; returns its length.
+
+    Each side's own descriptor (with ``include_self``), its view, then its peer
+    sample, first occurrence kept (``mark[x] == s``: already in); only
+    ``allowed`` nodes enter.  Shared by the batch gather and the fused ring
+    cycle, so both build the same buffers in the same order.
+    """
+    R = view.shape[1]
+    c = sample.shape[1]
+    k = 0
+    for side in range(2):
+        r = p if side == 0 else q
+        if include_self:
+            if mark[r] != s:
+                mark[r] = s
+                union[k] = r
+                k += 1
+        for j in range(R):
+            x = view[r, j]
+            if x >= 0 and mark[x] != s and allowed[x]:
+                mark[x] = s
+                union[k] = x
+                k += 1
+        for j in range(c):
+            x = sample[r, j]
+            if x >= 0 and mark[x] != s and allowed[x]:
+                mark[x] = s
+                union[k] = x
+                k += 1
+    return k
+
+
 @numba.njit(cache=True)
 def _gather(ps, qs, view, sample, allowed, include_self, mark, stamp):  # pragma: no cover
     """Buffers of a batch: rows (p0, q0, p1, q1, ...), CSR of candidates."""
@@ -255,27 +289,7 @@ def _gather(ps, qs, view, sample, allowed, include_self, mark, stamp):  # pragma
         p = ps[i]
         q = qs[i]
         stamp[0] += 1
-        s = stamp[0]
-        k = 0
-        for side in range(2):
-            r = p if side == 0 else q
-            if include_self:
-                if mark[r] != s:
-                    mark[r] = s
-                    union[k] = r
-                    k += 1
-            for j in range(R):
-                x = view[r, j]
-                if x >= 0 and mark[x] != s and allowed[x]:
-                    mark[x] = s
-                    union[k] = x
-                    k += 1
-            for j in range(c):
-                x = sample[r, j]
-                if x >= 0 and mark[x] != s and allowed[x]:
-                    mark[x] = s
-                    union[k] = x
-                    k += 1
+        k = _union(p, q, view, sample, allowed, include_self, mark, stamp[0], union)
         for side in range(2):
             r = p if side == 0 else q
             rows[2 * i + side] = r
@@ -356,10 +370,15 @@ def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chos
     R = view.shape[1]
     n_cw = 0
     n_cc = 0
+    # admission thresholds kept in registers: the largest kept distance once a list is
+    # full (until then the count test admits every candidate)
+    top = np.uint64(0xFFFFFFFFFFFFFFFF)
+    thr_cw = top
+    thr_cc = top
     for t in range(m):
         x = xs[t]
         d = x - me
-        if n_cw < half or d < cw_v[half - 1]:
+        if d < thr_cw or n_cw < half:
             if n_cw < half:
                 n_cw += 1
             j = n_cw - 1
@@ -369,8 +388,10 @@ def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chos
                 j -= 1
             cw_v[j] = d
             cw_i[j] = t
+            if n_cw == half:
+                thr_cw = cw_v[half - 1]
         d = me - x
-        if n_cc < half or d < cc_v[half - 1]:
+        if d < thr_cc or n_cc < half:
             if n_cc < half:
                 n_cc += 1
             j = n_cc - 1
@@ -380,6 +401,8 @@ def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chos
                 j -= 1
             cc_v[j] = d
             cc_i[j] = t
+            if n_cc == half:
+                thr_cc = cc_v[half - 1]
     # the ranked candidates by (best rank, id): merge both lists, each entry once
     j = 0
     jw = 0
@@ -429,15 +452,18 @@ def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chos
         j += 1
 
 
+@numba.njit(cache=True, inline="always")
+def _ring_scratch(half, R):  # pragma: no cover - compiled
+    """Scratch of :func:`_ring_row`, allocated once per call: the two short sorted lists
+    (distances and candidate indices, clockwise then counter-clockwise) and the kept slots."""
+    return (np.empty(half, np.uint64), np.empty(half, np.int64), np.empty(half, np.uint64),
+            np.empty(half, np.int64), np.empty(R, np.int64))
+
+
 @numba.njit(cache=True)
 def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compiled
     """T-Man's ring over CSR candidate lists, one :func:`_ring_row` per row."""
-    R = view.shape[1]
-    cw_v = np.empty(half, np.uint64)
-    cw_i = np.empty(half, np.int64)
-    cc_v = np.empty(half, np.uint64)
-    cc_i = np.empty(half, np.int64)
-    done = np.empty(R, np.int64)
+    cw_v, cw_i, cc_v, cc_i, done = _ring_scratch(half, view.shape[1])
     max_m = 0
     for i in range(rows.shape[0]):
         max_m = max(max_m, indptr[i + 1] - indptr[i])
@@ -479,11 +505,7 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
     uxs = np.empty(cap, np.uint64)
     cand = np.empty(cap, np.int32)
     xs = np.empty(cap, np.uint64)
-    cw_v = np.empty(half, np.uint64)
-    cw_i = np.empty(half, np.int64)
-    cc_v = np.empty(half, np.uint64)
-    cc_i = np.empty(half, np.int64)
-    done = np.empty(R, np.int64)
+    cw_v, cw_i, cc_v, cc_i, done = _ring_scratch(half, R)
     chosen = np.zeros(cap, np.bool_)
     busy = np.zeros(n, np.int32)
     mark = np.zeros(n, np.int32)
@@ -513,26 +535,7 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
             exchanges += 1
             # the union of both buffers, in the generic gather's order
             s += np.int32(1)
-            k = 0
-            for side in range(2):
-                r = p if side == 0 else q
-                if include_self:
-                    if mark[r] != s:
-                        mark[r] = s
-                        union[k] = r
-                        k += 1
-                for j in range(R):
-                    x = view[r, j]
-                    if x >= 0 and mark[x] != s and allowed[x]:
-                        mark[x] = s
-                        union[k] = x
-                        k += 1
-                for j in range(c):
-                    x = sample[r, j]
-                    if x >= 0 and mark[x] != s and allowed[x]:
-                        mark[x] = s
-                        union[k] = x
-                        k += 1
+            k = _union(p, q, view, sample, allowed, include_self, mark, s, union)
             for t in range(k):  # independent loads first: their cache misses overlap
                 uxs[t] = np.uint64(rank[union[t]]) << np.uint64(32)
             for side in range(2):

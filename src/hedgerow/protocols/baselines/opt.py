@@ -105,6 +105,18 @@ def _gain(p, c, indptr, topics, need, masks):  # pragma: no cover
     return g
 
 
+@numba.njit(cache=True, inline="always")
+def _argmax_positive(vals, m):  # pragma: no cover - compiled
+    """Index of the first largest positive value of ``vals[:m]``, or -1 when none is positive."""
+    best = -1
+    bv = 0
+    for i in range(m):
+        if vals[i] > bv:
+            bv = vals[i]
+            best = i
+    return best
+
+
 @numba.njit(cache=True)
 def _select(
     p, cand, n_cand, indptr, topics, masks, need, coverage, cap, out_row, gains
@@ -116,12 +128,7 @@ def _select(
         gains[i] = _gain(p, cand[i], indptr, topics, need, masks)
     k = 0
     while k < cap:
-        best = -1
-        bg = 0
-        for i in range(n_cand):
-            if gains[i] > bg:
-                bg = gains[i]
-                best = i
+        best = _argmax_positive(gains, n_cand)
         if best < 0:
             break
         c = cand[best]
@@ -266,12 +273,7 @@ def _topic_ring_rows(rows, indptr, cand, view, sub_indptr, topics, masks, ids): 
                     p_i, slots)
         k = 0
         while k < width:
-            best = -1
-            bs = 0
-            for t in range(m):
-                if slots[t] > bs:
-                    bs = slots[t]
-                    best = t
+            best = _argmax_positive(slots, m)
             if best < 0:
                 break
             view[r, k] = cand[a + best]

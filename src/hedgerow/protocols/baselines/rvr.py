@@ -303,7 +303,10 @@ class RVR(StaticProtocol):
         self.link_topics_ = _oriented(edges, view)
         members = np.concatenate([edges[:, [0, 2]], edges[:, [1, 2]]]) if len(edges) \
             else np.zeros((0, 2), np.int64)
-        mk = np.unique(members[:, 1] * n + members[:, 0]) if len(members) else members[:, 0]
+        # distinct (topic, node) keys, sorted: a sort and a neighbour test (numpy.unique's
+        # hashing path is far slower on these millions of int64 keys)
+        mk = np.sort(members[:, 1] * n + members[:, 0])
+        mk = mk[np.r_[True, mk[1:] != mk[:-1]]] if len(mk) else mk
         mt, mn = mk // n, mk % n
         masks = instance.masks
         sub = (masks[mn, mt >> 6] >> (mt & 63).astype(np.uint64)) & np.uint64(1)

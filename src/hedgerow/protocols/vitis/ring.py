@@ -180,23 +180,27 @@ def ring_sw_slots(me, cand, a, b, ids, targets, used, out_view, out_kind):  # pr
     ``out_view[0], out_view[1], out_view[2:2 + len(targets)]`` with their kinds.
     Returns the number of slots filled (empty ones hold ``-1``).
     """
-    my = ids[me]
+    my = np.uint64(ids[me])
     filled = 0
     slots = 2 + targets.shape[0]
     for s in range(slots):
         best = -1
         best_d = np.uint64(0)
         best_id = -1
+        tg = np.uint64(targets[s - 2]) if s >= 2 else my
         for t in range(a, b):
             if used[t - a]:
                 continue
             x = cand[t]
+            xi = np.uint64(ids[x])
             if s == 0:
-                d = np.uint64(ids[x]) - np.uint64(my)
+                d = xi - my
             elif s == 1:
-                d = np.uint64(my) - np.uint64(ids[x])
+                d = my - xi
             else:
-                d = ring_distance(ids[x], targets[s - 2])
+                d1 = xi - tg
+                d2 = tg - xi
+                d = d1 if d1 < d2 else d2
             if best < 0 or d < best_d or (d == best_d and x < best_id):
                 best = t
                 best_d = d
@@ -216,11 +220,16 @@ def ring_sw_slots(me, cand, a, b, ids, targets, used, out_view, out_kind):  # pr
 def _ring_sw_select(rows, indptr, cand, view, kind, ids, targets):  # pragma: no cover
     R = view.shape[1]
     n_sw = targets.shape[1]
+    longest = 0
+    for i in range(rows.shape[0]):
+        longest = max(longest, indptr[i + 1] - indptr[i])
+    used_all = np.zeros(longest, np.bool_)  # one buffer for every row, cleared per row
     for i in range(rows.shape[0]):
         r = rows[i]
         a = indptr[i]
         b = indptr[i + 1]
-        used = np.zeros(b - a, np.bool_)
+        used = used_all[:b - a]
+        used[:] = False
         for j in range(R):
             view[r, j] = -1
             kind[r, j] = KIND_EMPTY
