@@ -80,6 +80,38 @@ COVERS = {"multi": False, "repeat": True}
 
 
 @njit(cache=True)
+def _rotated_best(
+    lo, hi, tsub, taken, slack, tol, tight_only, off, cptr, cloc, count, target,
+    best_gain,
+):
+    """The subscriber of a topic with the most uncovered topics, in rotated order.
+
+    Scans the topic's subscribers ``tsub[lo:hi]`` that are not taken (and, when
+    ``tight_only``, whose slack is within ``tol``), starting after the ``off``-th
+    of them and wrapping round; the first strict improvement on ``best_gain``
+    wins. Returns the candidate index, or -1 if none improves on ``best_gain``.
+    """
+    best = -1
+    for rr in range(2):
+        seen = 0
+        for j in range(lo, hi):
+            c = tsub[j]
+            if taken[c] or (tight_only and slack[c] > tol):
+                continue
+            seen += 1
+            if (rr == 0 and seen <= off) or (rr == 1 and seen > off):
+                continue
+            g = 0
+            for q in range(cptr[c], cptr[c + 1]):
+                if count[cloc[q]] < target[cloc[q]]:
+                    g += 1
+            if g > best_gain:
+                best_gain = g
+                best = c
+    return best
+
+
+@njit(cache=True)
 def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos, load, repeat):
     """Kernel: the backup set of a node with sorted topics ``vtopics`` over ``cands``.
 
@@ -225,24 +257,10 @@ def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos, load,
                         n_tight += 1
                 off = int(draws[d % n_draws] * n_tight)
                 d += 1
-                best_gain = -1
-                seen = 0
-                for rr in range(2):
-                    seen = 0
-                    for j in range(tptr[t], tptr[t + 1]):
-                        c = tsub[j]
-                        if taken[c] or slack[c] > tol:
-                            continue
-                        seen += 1
-                        if (rr == 0 and seen <= off) or (rr == 1 and seen > off):
-                            continue
-                        g = 0
-                        for q in range(cptr[c], cptr[c + 1]):
-                            if count[cloc[q]] < target[cloc[q]]:
-                                g += 1
-                        if g > best_gain:
-                            best_gain = g
-                            best = c
+                best = _rotated_best(
+                    tptr[t], tptr[t + 1], tsub, taken, slack, tol, True, off,
+                    cptr, cloc, count, target, -1,
+                )
             elif pick == 0:
                 r = int(draws[d % n_draws] * n_free)
                 d += 1
@@ -254,26 +272,12 @@ def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos, load,
                             break
                         r -= 1
             else:
-                best_gain = 0
                 off = int(draws[d % n_draws] * n_free)
                 d += 1
-                seen = 0
-                for rr in range(2):
-                    for j in range(tptr[t], tptr[t + 1]):
-                        c = tsub[j]
-                        if taken[c]:
-                            continue
-                        seen += 1
-                        if (rr == 0 and seen <= off) or (rr == 1 and seen > off):
-                            continue
-                        g = 0
-                        for q in range(cptr[c], cptr[c + 1]):
-                            if count[cloc[q]] < target[cloc[q]]:
-                                g += 1
-                        if g > best_gain:
-                            best_gain = g
-                            best = c
-                    seen = 0
+                best = _rotated_best(
+                    tptr[t], tptr[t + 1], tsub, taken, slack, 0.0, False, off,
+                    cptr, cloc, count, target, 0,
+                )
         if best < 0:
             break
         taken[best] = True
