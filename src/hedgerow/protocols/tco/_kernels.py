@@ -26,6 +26,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from hedgerow.metrics._kernels import _find
+
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
 _M3 = np.uint64(0x94D049BB133111EB)
@@ -54,52 +56,38 @@ def pair_hash(seed: np.uint64, a: int, b: int) -> np.uint64:  # pragma: no cover
     return x
 
 
+@numba.njit(cache=True, inline="always")
+def _kept_topics(masks, r, keep, out, p, write):  # pragma: no cover - jitted
+    """Walk the topics (bits of ``masks[r]``) that ``keep`` marks, ascending.
+
+    Writes them to ``out[p:]`` when ``write``; returns ``p`` plus their number.
+    """
+    nt = keep.shape[0]
+    for k in range(masks.shape[1]):
+        word = masks[r, k]
+        if word == 0:
+            continue
+        for b in range(64):
+            if (word >> np.uint64(b)) & np.uint64(1):
+                t = k * 64 + b
+                if t < nt and keep[t]:
+                    if write:
+                        out[p] = t
+                    p += 1
+    return p
+
+
 @numba.njit(cache=True)
 def node_topic_csr(masks, rows, keep):  # pragma: no cover - jitted
     """CSR of the topics (bits of ``masks``) of ``rows`` that ``keep`` marks, ascending."""
-    w = masks.shape[1]
-    nt = keep.shape[0]
     ptr = np.zeros(rows.shape[0] + 1, dtype=np.int64)
+    none = np.empty(0, dtype=np.int64)
     for i in range(rows.shape[0]):
-        c = 0
-        r = rows[i]
-        for k in range(w):
-            word = masks[r, k]
-            if word == 0:
-                continue
-            for b in range(64):
-                if (word >> np.uint64(b)) & np.uint64(1):
-                    t = k * 64 + b
-                    if t < nt and keep[t]:
-                        c += 1
-        ptr[i + 1] = ptr[i] + c
+        ptr[i + 1] = _kept_topics(masks, rows[i], keep, none, ptr[i], False)
     top = np.empty(ptr[-1], dtype=np.int64)
     for i in range(rows.shape[0]):
-        p = ptr[i]
-        r = rows[i]
-        for k in range(w):
-            word = masks[r, k]
-            if word == 0:
-                continue
-            for b in range(64):
-                if (word >> np.uint64(b)) & np.uint64(1):
-                    t = k * 64 + b
-                    if t < nt and keep[t]:
-                        top[p] = t
-                        p += 1
+        _kept_topics(masks, rows[i], keep, top, ptr[i], True)
     return ptr, top
-
-
-@numba.njit(cache=True, inline="always")
-def _find(parent, x):  # pragma: no cover - jitted
-    r = x
-    while parent[r] != r:
-        r = parent[r]
-    while parent[x] != r:
-        nx = parent[x]
-        parent[x] = r
-        x = nx
-    return r
 
 
 @numba.njit(cache=True)
