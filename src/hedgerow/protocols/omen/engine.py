@@ -15,8 +15,8 @@ It keeps the overlay as a dynamic adjacency table, the identifier ring
    successors keep it in ``standbyL`` with a timer; on timeout, a node whose
    predecessor range holds ``v'`` moves it to ``exeQ``.
 3. **processExeQ.**  One event at a time, oldest first; the coordinator
-   waits until ``R(v')`` (or, for a leave, at most ``ready_timeout`` units,
-   reading R-6), then builds the shadow set and runs Algorithm 1
+   waits until ``R(v')`` (at most ``ready_timeout`` units, after which a join
+   or a leave proceeds with the backup set it has, reading R-6), then builds the shadow set and runs Algorithm 1
    (:func:`~hedgerow.protocols.omen.repair.shadow_repair`).
 4. **Links.**  Each new edge is announced to both endpoints (``LINK``); the
    link exists when both have it; the second endpoint acknowledges to the
@@ -553,8 +553,8 @@ class OmenEngine:
             if not self._ready(c, ev):
                 key = (c, eid)
                 since = self.waiting_since.setdefault(key, self.sim.now)
-                if ev.type == LEAVE and self.sim.now - since >= self.ready_timeout:
-                    pass  # R-6: a leave proceeds with what it has
+                if self.sim.now - since >= self.ready_timeout:
+                    pass  # R-6: after ready_timeout an event proceeds with what it has
                 else:
                     self._want_gossip()
                     if c not in self._recheck:
