@@ -16,7 +16,8 @@ It keeps the overlay as a dynamic adjacency table, the identifier ring
    predecessor range holds ``v'`` moves it to ``exeQ``.
 3. **processExeQ.**  One event at a time, oldest first; the coordinator
    waits until ``R(v')`` (at most ``ready_timeout`` units, after which a join
-   or a leave proceeds with the backup set it has, reading R-6), then builds the shadow set and runs Algorithm 1
+   or a leave proceeds with the backup set it has, reading R-6), then builds
+   the shadow set and runs Algorithm 1
    (:func:`~hedgerow.protocols.omen.repair.shadow_repair`).
 4. **Links.**  Each new edge is announced to both endpoints (``LINK``); the
    link exists when both have it; the second endpoint acknowledges to the
