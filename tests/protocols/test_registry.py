@@ -91,7 +91,7 @@ def test_every_declared_parameter_refuses_its_invalid_values():
                 with pytest.raises(ParameterError) as info:
                     get_protocol(name, **{**cls.quick_params, k: bad}).check_params()
                 assert info.value.key == k, (name, k, bad)
-    assert len(pairs) == 105
+    assert len(pairs) == 106
     by_protocol = {n: sum(1 for m, _ in pairs if m == n) for n in REGISTRY}
     assert by_protocol == {
         "complete": 0,
@@ -113,7 +113,7 @@ def test_every_declared_parameter_refuses_its_invalid_values():
         "lowoda": 1,
         "lowoda-re": 1,
         "lowoda-inc": 1,
-        "omen": 12,
+        "omen": 13,
         "omen-g": 8,
         "vitis": 15,
     }

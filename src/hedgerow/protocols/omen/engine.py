@@ -15,9 +15,9 @@ It keeps the overlay as a dynamic adjacency table, the identifier ring
    successors keep it in ``standbyL`` with a timer; on timeout, a node whose
    predecessor range holds ``v'`` moves it to ``exeQ``.
 3. **processExeQ.**  One event at a time, oldest first; the coordinator
-   waits until ``R(v')`` (at most ``ready_timeout`` units, after which a join
-   or a leave proceeds with the backup set it has, reading R-6), then builds
-   the shadow set and runs Algorithm 1
+   waits until ``R(v')`` (a leave at most ``ready_timeout`` units, a join at
+   most ``join_timeout``; then it proceeds with the backup set it has,
+   reading R-6), then builds the shadow set and runs Algorithm 1
    (:func:`~hedgerow.protocols.omen.repair.shadow_repair`).
 4. **Links.**  Each new edge is announced to both endpoints (``LINK``); the
    link exists when both have it; the second endpoint acknowledges to the
@@ -162,6 +162,9 @@ class OmenEngine:
         The peer-sampling service behind ``rnd.view`` (:class:`hedgerow.gossip.PeerSampling`).
     detect, ready_timeout, standby_timeout, ack_timeout : float
         Failure-detection delay and timers, in units (one unit = one gossip period).
+    join_timeout : float
+        Longest wait of a join for a ready backup set (reading R-6); long enough
+        for a λ-backup set in most joins, short enough to finish within a round.
     initial : callable, optional
         ``initial(masks, nodes) -> (m, 2) edges``: the initial TCO on the
         online nodes (default: LowODA from scratch with the same ``rho``,
@@ -187,6 +190,7 @@ class OmenEngine:
         warmup_cycles: int = 100,
         detect: float = 1.0,
         ready_timeout: float = 10.0,
+        join_timeout: float = 60.0,
         standby_timeout: float = 20.0,
         ack_timeout: float = 2.0,
         initial: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
@@ -202,6 +206,7 @@ class OmenEngine:
         self.components = components
         self.rnd_view, self.warmup_cycles = int(rnd_view), int(warmup_cycles)
         self.detect, self.ready_timeout = float(detect), float(ready_timeout)
+        self.join_timeout = float(join_timeout)
         self.standby_timeout, self.ack_timeout = float(standby_timeout), float(ack_timeout)
         self.initial = initial
         self.rng_gossip = streams.stream("gossip")
@@ -554,8 +559,9 @@ class OmenEngine:
             if not self._ready(c, ev):
                 key = (c, eid)
                 since = self.waiting_since.setdefault(key, self.sim.now)
-                if self.sim.now - since >= self.ready_timeout:
-                    pass  # R-6: after ready_timeout an event proceeds with what it has
+                bound = self.join_timeout if ev.type == JOIN else self.ready_timeout
+                if self.sim.now - since >= bound:
+                    pass  # R-6: after its bound an event proceeds with the set it has
                 else:
                     self._want_gossip()
                     if c not in self._recheck:

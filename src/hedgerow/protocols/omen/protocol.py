@@ -76,6 +76,10 @@ class Omen(MaintainedProtocol):
         "warmup_cycles": Int(100, "gossip cycles before the first event", low=0),
         "detect": Float(1.0, "failure-detection delay", low=0.0, unit="cycles"),
         "standby_timeout": Float(20.0, "standbyL timer", low=0.0, low_open=True, unit="cycles"),
+        "join_timeout": Float(
+            60.0, "longest wait of a join for a ready backup set (reading R-6)",
+            low=0.0, low_open=True, unit="cycles",
+        ),
     }
     quick_params: ClassVar[dict[str, Any]] = {"coverage": 3, "resilience": 2, "warmup_cycles": 5}
 
@@ -99,7 +103,7 @@ class OmenG(Omen):
         **{
             k: v
             for k, v in Omen.params.items()
-            if k not in ("rnd_view", "sampler", "warmup_cycles", "ready")
+            if k not in ("rnd_view", "sampler", "warmup_cycles", "ready", "join_timeout")
         },
         "backups": Choice("pd", ("pd", "greedy", "all"), "backup builder; all = every live node"),
     }
