@@ -560,9 +560,8 @@ class OmenEngine:
                 key = (c, eid)
                 since = self.waiting_since.setdefault(key, self.sim.now)
                 bound = self.join_timeout if ev.type == JOIN else self.ready_timeout
-                if self.sim.now - since >= bound:
-                    pass  # after its bound an event proceeds with the set it has
-                else:
+                # within its bound an event waits; after it, it proceeds with the set it has
+                if self.sim.now - since < bound:
                     self._want_gossip()
                     if c not in self._recheck:
                         self._recheck.add(c)
