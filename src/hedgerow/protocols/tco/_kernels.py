@@ -6,19 +6,24 @@ Layout shared by the kernels:
   instance (a CSR ``ptr``/``top`` over nodes, topics ascending); a
   union-find over slots (``parent``) holds the components of every topic
   subgraph ``G_t`` of the current overlay;
-* the working subset ``S`` is indexed ``0..s-1`` (``glob`` maps back); its
-  slots are kept, per component root, in a singly linked member list
-  (``head``/``tail``/``nxt``), so merging two components of ``t`` visits
-  exactly the ``|A ∩ S| · |B ∩ S|`` pairs whose contribution falls by one;
+* the working subset ``S`` is indexed ``0..s-1`` (``glob`` maps back); the
+  subset indices of a component's members lie contiguously in one int32
+  ``pool`` (``astart``/``alen``/``acap`` per union-find root), so merging two
+  components of ``t`` walks two flat arrays while lowering exactly the
+  ``|A ∩ S| · |B ∩ S|`` pairs whose contribution falls by one;
 * ``C`` is the dense symmetric ``s × s`` contribution matrix: ``C[a, b]`` is
   the number of relevant topics both subscribe to whose components of ``a``
   and ``b`` differ.  Contributions only fall, degrees only rise.
 
 Selection uses lazily validated binary min-heaps over rows of ``C`` (one
-entry per row; a stored key is the row's best key when it was computed, so a
-lower bound of its current best; the popped entry is re-scanned and taken
-only if its key did not change).  Keys are ``(k1 int64, k2 uint64)``
-compared lexicographically; ``k2`` is the seeded pair hash (the tie rule).
+entry per row; a stored key is a lower bound of the row's current best).
+Keys are ``(k1 int64, k2 uint64)`` compared lexicographically; ``k2`` is the
+seeded pair hash (the tie rule).  Every row keeps a cache of its ``K`` best
+entries of its last scan: keys only rise, so when the best current key among
+the cached entries is not above the ``K``-th key of that scan, it is the
+row's best, and a heap pop costs ``O(K)`` instead of an ``O(s)`` scan of the
+row.  Only a row whose ``K`` cached entries all worsened past that bound is
+scanned again.
 """
 
 from __future__ import annotations
@@ -116,43 +121,47 @@ def union_edges(ptr, top, parent, size, eu, ev):  # pragma: no cover - jitted
 
 
 @numba.njit(cache=True)
-def init_contributions(ptr, top, parent, glob, n_topics, C, head, tail, nxt,
-                       slot_loc):  # pragma: no cover - jitted
-    """Member lists of the subset's slots per component root, and the initial ``C``.
+def init_contributions(ptr, top, parent, glob, n_topics, C, astart, alen, acap,
+                       pool):  # pragma: no cover - jitted
+    """Member arrays of the subset's slots per component root, and the initial ``C``.
 
-    Returns the potential ``Φ₀ = Σ_t (components of t among the subset - 1)``,
-    an upper bound on the number of edges any run can add.
+    The subset indices of a root's members lie contiguously in ``pool`` at
+    ``astart[r] : astart[r] + alen[r]`` (capacity ``acap[r]``, twice the first
+    size, so a component absorbs others in place until it has doubled).
+    Returns ``(Φ₀, pool top)``: the potential ``Φ₀ = Σ_t (components of t
+    among the subset - 1)``, an upper bound on the number of edges any run can
+    add, and the first free position of ``pool``.
     """
     s = glob.shape[0]
-    # count subset slots per topic, then group them by topic
+    # count subset slots per topic and per root
     cnt = np.zeros(n_topics + 1, dtype=np.int64)
     for a in range(s):
         g = glob[a]
         for p in range(ptr[g], ptr[g + 1]):
             cnt[top[p] + 1] += 1
+            alen[_find(parent, p)] += 1
     for t in range(n_topics):
         cnt[t + 1] += cnt[t]
+    # one pool range per root, and topic-major copies of (root, subset index)
     fill = cnt[:-1].copy()
-    by_topic = np.empty(cnt[-1], dtype=np.int64)
+    roots = np.empty(cnt[-1], dtype=np.int64)
+    loc = np.empty(cnt[-1], dtype=np.int64)
+    top_p = np.int64(0)
     for a in range(s):
         g = glob[a]
         for p in range(ptr[g], ptr[g + 1]):
-            slot_loc[p] = a
-            t = top[p]
-            by_topic[fill[t]] = p
-            fill[t] += 1
             r = _find(parent, p)
-            if head[r] < 0:
-                head[r] = p
-            else:
-                nxt[tail[r]] = p
-            tail[r] = p
-    roots = np.empty(cnt[-1], dtype=np.int64)
-    for q in range(cnt[-1]):
-        roots[q] = _find(parent, by_topic[q])
-    loc = np.empty(cnt[-1], dtype=np.int64)
-    for q in range(cnt[-1]):
-        loc[q] = slot_loc[by_topic[q]]
+            if astart[r] < 0:
+                astart[r] = top_p
+                acap[r] = 2 * alen[r]
+                top_p += acap[r]
+                alen[r] = 0
+            pool[astart[r] + alen[r]] = a
+            alen[r] += 1
+            t = top[p]
+            roots[fill[t]] = r
+            loc[fill[t]] = a
+            fill[t] += 1
     stamp = np.full(parent.shape[0], -1, dtype=np.int64)
     split = np.zeros(n_topics, dtype=np.bool_)
     phi = 0
@@ -177,13 +186,21 @@ def init_contributions(ptr, top, parent, glob, n_topics, C, head, tail, nxt,
             for x in range(cnt[t], cnt[t + 1]):
                 if roots[x] != r:
                     C[a, loc[x]] += 1
-    return phi
+    return phi, top_p
 
 
 @numba.njit(cache=True)
-def _add_edge(a, b, glob, ptr, top, parent, size, head, tail, nxt, slot_loc, C,
+def _add_edge(a, b, glob, ptr, top, parent, size, astart, alen, acap, pool, ctr, C,
               deg):  # pragma: no cover - jitted
-    """Add edge ``(a, b)`` (subset indices): degrees, component merges, decrements."""
+    """Add edge ``(a, b)`` (subset indices): degrees, component merges, decrements.
+
+    A merge of components ``A`` and ``B`` of a topic lowers ``C[u, v]`` and
+    ``C[v, u]`` by one for every ``u ∈ A ∩ S``, ``v ∈ B ∩ S``: one row at a
+    time, over the contiguous member array of the other side; then the shorter
+    member array is appended to the longer (in place while it has room, else
+    both move to a fresh range of twice the size at the pool's top ``ctr[0]``).
+    Returns ``(decrements, pool)`` (``pool`` grows when full).
+    """
     deg[a] += 1
     deg[b] += 1
     ga = glob[a]
@@ -202,124 +219,183 @@ def _add_edge(a, b, glob, ptr, top, parent, size, head, tail, nxt, slot_loc, C,
             ra = _find(parent, i)
             rb = _find(parent, j)
             if ra != rb:
-                # two row-major passes (rows of A, then rows of B): the inner loop of each
-                # stays in one row of C instead of striding down a column
-                x = head[ra]
-                while x >= 0:
-                    u = slot_loc[x]
-                    y = head[rb]
-                    while y >= 0:
-                        C[u, slot_loc[y]] -= 1
-                        dec += 1
-                        y = nxt[y]
-                    x = nxt[x]
-                y = head[rb]
-                while y >= 0:
-                    v = slot_loc[y]
-                    x = head[ra]
-                    while x >= 0:
-                        C[v, slot_loc[x]] -= 1
-                        x = nxt[x]
-                    y = nxt[y]
+                sa = astart[ra]
+                la = alen[ra]
+                sb = astart[rb]
+                lb = alen[rb]
+                for x in range(sa, sa + la):
+                    rowu = C[pool[x]]
+                    for y in range(sb, sb + lb):
+                        rowu[pool[y]] -= 1
+                for y in range(sb, sb + lb):
+                    rowv = C[pool[y]]
+                    for x in range(sa, sa + la):
+                        rowv[pool[x]] -= 1
+                dec += la * lb
+                # the longer member array absorbs the shorter
+                if la >= lb:
+                    big, small = ra, rb
+                else:
+                    big, small = rb, ra
+                n_all = la + lb
+                if n_all <= acap[big]:
+                    start = astart[big]
+                    cap = acap[big]
+                    w = start + alen[big]
+                else:
+                    cap = 2 * n_all
+                    start = ctr[0]
+                    if start + cap > pool.shape[0]:
+                        grown = np.empty(max(2 * pool.shape[0], start + cap), dtype=np.int32)
+                        grown[:start] = pool[:start]
+                        pool = grown
+                    ctr[0] = start + cap
+                    w = start
+                    for x in range(astart[big], astart[big] + alen[big]):
+                        pool[w] = pool[x]
+                        w += 1
+                for x in range(astart[small], astart[small] + alen[small]):
+                    pool[w] = pool[x]
+                    w += 1
                 if size[ra] < size[rb]:
                     ra, rb = rb, ra
                 parent[rb] = ra
                 size[ra] += size[rb]
-                if head[rb] >= 0:
-                    if head[ra] < 0:
-                        head[ra] = head[rb]
-                    else:
-                        nxt[tail[ra]] = head[rb]
-                    tail[ra] = tail[rb]
-                head[rb] = -1
+                astart[ra] = start
+                alen[ra] = n_all
+                acap[ra] = cap
             i += 1
             j += 1
-    return dec
+    return dec, pool
+
+
+_BIG = np.int64(0x7FFFFFFFFFFFFFFF)
 
 
 @numba.njit(cache=True)
-def _scan(mode, u, theta, C, deg, glob, seed):  # pragma: no cover - jitted
-    """Best key of row ``u`` under ``mode`` (and ``theta``); also the row maximum.
+def _scan(mode, u, theta, C, deg, glob, seed, kb, ck1, ck2, cv, cn, cfull):  # pragma: no cover
+    """Full scan of row ``u``: its ``K`` best entries go to the row's cache.
 
-    Two passes: the first reduces the row to its best rule key without the hash
-    (a branch-free loop the compiler vectorises), the second hashes only the
-    entries that reach it.  Returns ``(found, k1, k2, v, rowmax)``.
+    The rule key of an entry ``(u, v)`` is one int64 ``k1`` (mode 0: ``-c``;
+    mode 1: ``-(c·2³² - maxdeg)``; mode 2: ``maxdeg·2³² + 2³¹ - c`` over
+    ``c ≥ theta``), then the pair hash ``k2``, then ``v``: a total order.  The
+    first pass writes every ``k1`` into ``kb`` (a branch-free loop the compiler
+    vectorises); the second keeps the ``K`` smallest ``(k1, k2, v)``, sorted, in
+    ``ck1/ck2/cv[u]`` (hashing only entries that reach the current ``K``-th);
+    ``cfull[u]`` says whether the row had more eligible entries than ``K``.
+    Returns ``(found, k1, k2, v, rowmax, lb)``: the row's best, its largest
+    contribution and (mode 2) the best key over ``c ≥ 1``, a lower bound of
+    the row's best under any later threshold.
     """
     s = C.shape[0]
+    K = ck1.shape[1]
     row = C[u]
     du = np.int64(deg[u])
     gu = glob[u]
     rowmax = np.int64(0)
-    if mode == 0:
-        for v in range(s):
-            c = np.int64(row[v])
-            rowmax = c if c > rowmax else rowmax
-        if rowmax <= 0:
-            return False, np.int64(0), np.uint64(0), -1, rowmax
-        target = rowmax
-    elif mode == 1:
-        # best = largest c, then smallest max(du, d(v)): maximise c * 2^32 - maxdeg
-        best = np.int64(0)
-        for v in range(s):
-            c = np.int64(row[v])
-            rowmax = c if c > rowmax else rowmax
-            d = np.int64(deg[v])
-            d = du if du > d else d
-            k = c * _SHIFT - d
-            k = k if c > 0 else np.int64(0)
-            best = k if k > best else best
-        if rowmax <= 0:
-            return False, np.int64(0), np.uint64(0), -1, rowmax
-        target = best
-    else:
-        # best = smallest max(du, d(v)), then largest c, over c >= theta:
-        # minimise maxdeg * 2^32 + (2^31 - c)
-        big = np.int64(0x7FFFFFFFFFFFFFFF)
-        best = big
-        for v in range(s):
-            c = np.int64(row[v])
-            rowmax = c if c > rowmax else rowmax
-            d = np.int64(deg[v])
-            d = du if du > d else d
-            k = d * _SHIFT + (_BIGC - c)
-            k = k if c >= theta else big
-            best = k if k < best else best
-        if best == big:
-            return False, np.int64(0), np.uint64(0), -1, rowmax
-        target = best
-    best_h = np.uint64(0)
-    best_v = -1
+    lb = _BIG
+    n_el = 0
     for v in range(s):
         c = np.int64(row[v])
+        rowmax = c if c > rowmax else rowmax
         if mode == 0:
-            if c != target:
-                continue
+            k = -c if c > 0 else _BIG
         elif mode == 1:
+            d = np.int64(deg[v])
+            d = du if du > d else d
+            k = d - c * _SHIFT if c > 0 else _BIG
+        else:
+            d = np.int64(deg[v])
+            d = du if du > d else d
+            kk = d * _SHIFT + (_BIGC - c)
+            k0 = kk if c > 0 else _BIG
+            lb = k0 if k0 < lb else lb
+            k = kk if c >= theta else _BIG
+        kb[v] = k
+        n_el += 1 if k != _BIG else 0
+    if n_el == 0:
+        cn[u] = 0
+        cfull[u] = False
+        return False, np.int64(0), np.uint64(0), -1, rowmax, lb
+    cfull[u] = n_el > K
+    n = 0
+    thr = _BIG
+    for v in range(s):
+        k = kb[v]
+        if k > thr or k == _BIG:
+            continue
+        h = pair_hash(seed, gu, glob[v])
+        if n == K:
+            if k == ck1[u, K - 1] and h >= ck2[u, K - 1]:
+                continue
+            j = K - 1
+        else:
+            j = n
+            n += 1
+        while j > 0 and (k < ck1[u, j - 1] or (k == ck1[u, j - 1] and h < ck2[u, j - 1])):
+            ck1[u, j] = ck1[u, j - 1]
+            ck2[u, j] = ck2[u, j - 1]
+            cv[u, j] = cv[u, j - 1]
+            j -= 1
+        ck1[u, j] = k
+        ck2[u, j] = h
+        cv[u, j] = v
+        if n == K:
+            thr = ck1[u, K - 1]
+    cn[u] = n
+    return True, ck1[u, 0], ck2[u, 0], cv[u, 0], rowmax, lb
+
+
+@numba.njit(cache=True)
+def _probe(mode, u, theta, C, deg, ck1, ck2, cv, cn, cfull):  # pragma: no cover - jitted
+    """The row's best from its cache alone, when the cache proves it.
+
+    Keys only rise (contributions fall, degrees rise, ``theta`` is fixed
+    between scans), so every entry outside the cache is still above the
+    ``K``-th cached key of the last scan: the best current key among the
+    cached entries is the row's best when it does not exceed that old key (or
+    when the cache held every eligible entry).  Returns
+    ``(proven, found, k1, k2, v)``.
+    """
+    n = cn[u]
+    row = C[u]
+    du = np.int64(deg[u])
+    bk1 = _BIG
+    bk2 = np.uint64(0)
+    bv = -1
+    for j in range(n):
+        v = cv[u, j]
+        c = np.int64(row[v])
+        if mode == 0:
             if c <= 0:
                 continue
-            d = np.int64(deg[v])
-            d = du if du > d else d
-            if c * _SHIFT - d != target:
-                continue
+            k = -c
         else:
-            if c < theta:
-                continue
             d = np.int64(deg[v])
             d = du if du > d else d
-            if d * _SHIFT + (_BIGC - c) != target:
-                continue
-        h = pair_hash(seed, gu, glob[v])
-        if best_v < 0 or h < best_h:
-            best_h = h
-            best_v = v
-    if mode == 0:
-        k1 = -target
-    elif mode == 1:
-        # the stored key orders (-c, maxdeg): -c * 2^32 + maxdeg == -(c * 2^32 - maxdeg)
-        k1 = -target
-    else:
-        k1 = target
-    return True, k1, best_h, best_v, rowmax
+            if mode == 1:
+                if c <= 0:
+                    continue
+                k = d - c * _SHIFT
+            else:
+                if c < theta:
+                    continue
+                k = d * _SHIFT + (_BIGC - c)
+        h = ck2[u, j]
+        if bv < 0 or k < bk1 or (k == bk1 and (h < bk2 or (h == bk2 and v < bv))):
+            bk1 = k
+            bk2 = h
+            bv = v
+    if not cfull[u]:
+        return True, bv >= 0, bk1, bk2, bv
+    if bv < 0:
+        return False, False, bk1, bk2, bv
+    o1 = ck1[u, n - 1]
+    o2 = ck2[u, n - 1]
+    ov = cv[u, n - 1]
+    if bk1 < o1 or (bk1 == o1 and (bk2 < o2 or (bk2 == o2 and bv <= ov))):
+        return True, True, bk1, bk2, bv
+    return False, False, bk1, bk2, bv
 
 
 @numba.njit(cache=True, inline="always")
@@ -376,27 +452,61 @@ def _theta(w, rho):  # pragma: no cover - jitted
 
 
 @numba.njit(cache=True)
-def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, size, head, tail, nxt,
-               slot_loc, out):  # pragma: no cover - jitted
+def _best(mode, u, theta, C, deg, glob, seed, kb, ck1, ck2, cv, cn, cfull, cth, rmax, lbk,
+          cnt):  # pragma: no cover - jitted
+    """The exact best key of row ``u``: from its cache when that proves it, else a scan.
+
+    ``cth[u]`` is the threshold the cache was built under (a cache of another
+    threshold proves nothing).  ``cnt`` counts (scans, cache answers).
+    Returns ``(found, k1, k2, v)``.
+    """
+    if cth[u] == theta:
+        proven, ok, a1, a2, v = _probe(mode, u, theta, C, deg, ck1, ck2, cv, cn, cfull)
+        if proven:
+            cnt[1] += 1
+            return ok, a1, a2, v
+    ok, a1, a2, v, rm, lb = _scan(mode, u, theta, C, deg, glob, seed, kb, ck1, ck2, cv, cn,
+                                  cfull)
+    cnt[0] += 1
+    cth[u] = theta
+    rmax[u] = rm
+    lbk[u] = lb
+    return ok, a1, a2, v
+
+
+@numba.njit(cache=True)
+def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, size, astart, alen,
+               acap, pool, ctr, out, cache_k):  # pragma: no cover - jitted
     """Add edges until every contribution is 0; writes subset index pairs into ``out``.
 
     ``mode`` 0 = GM, 1 = max contribution then min degree (LowODA rho = 1),
     2 = threshold rule (``fixed_theta > 0``: MinMaxODA with that threshold;
-    otherwise LowODA with ``theta = ceil(W / rho)``).  Returns
-    ``(n_added, n_decrements, n_scans)``.
+    otherwise LowODA with ``theta = ceil(W / rho)``).  ``cache_k`` entries per
+    row are cached (:func:`_scan`).  Returns ``(n_added, n_decrements,
+    counters)``, counters = (row scans, cache answers, row-maximum scans,
+    threshold changes).
     """
     s = C.shape[0]
     k1 = np.empty(s, dtype=np.int64)
     k2 = np.empty(s, dtype=np.uint64)
     row = np.empty(s, dtype=np.int64)
+    kb = np.empty(s, dtype=np.int64)
+    ck1 = np.empty((s, cache_k), dtype=np.int64)
+    ck2 = np.empty((s, cache_k), dtype=np.uint64)
+    cv = np.empty((s, cache_k), dtype=np.int64)
+    cn = np.zeros(s, dtype=np.int64)
+    cfull = np.zeros(s, dtype=np.bool_)
+    cth = np.full(s, -1, dtype=np.int64)
+    rmax = np.zeros(s, dtype=np.int64)
+    lbk = np.full(s, _BIG, dtype=np.int64)
+    cnt = np.zeros(4, dtype=np.int64)
     m = 0
     dec = 0
-    scans = 0
     if mode != 2:
         n = 0
         for u in range(s):
-            ok, a1, a2, v, rm = _scan(mode, u, 0, C, deg, glob, seed)
-            scans += 1
+            ok, a1, a2, v = _best(mode, u, 0, C, deg, glob, seed, kb, ck1, ck2, cv, cn, cfull,
+                                  cth, rmax, lbk, cnt)
             if ok:
                 k1[n] = a1
                 k2[n] = a2
@@ -405,8 +515,8 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         _heapify(k1, k2, row, n)
         while n > 0:
             u = row[0]
-            ok, a1, a2, v, rm = _scan(mode, u, 0, C, deg, glob, seed)
-            scans += 1
+            ok, a1, a2, v = _best(mode, u, 0, C, deg, glob, seed, kb, ck1, ck2, cv, cn, cfull,
+                                  cth, rmax, lbk, cnt)
             if not ok:
                 n = _pop_top(k1, k2, row, n)
                 continue
@@ -414,15 +524,15 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
                 out[m, 0] = u
                 out[m, 1] = v
                 m += 1
-                dec += _add_edge(u, v, glob, ptr, top, parent, size, head, tail, nxt,
-                                 slot_loc, C, deg)
+                d, pool = _add_edge(u, v, glob, ptr, top, parent, size, astart, alen, acap,
+                                    pool, ctr, C, deg)
+                dec += d
             else:
                 k1[0] = a1
                 k2[0] = a2
                 _sift_down(k1, k2, row, n, 0)
-        return m, dec, scans
+        return m, dec, cnt
     # threshold rule: W heap (row maxima) and selection heap
-    rmax = np.zeros(s, dtype=np.int64)
     w1 = np.empty(s, dtype=np.int64)
     w2 = np.zeros(s, dtype=np.uint64)
     wrow = np.empty(s, dtype=np.int64)
@@ -431,8 +541,7 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         r = np.int64(0)
         for v in range(s):
             c = np.int64(C[u, v])
-            if c > r:
-                r = c
+            r = c if c > r else r
         rmax[u] = r
         if r > 0:
             w1[nw] = -r
@@ -448,9 +557,8 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
             r = np.int64(0)
             for v in range(s):
                 c = np.int64(C[u, v])
-                if c > r:
-                    r = c
-            scans += 1
+                r = c if c > r else r
+            cnt[2] += 1
             rmax[u] = r
             if r == 0:
                 nw = _pop_top(w1, w2, wrow, nw)
@@ -464,25 +572,24 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         big_w = -w1[0]
         th = fixed_theta if fixed_theta > 0 else _theta(big_w, rho)
         if th != theta:
+            # the threshold fell: every row whose maximum reaches it goes back in, keyed by
+            # a lower bound of its best (its best over c >= 1 at its last scan, or 0 when
+            # never scanned); a row is scanned under the new threshold when it reaches the top
             theta = th
+            cnt[3] += 1
             n = 0
             for u in range(s):
                 if rmax[u] >= theta:
-                    ok, a1, a2, v, rm = _scan(2, u, theta, C, deg, glob, seed)
-                    scans += 1
-                    rmax[u] = rm
-                    if ok:
-                        k1[n] = a1
-                        k2[n] = a2
-                        row[n] = u
-                        n += 1
+                    k1[n] = lbk[u] if cth[u] >= 0 else np.int64(0)
+                    k2[n] = np.uint64(0)
+                    row[n] = u
+                    n += 1
             _heapify(k1, k2, row, n)
         found = False
         while n > 0:
             u = row[0]
-            ok, a1, a2, v, rm = _scan(2, u, theta, C, deg, glob, seed)
-            scans += 1
-            rmax[u] = rm
+            ok, a1, a2, v = _best(2, u, theta, C, deg, glob, seed, kb, ck1, ck2, cv, cn, cfull,
+                                  cth, rmax, lbk, cnt)
             if not ok:
                 n = _pop_top(k1, k2, row, n)
                 continue
@@ -490,8 +597,9 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
                 out[m, 0] = u
                 out[m, 1] = v
                 m += 1
-                dec += _add_edge(u, v, glob, ptr, top, parent, size, head, tail, nxt,
-                                 slot_loc, C, deg)
+                d, pool = _add_edge(u, v, glob, ptr, top, parent, size, astart, alen, acap,
+                                    pool, ctr, C, deg)
+                dec += d
                 found = True
                 break
             k1[0] = a1
@@ -499,4 +607,4 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
             _sift_down(k1, k2, row, n, 0)
         if not found:  # cannot happen: the row holding W is eligible
             break
-    return m, dec, scans
+    return m, dec, cnt
