@@ -84,7 +84,7 @@ def main() -> None:
         t.append(time.perf_counter())
         out = np.empty((max(phi0, 1), 2), np.int64)
         K.run_engine(K.MODE_THRESHOLD, 2.0, 0, np.uint64(7), C, deg_all[nodes].copy(), nodes,
-                     ptr, top, parent, size, *members, out, _CACHE_K)
+                     ptr, top, parent, size, *members, out, _CACHE_K, True)
         t.append(time.perf_counter())
         if it == 0:
             continue

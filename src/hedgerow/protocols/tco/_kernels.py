@@ -270,62 +270,98 @@ def _add_edge(a, b, glob, ptr, top, parent, size, astart, alen, acap, pool, ctr,
 
 
 _BIG = np.int64(0x7FFFFFFFFFFFFFFF)
+_BIG32 = np.int32(0x7FFFFFFF)
+_I32_15 = np.int32(15)
+_I32_C = np.int32(32767)
+_I32_0 = np.int32(0)
+
+
+@numba.njit(cache=True, inline="always")
+def key_consts(compact):  # pragma: no cover - jitted
+    """``(shift, bias)`` of the threshold rule's key ``maxdeg · 2^shift + bias - c``.
+
+    Wide: ``(2³², 2³¹)``, any int32 contribution and int64 degree.  Compact:
+    ``(2¹⁵, 32767)``, exact while contributions stay below 32,767 (int16
+    ``C``) and degrees below 65,535, so a row's keys are int32 and its scan
+    runs twice as many lanes per instruction.  Both orders are the same.
+    """
+    if compact:
+        return np.int64(1) << np.int64(15), np.int64(32767)
+    return _SHIFT, _BIGC
 
 
 @numba.njit(cache=True)
-def _scan(mode, u, theta, C, deg, glob, seed, kb, ck1, ck2, cv, cn, cfull):  # pragma: no cover
-    """Full scan of row ``u``: its ``K`` best entries go to the row's cache.
+def _keys_threshold32(row, deg32, du, theta, kb32):  # pragma: no cover - jitted
+    """Compact threshold-rule keys of one row into ``kb32`` (ineligible: ``_BIG32``).
 
-    The rule key of an entry ``(u, v)`` is one int64 ``k1`` (mode 0: ``-c``;
-    mode 1: ``-(c·2³² - maxdeg)``; mode 2: ``maxdeg·2³² + 2³¹ - c`` over
-    ``c ≥ theta``), then the pair hash ``k2``, then ``v``: a total order.  The
-    first pass writes every ``k1`` into ``kb`` (a branch-free loop the compiler
-    vectorises); the second keeps the ``K`` smallest ``(k1, k2, v)``, sorted, in
-    ``ck1/ck2/cv[u]`` (hashing only entries that reach the current ``K``-th);
-    ``cfull[u]`` says whether the row had more eligible entries than ``K``.
-    Returns ``(found, k1, k2, v, rowmax, lb)``: the row's best, its largest
-    contribution and (mode 2) the best key over ``c ≥ 1``, a lower bound of
-    the row's best under any later threshold.
+    Returns ``(rowmax, lb)``: the row's largest contribution and its best key
+    over every ``c ≥ 1`` (``_BIG32`` when none).
     """
-    s = C.shape[0]
-    K = ck1.shape[1]
-    row = C[u]
-    du = np.int64(deg[u])
-    gu = glob[u]
+    th = np.int32(theta)
+    rm = _I32_0
+    lb = _BIG32
+    for v in range(row.shape[0]):
+        c = np.int32(row[v])
+        rm = c if c > rm else rm
+        d = deg32[v]
+        d = du if du > d else d
+        kk = (d << _I32_15) + (_I32_C - c)
+        k0 = kk if c > _I32_0 else _BIG32
+        lb = k0 if k0 < lb else lb
+        kb32[v] = kk if c >= th else _BIG32
+    return np.int64(rm), np.int64(lb)
+
+
+@numba.njit(cache=True)
+def _keys_wide(mode, row, deg, du, theta, kb):  # pragma: no cover - jitted
+    """Wide int64 keys of one row into ``kb`` (mode 1, or mode 2 when not compact)."""
     rowmax = np.int64(0)
     lb = _BIG
-    n_el = 0
-    for v in range(s):
-        c = np.int64(row[v])
-        rowmax = c if c > rowmax else rowmax
-        if mode == 0:
-            k = -c if c > 0 else _BIG
-        elif mode == 1:
+    if mode == 1:
+        for v in range(row.shape[0]):
+            c = np.int64(row[v])
+            rowmax = c if c > rowmax else rowmax
             d = np.int64(deg[v])
             d = du if du > d else d
-            k = d - c * _SHIFT if c > 0 else _BIG
-        else:
+            kb[v] = d - c * _SHIFT if c > 0 else _BIG
+    else:
+        for v in range(row.shape[0]):
+            c = np.int64(row[v])
+            rowmax = c if c > rowmax else rowmax
             d = np.int64(deg[v])
             d = du if du > d else d
             kk = d * _SHIFT + (_BIGC - c)
             k0 = kk if c > 0 else _BIG
             lb = k0 if k0 < lb else lb
-            k = kk if c >= theta else _BIG
-        kb[v] = k
-        n_el += 1 if k != _BIG else 0
-    if n_el == 0:
-        cn[u] = 0
-        cfull[u] = False
-        return False, np.int64(0), np.uint64(0), -1, rowmax, lb
-    cfull[u] = n_el > K
+            kb[v] = kk if c >= theta else _BIG
+    return rowmax, lb
+
+
+@numba.njit(cache=True)
+def _topk(mode, src, none, seed, gu, glob, u, ck1, ck2, cv):  # pragma: no cover - jitted
+    """The ``K`` smallest ``(k1, hash, v)`` of one row, sorted into ``ck1/ck2/cv[u]``.
+
+    ``src`` is the row of ``C`` itself in mode 0 (key ``-c``, ineligible when
+    ``c ≤ 0``), else the row's keys (ineligible when equal to ``none``).  Only
+    entries at or below the current ``K``-th key are hashed.  Returns
+    ``(n, over)``: entries kept, and whether an eligible entry was left out.
+    """
+    K = ck1.shape[1]
     n = 0
-    thr = _BIG
-    for v in range(s):
-        k = kb[v]
-        if k > thr or k == _BIG:
+    thr = _BIG - 1
+    over = False
+    for v in range(src.shape[0]):
+        x = np.int64(src[v])
+        if mode == 0:
+            k = -x if x > 0 else _BIG
+        else:
+            k = x if x != none else _BIG
+        if k > thr:
+            over |= k != _BIG
             continue
         h = pair_hash(seed, gu, glob[v])
         if n == K:
+            over = True
             if k == ck1[u, K - 1] and h >= ck2[u, K - 1]:
                 continue
             j = K - 1
@@ -342,12 +378,55 @@ def _scan(mode, u, theta, C, deg, glob, seed, kb, ck1, ck2, cv, cn, cfull):  # p
         cv[u, j] = v
         if n == K:
             thr = ck1[u, K - 1]
+    return n, over
+
+
+@numba.njit(cache=True)
+def _scan(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2, cv, cn,
+          cfull):  # pragma: no cover - jitted
+    """Full scan of row ``u``: its ``K`` best entries go to the row's cache.
+
+    The rule key of an entry ``(u, v)`` is one int64 ``k1`` (mode 0: ``-c``;
+    mode 1: ``-(c·2³² - maxdeg)``; mode 2: ``maxdeg·2^shift + bias - c`` over
+    ``c ≥ theta``, :func:`key_consts`), then the pair hash ``k2``, then ``v``:
+    a total order.  The first pass reduces the row (mode 0: its maximum;
+    else every key into ``kb``/``kb32``, a branch-free loop the compiler
+    vectorises); the second keeps the ``K`` smallest keys (:func:`_topk`);
+    ``cfull[u]`` says whether the row had more eligible entries than ``K``.
+    Returns ``(found, k1, k2, v, rowmax, lb)``: the row's best, its largest
+    contribution and (mode 2) the best key over ``c ≥ 1``, a lower bound of
+    the row's best under any later threshold.
+    """
+    row = C[u]
+    gu = glob[u]
+    lb = _BIG
+    if mode == 0:
+        rowmax = np.int64(0)
+        for v in range(row.shape[0]):
+            c = np.int64(row[v])
+            rowmax = c if c > rowmax else rowmax
+        if rowmax <= 0:
+            cn[u] = 0
+            cfull[u] = False
+            return False, np.int64(0), np.uint64(0), -1, rowmax, lb
+        n, over = _topk(0, row, _BIG, seed, gu, glob, u, ck1, ck2, cv)
+    elif mode == 2 and compact:
+        rowmax, lb32 = _keys_threshold32(row, deg32, deg32[u], theta, kb32)
+        if lb32 != np.int64(_BIG32):
+            lb = lb32
+        n, over = _topk(2, kb32, np.int64(_BIG32), seed, gu, glob, u, ck1, ck2, cv)
+    else:
+        rowmax, lb = _keys_wide(mode, row, deg, np.int64(deg[u]), theta, kb)
+        n, over = _topk(mode, kb, _BIG, seed, gu, glob, u, ck1, ck2, cv)
     cn[u] = n
+    cfull[u] = over
+    if n == 0:
+        return False, np.int64(0), np.uint64(0), -1, rowmax, lb
     return True, ck1[u, 0], ck2[u, 0], cv[u, 0], rowmax, lb
 
 
 @numba.njit(cache=True)
-def _probe(mode, u, theta, C, deg, ck1, ck2, cv, cn, cfull):  # pragma: no cover - jitted
+def _probe(mode, u, theta, C, deg, compact, ck1, ck2, cv, cn, cfull):  # pragma: no cover
     """The row's best from its cache alone, when the cache proves it.
 
     Keys only rise (contributions fall, degrees rise, ``theta`` is fixed
@@ -360,6 +439,7 @@ def _probe(mode, u, theta, C, deg, ck1, ck2, cv, cn, cfull):  # pragma: no cover
     n = cn[u]
     row = C[u]
     du = np.int64(deg[u])
+    sh, bias = key_consts(compact)
     bk1 = _BIG
     bk2 = np.uint64(0)
     bv = -1
@@ -380,7 +460,7 @@ def _probe(mode, u, theta, C, deg, ck1, ck2, cv, cn, cfull):  # pragma: no cover
             else:
                 if c < theta:
                     continue
-                k = d * _SHIFT + (_BIGC - c)
+                k = d * sh + (bias - c)
         h = ck2[u, j]
         if bv < 0 or k < bk1 or (k == bk1 and (h < bk2 or (h == bk2 and v < bv))):
             bk1 = k
@@ -452,8 +532,8 @@ def _theta(w, rho):  # pragma: no cover - jitted
 
 
 @numba.njit(cache=True)
-def _best(mode, u, theta, C, deg, glob, seed, kb, ck1, ck2, cv, cn, cfull, cth, rmax, lbk,
-          cnt):  # pragma: no cover - jitted
+def _best(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2, cv, cn, cfull,
+          cth, rmax, lbk, cnt):  # pragma: no cover - jitted
     """The exact best key of row ``u``: from its cache when that proves it, else a scan.
 
     ``cth[u]`` is the threshold the cache was built under (a cache of another
@@ -461,12 +541,12 @@ def _best(mode, u, theta, C, deg, glob, seed, kb, ck1, ck2, cv, cn, cfull, cth, 
     Returns ``(found, k1, k2, v)``.
     """
     if cth[u] == theta:
-        proven, ok, a1, a2, v = _probe(mode, u, theta, C, deg, ck1, ck2, cv, cn, cfull)
+        proven, ok, a1, a2, v = _probe(mode, u, theta, C, deg, compact, ck1, ck2, cv, cn, cfull)
         if proven:
             cnt[1] += 1
             return ok, a1, a2, v
-    ok, a1, a2, v, rm, lb = _scan(mode, u, theta, C, deg, glob, seed, kb, ck1, ck2, cv, cn,
-                                  cfull)
+    ok, a1, a2, v, rm, lb = _scan(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32,
+                                  ck1, ck2, cv, cn, cfull)
     cnt[0] += 1
     cth[u] = theta
     rmax[u] = rm
@@ -476,13 +556,14 @@ def _best(mode, u, theta, C, deg, glob, seed, kb, ck1, ck2, cv, cn, cfull, cth, 
 
 @numba.njit(cache=True)
 def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, size, astart, alen,
-               acap, pool, ctr, out, cache_k):  # pragma: no cover - jitted
+               acap, pool, ctr, out, cache_k, compact):  # pragma: no cover - jitted
     """Add edges until every contribution is 0; writes subset index pairs into ``out``.
 
     ``mode`` 0 = GM, 1 = max contribution then min degree (LowODA rho = 1),
     2 = threshold rule (``fixed_theta > 0``: MinMaxODA with that threshold;
     otherwise LowODA with ``theta = ceil(W / rho)``).  ``cache_k`` entries per
-    row are cached (:func:`_scan`).  Returns ``(n_added, n_decrements,
+    row are cached (:func:`_scan`); ``compact``: threshold keys fit int32
+    (:func:`key_consts`).  Returns ``(n_added, n_decrements,
     counters)``, counters = (row scans, cache answers, row-maximum scans,
     threshold changes).
     """
@@ -491,6 +572,8 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
     k2 = np.empty(s, dtype=np.uint64)
     row = np.empty(s, dtype=np.int64)
     kb = np.empty(s, dtype=np.int64)
+    kb32 = np.empty(s if compact else 0, dtype=np.int32)
+    deg32 = deg.astype(np.int32) if compact else np.empty(0, dtype=np.int32)
     ck1 = np.empty((s, cache_k), dtype=np.int64)
     ck2 = np.empty((s, cache_k), dtype=np.uint64)
     cv = np.empty((s, cache_k), dtype=np.int64)
@@ -505,8 +588,8 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
     if mode != 2:
         n = 0
         for u in range(s):
-            ok, a1, a2, v = _best(mode, u, 0, C, deg, glob, seed, kb, ck1, ck2, cv, cn, cfull,
-                                  cth, rmax, lbk, cnt)
+            ok, a1, a2, v = _best(mode, u, 0, C, deg, deg32, compact, glob, seed, kb, kb32, ck1,
+                                  ck2, cv, cn, cfull, cth, rmax, lbk, cnt)
             if ok:
                 k1[n] = a1
                 k2[n] = a2
@@ -515,8 +598,8 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         _heapify(k1, k2, row, n)
         while n > 0:
             u = row[0]
-            ok, a1, a2, v = _best(mode, u, 0, C, deg, glob, seed, kb, ck1, ck2, cv, cn, cfull,
-                                  cth, rmax, lbk, cnt)
+            ok, a1, a2, v = _best(mode, u, 0, C, deg, deg32, compact, glob, seed, kb, kb32, ck1,
+                                  ck2, cv, cn, cfull, cth, rmax, lbk, cnt)
             if not ok:
                 n = _pop_top(k1, k2, row, n)
                 continue
@@ -527,6 +610,9 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
                 d, pool = _add_edge(u, v, glob, ptr, top, parent, size, astart, alen, acap,
                                     pool, ctr, C, deg)
                 dec += d
+                if compact:
+                    deg32[u] += 1
+                    deg32[v] += 1
             else:
                 k1[0] = a1
                 k2[0] = a2
@@ -588,8 +674,8 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         found = False
         while n > 0:
             u = row[0]
-            ok, a1, a2, v = _best(2, u, theta, C, deg, glob, seed, kb, ck1, ck2, cv, cn, cfull,
-                                  cth, rmax, lbk, cnt)
+            ok, a1, a2, v = _best(2, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1,
+                                  ck2, cv, cn, cfull, cth, rmax, lbk, cnt)
             if not ok:
                 n = _pop_top(k1, k2, row, n)
                 continue
@@ -600,6 +686,9 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
                 d, pool = _add_edge(u, v, glob, ptr, top, parent, size, astart, alen, acap,
                                     pool, ctr, C, deg)
                 dec += d
+                if compact:
+                    deg32[u] += 1
+                    deg32[v] += 1
                 found = True
                 break
             k1[0] = a1

@@ -89,6 +89,8 @@ _MASK64 = (1 << 64) - 1
 #: best entries cached per row of the contribution matrix (a heap pop whose row cache proves
 #: its best costs O(K) instead of a scan of the row)
 _CACHE_K = 16
+#: int32 threshold keys when they are exact (off: always int64; the tests run both)
+_COMPACT = True
 
 
 def _prepare(masks, nodes, edges, rule, rho, topics, degrees):
@@ -243,8 +245,11 @@ def tco_augment(masks, nodes, edges, *, rule, rho=1.0, rng, topics=None, degrees
         mode, fixed = K.MODE_MAXC_MINDEG, 0
     else:
         mode, fixed = K.MODE_THRESHOLD, 0
+    # threshold keys fit int32 while contributions are int16 and no degree can reach 65,535
+    # (a node gains at most s - 1 edges)
+    compact = bool(_COMPACT and C.dtype == np.int16 and int(deg.max(initial=0)) + s < 65535)
     m, dec, cnt = K.run_engine(mode, rho, fixed, np.uint64(seed), C, deg, nodes, ptr, top, parent,
-                               size, *members, out, _CACHE_K)
+                               size, *members, out, _CACHE_K, compact)
     if stats is not None:
         stats.update(phi0=phi0, decrements=int(dec), scans=int(cnt[0]), cache_hits=int(cnt[1]),
                      max_scans=int(cnt[2]), thresholds=int(cnt[3]))
