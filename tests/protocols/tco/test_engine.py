@@ -57,13 +57,13 @@ def _is_tco(masks, nodes, edges, topics):
     return True
 
 
-@pytest.mark.parametrize("cache_k,compact", [(16, True), (2, True), (1, True), (1, False)])
+@pytest.mark.parametrize("cache_k,compact", [(32, True), (2, True), (1, True), (1, False)])
 @pytest.mark.parametrize("rule,rho", [("gm", 1.0), ("minmaxoda", 1.0), ("lowoda", 1.0),
                                       ("lowoda", 1.5), ("lowoda", 3.0)])
 def test_engine_equals_naive_reference(rule, rho, cache_k, compact, monkeypatch):
     """Same edge sequence as the reference on 80 random small instances per rule (400 in all).
 
-    With the default row cache (16 entries) every row of these instances fits in its cache;
+    With the default row cache (32 entries) every row of these instances fits in its cache;
     with 1 or 2 entries a heap pop is mostly answered by the cache's bound argument (the
     best cached entry against the last cached key of the row's last scan), or falls back to
     a scan: both paths must give the reference's edges, with int32 threshold keys and with

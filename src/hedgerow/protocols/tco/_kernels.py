@@ -295,7 +295,7 @@ def _keys_threshold32(row, deg32, du, theta, kb32):  # pragma: no cover - jitted
     """Compact threshold-rule keys of one row into ``kb32`` (ineligible: ``_BIG32``).
 
     Returns ``(rowmax, lb)``: the row's largest contribution and its best key
-    over every ``c ≥ 1`` (``_BIG32`` when none).
+    over the entries not yet eligible, ``1 ≤ c < theta`` (``_BIG32`` when none).
     """
     th = np.int32(theta)
     rm = _I32_0
@@ -306,7 +306,7 @@ def _keys_threshold32(row, deg32, du, theta, kb32):  # pragma: no cover - jitted
         d = deg32[v]
         d = du if du > d else d
         kk = (d << _I32_15) + (_I32_C - c)
-        k0 = kk if c > _I32_0 else _BIG32
+        k0 = kk if c > _I32_0 and c < th else _BIG32
         lb = k0 if k0 < lb else lb
         kb32[v] = kk if c >= th else _BIG32
     return np.int64(rm), np.int64(lb)
@@ -331,7 +331,7 @@ def _keys_wide(mode, row, deg, du, theta, kb):  # pragma: no cover - jitted
             d = np.int64(deg[v])
             d = du if du > d else d
             kk = d * _SHIFT + (_BIGC - c)
-            k0 = kk if c > 0 else _BIG
+            k0 = kk if c > 0 and c < theta else _BIG
             lb = k0 if k0 < lb else lb
             kb[v] = kk if c >= theta else _BIG
     return rowmax, lb
@@ -394,8 +394,8 @@ def _scan(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2
     vectorises); the second keeps the ``K`` smallest keys (:func:`_topk`);
     ``cfull[u]`` says whether the row had more eligible entries than ``K``.
     Returns ``(found, k1, k2, v, rowmax, lb)``: the row's best, its largest
-    contribution and (mode 2) the best key over ``c ≥ 1``, a lower bound of
-    the row's best under any later threshold.
+    contribution and (mode 2) the best key over the entries not yet eligible
+    (``1 ≤ c < theta``), a lower bound of those under any later threshold.
     """
     row = C[u]
     gu = glob[u]
@@ -536,12 +536,19 @@ def _best(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2
           cth, rmax, lbk, cnt):  # pragma: no cover - jitted
     """The exact best key of row ``u``: from its cache when that proves it, else a scan.
 
-    ``cth[u]`` is the threshold the cache was built under (a cache of another
-    threshold proves nothing).  ``cnt`` counts (scans, cache answers).
-    Returns ``(found, k1, k2, v)``.
+    ``cth[u]`` is the threshold the cache was built under.  Under the same
+    threshold the cache proves the best as :func:`_probe` says.  Under a lower
+    one (LowODA's threshold only falls) the entries eligible now are the
+    cached ones, the uncached ones of that scan (above its ``K``-th key) and
+    entries that were below the old threshold, whose keys are at least
+    ``lbk[u]`` (their best key at that scan): the cache still proves its best
+    when that is also below ``lbk[u]``.  ``cnt`` counts (scans, cache
+    answers).  Returns ``(found, k1, k2, v)``.
     """
-    if cth[u] == theta:
+    if cth[u] >= theta and cth[u] != _BIG:
         proven, ok, a1, a2, v = _probe(mode, u, theta, C, deg, compact, ck1, ck2, cv, cn, cfull)
+        if proven and cth[u] != theta:
+            proven = ok and a1 < lbk[u]
         if proven:
             cnt[1] += 1
             return ok, a1, a2, v
@@ -579,7 +586,7 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
     cv = np.empty((s, cache_k), dtype=np.int64)
     cn = np.zeros(s, dtype=np.int64)
     cfull = np.zeros(s, dtype=np.bool_)
-    cth = np.full(s, -1, dtype=np.int64)
+    cth = np.full(s, _BIG, dtype=np.int64)
     rmax = np.zeros(s, dtype=np.int64)
     lbk = np.full(s, _BIG, dtype=np.int64)
     cnt = np.zeros(4, dtype=np.int64)
@@ -659,17 +666,28 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         th = fixed_theta if fixed_theta > 0 else _theta(big_w, rho)
         if th != theta:
             # the threshold fell: every row whose maximum reaches it goes back in, keyed by
-            # a lower bound of its best (its best over c >= 1 at its last scan, or 0 when
-            # never scanned); a row is scanned under the new threshold when it reaches the top
+            # a lower bound of its best (the smaller of its cached best and its best entry
+            # below the old threshold at its last scan; 0 when never scanned); a popped row's
+            # cache may still prove its best (_best), else it is scanned
             theta = th
             cnt[3] += 1
             n = 0
             for u in range(s):
-                if rmax[u] >= theta:
-                    k1[n] = lbk[u] if cth[u] >= 0 else np.int64(0)
+                if rmax[u] < theta:
+                    continue
+                if cth[u] == _BIG:  # never scanned
+                    k1[n] = np.int64(0)
                     k2[n] = np.uint64(0)
-                    row[n] = u
-                    n += 1
+                elif cn[u] > 0 and ck1[u, 0] < lbk[u]:
+                    k1[n] = ck1[u, 0]
+                    k2[n] = ck2[u, 0]
+                elif lbk[u] < _BIG:
+                    k1[n] = lbk[u]
+                    k2[n] = np.uint64(0)
+                else:  # nothing positive at its last scan
+                    continue
+                row[n] = u
+                n += 1
             _heapify(k1, k2, row, n)
         found = False
         while n > 0:

@@ -88,7 +88,7 @@ _MASK64 = (1 << 64) - 1
 
 #: best entries cached per row of the contribution matrix (a heap pop whose row cache proves
 #: its best costs O(K) instead of a scan of the row)
-_CACHE_K = 16
+_CACHE_K = 32
 #: int32 threshold keys when they are exact (off: always int64; the tests run both)
 _COMPACT = True
 
