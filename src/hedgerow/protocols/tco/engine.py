@@ -56,9 +56,11 @@ cache proves its best (the best current cached key does not exceed the
 ``K``-th key of that scan) costs ``O(K)``, and only a row whose cached entries
 all worsened past that bound is scanned again (``O(|S|)``).  LowODA with
 ρ > 1 re-keys its heap when the threshold ``⌈W/ρ⌉`` falls (at most ``W₀``
-times), each row by a lower bound kept from its last scan (its best key over
-every positive contribution), so a row is scanned under the new threshold
-only when it reaches the top.  Memory: the ``|S|²`` contribution matrix
+times), each row by a lower bound kept from its last scan (the smaller of its
+cached best and its best entry below the old threshold), so a row is looked
+at only when it reaches the top, and its cache still answers when its best
+beats every formerly ineligible entry.  Keys of the threshold rule are int32
+when exact (int16 contributions, degrees below 65,535).  Memory: the ``|S|²`` contribution matrix
 (int16 while fewer than 32,767 topics are involved: 200 MB at 10,000 nodes)
 plus ``24 K`` bytes per subset node for the row caches.
 
