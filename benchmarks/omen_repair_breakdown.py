@@ -21,12 +21,12 @@ import scipy.sparse as sp
 
 from hedgerow.protocols.omen.repair import _compact, add_edge, shadow_repair
 from hedgerow.protocols.tco import _kernels as K
-from hedgerow.protocols.tco.engine import _prepare, tco_augment
+from hedgerow.protocols.tco.engine import _CACHE_K, _init_members, _prepare, tco_augment
 from hedgerow.workloads import make_instance
 
 STAGES = ["total", "shadow set", "_compact (cut-down masks + edges)", "_prepare (checks)",
           "subset topic CSR", "all-node topic CSR + union-find", "allocations",
-          "init_contributions", "run_engine"]
+          "init_contributions (+ member arrays)", "run_engine"]
 
 
 def main() -> None:
@@ -79,14 +79,12 @@ def main() -> None:
             K.union_edges(ptr, top, parent, size, edges[:, 0].copy(), edges[:, 1].copy())
         t.append(time.perf_counter())
         C = np.zeros((s, s), np.int16)
-        head, tail, nxt, sl = (np.full(ns, -1, np.int64) for _ in range(4))
         t.append(time.perf_counter())
-        phi0 = int(K.init_contributions(ptr, top, parent, nodes, keep.shape[0], C, head, tail,
-                                        nxt, sl))
+        phi0, members = _init_members(ptr, top, parent, nodes, keep.shape[0], C)
         t.append(time.perf_counter())
         out = np.empty((max(phi0, 1), 2), np.int64)
         K.run_engine(K.MODE_THRESHOLD, 2.0, 0, np.uint64(7), C, deg_all[nodes].copy(), nodes,
-                     ptr, top, parent, size, head, tail, nxt, sl, out)
+                     ptr, top, parent, size, *members, out, _CACHE_K, True)
         t.append(time.perf_counter())
         if it == 0:
             continue

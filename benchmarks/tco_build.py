@@ -101,7 +101,8 @@ def _line(row: dict, tag: str) -> None:
           f"{row['seconds']:8.3f} s (cpu {row.get('cpu_seconds', 0):7.3f} s)"
           f"  edges {row['edges']:7d}  max {row['max_degree']:5d}"
           f"  avg {row['avg_degree']:6.2f}  peak {row['peak_rss_mib']:7.1f} MiB"
-          f"  load {row.get('load1', 0):5.2f}  sha {row.get('edges_sha1', '-')}{tag}", flush=True)
+          f"  load {row.get('load1', 0):5.2f}  sha {row.get('edges_sha1', '-')}"
+          f"  scans {row.get('scans', 0)}{tag}", flush=True)
 
 
 def main() -> None:

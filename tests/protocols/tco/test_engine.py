@@ -10,6 +10,7 @@ import pytest
 
 from hedgerow.errors import ParameterError
 from hedgerow.model.bitset import pack_bool
+from hedgerow.protocols.tco import engine
 from hedgerow.protocols.tco.engine import naive_tco_augment, tco_augment
 
 
@@ -56,10 +57,20 @@ def _is_tco(masks, nodes, edges, topics):
     return True
 
 
+@pytest.mark.parametrize("cache_k,compact", [(32, True), (2, True), (1, True), (1, False)])
 @pytest.mark.parametrize("rule,rho", [("gm", 1.0), ("minmaxoda", 1.0), ("lowoda", 1.0),
                                       ("lowoda", 1.5), ("lowoda", 3.0)])
-def test_engine_equals_naive_reference(rule, rho):
-    """Same edge sequence as the reference on 80 random small instances per rule (400 in all)."""
+def test_engine_equals_naive_reference(rule, rho, cache_k, compact, monkeypatch):
+    """Same edge sequence as the reference on 80 random small instances per rule (400 in all).
+
+    With the default row cache (32 entries) every row of these instances fits in its cache;
+    with 1 or 2 entries a heap pop is mostly answered by the cache's bound argument (the
+    best cached entry against the last cached key of the row's last scan), or falls back to
+    a scan: both paths must give the reference's edges, with int32 threshold keys and with
+    int64 ones.
+    """
+    monkeypatch.setattr(engine, "_CACHE_K", cache_k)
+    monkeypatch.setattr(engine, "_COMPACT", compact)
     rng = np.random.default_rng(11)
     nonempty = 0
     for _case in range(80):
@@ -76,6 +87,30 @@ def test_engine_equals_naive_reference(rule, rho):
             assert np.isin(got, nodes).all()
         nonempty += len(got) > 0
     assert nonempty > 40
+
+
+@pytest.mark.parametrize("rule,rho", [("gm", 1.0), ("lowoda", 1.0), ("lowoda", 2.0),
+                                      ("minmaxoda", 1.0)])
+def test_row_cache_size_does_not_change_the_edges(rule, rho, monkeypatch):
+    """On a 300-node instance (rows far longer than the cache) the edges depend neither on the
+    row cache size nor on the key width (-16: int64 keys), and the cache answers most heap
+    pops."""
+    from hedgerow.workloads.powerlaw import powerlaw_instance
+
+    inst = powerlaw_instance(nodes=300, topics=60, popularity="zipf2", lo=4, hi=30, seed=4)
+    got = {}
+    for k in (1, 4, 16, 400, -16):
+        monkeypatch.setattr(engine, "_CACHE_K", abs(k))
+        monkeypatch.setattr(engine, "_COMPACT", k > 0)
+        stats: dict = {}
+        got[k] = tco_augment(inst.masks, None, np.zeros((0, 2), np.int64), rule=rule, rho=rho,
+                             rng=np.random.default_rng(7), stats=stats).tolist()
+        if k == 16:
+            assert stats["cache_hits"] > stats["scans"], stats
+        if k == 400:  # every eligible entry fits: each row is scanned once per threshold
+            assert stats["scans"] <= inst.n_nodes * max(stats["thresholds"], 1), stats
+    assert len(got[16]) > 100
+    assert got[1] == got[4] == got[16] == got[400] == got[-16]
 
 
 def _min_completion(masks, edges):

@@ -6,19 +6,24 @@ Layout shared by the kernels:
   instance (a CSR ``ptr``/``top`` over nodes, topics ascending); a
   union-find over slots (``parent``) holds the components of every topic
   subgraph ``G_t`` of the current overlay;
-* the working subset ``S`` is indexed ``0..s-1`` (``glob`` maps back); its
-  slots are kept, per component root, in a singly linked member list
-  (``head``/``tail``/``nxt``), so merging two components of ``t`` visits
-  exactly the ``|A ∩ S| · |B ∩ S|`` pairs whose contribution falls by one;
+* the working subset ``S`` is indexed ``0..s-1`` (``glob`` maps back); the
+  subset indices of a component's members lie contiguously in one int32
+  ``pool`` (``astart``/``alen``/``acap`` per union-find root), so merging two
+  components of ``t`` walks two flat arrays while lowering exactly the
+  ``|A ∩ S| · |B ∩ S|`` pairs whose contribution falls by one;
 * ``C`` is the dense symmetric ``s × s`` contribution matrix: ``C[a, b]`` is
   the number of relevant topics both subscribe to whose components of ``a``
   and ``b`` differ.  Contributions only fall, degrees only rise.
 
 Selection uses lazily validated binary min-heaps over rows of ``C`` (one
-entry per row; a stored key is the row's best key when it was computed, so a
-lower bound of its current best; the popped entry is re-scanned and taken
-only if its key did not change).  Keys are ``(k1 int64, k2 uint64)``
-compared lexicographically; ``k2`` is the seeded pair hash (the tie rule).
+entry per row; a stored key is a lower bound of the row's current best).
+Keys are ``(k1 int64, k2 uint64)`` compared lexicographically; ``k2`` is the
+seeded pair hash (the tie rule).  Every row keeps a cache of its ``K`` best
+entries of its last scan: keys only rise, so when the best current key among
+the cached entries is not above the ``K``-th key of that scan, it is the
+row's best, and a heap pop costs ``O(K)`` instead of an ``O(s)`` scan of the
+row.  Only a row whose ``K`` cached entries all worsened past that bound is
+scanned again.
 """
 
 from __future__ import annotations
@@ -116,43 +121,47 @@ def union_edges(ptr, top, parent, size, eu, ev):  # pragma: no cover - jitted
 
 
 @numba.njit(cache=True)
-def init_contributions(ptr, top, parent, glob, n_topics, C, head, tail, nxt,
-                       slot_loc):  # pragma: no cover - jitted
-    """Member lists of the subset's slots per component root, and the initial ``C``.
+def init_contributions(ptr, top, parent, glob, n_topics, C, astart, alen, acap,
+                       pool):  # pragma: no cover - jitted
+    """Member arrays of the subset's slots per component root, and the initial ``C``.
 
-    Returns the potential ``Φ₀ = Σ_t (components of t among the subset - 1)``,
-    an upper bound on the number of edges any run can add.
+    The subset indices of a root's members lie contiguously in ``pool`` at
+    ``astart[r] : astart[r] + alen[r]`` (capacity ``acap[r]``, twice the first
+    size, so a component absorbs others in place until it has doubled).
+    Returns ``(Φ₀, pool top)``: the potential ``Φ₀ = Σ_t (components of t
+    among the subset - 1)``, an upper bound on the number of edges any run can
+    add, and the first free position of ``pool``.
     """
     s = glob.shape[0]
-    # count subset slots per topic, then group them by topic
+    # count subset slots per topic and per root
     cnt = np.zeros(n_topics + 1, dtype=np.int64)
     for a in range(s):
         g = glob[a]
         for p in range(ptr[g], ptr[g + 1]):
             cnt[top[p] + 1] += 1
+            alen[_find(parent, p)] += 1
     for t in range(n_topics):
         cnt[t + 1] += cnt[t]
+    # one pool range per root, and topic-major copies of (root, subset index)
     fill = cnt[:-1].copy()
-    by_topic = np.empty(cnt[-1], dtype=np.int64)
+    roots = np.empty(cnt[-1], dtype=np.int64)
+    loc = np.empty(cnt[-1], dtype=np.int64)
+    top_p = np.int64(0)
     for a in range(s):
         g = glob[a]
         for p in range(ptr[g], ptr[g + 1]):
-            slot_loc[p] = a
-            t = top[p]
-            by_topic[fill[t]] = p
-            fill[t] += 1
             r = _find(parent, p)
-            if head[r] < 0:
-                head[r] = p
-            else:
-                nxt[tail[r]] = p
-            tail[r] = p
-    roots = np.empty(cnt[-1], dtype=np.int64)
-    for q in range(cnt[-1]):
-        roots[q] = _find(parent, by_topic[q])
-    loc = np.empty(cnt[-1], dtype=np.int64)
-    for q in range(cnt[-1]):
-        loc[q] = slot_loc[by_topic[q]]
+            if astart[r] < 0:
+                astart[r] = top_p
+                acap[r] = 2 * alen[r]
+                top_p += acap[r]
+                alen[r] = 0
+            pool[astart[r] + alen[r]] = a
+            alen[r] += 1
+            t = top[p]
+            roots[fill[t]] = r
+            loc[fill[t]] = a
+            fill[t] += 1
     stamp = np.full(parent.shape[0], -1, dtype=np.int64)
     split = np.zeros(n_topics, dtype=np.bool_)
     phi = 0
@@ -177,13 +186,21 @@ def init_contributions(ptr, top, parent, glob, n_topics, C, head, tail, nxt,
             for x in range(cnt[t], cnt[t + 1]):
                 if roots[x] != r:
                     C[a, loc[x]] += 1
-    return phi
+    return phi, top_p
 
 
 @numba.njit(cache=True)
-def _add_edge(a, b, glob, ptr, top, parent, size, head, tail, nxt, slot_loc, C,
+def _add_edge(a, b, glob, ptr, top, parent, size, astart, alen, acap, pool, ctr, C,
               deg):  # pragma: no cover - jitted
-    """Add edge ``(a, b)`` (subset indices): degrees, component merges, decrements."""
+    """Add edge ``(a, b)`` (subset indices): degrees, component merges, decrements.
+
+    A merge of components ``A`` and ``B`` of a topic lowers ``C[u, v]`` and
+    ``C[v, u]`` by one for every ``u ∈ A ∩ S``, ``v ∈ B ∩ S``: one row at a
+    time, over the contiguous member array of the other side; then the shorter
+    member array is appended to the longer (in place while it has room, else
+    both move to a fresh range of twice the size at the pool's top ``ctr[0]``).
+    Returns ``(decrements, pool)`` (``pool`` grows when full).
+    """
     deg[a] += 1
     deg[b] += 1
     ga = glob[a]
@@ -202,124 +219,263 @@ def _add_edge(a, b, glob, ptr, top, parent, size, head, tail, nxt, slot_loc, C,
             ra = _find(parent, i)
             rb = _find(parent, j)
             if ra != rb:
-                # two row-major passes (rows of A, then rows of B): the inner loop of each
-                # stays in one row of C instead of striding down a column
-                x = head[ra]
-                while x >= 0:
-                    u = slot_loc[x]
-                    y = head[rb]
-                    while y >= 0:
-                        C[u, slot_loc[y]] -= 1
-                        dec += 1
-                        y = nxt[y]
-                    x = nxt[x]
-                y = head[rb]
-                while y >= 0:
-                    v = slot_loc[y]
-                    x = head[ra]
-                    while x >= 0:
-                        C[v, slot_loc[x]] -= 1
-                        x = nxt[x]
-                    y = nxt[y]
+                sa = astart[ra]
+                la = alen[ra]
+                sb = astart[rb]
+                lb = alen[rb]
+                for x in range(sa, sa + la):
+                    rowu = C[pool[x]]
+                    for y in range(sb, sb + lb):
+                        rowu[pool[y]] -= 1
+                for y in range(sb, sb + lb):
+                    rowv = C[pool[y]]
+                    for x in range(sa, sa + la):
+                        rowv[pool[x]] -= 1
+                dec += la * lb
+                # the longer member array absorbs the shorter
+                if la >= lb:
+                    big, small = ra, rb
+                else:
+                    big, small = rb, ra
+                n_all = la + lb
+                if n_all <= acap[big]:
+                    start = astart[big]
+                    cap = acap[big]
+                    w = start + alen[big]
+                else:
+                    cap = 2 * n_all
+                    start = ctr[0]
+                    if start + cap > pool.shape[0]:
+                        grown = np.empty(max(2 * pool.shape[0], start + cap), dtype=np.int32)
+                        grown[:start] = pool[:start]
+                        pool = grown
+                    ctr[0] = start + cap
+                    w = start
+                    for x in range(astart[big], astart[big] + alen[big]):
+                        pool[w] = pool[x]
+                        w += 1
+                for x in range(astart[small], astart[small] + alen[small]):
+                    pool[w] = pool[x]
+                    w += 1
                 if size[ra] < size[rb]:
                     ra, rb = rb, ra
                 parent[rb] = ra
                 size[ra] += size[rb]
-                if head[rb] >= 0:
-                    if head[ra] < 0:
-                        head[ra] = head[rb]
-                    else:
-                        nxt[tail[ra]] = head[rb]
-                    tail[ra] = tail[rb]
-                head[rb] = -1
+                astart[ra] = start
+                alen[ra] = n_all
+                acap[ra] = cap
             i += 1
             j += 1
-    return dec
+    return dec, pool
+
+
+_BIG = np.int64(0x7FFFFFFFFFFFFFFF)
+_BIG32 = np.int32(0x7FFFFFFF)
+_I32_15 = np.int32(15)
+_I32_C = np.int32(32767)
+_I32_0 = np.int32(0)
+
+
+@numba.njit(cache=True, inline="always")
+def key_consts(compact):  # pragma: no cover - jitted
+    """``(shift, bias)`` of the threshold rule's key ``maxdeg · 2^shift + bias - c``.
+
+    Wide: ``(2³², 2³¹)``, any int32 contribution and int64 degree.  Compact:
+    ``(2¹⁵, 32767)``, exact while contributions stay below 32,767 (int16
+    ``C``) and degrees below 65,535, so a row's keys are int32 and its scan
+    runs twice as many lanes per instruction.  Both orders are the same.
+    """
+    if compact:
+        return np.int64(1) << np.int64(15), np.int64(32767)
+    return _SHIFT, _BIGC
 
 
 @numba.njit(cache=True)
-def _scan(mode, u, theta, C, deg, glob, seed):  # pragma: no cover - jitted
-    """Best key of row ``u`` under ``mode`` (and ``theta``); also the row maximum.
+def _keys_threshold32(row, deg32, du, theta, kb32):  # pragma: no cover - jitted
+    """Compact threshold-rule keys of one row into ``kb32`` (ineligible: ``_BIG32``).
 
-    Two passes: the first reduces the row to its best rule key without the hash
-    (a branch-free loop the compiler vectorises), the second hashes only the
-    entries that reach it.  Returns ``(found, k1, k2, v, rowmax)``.
+    Returns ``(rowmax, lb)``: the row's largest contribution and its best key
+    over the entries not yet eligible, ``1 ≤ c < theta`` (``_BIG32`` when none).
     """
-    s = C.shape[0]
+    th = np.int32(theta)
+    rm = _I32_0
+    lb = _BIG32
+    for v in range(row.shape[0]):
+        c = np.int32(row[v])
+        rm = c if c > rm else rm
+        d = deg32[v]
+        d = du if du > d else d
+        kk = (d << _I32_15) + (_I32_C - c)
+        k0 = kk if c > _I32_0 and c < th else _BIG32
+        lb = k0 if k0 < lb else lb
+        kb32[v] = kk if c >= th else _BIG32
+    return np.int64(rm), np.int64(lb)
+
+
+@numba.njit(cache=True)
+def _keys_wide(mode, row, deg, du, theta, kb):  # pragma: no cover - jitted
+    """Wide int64 keys of one row into ``kb`` (mode 1, or mode 2 when not compact)."""
+    rowmax = np.int64(0)
+    lb = _BIG
+    if mode == 1:
+        for v in range(row.shape[0]):
+            c = np.int64(row[v])
+            rowmax = c if c > rowmax else rowmax
+            d = np.int64(deg[v])
+            d = du if du > d else d
+            kb[v] = d - c * _SHIFT if c > 0 else _BIG
+    else:
+        for v in range(row.shape[0]):
+            c = np.int64(row[v])
+            rowmax = c if c > rowmax else rowmax
+            d = np.int64(deg[v])
+            d = du if du > d else d
+            kk = d * _SHIFT + (_BIGC - c)
+            k0 = kk if c > 0 and c < theta else _BIG
+            lb = k0 if k0 < lb else lb
+            kb[v] = kk if c >= theta else _BIG
+    return rowmax, lb
+
+
+@numba.njit(cache=True)
+def _topk(mode, src, none, seed, gu, glob, u, ck1, ck2, cv):  # pragma: no cover - jitted
+    """The ``K`` smallest ``(k1, hash, v)`` of one row, sorted into ``ck1/ck2/cv[u]``.
+
+    ``src`` is the row of ``C`` itself in mode 0 (key ``-c``, ineligible when
+    ``c ≤ 0``), else the row's keys (ineligible when equal to ``none``).  Only
+    entries at or below the current ``K``-th key are hashed.  Returns
+    ``(n, over)``: entries kept, and whether an eligible entry was left out.
+    """
+    K = ck1.shape[1]
+    n = 0
+    thr = _BIG - 1
+    over = False
+    for v in range(src.shape[0]):
+        x = np.int64(src[v])
+        if mode == 0:
+            k = -x if x > 0 else _BIG
+        else:
+            k = x if x != none else _BIG
+        if k > thr:
+            over |= k != _BIG
+            continue
+        h = pair_hash(seed, gu, glob[v])
+        if n == K:
+            over = True
+            if k == ck1[u, K - 1] and h >= ck2[u, K - 1]:
+                continue
+            j = K - 1
+        else:
+            j = n
+            n += 1
+        while j > 0 and (k < ck1[u, j - 1] or (k == ck1[u, j - 1] and h < ck2[u, j - 1])):
+            ck1[u, j] = ck1[u, j - 1]
+            ck2[u, j] = ck2[u, j - 1]
+            cv[u, j] = cv[u, j - 1]
+            j -= 1
+        ck1[u, j] = k
+        ck2[u, j] = h
+        cv[u, j] = v
+        if n == K:
+            thr = ck1[u, K - 1]
+    return n, over
+
+
+@numba.njit(cache=True)
+def _scan(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2, cv, cn,
+          cfull):  # pragma: no cover - jitted
+    """Full scan of row ``u``: its ``K`` best entries go to the row's cache.
+
+    The rule key of an entry ``(u, v)`` is one int64 ``k1`` (mode 0: ``-c``;
+    mode 1: ``-(c·2³² - maxdeg)``; mode 2: ``maxdeg·2^shift + bias - c`` over
+    ``c ≥ theta``, :func:`key_consts`), then the pair hash ``k2``, then ``v``:
+    a total order.  The first pass reduces the row (mode 0: its maximum;
+    else every key into ``kb``/``kb32``, a branch-free loop the compiler
+    vectorises); the second keeps the ``K`` smallest keys (:func:`_topk`);
+    ``cfull[u]`` says whether the row had more eligible entries than ``K``.
+    Returns ``(found, k1, k2, v, rowmax, lb)``: the row's best, its largest
+    contribution and (mode 2) the best key over the entries not yet eligible
+    (``1 ≤ c < theta``), a lower bound of those under any later threshold.
+    """
+    row = C[u]
+    gu = glob[u]
+    lb = _BIG
+    if mode == 0:
+        rowmax = np.int64(0)
+        for v in range(row.shape[0]):
+            c = np.int64(row[v])
+            rowmax = c if c > rowmax else rowmax
+        if rowmax <= 0:
+            cn[u] = 0
+            cfull[u] = False
+            return False, np.int64(0), np.uint64(0), -1, rowmax, lb
+        n, over = _topk(0, row, _BIG, seed, gu, glob, u, ck1, ck2, cv)
+    elif mode == 2 and compact:
+        rowmax, lb32 = _keys_threshold32(row, deg32, deg32[u], theta, kb32)
+        if lb32 != np.int64(_BIG32):
+            lb = lb32
+        n, over = _topk(2, kb32, np.int64(_BIG32), seed, gu, glob, u, ck1, ck2, cv)
+    else:
+        rowmax, lb = _keys_wide(mode, row, deg, np.int64(deg[u]), theta, kb)
+        n, over = _topk(mode, kb, _BIG, seed, gu, glob, u, ck1, ck2, cv)
+    cn[u] = n
+    cfull[u] = over
+    if n == 0:
+        return False, np.int64(0), np.uint64(0), -1, rowmax, lb
+    return True, ck1[u, 0], ck2[u, 0], cv[u, 0], rowmax, lb
+
+
+@numba.njit(cache=True)
+def _probe(mode, u, theta, C, deg, compact, ck1, ck2, cv, cn, cfull):  # pragma: no cover
+    """The row's best from its cache alone, when the cache proves it.
+
+    Keys only rise (contributions fall, degrees rise, ``theta`` is fixed
+    between scans), so every entry outside the cache is still above the
+    ``K``-th cached key of the last scan: the best current key among the
+    cached entries is the row's best when it does not exceed that old key (or
+    when the cache held every eligible entry).  Returns
+    ``(proven, found, k1, k2, v)``.
+    """
+    n = cn[u]
     row = C[u]
     du = np.int64(deg[u])
-    gu = glob[u]
-    rowmax = np.int64(0)
-    if mode == 0:
-        for v in range(s):
-            c = np.int64(row[v])
-            rowmax = c if c > rowmax else rowmax
-        if rowmax <= 0:
-            return False, np.int64(0), np.uint64(0), -1, rowmax
-        target = rowmax
-    elif mode == 1:
-        # best = largest c, then smallest max(du, d(v)): maximise c * 2^32 - maxdeg
-        best = np.int64(0)
-        for v in range(s):
-            c = np.int64(row[v])
-            rowmax = c if c > rowmax else rowmax
-            d = np.int64(deg[v])
-            d = du if du > d else d
-            k = c * _SHIFT - d
-            k = k if c > 0 else np.int64(0)
-            best = k if k > best else best
-        if rowmax <= 0:
-            return False, np.int64(0), np.uint64(0), -1, rowmax
-        target = best
-    else:
-        # best = smallest max(du, d(v)), then largest c, over c >= theta:
-        # minimise maxdeg * 2^32 + (2^31 - c)
-        big = np.int64(0x7FFFFFFFFFFFFFFF)
-        best = big
-        for v in range(s):
-            c = np.int64(row[v])
-            rowmax = c if c > rowmax else rowmax
-            d = np.int64(deg[v])
-            d = du if du > d else d
-            k = d * _SHIFT + (_BIGC - c)
-            k = k if c >= theta else big
-            best = k if k < best else best
-        if best == big:
-            return False, np.int64(0), np.uint64(0), -1, rowmax
-        target = best
-    best_h = np.uint64(0)
-    best_v = -1
-    for v in range(s):
+    sh, bias = key_consts(compact)
+    bk1 = _BIG
+    bk2 = np.uint64(0)
+    bv = -1
+    for j in range(n):
+        v = cv[u, j]
         c = np.int64(row[v])
         if mode == 0:
-            if c != target:
-                continue
-        elif mode == 1:
             if c <= 0:
                 continue
-            d = np.int64(deg[v])
-            d = du if du > d else d
-            if c * _SHIFT - d != target:
-                continue
+            k = -c
         else:
-            if c < theta:
-                continue
             d = np.int64(deg[v])
             d = du if du > d else d
-            if d * _SHIFT + (_BIGC - c) != target:
-                continue
-        h = pair_hash(seed, gu, glob[v])
-        if best_v < 0 or h < best_h:
-            best_h = h
-            best_v = v
-    if mode == 0:
-        k1 = -target
-    elif mode == 1:
-        # the stored key orders (-c, maxdeg): -c * 2^32 + maxdeg == -(c * 2^32 - maxdeg)
-        k1 = -target
-    else:
-        k1 = target
-    return True, k1, best_h, best_v, rowmax
+            if mode == 1:
+                if c <= 0:
+                    continue
+                k = d - c * _SHIFT
+            else:
+                if c < theta:
+                    continue
+                k = d * sh + (bias - c)
+        h = ck2[u, j]
+        if bv < 0 or k < bk1 or (k == bk1 and (h < bk2 or (h == bk2 and v < bv))):
+            bk1 = k
+            bk2 = h
+            bv = v
+    if not cfull[u]:
+        return True, bv >= 0, bk1, bk2, bv
+    if bv < 0:
+        return False, False, bk1, bk2, bv
+    o1 = ck1[u, n - 1]
+    o2 = ck2[u, n - 1]
+    ov = cv[u, n - 1]
+    if bk1 < o1 or (bk1 == o1 and (bk2 < o2 or (bk2 == o2 and bv <= ov))):
+        return True, True, bk1, bk2, bv
+    return False, False, bk1, bk2, bv
 
 
 @numba.njit(cache=True, inline="always")
@@ -376,27 +532,71 @@ def _theta(w, rho):  # pragma: no cover - jitted
 
 
 @numba.njit(cache=True)
-def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, size, head, tail, nxt,
-               slot_loc, out):  # pragma: no cover - jitted
+def _best(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2, cv, cn, cfull,
+          cth, rmax, lbk, cnt):  # pragma: no cover - jitted
+    """The exact best key of row ``u``: from its cache when that proves it, else a scan.
+
+    ``cth[u]`` is the threshold the cache was built under.  Under the same
+    threshold the cache proves the best as :func:`_probe` says.  Under a lower
+    one (LowODA's threshold only falls) the entries eligible now are the
+    cached ones, the uncached ones of that scan (above its ``K``-th key) and
+    entries that were below the old threshold, whose keys are at least
+    ``lbk[u]`` (their best key at that scan): the cache still proves its best
+    when that is also below ``lbk[u]``.  ``cnt`` counts (scans, cache
+    answers).  Returns ``(found, k1, k2, v)``.
+    """
+    if cth[u] >= theta and cth[u] != _BIG:
+        proven, ok, a1, a2, v = _probe(mode, u, theta, C, deg, compact, ck1, ck2, cv, cn, cfull)
+        if proven and cth[u] != theta:
+            proven = ok and a1 < lbk[u]
+        if proven:
+            cnt[1] += 1
+            return ok, a1, a2, v
+    ok, a1, a2, v, rm, lb = _scan(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32,
+                                  ck1, ck2, cv, cn, cfull)
+    cnt[0] += 1
+    cth[u] = theta
+    rmax[u] = rm
+    lbk[u] = lb
+    return ok, a1, a2, v
+
+
+@numba.njit(cache=True)
+def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, size, astart, alen,
+               acap, pool, ctr, out, cache_k, compact):  # pragma: no cover - jitted
     """Add edges until every contribution is 0; writes subset index pairs into ``out``.
 
     ``mode`` 0 = GM, 1 = max contribution then min degree (LowODA rho = 1),
     2 = threshold rule (``fixed_theta > 0``: MinMaxODA with that threshold;
-    otherwise LowODA with ``theta = ceil(W / rho)``).  Returns
-    ``(n_added, n_decrements, n_scans)``.
+    otherwise LowODA with ``theta = ceil(W / rho)``).  ``cache_k`` entries per
+    row are cached (:func:`_scan`); ``compact``: threshold keys fit int32
+    (:func:`key_consts`).  Returns ``(n_added, n_decrements,
+    counters)``, counters = (row scans, cache answers, row-maximum scans,
+    threshold changes).
     """
     s = C.shape[0]
     k1 = np.empty(s, dtype=np.int64)
     k2 = np.empty(s, dtype=np.uint64)
     row = np.empty(s, dtype=np.int64)
+    kb = np.empty(s, dtype=np.int64)
+    kb32 = np.empty(s if compact else 0, dtype=np.int32)
+    deg32 = deg.astype(np.int32) if compact else np.empty(0, dtype=np.int32)
+    ck1 = np.empty((s, cache_k), dtype=np.int64)
+    ck2 = np.empty((s, cache_k), dtype=np.uint64)
+    cv = np.empty((s, cache_k), dtype=np.int64)
+    cn = np.zeros(s, dtype=np.int64)
+    cfull = np.zeros(s, dtype=np.bool_)
+    cth = np.full(s, _BIG, dtype=np.int64)
+    rmax = np.zeros(s, dtype=np.int64)
+    lbk = np.full(s, _BIG, dtype=np.int64)
+    cnt = np.zeros(4, dtype=np.int64)
     m = 0
     dec = 0
-    scans = 0
     if mode != 2:
         n = 0
         for u in range(s):
-            ok, a1, a2, v, rm = _scan(mode, u, 0, C, deg, glob, seed)
-            scans += 1
+            ok, a1, a2, v = _best(mode, u, 0, C, deg, deg32, compact, glob, seed, kb, kb32, ck1,
+                                  ck2, cv, cn, cfull, cth, rmax, lbk, cnt)
             if ok:
                 k1[n] = a1
                 k2[n] = a2
@@ -405,8 +605,8 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         _heapify(k1, k2, row, n)
         while n > 0:
             u = row[0]
-            ok, a1, a2, v, rm = _scan(mode, u, 0, C, deg, glob, seed)
-            scans += 1
+            ok, a1, a2, v = _best(mode, u, 0, C, deg, deg32, compact, glob, seed, kb, kb32, ck1,
+                                  ck2, cv, cn, cfull, cth, rmax, lbk, cnt)
             if not ok:
                 n = _pop_top(k1, k2, row, n)
                 continue
@@ -414,15 +614,18 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
                 out[m, 0] = u
                 out[m, 1] = v
                 m += 1
-                dec += _add_edge(u, v, glob, ptr, top, parent, size, head, tail, nxt,
-                                 slot_loc, C, deg)
+                d, pool = _add_edge(u, v, glob, ptr, top, parent, size, astart, alen, acap,
+                                    pool, ctr, C, deg)
+                dec += d
+                if compact:
+                    deg32[u] += 1
+                    deg32[v] += 1
             else:
                 k1[0] = a1
                 k2[0] = a2
                 _sift_down(k1, k2, row, n, 0)
-        return m, dec, scans
+        return m, dec, cnt
     # threshold rule: W heap (row maxima) and selection heap
-    rmax = np.zeros(s, dtype=np.int64)
     w1 = np.empty(s, dtype=np.int64)
     w2 = np.zeros(s, dtype=np.uint64)
     wrow = np.empty(s, dtype=np.int64)
@@ -431,8 +634,7 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         r = np.int64(0)
         for v in range(s):
             c = np.int64(C[u, v])
-            if c > r:
-                r = c
+            r = c if c > r else r
         rmax[u] = r
         if r > 0:
             w1[nw] = -r
@@ -448,9 +650,8 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
             r = np.int64(0)
             for v in range(s):
                 c = np.int64(C[u, v])
-                if c > r:
-                    r = c
-            scans += 1
+                r = c if c > r else r
+            cnt[2] += 1
             rmax[u] = r
             if r == 0:
                 nw = _pop_top(w1, w2, wrow, nw)
@@ -464,25 +665,35 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         big_w = -w1[0]
         th = fixed_theta if fixed_theta > 0 else _theta(big_w, rho)
         if th != theta:
+            # the threshold fell: every row whose maximum reaches it goes back in, keyed by
+            # a lower bound of its best (the smaller of its cached best and its best entry
+            # below the old threshold at its last scan; 0 when never scanned); a popped row's
+            # cache may still prove its best (_best), else it is scanned
             theta = th
+            cnt[3] += 1
             n = 0
             for u in range(s):
-                if rmax[u] >= theta:
-                    ok, a1, a2, v, rm = _scan(2, u, theta, C, deg, glob, seed)
-                    scans += 1
-                    rmax[u] = rm
-                    if ok:
-                        k1[n] = a1
-                        k2[n] = a2
-                        row[n] = u
-                        n += 1
+                if rmax[u] < theta:
+                    continue
+                if cth[u] == _BIG:  # never scanned
+                    k1[n] = np.int64(0)
+                    k2[n] = np.uint64(0)
+                elif cn[u] > 0 and ck1[u, 0] < lbk[u]:
+                    k1[n] = ck1[u, 0]
+                    k2[n] = ck2[u, 0]
+                elif lbk[u] < _BIG:
+                    k1[n] = lbk[u]
+                    k2[n] = np.uint64(0)
+                else:  # nothing positive at its last scan
+                    continue
+                row[n] = u
+                n += 1
             _heapify(k1, k2, row, n)
         found = False
         while n > 0:
             u = row[0]
-            ok, a1, a2, v, rm = _scan(2, u, theta, C, deg, glob, seed)
-            scans += 1
-            rmax[u] = rm
+            ok, a1, a2, v = _best(2, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1,
+                                  ck2, cv, cn, cfull, cth, rmax, lbk, cnt)
             if not ok:
                 n = _pop_top(k1, k2, row, n)
                 continue
@@ -490,8 +701,12 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
                 out[m, 0] = u
                 out[m, 1] = v
                 m += 1
-                dec += _add_edge(u, v, glob, ptr, top, parent, size, head, tail, nxt,
-                                 slot_loc, C, deg)
+                d, pool = _add_edge(u, v, glob, ptr, top, parent, size, astart, alen, acap,
+                                    pool, ctr, C, deg)
+                dec += d
+                if compact:
+                    deg32[u] += 1
+                    deg32[v] += 1
                 found = True
                 break
             k1[0] = a1
@@ -499,4 +714,4 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
             _sift_down(k1, k2, row, n, 0)
         if not found:  # cannot happen: the row holding W is eligible
             break
-    return m, dec, scans
+    return m, dec, cnt
