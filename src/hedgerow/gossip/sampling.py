@@ -56,15 +56,23 @@ SAMPLERS = ("newscast", "cyclon", "uniform")
 
 @numba.njit(cache=True)
 def _newscast_cycle(cache, stamp, alive, order, u, now):  # pragma: no cover - compiled
-    """One Newscast cycle; the union is deduplicated through per-node marks and
-    stably sorted by freshness (caches come out sorted, so the sort is nearly
-    linear), which keeps exactly the selection "the ``c`` freshest, ties to the
-    first seen" at ``O(c)`` per exchange instead of ``O(c^2)``."""
+    """One Newscast cycle.
+
+    Each exchange keeps "the ``c`` freshest of the union, ties to the first
+    seen": the union (both fresh descriptors, ``p``'s cache, then ``q``'s new
+    entries; an id seen twice keeps its freshest stamp) stably ordered by
+    freshness.  The union is deduplicated through per-node marks.  Caches come
+    out newest first, so the union is normally two runs that are already in
+    order (``p``'s side, then ``q``'s new entries) and the order is a merge of
+    the two, cut once both caches are full; when a duplicate's fresher stamp
+    (or a cache written out of order by a caller) breaks a run, the union is
+    stably sorted by insertion instead.  Both give the same order.
+    """
     c = cache.shape[1]
     m = 2 * c + 2
     ids = np.empty(m, np.int32)
     ts = np.empty(m, np.int64)
-    seen = np.full(cache.shape[0], -1, np.int64)  # the exchange that last saw a node
+    seen = np.full(cache.shape[0], -1, np.int32)  # the exchange that last saw a node
     pos = np.zeros(cache.shape[0], np.int32)  # its place in that exchange's union
     for i in range(order.shape[0]):
         p = order[i]
@@ -99,22 +107,64 @@ def _newscast_cycle(cache, stamp, alive, order, u, now):  # pragma: no cover - c
         seen[q] = i
         pos[q] = 1
         k = 2
+        runs = True  # both runs newest first, no stamp raised
+        k_p = 2
         for side in range(2):
             r = p if side == 0 else q
+            last = now
             for j in range(c):
                 x = cache[r, j]
                 if x < 0:
                     continue
+                sj = stamp[r, j]
                 if seen[x] == i:
                     t = pos[x]
-                    if stamp[r, j] > ts[t]:
-                        ts[t] = stamp[r, j]
+                    if sj > ts[t]:
+                        ts[t] = sj
+                        runs = False
                 else:
                     seen[x] = i
                     pos[x] = k
                     ids[k] = x
-                    ts[k] = stamp[r, j]
+                    ts[k] = sj
                     k += 1
+                    if sj > last:
+                        runs = False
+                    last = sj
+            if side == 0:
+                k_p = k
+        if runs:
+            # merge the two runs (ties to p's side, the first seen), straight into both
+            # caches, each taking the c freshest other than itself
+            a = 0
+            b = k_p
+            jp = 0
+            jq = 0
+            while (jp < c or jq < c) and (a < k_p or b < k):
+                if b >= k or (a < k_p and ts[a] >= ts[b]):
+                    t = a
+                    a += 1
+                else:
+                    t = b
+                    b += 1
+                x = ids[t]
+                if x != p and jp < c:
+                    cache[p, jp] = x
+                    stamp[p, jp] = ts[t]
+                    jp += 1
+                if x != q and jq < c:
+                    cache[q, jq] = x
+                    stamp[q, jq] = ts[t]
+                    jq += 1
+            while jp < c:
+                cache[p, jp] = -1
+                stamp[p, jp] = 0
+                jp += 1
+            while jq < c:
+                cache[q, jq] = -1
+                stamp[q, jq] = 0
+                jq += 1
+            continue
         # stable sort by freshness (newest first; ties keep the union's order)
         for h in range(1, k):
             xi = ids[h]

@@ -350,59 +350,109 @@ def rank_select(score: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray
 
 
 @numba.njit(cache=True, inline="always")
+def _ring_insert(v, ix, n, half, d, t):  # pragma: no cover - compiled
+    """Insert distance ``d`` of candidate ``t`` into the sorted list ``v[:n]``, ``ix[:n]``
+    (at most ``half`` long: a full list drops its largest); returns the new length."""
+    if n < half:
+        n += 1
+    j = n - 1
+    while j > 0 and v[j - 1] > d:
+        v[j] = v[j - 1]
+        ix[j] = ix[j - 1]
+        j -= 1
+    v[j] = d
+    ix[j] = t
+    return n
+
+
+@numba.njit(cache=True, inline="always")
+def _ring_side(r, me, cand, xs, m, half, v, ix, bound, sb, ccw):  # pragma: no cover - compiled
+    """The ``half`` nearest of ``cand[:m]`` one way round (counter-clockwise with ``ccw``),
+    sorted into ``v`` (distances) and ``ix`` (candidate indices); returns how many.
+
+    Without a bound (``bound == 2**63``) it is two passes of insertion: the
+    first admits only the candidates on the list's own half of the circle
+    (distance below ``2**63``), so a node's nearest predecessors never enter
+    the successor list only to be pushed out again; the second, over the other
+    half, runs only when the first left the list short.  With a ``bound`` below
+    ``2**63`` that at least ``half`` candidates are known to lie within (the
+    fused cycle takes it from the node's own view), the candidates within it
+    are first picked out without a data-dependent branch and only those are
+    inserted.  Either way the list is the ``half`` smallest distances, ties in
+    candidate order, and ``r`` itself (if among the candidates) is left out.
+    """
+    mid = np.uint64(0x8000000000000000)
+    one = np.uint64(1)
+    n = 0
+    thr = mid
+    if bound < mid:
+        ns = 0
+        for t in range(m):
+            d = me - xs[t] if ccw else xs[t] - me
+            sb[ns] = t
+            if d - one < bound:  # compiled as a conditional increment; r (d = 0) wraps
+                ns += 1
+        for h in range(ns):
+            t = sb[h]
+            d = me - xs[t] if ccw else xs[t] - me
+            if d < thr:
+                n = _ring_insert(v, ix, n, half, d, t)
+                if n == half:
+                    thr = v[half - 1]
+        return n
+    for t in range(m):
+        d = me - xs[t] if ccw else xs[t] - me
+        if d < thr and cand[t] != r:
+            n = _ring_insert(v, ix, n, half, d, t)
+            if n == half:
+                thr = v[half - 1]
+    if n < half:  # the other half circle
+        for t in range(m):
+            d = me - xs[t] if ccw else xs[t] - me
+            if d >= mid and (n < half or d < v[half - 1]):
+                n = _ring_insert(v, ix, n, half, d, t)
+    return n
+
+
+@numba.njit(cache=True, inline="always")
 def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chosen,
-              ids):  # pragma: no cover - compiled
+              ids, b_cw, b_cc, sb):  # pragma: no cover - compiled
     """One row of T-Man's ring: rank ``cand[:m]`` for node ``r``, keep in ``view[r]``.
 
     ``xs[:m]`` and ``me`` are ``uint64`` ring coordinates of the candidates and of
     ``r`` whose wrap-around differences order the ring: the ids themselves, or
     their ranks among all ids shifted to the top 32 bits (the same order both
     ways when the ids are distinct).  ``ids`` are the ids, for the distances of
-    the remaining slots.
+    the remaining slots.  ``cand`` may hold ``r`` itself (the fused cycle ranks
+    an exchange's whole union for both ends): it is never kept.  ``b_cw`` and
+    ``b_cc`` are optional bounds of :func:`_ring_side` (``2**63``: none), ``sb``
+    its scratch (at least ``m`` long).
 
     Scores as a ranking would give them: the ``j``-th nearest clockwise and the
     ``j``-th nearest counter-clockwise (``j < half``) score ``2 half - j``, every
     other candidate ``-distance / 2**64``; the view keeps the ``R`` best, ties to
-    the lower id.  The ``half`` nearest each way are kept by insertion into two
-    short sorted lists, so a row costs ``O(m half)`` at worst and about ``O(m)``
-    in practice instead of two argsorts and an ``O(m R)`` selection.
+    the lower id.  The ``half`` nearest each way are kept in two short sorted
+    lists (:func:`_ring_side`), so a row costs ``O(m half)`` at worst and about
+    ``O(m)`` in practice instead of two argsorts and an ``O(m R)`` selection.
+    When both lists are full and lie on disjoint arcs (no candidate in both:
+    every network larger than ``R + 1`` once the views hold their neighbours),
+    the view is the pairs ``(cw[j], cc[j])``, lower id first, without the general
+    merge below.
     """
     R = view.shape[1]
-    n_cw = 0
-    n_cc = 0
-    # admission thresholds kept in registers: the largest kept distance once a list is
-    # full (until then the count test admits every candidate)
-    top = np.uint64(0xFFFFFFFFFFFFFFFF)
-    thr_cw = top
-    thr_cc = top
-    for t in range(m):
-        x = xs[t]
-        d = x - me
-        if d < thr_cw or n_cw < half:
-            if n_cw < half:
-                n_cw += 1
-            j = n_cw - 1
-            while j > 0 and cw_v[j - 1] > d:
-                cw_v[j] = cw_v[j - 1]
-                cw_i[j] = cw_i[j - 1]
-                j -= 1
-            cw_v[j] = d
-            cw_i[j] = t
-            if n_cw == half:
-                thr_cw = cw_v[half - 1]
-        d = me - x
-        if d < thr_cc or n_cc < half:
-            if n_cc < half:
-                n_cc += 1
-            j = n_cc - 1
-            while j > 0 and cc_v[j - 1] > d:
-                cc_v[j] = cc_v[j - 1]
-                cc_i[j] = cc_i[j - 1]
-                j -= 1
-            cc_v[j] = d
-            cc_i[j] = t
-            if n_cc == half:
-                thr_cc = cc_v[half - 1]
+    n_cw = _ring_side(r, me, cand, xs, m, half, cw_v, cw_i, b_cw, sb, False)
+    n_cc = _ring_side(r, me, cand, xs, m, half, cc_v, cc_i, b_cc, sb, True)
+    zero = np.uint64(0)
+    if (n_cw == half and n_cc == half and 2 * half - 1 <= R <= 2 * half
+            and cw_v[0] > zero and cc_v[0] > zero and cw_v[half - 1] < zero - cc_v[half - 1]):
+        # disjoint arcs (me, me + cw_v[-1]] and [me - cc_v[-1], me): no candidate in both
+        for j in range(half):
+            a = cand[cw_i[j]]
+            b = cand[cc_i[j]]
+            view[r, 2 * j] = min(a, b)
+            if 2 * j + 1 < R:
+                view[r, 2 * j + 1] = max(a, b)
+        return
     # the ranked candidates by (best rank, id): merge both lists, each entry once
     j = 0
     jw = 0
@@ -428,11 +478,11 @@ def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chos
     # the remaining slots: nearest others (score -distance / 2**64, ties to the lower id);
     # with distinct coordinates both lists cover every candidate when they overlap, so
     # this runs only on ties
-    while j < R and j < m:
+    while j < R:
         best = -1
         best_s = 0.0
         for t in range(m):
-            if chosen[t]:
+            if chosen[t] or cand[t] == r:
                 continue
             x = ids[cand[t]]
             d1 = x - ids[r]
@@ -441,6 +491,8 @@ def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chos
             if best < 0 or s > best_s or (s == best_s and cand[t] < cand[best]):
                 best = t
                 best_s = s
+        if best < 0:
+            break
         chosen[best] = True
         done[j] = best
         view[r, j] = cand[best]
@@ -460,6 +512,36 @@ def _ring_scratch(half, R):  # pragma: no cover - compiled
             np.empty(half, np.int64), np.empty(R, np.int64))
 
 
+@numba.njit(cache=True, inline="always")
+def _ring_bound(r, me, view, allowed, rank):  # pragma: no cover - compiled
+    """Bounds for :func:`_ring_side` from ``r``'s own view, ``(clockwise, counter-clockwise)``.
+
+    Every allowed entry of ``r``'s view is a candidate of ``r``'s exchange (the
+    union holds both views), so when ``half`` or more of them lie on one half
+    of the circle, the farthest of those bounds the ``half`` nearest that way.
+    Returns the largest distance of each side's entries and their counts.
+    """
+    mid = np.uint64(0x8000000000000000)
+    zero = np.uint64(0)
+    n_cw = 0
+    n_cc = 0
+    b_cw = zero
+    b_cc = zero
+    for j in range(view.shape[1]):
+        x = view[r, j]
+        if x < 0 or not allowed[x]:
+            continue
+        d = (np.uint64(rank[x]) << np.uint64(32)) - me
+        if zero < d < mid:
+            n_cw += 1
+            b_cw = max(b_cw, d)
+        e = zero - d
+        if zero < e < mid:
+            n_cc += 1
+            b_cc = max(b_cc, e)
+    return b_cw, n_cw, b_cc, n_cc
+
+
 @numba.njit(cache=True)
 def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compiled
     """T-Man's ring over CSR candidate lists, one :func:`_ring_row` per row."""
@@ -469,6 +551,8 @@ def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compi
         max_m = max(max_m, indptr[i + 1] - indptr[i])
     chosen = np.zeros(max_m, np.bool_)
     xs = np.empty(max_m, np.uint64)
+    sb = np.empty(max_m, np.int64)
+    mid = np.uint64(0x8000000000000000)  # no bounds
     for i in range(rows.shape[0]):
         r = rows[i]
         a = indptr[i]
@@ -476,7 +560,7 @@ def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compi
         for t in range(m):  # independent loads first: their cache misses overlap
             xs[t] = ids[cand[a + t]]
         _ring_row(r, ids[r], cand[a:a + m], xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done,
-                  chosen, ids)
+                  chosen, ids, mid, mid, sb)
 
 
 @numba.njit(cache=True)
@@ -503,10 +587,10 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
     cap = 2 * R + 2 * c + 2
     union = np.empty(cap, np.int32)
     uxs = np.empty(cap, np.uint64)
-    cand = np.empty(cap, np.int32)
-    xs = np.empty(cap, np.uint64)
     cw_v, cw_i, cc_v, cc_i, done = _ring_scratch(half, R)
     chosen = np.zeros(cap, np.bool_)
+    sb = np.empty(cap, np.int64)
+    mid = np.uint64(0x8000000000000000)  # no bound
     busy = np.zeros(n, np.int32)
     mark = np.zeros(n, np.int32)
     s = np.int32(0)
@@ -538,16 +622,14 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
             k = _union(p, q, view, sample, allowed, include_self, mark, s, union)
             for t in range(k):  # independent loads first: their cache misses overlap
                 uxs[t] = np.uint64(rank[union[t]]) << np.uint64(32)
+            # both ends rank the whole union (each skips itself), bounded by their own views
             for side in range(2):
                 r = p if side == 0 else q
-                m = 0
-                for t in range(k):
-                    if union[t] != r:
-                        cand[m] = union[t]
-                        xs[m] = uxs[t]
-                        m += 1
-                _ring_row(r, np.uint64(rank[r]) << np.uint64(32), cand, xs, m, half, view,
-                          cw_v, cw_i, cc_v, cc_i, done, chosen, ids)
+                me = np.uint64(rank[r]) << np.uint64(32)
+                b_cw, n_cw, b_cc, n_cc = _ring_bound(r, me, view, allowed, rank)
+                _ring_row(r, me, union, uxs, k, half, view, cw_v, cw_i, cc_v, cc_i, done,
+                          chosen, ids, b_cw if n_cw >= half else mid,
+                          b_cc if n_cc >= half else mid, sb)
         remaining = defer[:n_defer]
     return batch, exchanges
 
