@@ -70,8 +70,9 @@ def _newscast_cycle(cache, stamp, alive, order, u, now):  # pragma: no cover - c
     """
     c = cache.shape[1]
     m = 2 * c + 2
-    ids = np.empty(m, np.int32)
-    ts = np.empty(m, np.int64)
+    ids = np.empty(m + 1, np.int32)
+    ts = np.empty(m + 1, np.int64)  # one spare slot: the merge reads one past a run
+    low = np.int64(-9223372036854775807 - 1)
     seen = np.full(cache.shape[0], -1, np.int32)  # the exchange that last saw a node
     pos = np.zeros(cache.shape[0], np.int32)  # its place in that exchange's union
     for i in range(order.shape[0]):
@@ -141,12 +142,12 @@ def _newscast_cycle(cache, stamp, alive, order, u, now):  # pragma: no cover - c
             jp = 0
             jq = 0
             while (jp < c or jq < c) and (a < k_p or b < k):
-                if b >= k or (a < k_p and ts[a] >= ts[b]):
-                    t = a
-                    a += 1
-                else:
-                    t = b
-                    b += 1
+                ta = ts[a] if a < k_p else low  # an exhausted run reads as older than any
+                tb = ts[b] if b < k else low
+                take_a = ta >= tb  # a select, not a branch: the runs interleave at random
+                t = a if take_a else b
+                a += take_a
+                b += not take_a
                 x = ids[t]
                 if x != p and jp < c:
                     cache[p, jp] = x

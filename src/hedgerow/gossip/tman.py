@@ -258,18 +258,26 @@ def _union(p, q, view, sample, allowed, include_self, mark, s, union):  # pragma
                 mark[r] = s
                 union[k] = r
                 k += 1
+        # written in place and kept by a conditional increment: whether an entry is
+        # new is data-dependent, a branch on it would be mispredicted often (marking a
+        # duplicate again changes nothing; a node not allowed stays unmarked, as it may
+        # still enter as the other side's own descriptor)
         for j in range(R):
             x = view[r, j]
-            if x >= 0 and mark[x] != s and allowed[x]:
-                mark[x] = s
+            if x >= 0:
+                ok = allowed[x]
+                fresh = (mark[x] != s) & ok
+                mark[x] = s if ok else mark[x]
                 union[k] = x
-                k += 1
+                k += fresh
         for j in range(c):
             x = sample[r, j]
-            if x >= 0 and mark[x] != s and allowed[x]:
-                mark[x] = s
+            if x >= 0:
+                ok = allowed[x]
+                fresh = (mark[x] != s) & ok
+                mark[x] = s if ok else mark[x]
                 union[k] = x
-                k += 1
+                k += fresh
     return k
 
 
@@ -366,7 +374,7 @@ def _ring_insert(v, ix, n, half, d, t):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, inline="always")
-def _ring_side(r, me, cand, xs, m, half, v, ix, bound, sb, ccw):  # pragma: no cover - compiled
+def _ring_side(r, me, cand, xs, m, half, v, ix, bound, sb, ns, ccw):  # pragma: no cover - compiled
     """The ``half`` nearest of ``cand[:m]`` one way round (counter-clockwise with ``ccw``),
     sorted into ``v`` (distances) and ``ix`` (candidate indices); returns how many.
 
@@ -376,22 +384,15 @@ def _ring_side(r, me, cand, xs, m, half, v, ix, bound, sb, ccw):  # pragma: no c
     the successor list only to be pushed out again; the second, over the other
     half, runs only when the first left the list short.  With a ``bound`` below
     ``2**63`` that at least ``half`` candidates are known to lie within (the
-    fused cycle takes it from the node's own view), the candidates within it
-    are first picked out without a data-dependent branch and only those are
-    inserted.  Either way the list is the ``half`` smallest distances, ties in
-    candidate order, and ``r`` itself (if among the candidates) is left out.
+    fused cycle takes it from the node's own view), only the candidates within
+    it, ``sb[:ns]`` (picked out by the caller without a data-dependent branch),
+    are inserted.  Either way the list is the ``half`` smallest distances, ties
+    in candidate order, and ``r`` itself (if among the candidates) is left out.
     """
     mid = np.uint64(0x8000000000000000)
-    one = np.uint64(1)
     n = 0
     thr = mid
     if bound < mid:
-        ns = 0
-        for t in range(m):
-            d = me - xs[t] if ccw else xs[t] - me
-            sb[ns] = t
-            if d - one < bound:  # compiled as a conditional increment; r (d = 0) wraps
-                ns += 1
         for h in range(ns):
             t = sb[h]
             d = me - xs[t] if ccw else xs[t] - me
@@ -426,7 +427,7 @@ def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chos
     the remaining slots.  ``cand`` may hold ``r`` itself (the fused cycle ranks
     an exchange's whole union for both ends): it is never kept.  ``b_cw`` and
     ``b_cc`` are optional bounds of :func:`_ring_side` (``2**63``: none), ``sb``
-    its scratch (at least ``m`` long).
+    scratch for the candidates within them (``(2, m)`` at least).
 
     Scores as a ranking would give them: the ``j``-th nearest clockwise and the
     ``j``-th nearest counter-clockwise (``j < half``) score ``2 half - j``, every
@@ -440,9 +441,22 @@ def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chos
     merge below.
     """
     R = view.shape[1]
-    n_cw = _ring_side(r, me, cand, xs, m, half, cw_v, cw_i, b_cw, sb, False)
-    n_cc = _ring_side(r, me, cand, xs, m, half, cc_v, cc_i, b_cc, sb, True)
     zero = np.uint64(0)
+    one = np.uint64(1)
+    mid = np.uint64(0x8000000000000000)
+    n_sw = 0
+    n_sc = 0
+    if b_cw < mid or b_cc < mid:  # the candidates within the bounds, both ways in one pass
+        for t in range(m):
+            d = xs[t] - me
+            sb[0, n_sw] = t
+            sb[1, n_sc] = t
+            if d - one < b_cw:  # compiled as conditional increments; r (d = 0) wraps
+                n_sw += 1
+            if (zero - d) - one < b_cc:
+                n_sc += 1
+    n_cw = _ring_side(r, me, cand, xs, m, half, cw_v, cw_i, b_cw, sb[0], n_sw, False)
+    n_cc = _ring_side(r, me, cand, xs, m, half, cc_v, cc_i, b_cc, sb[1], n_sc, True)
     if (n_cw == half and n_cc == half and 2 * half - 1 <= R <= 2 * half
             and cw_v[0] > zero and cc_v[0] > zero and cw_v[half - 1] < zero - cc_v[half - 1]):
         # disjoint arcs (me, me + cw_v[-1]] and [me - cc_v[-1], me): no candidate in both
@@ -551,7 +565,7 @@ def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compi
         max_m = max(max_m, indptr[i + 1] - indptr[i])
     chosen = np.zeros(max_m, np.bool_)
     xs = np.empty(max_m, np.uint64)
-    sb = np.empty(max_m, np.int64)
+    sb = np.empty((2, max_m), np.int64)
     mid = np.uint64(0x8000000000000000)  # no bounds
     for i in range(rows.shape[0]):
         r = rows[i]
@@ -589,7 +603,7 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
     uxs = np.empty(cap, np.uint64)
     cw_v, cw_i, cc_v, cc_i, done = _ring_scratch(half, R)
     chosen = np.zeros(cap, np.bool_)
-    sb = np.empty(cap, np.int64)
+    sb = np.empty((2, cap), np.int64)
     mid = np.uint64(0x8000000000000000)  # no bound
     busy = np.zeros(n, np.int32)
     mark = np.zeros(n, np.int32)
