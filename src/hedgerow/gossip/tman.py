@@ -384,10 +384,12 @@ def _ring_side(r, me, cand, xs, m, half, v, ix, bound, sb, ns, ccw):  # pragma: 
     the successor list only to be pushed out again; the second, over the other
     half, runs only when the first left the list short.  With a ``bound`` below
     ``2**63`` that at least ``half`` candidates are known to lie within (the
-    fused cycle takes it from the node's own view), only the candidates within
-    it, ``sb[:ns]`` (picked out by the caller without a data-dependent branch),
-    are inserted.  Either way the list is the ``half`` smallest distances, ties
-    in candidate order, and ``r`` itself (if among the candidates) is left out.
+    fused cycle takes it from the node's own view, or else bounds by the own half
+    circle), only the candidates within it, ``sb[:ns]`` (picked out by the
+    caller without a data-dependent branch), are inserted; should fewer than
+    ``half`` lie within it, the list is made again without the bound.  Either
+    way the list is the ``half`` smallest distances, ties in candidate order, and
+    ``r`` itself (if among the candidates) is left out.
     """
     mid = np.uint64(0x8000000000000000)
     n = 0
@@ -400,7 +402,10 @@ def _ring_side(r, me, cand, xs, m, half, v, ix, bound, sb, ns, ccw):  # pragma: 
                 n = _ring_insert(v, ix, n, half, d, t)
                 if n == half:
                     thr = v[half - 1]
-        return n
+        if n == half:
+            return n
+        n = 0  # fewer than half within the bound: the list again, without it
+        thr = mid
     for t in range(m):
         d = me - xs[t] if ccw else xs[t] - me
         if d < thr and cand[t] != r:
@@ -604,7 +609,8 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
     cw_v, cw_i, cc_v, cc_i, done = _ring_scratch(half, R)
     chosen = np.zeros(cap, np.bool_)
     sb = np.empty((2, cap), np.int64)
-    mid = np.uint64(0x8000000000000000)  # no bound
+    mid = np.uint64(0x8000000000000000)  # bounds below: the own view's, or the own half
+    one = np.uint64(1)
     busy = np.zeros(n, np.int32)
     mark = np.zeros(n, np.int32)
     s = np.int32(0)
@@ -642,8 +648,8 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
                 me = np.uint64(rank[r]) << np.uint64(32)
                 b_cw, n_cw, b_cc, n_cc = _ring_bound(r, me, view, allowed, rank)
                 _ring_row(r, me, union, uxs, k, half, view, cw_v, cw_i, cc_v, cc_i, done,
-                          chosen, ids, b_cw if n_cw >= half else mid,
-                          b_cc if n_cc >= half else mid, sb)
+                          chosen, ids, b_cw if n_cw >= half else mid - one,
+                          b_cc if n_cc >= half else mid - one, sb)
         remaining = defer[:n_defer]
     return batch, exchanges
 
