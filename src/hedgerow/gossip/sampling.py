@@ -91,13 +91,16 @@ def _newscast_cycle(cache, stamp, alive, order, u, now):  # pragma: no cover - c
         if pick >= n_live:
             pick = n_live - 1
         q = -1
-        for j in range(c):
-            x = cache[p, j]
-            if x >= 0 and alive[x]:
-                if pick == 0:
-                    q = x
-                    break
-                pick -= 1
+        if n_live == c:  # every slot live (the usual case): the pick-th slot itself
+            q = cache[p, pick]
+        else:
+            for j in range(c):
+                x = cache[p, j]
+                if x >= 0 and alive[x]:
+                    if pick == 0:
+                        q = x
+                        break
+                    pick -= 1
         # union of both caches and both fresh descriptors, freshest stamp per id
         ids[0] = p
         ts[0] = now
