@@ -73,6 +73,8 @@ def _newscast_cycle(cache, stamp, alive, order, u, now):  # pragma: no cover - c
     ids = np.empty(m + 1, np.int32)
     ts = np.empty(m + 1, np.int64)  # one spare slot: the merge reads one past a run
     low = np.int64(-9223372036854775807 - 1)
+    m_ids = np.empty(c + 1, np.int32)  # the merge's first c + 1
+    m_ts = np.empty(c + 1, np.int64)
     seen = np.full(cache.shape[0], -1, np.int32)  # the exchange that last saw a node
     pos = np.zeros(cache.shape[0], np.int32)  # its place in that exchange's union
     for i in range(order.shape[0]):
@@ -137,37 +139,37 @@ def _newscast_cycle(cache, stamp, alive, order, u, now):  # pragma: no cover - c
                     last = sj
             if side == 0:
                 k_p = k
-        if runs:
-            # merge the two runs (ties to p's side, the first seen), straight into both
-            # caches, each taking the c freshest other than itself
+        if runs and q != p:
+            # merge the two runs (ties to p's side, the first seen); p and q, both stamped
+            # now and first in p's run, come out first, so p keeps merged[1:c+1] and q
+            # keeps merged[0] and merged[2:c+1]
+            top = min(k, c + 1)
             a = 0
             b = k_p
-            jp = 0
-            jq = 0
-            while (jp < c or jq < c) and (a < k_p or b < k):
+            for h in range(top):
                 ta = ts[a] if a < k_p else low  # an exhausted run reads as older than any
                 tb = ts[b] if b < k else low
                 take_a = ta >= tb  # a select, not a branch: the runs interleave at random
                 t = a if take_a else b
                 a += take_a
                 b += not take_a
-                x = ids[t]
-                if x != p and jp < c:
-                    cache[p, jp] = x
-                    stamp[p, jp] = ts[t]
-                    jp += 1
-                if x != q and jq < c:
-                    cache[q, jq] = x
-                    stamp[q, jq] = ts[t]
-                    jq += 1
-            while jp < c:
-                cache[p, jp] = -1
-                stamp[p, jp] = 0
-                jp += 1
-            while jq < c:
-                cache[q, jq] = -1
-                stamp[q, jq] = 0
-                jq += 1
+                m_ids[h] = ids[t]
+                m_ts[h] = ts[t]
+            for j in range(c):
+                h = j + 1
+                if h < top:
+                    cache[p, j] = m_ids[h]
+                    stamp[p, j] = m_ts[h]
+                else:
+                    cache[p, j] = -1
+                    stamp[p, j] = 0
+                h = j + 1 if j > 0 else 0
+                if h < top:
+                    cache[q, j] = m_ids[h]
+                    stamp[q, j] = m_ts[h]
+                else:
+                    cache[q, j] = -1
+                    stamp[q, j] = 0
             continue
         # stable sort by freshness (newest first; ties keep the union's order)
         for h in range(1, k):
