@@ -422,7 +422,7 @@ def _ring_side(r, me, cand, xs, m, half, v, ix, bound, sb, ns, ccw):  # pragma: 
 
 @numba.njit(cache=True, inline="always")
 def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chosen,
-              ids, b_cw, b_cc, sb):  # pragma: no cover - compiled
+              ids, b_cw, b_cc, sb, same=False):  # pragma: no cover - compiled
     """One row of T-Man's ring: rank ``cand[:m]`` for node ``r``, keep in ``view[r]``.
 
     ``xs[:m]`` and ``me`` are ``uint64`` ring coordinates of the candidates and of
@@ -431,7 +431,9 @@ def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chos
     ways when the ids are distinct).  ``ids`` are the ids, for the distances of
     the remaining slots.  ``cand`` may hold ``r`` itself (the fused cycle ranks
     an exchange's whole union for both ends): it is never kept.  ``b_cw`` and
-    ``b_cc`` are optional bounds of :func:`_ring_side` (``2**63``: none), ``sb``
+    ``b_cc`` are optional bounds of :func:`_ring_side` (``2**63``: none; with
+    ``same``, bounds taken from a full view ``view[r]`` already in the order this
+    function writes, which then stays unless another candidate lies within them), ``sb``
     scratch for the candidates within them (``(2, m)`` at least).
 
     Scores as a ranking would give them: the ``j``-th nearest clockwise and the
@@ -460,6 +462,11 @@ def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chos
                 n_sw += 1
             if (zero - d) - one < b_cc:
                 n_sc += 1
+    if same and n_sw == half and n_sc == half:
+        # the bounds come from the view, which holds half candidates within each: no other
+        # candidate lies within them, so the lists are the view's own entries and the row,
+        # already in the ranking's order, stays as it is
+        return
     n_cw = _ring_side(r, me, cand, xs, m, half, cw_v, cw_i, b_cw, sb[0], n_sw, False)
     n_cc = _ring_side(r, me, cand, xs, m, half, cc_v, cc_i, b_cc, sb[1], n_sc, True)
     if (n_cw == half and n_cc == half and 2 * half - 1 <= R <= 2 * half
@@ -538,7 +545,9 @@ def _ring_bound(r, me, view, allowed, rank):  # pragma: no cover - compiled
     Every allowed entry of ``r``'s view is a candidate of ``r``'s exchange (the
     union holds both views), so when ``half`` or more of them lie on one half
     of the circle, the farthest of those bounds the ``half`` nearest that way.
-    Returns the largest distance of each side's entries and their counts.
+    Returns the largest distance of each side's entries and their counts, and
+    whether the row is in the order the ranking writes (see :func:`_ring_row`'s
+    ``same``).
     """
     mid = np.uint64(0x8000000000000000)
     zero = np.uint64(0)
@@ -558,7 +567,27 @@ def _ring_bound(r, me, view, allowed, rank):  # pragma: no cover - compiled
         if zero < e < mid:
             n_cc += 1
             b_cc = max(b_cc, e)
-    return b_cw, n_cw, b_cc, n_cc
+    # whether the row is already what the ranking writes from these entries: a full view
+    # of R = 2 half slots, pairs (j-th clockwise, j-th counter-clockwise), lower id first
+    R = view.shape[1]
+    half = R // 2
+    same = R % 2 == 0 and n_cw == half and n_cc == half
+    last_w = zero
+    last_c = zero
+    for j in range(half if same else 0):
+        a = view[r, 2 * j]
+        b = view[r, 2 * j + 1]
+        da = (np.uint64(rank[a]) << np.uint64(32)) - me
+        db = (np.uint64(rank[b]) << np.uint64(32)) - me
+        dw = da if da < mid else db
+        dc = zero - (db if da < mid else da)
+        if not (a < b and (da < mid) != (db < mid) and last_w < dw < mid
+                and last_c < dc < mid):
+            same = False
+            break
+        last_w = dw
+        last_c = dc
+    return b_cw, n_cw, b_cc, n_cc, same
 
 
 @numba.njit(cache=True)
@@ -646,10 +675,10 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
             for side in range(2):
                 r = p if side == 0 else q
                 me = np.uint64(rank[r]) << np.uint64(32)
-                b_cw, n_cw, b_cc, n_cc = _ring_bound(r, me, view, allowed, rank)
+                b_cw, n_cw, b_cc, n_cc, same = _ring_bound(r, me, view, allowed, rank)
                 _ring_row(r, me, union, uxs, k, half, view, cw_v, cw_i, cc_v, cc_i, done,
                           chosen, ids, b_cw if n_cw >= half else mid - one,
-                          b_cc if n_cc >= half else mid - one, sb)
+                          b_cc if n_cc >= half else mid - one, sb, same)
         remaining = defer[:n_defer]
     return batch, exchanges
 
