@@ -9,14 +9,27 @@ Usage::
 
     python benchmarks/bench_gossip.py                      # 10,000 nodes, 20 cycles each
     python benchmarks/bench_gossip.py --nodes 100000 --cycles 5
+
+``--against SRC`` instead times this checkout's gossip layer beside another one's (``SRC`` is
+that checkout's ``src`` directory, e.g. ``git archive main src | tar -x -C /tmp/old`` then
+``--against /tmp/old/src``) in the PeerSim comparison's setting (T-Man's ring, view 20, Newscast
+cache 20, a uniform partner): ``--reps`` runs of ``--cycles`` cycles from the same seed, the two
+alternated, CPU seconds of Newscast and T-Man (minimum and median), and whether both end with the
+same views, caches, stamps and generator state::
+
+    python benchmarks/bench_gossip.py --against /tmp/old/src --cycles 20 --reps 5
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
+import shutil
+import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -31,6 +44,77 @@ from hedgerow.protocols.vitis.kernels import vitis_select
 from hedgerow.protocols.vitis.ring import harmonic_targets, node_ids
 
 
+def _gossip_from(src: Path, tmp: Path) -> tuple:
+    """The ``sampling`` and ``tman`` modules of the checkout whose ``src`` is ``src``, copied
+    into ``tmp`` and loaded under names of their own: numba's on-disk cache is per file and
+    records the module's name, so the copies compile afresh instead of reusing (or spoiling)
+    the other checkout's cache."""
+    mods = []
+    for name in ("sampling", "tman"):
+        orig = src / "hedgerow" / "gossip" / f"{name}.py"
+        if not orig.is_file():
+            sys.exit(f"--against {src}: no {orig}")
+        path = tmp / f"against_{name}.py"
+        shutil.copyfile(orig, path)
+        key = f"gossip_against_{name}"
+        spec = importlib.util.spec_from_file_location(key, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[key] = mod
+        spec.loader.exec_module(mod)
+        mods.append(mod)
+    return tuple(mods)
+
+
+def compare(args: argparse.Namespace) -> None:
+    """This checkout's Newscast + T-Man ring beside ``--against``'s, alternated."""
+    from hedgerow.gossip import sampling, tman
+
+    with tempfile.TemporaryDirectory() as tmp:
+        sides = {"this": (sampling, tman), "against": _gossip_from(Path(args.against), Path(tmp))}
+        _compare(args, sides)
+
+
+def _compare(args: argparse.Namespace, sides: dict) -> None:
+    n = args.nodes
+
+    def run(side: str, m: int, cycles: int) -> tuple:
+        smod, tmod = sides[side]
+        rng = RngStreams(args.seed).stream("gossip")
+        ps = smod.PeerSampling(m, args.cache)
+        ps.bootstrap(np.ones(m, bool), rng)
+        tm = tmod.TMan(args.view, tmod.ring_select(node_ids(m, args.seed)))
+        view = tm.empty_view(m)
+        ns = tt = 0.0
+        for _ in range(cycles):
+            c0 = time.process_time()
+            ps.cycle(rng)
+            c1 = time.process_time()
+            tm.cycle(view, ps, rng)
+            tt += time.process_time() - c1
+            ns += c1 - c0
+        return ns, tt, (view, ps.cache, ps.stamp, rng.random())
+
+    for side in sides:
+        run(side, 64, 2)  # compile / load the kernels
+    times: dict[str, list] = {side: [] for side in sides}
+    ends = {}
+    load0 = os.getloadavg()[0]
+    for r in range(args.reps):
+        for side in (("this", "against") if r % 2 == 0 else ("against", "this")):
+            ns, tt, ends[side] = run(side, n, args.cycles)
+            times[side].append((ns, tt))
+    a, b = ends["this"], ends["against"]
+    same = all(np.array_equal(x, y) for x, y in zip(a[:3], b[:3], strict=True)) and a[3] == b[3]
+    out = {"nodes": n, "view": args.view, "cache": args.cache, "cycles": args.cycles,
+           "reps": args.reps, "load_before": load0, "identical": bool(same)}
+    for side, rows in times.items():
+        out[side] = {f"{what}_cpu_s_{stat}": f([row[i] for row in rows])
+                     for i, what in enumerate(("newscast", "tman"))
+                     for stat, f in (("min", min), ("median", statistics.median))}
+    out["load_after"] = os.getloadavg()[0]
+    print(json.dumps(out, indent=1))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nodes", type=int, default=10_000)
@@ -40,7 +124,13 @@ def main() -> None:
     ap.add_argument("--cache", type=int, default=20, help="Newscast cache size")
     ap.add_argument("--cycles", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--against", default=None,
+                    help="another checkout's src directory: time both gossip layers side by side")
+    ap.add_argument("--reps", type=int, default=5, help="with --against: runs of each side")
     args = ap.parse_args()
+    if args.against:
+        compare(args)
+        return
     n = args.nodes
     inst = workload("random", n, args.topics, args.subs, args.seed)
     streams = RngStreams(args.seed)

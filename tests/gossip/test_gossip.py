@@ -207,6 +207,57 @@ def test_newscast_keeps_the_freshest_sorted():
     assert ps.stamp.max() == ps.now
 
 
+def _newscast_reference(cache, stamp, alive, order, u, now):
+    """SimpleNewscast's merge as written: union of both fresh descriptors and both caches
+    (an id seen twice keeps its freshest stamp, its first place), stably sorted newest
+    first; each side keeps the c freshest other than itself."""
+    c = cache.shape[1]
+    for i, p in enumerate(order):
+        if not alive[p]:
+            continue
+        live = [x for x in cache[p] if x >= 0 and alive[x]]
+        if not live:
+            continue
+        q = live[min(int(u[i] * len(live)), len(live) - 1)]
+        best: dict[int, int] = {}
+        for x, s in [(p, now), (q, now)] + [(x, s) for r in (p, q)
+                                            for x, s in zip(cache[r], stamp[r], strict=True)
+                                            if x >= 0]:
+            best[int(x)] = max(best.get(int(x), s), s)  # dicts keep the first place
+        ranked = sorted(best, key=lambda x: -best[x])  # stable
+        for r in (p, q):
+            keep = [x for x in ranked if x != r][:c]
+            cache[r] = keep + [-1] * (c - len(keep))
+            stamp[r] = [best[x] for x in keep] + [0] * (c - len(keep))
+
+
+@pytest.mark.parametrize("n, c", [(40, 5), (300, 8)])
+def test_newscast_matches_the_reference_merge(n, c):
+    """The compiled cycle (a merge of two freshness-ordered runs, or a stable sort when a
+    duplicate's fresher stamp or a cache written out of order breaks a run) keeps exactly
+    the reference's caches and stamps, under churn and joins."""
+    ps = PeerSampling(n, c)
+    ps.bootstrap(np.ones(n, bool), np.random.default_rng(1))
+    cache, stamp = ps.cache.copy(), ps.stamp.copy()
+    rng, twin = np.random.default_rng(2), np.random.default_rng(2)
+    for cyc in range(25):
+        if cyc == 8:
+            ps.alive[::5] = False
+        if cyc == 14:  # a caller writes rows out of freshness order: still the same merge
+            ps.stamp[1::3] = ps.stamp[1::3, ::-1].copy()
+            ps.cache[1::3] = ps.cache[1::3, ::-1].copy()
+            cache[1::3], stamp[1::3] = ps.cache[1::3], ps.stamp[1::3]
+        if cyc == 16:
+            back = np.arange(0, n, 10)
+            ps.alive[back] = True
+            ps.fill(back, np.random.default_rng(cyc), 3)
+            cache[back], stamp[back] = ps.cache[back], ps.stamp[back]
+        ps.cycle(rng)
+        order = twin.permutation(np.flatnonzero(ps.alive))
+        _newscast_reference(cache, stamp, ps.alive, order, twin.random(order.size), ps.now)
+        assert np.array_equal(ps.cache, cache) and np.array_equal(ps.stamp, stamp), cyc
+
+
 def test_ring_partner_picks_among_the_psi_nearest_ids():
     rng = np.random.default_rng(5)
     n, r, psi = 200, 8, 3

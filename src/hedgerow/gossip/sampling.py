@@ -56,15 +56,26 @@ SAMPLERS = ("newscast", "cyclon", "uniform")
 
 @numba.njit(cache=True)
 def _newscast_cycle(cache, stamp, alive, order, u, now):  # pragma: no cover - compiled
-    """One Newscast cycle; the union is deduplicated through per-node marks and
-    stably sorted by freshness (caches come out sorted, so the sort is nearly
-    linear), which keeps exactly the selection "the ``c`` freshest, ties to the
-    first seen" at ``O(c)`` per exchange instead of ``O(c^2)``."""
+    """One Newscast cycle.
+
+    Each exchange keeps "the ``c`` freshest of the union, ties to the first
+    seen": the union (both fresh descriptors, ``p``'s cache, then ``q``'s new
+    entries; an id seen twice keeps its freshest stamp) stably ordered by
+    freshness.  The union is deduplicated through per-node marks.  Caches come
+    out newest first, so the union is normally two runs that are already in
+    order (``p``'s side, then ``q``'s new entries) and the order is a merge of
+    the two, cut once both caches are full; when a duplicate's fresher stamp
+    (or a cache written out of order by a caller) breaks a run, the union is
+    stably sorted by insertion instead.  Both give the same order.
+    """
     c = cache.shape[1]
     m = 2 * c + 2
-    ids = np.empty(m, np.int32)
-    ts = np.empty(m, np.int64)
-    seen = np.full(cache.shape[0], -1, np.int64)  # the exchange that last saw a node
+    ids = np.empty(m + 1, np.int32)
+    ts = np.empty(m + 1, np.int64)  # one spare slot: the merge reads one past a run
+    low = np.int64(-9223372036854775807 - 1)
+    m_ids = np.empty(c + 1, np.int32)  # the merge's first c + 1
+    m_ts = np.empty(c + 1, np.int64)
+    seen = np.full(cache.shape[0], -1, np.int32)  # the exchange that last saw a node
     pos = np.zeros(cache.shape[0], np.int32)  # its place in that exchange's union
     for i in range(order.shape[0]):
         p = order[i]
@@ -82,13 +93,16 @@ def _newscast_cycle(cache, stamp, alive, order, u, now):  # pragma: no cover - c
         if pick >= n_live:
             pick = n_live - 1
         q = -1
-        for j in range(c):
-            x = cache[p, j]
-            if x >= 0 and alive[x]:
-                if pick == 0:
-                    q = x
-                    break
-                pick -= 1
+        if n_live == c:  # every slot live (the usual case): the pick-th slot itself
+            q = cache[p, pick]
+        else:
+            for j in range(c):
+                x = cache[p, j]
+                if x >= 0 and alive[x]:
+                    if pick == 0:
+                        q = x
+                        break
+                    pick -= 1
         # union of both caches and both fresh descriptors, freshest stamp per id
         ids[0] = p
         ts[0] = now
@@ -99,22 +113,64 @@ def _newscast_cycle(cache, stamp, alive, order, u, now):  # pragma: no cover - c
         seen[q] = i
         pos[q] = 1
         k = 2
+        runs = True  # both runs newest first, no stamp raised
+        k_p = 2
         for side in range(2):
             r = p if side == 0 else q
+            last = now
             for j in range(c):
                 x = cache[r, j]
                 if x < 0:
                     continue
+                sj = stamp[r, j]
                 if seen[x] == i:
                     t = pos[x]
-                    if stamp[r, j] > ts[t]:
-                        ts[t] = stamp[r, j]
+                    if sj > ts[t]:
+                        ts[t] = sj
+                        runs = False
                 else:
                     seen[x] = i
                     pos[x] = k
                     ids[k] = x
-                    ts[k] = stamp[r, j]
+                    ts[k] = sj
                     k += 1
+                    if sj > last:
+                        runs = False
+                    last = sj
+            if side == 0:
+                k_p = k
+        if runs and q != p:
+            # merge the two runs (ties to p's side, the first seen); p and q, both stamped
+            # now and first in p's run, come out first, so p keeps merged[1:c+1] and q
+            # keeps merged[0] and merged[2:c+1]
+            top = min(k, c + 1)
+            a = 0
+            b = k_p
+            for h in range(top):
+                ta = ts[a] if a < k_p else low  # an exhausted run reads as older than any
+                tb = ts[b] if b < k else low
+                take_a = ta >= tb  # a select, not a branch: the runs interleave at random
+                t = a if take_a else b
+                a += take_a
+                b += not take_a
+                m_ids[h] = ids[t]
+                m_ts[h] = ts[t]
+            for j in range(c):
+                h = j + 1
+                if h < top:
+                    cache[p, j] = m_ids[h]
+                    stamp[p, j] = m_ts[h]
+                else:
+                    cache[p, j] = -1
+                    stamp[p, j] = 0
+                h = j + 1 if j > 0 else 0
+                if h < top:
+                    cache[q, j] = m_ids[h]
+                    stamp[q, j] = m_ts[h]
+                else:
+                    cache[q, j] = -1
+                    stamp[q, j] = 0
+            continue
         # stable sort by freshness (newest first; ties keep the union's order)
         for h in range(1, k):
             xi = ids[h]

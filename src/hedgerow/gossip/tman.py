@@ -258,18 +258,26 @@ def _union(p, q, view, sample, allowed, include_self, mark, s, union):  # pragma
                 mark[r] = s
                 union[k] = r
                 k += 1
+        # written in place and kept by a conditional increment: whether an entry is
+        # new is data-dependent, a branch on it would be mispredicted often (marking a
+        # duplicate again changes nothing; a node not allowed stays unmarked, as it may
+        # still enter as the other side's own descriptor)
         for j in range(R):
             x = view[r, j]
-            if x >= 0 and mark[x] != s and allowed[x]:
-                mark[x] = s
+            if x >= 0:
+                ok = allowed[x]
+                fresh = (mark[x] != s) & ok
+                mark[x] = s if ok else mark[x]
                 union[k] = x
-                k += 1
+                k += fresh
         for j in range(c):
             x = sample[r, j]
-            if x >= 0 and mark[x] != s and allowed[x]:
-                mark[x] = s
+            if x >= 0:
+                ok = allowed[x]
+                fresh = (mark[x] != s) & ok
+                mark[x] = s if ok else mark[x]
                 union[k] = x
-                k += 1
+                k += fresh
     return k
 
 
@@ -350,59 +358,127 @@ def rank_select(score: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray
 
 
 @numba.njit(cache=True, inline="always")
+def _ring_insert(v, ix, n, half, d, t):  # pragma: no cover - compiled
+    """Insert distance ``d`` of candidate ``t`` into the sorted list ``v[:n]``, ``ix[:n]``
+    (at most ``half`` long: a full list drops its largest); returns the new length."""
+    if n < half:
+        n += 1
+    j = n - 1
+    while j > 0 and v[j - 1] > d:
+        v[j] = v[j - 1]
+        ix[j] = ix[j - 1]
+        j -= 1
+    v[j] = d
+    ix[j] = t
+    return n
+
+
+@numba.njit(cache=True, inline="always")
+def _ring_side(r, me, cand, xs, m, half, v, ix, bound, sb, ns, ccw):  # pragma: no cover - compiled
+    """The ``half`` nearest of ``cand[:m]`` one way round (counter-clockwise with ``ccw``),
+    sorted into ``v`` (distances) and ``ix`` (candidate indices); returns how many.
+
+    Without a bound (``bound == 2**63``) it is two passes of insertion: the
+    first admits only the candidates on the list's own half of the circle
+    (distance below ``2**63``), so a node's nearest predecessors never enter
+    the successor list only to be pushed out again; the second, over the other
+    half, runs only when the first left the list short.  With a ``bound`` below
+    ``2**63`` that at least ``half`` candidates are known to lie within (the
+    fused cycle takes it from the node's own view, or else bounds by the own half
+    circle), only the candidates within it, ``sb[:ns]`` (picked out by the
+    caller without a data-dependent branch), are inserted; should fewer than
+    ``half`` lie within it, the list is made again without the bound.  Either
+    way the list is the ``half`` smallest distances, ties in candidate order, and
+    ``r`` itself (if among the candidates) is left out.
+    """
+    mid = np.uint64(0x8000000000000000)
+    n = 0
+    thr = mid
+    if bound < mid:
+        for h in range(ns):
+            t = sb[h]
+            d = me - xs[t] if ccw else xs[t] - me
+            if d < thr:
+                n = _ring_insert(v, ix, n, half, d, t)
+                if n == half:
+                    thr = v[half - 1]
+        if n == half:
+            return n
+        n = 0  # fewer than half within the bound: the list again, without it
+        thr = mid
+    for t in range(m):
+        d = me - xs[t] if ccw else xs[t] - me
+        if d < thr and cand[t] != r:
+            n = _ring_insert(v, ix, n, half, d, t)
+            if n == half:
+                thr = v[half - 1]
+    if n < half:  # the other half circle
+        for t in range(m):
+            d = me - xs[t] if ccw else xs[t] - me
+            if d >= mid and (n < half or d < v[half - 1]):
+                n = _ring_insert(v, ix, n, half, d, t)
+    return n
+
+
+@numba.njit(cache=True, inline="always")
 def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chosen,
-              ids):  # pragma: no cover - compiled
+              ids, b_cw, b_cc, sb, same=False):  # pragma: no cover - compiled
     """One row of T-Man's ring: rank ``cand[:m]`` for node ``r``, keep in ``view[r]``.
 
     ``xs[:m]`` and ``me`` are ``uint64`` ring coordinates of the candidates and of
     ``r`` whose wrap-around differences order the ring: the ids themselves, or
     their ranks among all ids shifted to the top 32 bits (the same order both
     ways when the ids are distinct).  ``ids`` are the ids, for the distances of
-    the remaining slots.
+    the remaining slots.  ``cand`` may hold ``r`` itself (the fused cycle ranks
+    an exchange's whole union for both ends): it is never kept.  ``b_cw`` and
+    ``b_cc`` are optional bounds of :func:`_ring_side` (``2**63``: none; with
+    ``same``, bounds taken from a full view ``view[r]`` already in the order this
+    function writes, which then stays unless another candidate lies within them), ``sb``
+    scratch for the candidates within them (``(2, m)`` at least).
 
     Scores as a ranking would give them: the ``j``-th nearest clockwise and the
     ``j``-th nearest counter-clockwise (``j < half``) score ``2 half - j``, every
     other candidate ``-distance / 2**64``; the view keeps the ``R`` best, ties to
-    the lower id.  The ``half`` nearest each way are kept by insertion into two
-    short sorted lists, so a row costs ``O(m half)`` at worst and about ``O(m)``
-    in practice instead of two argsorts and an ``O(m R)`` selection.
+    the lower id.  The ``half`` nearest each way are kept in two short sorted
+    lists (:func:`_ring_side`), so a row costs ``O(m half)`` at worst and about
+    ``O(m)`` in practice instead of two argsorts and an ``O(m R)`` selection.
+    When both lists are full and lie on disjoint arcs (no candidate in both:
+    every network larger than ``R + 1`` once the views hold their neighbours),
+    the view is the pairs ``(cw[j], cc[j])``, lower id first, without the general
+    merge below.
     """
     R = view.shape[1]
-    n_cw = 0
-    n_cc = 0
-    # admission thresholds kept in registers: the largest kept distance once a list is
-    # full (until then the count test admits every candidate)
-    top = np.uint64(0xFFFFFFFFFFFFFFFF)
-    thr_cw = top
-    thr_cc = top
-    for t in range(m):
-        x = xs[t]
-        d = x - me
-        if d < thr_cw or n_cw < half:
-            if n_cw < half:
-                n_cw += 1
-            j = n_cw - 1
-            while j > 0 and cw_v[j - 1] > d:
-                cw_v[j] = cw_v[j - 1]
-                cw_i[j] = cw_i[j - 1]
-                j -= 1
-            cw_v[j] = d
-            cw_i[j] = t
-            if n_cw == half:
-                thr_cw = cw_v[half - 1]
-        d = me - x
-        if d < thr_cc or n_cc < half:
-            if n_cc < half:
-                n_cc += 1
-            j = n_cc - 1
-            while j > 0 and cc_v[j - 1] > d:
-                cc_v[j] = cc_v[j - 1]
-                cc_i[j] = cc_i[j - 1]
-                j -= 1
-            cc_v[j] = d
-            cc_i[j] = t
-            if n_cc == half:
-                thr_cc = cc_v[half - 1]
+    zero = np.uint64(0)
+    one = np.uint64(1)
+    mid = np.uint64(0x8000000000000000)
+    n_sw = 0
+    n_sc = 0
+    if b_cw < mid or b_cc < mid:  # the candidates within the bounds, both ways in one pass
+        for t in range(m):
+            d = xs[t] - me
+            sb[0, n_sw] = t
+            sb[1, n_sc] = t
+            if d - one < b_cw:  # compiled as conditional increments; r (d = 0) wraps
+                n_sw += 1
+            if (zero - d) - one < b_cc:
+                n_sc += 1
+    if same and n_sw == half and n_sc == half:
+        # the bounds come from the view, which holds half candidates within each: no other
+        # candidate lies within them, so the lists are the view's own entries and the row,
+        # already in the ranking's order, stays as it is
+        return
+    n_cw = _ring_side(r, me, cand, xs, m, half, cw_v, cw_i, b_cw, sb[0], n_sw, False)
+    n_cc = _ring_side(r, me, cand, xs, m, half, cc_v, cc_i, b_cc, sb[1], n_sc, True)
+    if (n_cw == half and n_cc == half and 2 * half - 1 <= R <= 2 * half
+            and cw_v[0] > zero and cc_v[0] > zero and cw_v[half - 1] < zero - cc_v[half - 1]):
+        # disjoint arcs (me, me + cw_v[-1]] and [me - cc_v[-1], me): no candidate in both
+        for j in range(half):
+            a = cand[cw_i[j]]
+            b = cand[cc_i[j]]
+            view[r, 2 * j] = min(a, b)
+            if 2 * j + 1 < R:
+                view[r, 2 * j + 1] = max(a, b)
+        return
     # the ranked candidates by (best rank, id): merge both lists, each entry once
     j = 0
     jw = 0
@@ -428,11 +504,11 @@ def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chos
     # the remaining slots: nearest others (score -distance / 2**64, ties to the lower id);
     # with distinct coordinates both lists cover every candidate when they overlap, so
     # this runs only on ties
-    while j < R and j < m:
+    while j < R:
         best = -1
         best_s = 0.0
         for t in range(m):
-            if chosen[t]:
+            if chosen[t] or cand[t] == r:
                 continue
             x = ids[cand[t]]
             d1 = x - ids[r]
@@ -441,6 +517,8 @@ def _ring_row(r, me, cand, xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done, chos
             if best < 0 or s > best_s or (s == best_s and cand[t] < cand[best]):
                 best = t
                 best_s = s
+        if best < 0:
+            break
         chosen[best] = True
         done[j] = best
         view[r, j] = cand[best]
@@ -460,6 +538,58 @@ def _ring_scratch(half, R):  # pragma: no cover - compiled
             np.empty(half, np.int64), np.empty(R, np.int64))
 
 
+@numba.njit(cache=True, inline="always")
+def _ring_bound(r, me, view, allowed, rank):  # pragma: no cover - compiled
+    """Bounds for :func:`_ring_side` from ``r``'s own view, ``(clockwise, counter-clockwise)``.
+
+    Every allowed entry of ``r``'s view is a candidate of ``r``'s exchange (the
+    union holds both views), so when ``half`` or more of them lie on one half
+    of the circle, the farthest of those bounds the ``half`` nearest that way.
+    Returns the largest distance of each side's entries and their counts, and
+    whether the row is in the order the ranking writes (see :func:`_ring_row`'s
+    ``same``).
+    """
+    mid = np.uint64(0x8000000000000000)
+    zero = np.uint64(0)
+    n_cw = 0
+    n_cc = 0
+    b_cw = zero
+    b_cc = zero
+    for j in range(view.shape[1]):
+        x = view[r, j]
+        if x < 0 or not allowed[x]:
+            continue
+        d = (np.uint64(rank[x]) << np.uint64(32)) - me
+        if zero < d < mid:
+            n_cw += 1
+            b_cw = max(b_cw, d)
+        e = zero - d
+        if zero < e < mid:
+            n_cc += 1
+            b_cc = max(b_cc, e)
+    # whether the row is already what the ranking writes from these entries: a full view
+    # of R = 2 half slots, pairs (j-th clockwise, j-th counter-clockwise), lower id first
+    R = view.shape[1]
+    half = R // 2
+    same = R % 2 == 0 and n_cw == half and n_cc == half
+    last_w = zero
+    last_c = zero
+    for j in range(half if same else 0):
+        a = view[r, 2 * j]
+        b = view[r, 2 * j + 1]
+        da = (np.uint64(rank[a]) << np.uint64(32)) - me
+        db = (np.uint64(rank[b]) << np.uint64(32)) - me
+        dw = da if da < mid else db
+        dc = zero - (db if da < mid else da)
+        if not (a < b and (da < mid) != (db < mid) and last_w < dw < mid
+                and last_c < dc < mid):
+            same = False
+            break
+        last_w = dw
+        last_c = dc
+    return b_cw, n_cw, b_cc, n_cc, same
+
+
 @numba.njit(cache=True)
 def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compiled
     """T-Man's ring over CSR candidate lists, one :func:`_ring_row` per row."""
@@ -469,6 +599,8 @@ def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compi
         max_m = max(max_m, indptr[i + 1] - indptr[i])
     chosen = np.zeros(max_m, np.bool_)
     xs = np.empty(max_m, np.uint64)
+    sb = np.empty((2, max_m), np.int64)
+    mid = np.uint64(0x8000000000000000)  # no bounds
     for i in range(rows.shape[0]):
         r = rows[i]
         a = indptr[i]
@@ -476,7 +608,7 @@ def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compi
         for t in range(m):  # independent loads first: their cache misses overlap
             xs[t] = ids[cand[a + t]]
         _ring_row(r, ids[r], cand[a:a + m], xs, m, half, view, cw_v, cw_i, cc_v, cc_i, done,
-                  chosen, ids)
+                  chosen, ids, mid, mid, sb)
 
 
 @numba.njit(cache=True)
@@ -503,10 +635,11 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
     cap = 2 * R + 2 * c + 2
     union = np.empty(cap, np.int32)
     uxs = np.empty(cap, np.uint64)
-    cand = np.empty(cap, np.int32)
-    xs = np.empty(cap, np.uint64)
     cw_v, cw_i, cc_v, cc_i, done = _ring_scratch(half, R)
     chosen = np.zeros(cap, np.bool_)
+    sb = np.empty((2, cap), np.int64)
+    mid = np.uint64(0x8000000000000000)  # bounds below: the own view's, or the own half
+    one = np.uint64(1)
     busy = np.zeros(n, np.int32)
     mark = np.zeros(n, np.int32)
     s = np.int32(0)
@@ -538,16 +671,14 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
             k = _union(p, q, view, sample, allowed, include_self, mark, s, union)
             for t in range(k):  # independent loads first: their cache misses overlap
                 uxs[t] = np.uint64(rank[union[t]]) << np.uint64(32)
+            # both ends rank the whole union (each skips itself), bounded by their own views
             for side in range(2):
                 r = p if side == 0 else q
-                m = 0
-                for t in range(k):
-                    if union[t] != r:
-                        cand[m] = union[t]
-                        xs[m] = uxs[t]
-                        m += 1
-                _ring_row(r, np.uint64(rank[r]) << np.uint64(32), cand, xs, m, half, view,
-                          cw_v, cw_i, cc_v, cc_i, done, chosen, ids)
+                me = np.uint64(rank[r]) << np.uint64(32)
+                b_cw, n_cw, b_cc, n_cc, same = _ring_bound(r, me, view, allowed, rank)
+                _ring_row(r, me, union, uxs, k, half, view, cw_v, cw_i, cc_v, cc_i, done,
+                          chosen, ids, b_cw if n_cw >= half else mid - one,
+                          b_cc if n_cc >= half else mid - one, sb, same)
         remaining = defer[:n_defer]
     return batch, exchanges
 
