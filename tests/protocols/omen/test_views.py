@@ -10,7 +10,7 @@ from hedgerow.protocols import get_protocol
 from hedgerow.protocols.omen import engine as omen_engine
 from hedgerow.protocols.omen.checks import omen_violations
 from hedgerow.protocols.omen.engine import OmenEngine
-from hedgerow.protocols.omen.views import _bounded
+from hedgerow.protocols.omen.views import _bounded, _skip_doubles
 from hedgerow.workloads import make_instance
 
 
@@ -112,3 +112,20 @@ def test_batched_cycle_is_bit_identical_to_the_per_node_loop(inst, seed, params,
         assert (fast.deg == ref.deg).all() and (fast.adj == ref.adj).all()
     _same_state(fast, ref)
     assert fast.cycles > 12  # the steady state gossiped too
+
+
+@pytest.mark.parametrize("half", [False, True])
+def test_skipping_doubles_lands_where_drawing_them_does(half):
+    """``advance`` when no 32-bit half is buffered, a redraw otherwise: both equal ``random(k)``."""
+    a = np.random.default_rng(7)
+    if half:
+        a.integers(0, 1 << 32, size=1, dtype=np.uint32)  # leaves a buffered half word
+    st = a.bit_generator.state
+    a.random(4)  # the block the pass drew
+    _skip_doubles(a, st, 1234)
+    b = np.random.default_rng(7)
+    if half:
+        b.integers(0, 1 << 32, size=1, dtype=np.uint32)
+    b.random(1234)
+    assert a.bit_generator.state == b.bit_generator.state
+    assert a.random() == b.random() and a.integers(1 << 20) == b.integers(1 << 20)

@@ -399,9 +399,11 @@ class ViewTable:
             st_b = rng_backups.bit_generator.state
             rest = len(order) - i
             u32 = rng_gossip.integers(0, 1 << 32, size=rest + 16, dtype=np.uint32)
-            want = int(self.need[order[i:]].sum()) + rest * self.max_need
-            dbl = rng_backups.random(max(min(want, _DBL_BLOCK), self.need[order[i]]
-                                         + self.max_need))
+            # about two selections' worth per exchange (v's and its peer's); a block that
+            # runs short ends the pass early and the next block continues
+            want = 2 * int(self.need[order[i:]].sum()) + self.max_need
+            dbl = rng_backups.random(max(min(want, _DBL_BLOCK),
+                                         int(self.need[order[i]]) + self.max_need))
             i, used_u, used_d, ex, status = _exchanges(
                 order, i, on, online, adj, deg, self.slot_node, self.b_off, self.b_len,
                 self.b_cap, self.b_flat, self.n_off, self.n_len, self.n_flat, self.ready,
@@ -415,9 +417,7 @@ class ViewTable:
             rng_gossip.bit_generator.state = st_g
             if used_u:
                 rng_gossip.integers(0, 1 << 32, size=used_u, dtype=np.uint32)
-            rng_backups.bit_generator.state = st_b
-            if used_d:
-                rng_backups.random(used_d)
+            _skip_doubles(rng_backups, st_b, used_d)
         return total
 
     def unpack(self) -> None:
@@ -431,3 +431,19 @@ class ViewTable:
             e.ready = bool(self.ready[v, j])
             e.dirty = bool(self.dirty[v, j])
         self.touched[:] = False
+
+
+def _skip_doubles(rng: np.random.Generator, state: dict, k: int) -> None:
+    """Put ``rng`` back to ``state`` and on by ``k`` doubles, as ``rng.random(k)`` would.
+
+    A double takes one 64-bit output; with no half-used 32-bit output buffered
+    (``has_uint32 == 0``, always so for a stream that draws only doubles),
+    ``advance(k)`` is exact and free; otherwise the doubles are drawn again.
+    """
+    rng.bit_generator.state = state
+    if not k:
+        return
+    if state.get("has_uint32", 1) == 0 and hasattr(rng.bit_generator, "advance"):
+        rng.bit_generator.advance(k)
+    else:
+        rng.random(k)
