@@ -73,13 +73,15 @@ from hedgerow.model.bitset import pack_sets
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
-from hedgerow.protocols.omen.backups import backup_set, refresh_entry
+from hedgerow.protocols.omen.backups import BUILDERS, PD_PICKS, backup_set, refresh_entry
 from hedgerow.protocols.omen.coordinator import Ring
 from hedgerow.protocols.omen.repair import add_edge, remove_node, shadow_repair
-from hedgerow.protocols.omen.views import Entry, view_of
+from hedgerow.protocols.omen.views import Entry, ViewTable, view_of
 from hedgerow.protocols.tco.engine import tco_augment
 
 _NONE = np.zeros(0, dtype=np.int64)
+#: a steady-state cycle is batched when at least 1 / _BATCH_SHARE of the online nodes are active
+_BATCH_SHARE = 20
 
 __all__ = ["MESSAGE_KINDS", "ChurnEvent", "OmenEngine"]
 
@@ -169,6 +171,11 @@ class OmenEngine:
         ``initial(masks, nodes) -> (m, 2) edges``: the initial TCO on the
         online nodes (default: LowODA from scratch with the same ``rho``,
         section 6.5).
+    batched_gossip : bool
+        Run each gossip cycle's exchanges in one compiled pass over array views
+        (:class:`~hedgerow.protocols.omen.views.ViewTable`, default), or node by
+        node in Python (the reference).  Both draw the same numbers in the same
+        order and give bit-identical views, loads and messages.
     """
 
     def __init__(
@@ -194,6 +201,7 @@ class OmenEngine:
         standby_timeout: float = 20.0,
         ack_timeout: float = 2.0,
         initial: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+        batched_gossip: bool = True,
     ) -> None:
         self.inst = instance
         self.n = n = instance.n_nodes
@@ -209,6 +217,7 @@ class OmenEngine:
         self.join_timeout = float(join_timeout)
         self.standby_timeout, self.ack_timeout = float(standby_timeout), float(ack_timeout)
         self.initial = initial
+        self.batched_gossip = bool(batched_gossip)
         self.rng_gossip = streams.stream("gossip")
         self.rng_sampling = streams.stream("sampling")
         self.sampling = PeerSampling(n, max(self.rnd_view, 1), sampler)
@@ -337,8 +346,11 @@ class OmenEngine:
             self.sampling.bootstrap(self.online, self.rng_sampling)
             for v in nodes.tolist():
                 self._sync_entries(v)
-            for _ in range(self.warmup_cycles):
-                self._cycle(everyone=True)
+            if self.batched_gossip:
+                self._warmup_batched(self.warmup_cycles)
+            else:
+                for _ in range(self.warmup_cycles):
+                    self._cycle(everyone=True)
 
     def _count_subs(self) -> None:
         self.live_subs[:] = 0
@@ -835,6 +847,36 @@ class OmenEngine:
             (e.dirty or not e.ready) and self.online[u] for u, e in self.entries[v].items()
         )
 
+    def _table(self) -> ViewTable:
+        """Every node's entries packed for the batched cycle."""
+        lam_of = np.full(self.n, self.lam, dtype=np.int64)
+        joins = [u for u, e in enumerate(self.current) if e >= 0 and self.events[e].type == JOIN]
+        lam_of[joins] = max(self.lam, 1)
+        rlam_of = lam_of if self.ready_rule == "lambda" else np.ones(self.n, dtype=np.int64)
+        return ViewTable(self.entries, self.online, self.adj, self.deg, self.sub_indptr,
+                         lam_of, rlam_of)
+
+    def _gossip_arrays(self) -> tuple:
+        return (
+            self.online, self.adj, self.deg, self.sub_indptr, self.sub_topics, self.live_subs,
+            self.backup_load, self.pd_pick == "dual", BUILDERS[self.builder],
+            PD_PICKS[self.pd_pick], self.sampling.cache, self.rnd_view,
+        )
+
+    def _warmup_batched(self, cycles: int) -> None:
+        """``cycles`` full cycles on one packed table (nothing but gossip runs meanwhile)."""
+        table = self._table()
+        on = np.flatnonzero(self.online)
+        for _ in range(cycles):
+            self.cycles += 1
+            self.sampling.cycle(self.rng_sampling)
+            if not len(on):
+                continue
+            order = self.rng_gossip.permutation(on)
+            ex = table.run(order, on, self._gossip_arrays(), self.rng_gossip, self.rng_backups)
+            self.messages["gossip"] += 2 * ex
+        table.unpack()
+
     def _cycle(self, *, everyone: bool) -> int:
         """One gossip cycle; returns how many nodes were active."""
         self.cycles += 1
@@ -847,6 +889,15 @@ class OmenEngine:
         if not len(active):
             return 0
         rng = self.rng_gossip
+        if self.batched_gossip and len(active) * _BATCH_SHARE >= len(on):
+            # packing every view costs about as much as a few dozen Python exchanges:
+            # batch the cycles where many nodes are active (same draws, same result)
+            table = self._table()
+            order = rng.permutation(active)
+            ex = table.run(order, on, self._gossip_arrays(), rng, self.rng_backups)
+            self.messages["gossip"] += 2 * ex
+            table.unpack()
+            return len(active)
         for v in rng.permutation(active).tolist():
             view = view_of(self.entries[v])
             view = view[self.online[view]] if len(view) else view
