@@ -251,13 +251,6 @@ class OmenEngine:
         self.masks = np.ascontiguousarray(
             pack_sets(self.sub_indptr, self.sub_topics, self.n_topics)
         )
-        # topic -> subscribers, so a repair visits only the subscribers of T_chev
-        order = np.argsort(self.sub_topics, kind="stable")
-        self.topic_indptr = np.zeros(self.n_topics + 1, dtype=np.int64)
-        np.cumsum(np.bincount(self.sub_topics, minlength=self.n_topics),
-                  out=self.topic_indptr[1:])
-        owners = np.repeat(np.arange(self.n, dtype=np.int64), np.diff(self.sub_indptr))
-        self.topic_nodes = np.ascontiguousarray(owners[order])
 
     def topics_of(self, v: int) -> np.ndarray:
         return self.sub_topics[self.sub_indptr[v] : self.sub_indptr[v + 1]]
@@ -695,7 +688,6 @@ class OmenEngine:
         new = shadow_repair(
             self.masks, self.adj, self.deg, shadow, rep.topics,
             rng=self.rng_ties, rho=self.rho, components=self.components,
-            subscribers=(self.topic_indptr, self.topic_nodes),
         )
         rep.ev.repair_seconds += _time.thread_time() - t0
         rep.ev.rounds += 1

@@ -3,9 +3,10 @@
 ``repairTcoOnChurn(S, T_chev, I_S, E_cur)`` adds edges among the shadow set
 ``S`` until every topic of ``T_chev`` is connected among the members of ``S``
 that hold it, choosing each edge by the LowODA rule.  The selection is the
-project's one TCO engine (:func:`hedgerow.protocols.tco.engine.tco_augment`:
-the LowODA rule, its threshold reading of ``rho`` and its seeded tie rule), run
-on the node subset ``S`` from the current edges, so OMen, OMen-G and
+project's one TCO engine (the kernels of
+:func:`hedgerow.protocols.tco.engine.tco_augment`: the LowODA rule, its
+threshold reading of ``rho`` and its seeded tie rule), run on the node
+subset ``S`` from the current edges, so OMen, OMen-G and
 LowODA-Inc differ only in the node set they hand it.  Our engine keeps the
 overlay as a dynamic adjacency table (``adj``: one row of neighbours per
 node, ``deg`` of them used).
@@ -21,6 +22,22 @@ Readings (``docs/omen.md``)
   each topic), so it adds redundant edges; the true-component reading adds
   only edges that merge topic components, as LowODA-Inc does on all nodes.
 * **Degrees** (R-8) in the rule are degrees in the whole overlay, not inside ``S``.
+
+Cost
+----
+The engine's choices depend only on the contributions among ``S``, i.e. on
+how each topic's components partition the members of ``S`` that hold it,
+and on degrees and the seeded hash of global ids.  So the repair hands the
+engine slots for ``S`` alone (one per member and topic of ``T_chev`` held by
+two members or more), in a CSR over the global ids, with a union-find that
+already joins the slots of one component of ``G_t``.  The components come
+from a breadth-first search in ``G_t`` per topic, started at a member and
+stopped once every member holding ``t`` is reached.  A call costs the
+shadow's topics plus the part of ``G_t`` the searches visit (at most the
+subscribers of ``T_chev`` and their links), plus a few ``O(n)`` array fills,
+instead of a cut-down copy of the masks of every subscriber of ``T_chev``
+and a union-find over all their links.  The edges are those of the engine on
+the whole overlay, draw for draw (``tests/protocols/omen/test_equivalence.py``).
 
 Examples
 --------
@@ -39,11 +56,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hedgerow.protocols.tco.engine import tco_augment
+from hedgerow.errors import ParameterError
+from hedgerow.protocols.tco import _kernels as K
+from hedgerow.protocols.tco.engine import _draw_seed
 
 __all__ = ["add_edge", "current_edges", "remove_node", "shadow_repair"]
 
-_NO_CSC = np.zeros(0, dtype=np.int64)
+_EMPTY = np.zeros((0, 2), dtype=np.int64)
 
 
 def current_edges(adj: np.ndarray, deg: np.ndarray) -> np.ndarray:
@@ -55,60 +74,140 @@ def current_edges(adj: np.ndarray, deg: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def _compact(masks, topics, adj, deg, in_s, local, t_indptr, t_nodes):
-    """Masks restricted to ``topics`` (bit j = topics[j]) and the links that can matter.
+def _shadow_slots(masks, topics, adj, deg, S, local):  # pragma: no cover - jitted
+    """The engine's slots for the shadow alone, each topic's components found by search.
 
-    A link counts when both ends hold a common topic of ``topics`` (``local``:
-    and both ends are in ``in_s``).  Rows keep the global node ids, so the
-    engine's tie rule (a hash of global ids) is unchanged.  With a topic ->
-    subscribers CSC (``t_indptr``, ``t_nodes``; empty = absent) only the
-    subscribers of ``topics`` are visited instead of every node's mask.
+    Bit ``j`` stands for ``topics[j]`` (``T_chev``, distinct).  A topic is
+    *relevant* when at least two members of ``S`` (sorted) hold it; a member
+    is *active* when it holds a relevant topic.  Every active member gets one
+    slot per relevant topic, ``j`` ascending, in a CSR over the global ids
+    (``ptr``: ``n + 1`` entries, empty rows for everyone else), so the
+    engine's rows and its tie hash keep the global ids.  The union-find over
+    the slots (``parent``, ``size``, flat: every slot points at the first slot
+    of its component) holds the components of ``G_t`` among the slots: a
+    breadth-first search in ``G_t`` (the links whose both ends hold ``t``;
+    ``local``: and lie in ``S``) from each member not yet reached, stopped as
+    soon as every member holding ``t`` is reached.  The engine needs nothing
+    else: only the partition of the shadow's slots into components enters
+    contributions and merges.
+
+    Returns ``(nodes, ptr, top, parent, size, n_rel)``: the active members
+    (global ids, ascending), the slot CSR, the union-find and the number of
+    relevant topics.
     """
     n = masks.shape[0]
-    m = len(topics)
-    w = (m + 63) // 64
-    out = np.zeros((n, w), np.uint64)
-    rel = np.zeros(n, np.bool_)
-    if len(t_indptr):
+    k = S.shape[0]
+    m = topics.shape[0]
+    sub = np.zeros((k, m), dtype=np.bool_)
+    cnt = np.zeros(m, dtype=np.int64)
+    for a in range(k):
+        v = S[a]
         for j in range(m):
             t = topics[j]
-            for x in range(t_indptr[t], t_indptr[t + 1]):
-                v = t_nodes[x]
-                out[v, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
-                rel[v] = True
-    else:
-        for v in range(n):
-            for j in range(m):
-                t = topics[j]
-                if (masks[v, t >> 6] >> np.uint64(t & 63)) & np.uint64(1):
-                    out[v, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
-                    rel[v] = True
-    cnt = 0
-    for u in range(n):
-        if not rel[u] or (local and not in_s[u]):
-            continue
-        for x in range(deg[u]):
-            v = adj[u, x]
-            if v > u and rel[v] and (not local or in_s[v]):
-                for k in range(w):
-                    if out[u, k] & out[v, k]:
-                        cnt += 1
-                        break
-    e = np.empty((cnt, 2), np.int64)
+            if (masks[v, t >> 6] >> np.uint64(t & 63)) & np.uint64(1):
+                sub[a, j] = True
+                cnt[j] += 1
+    n_rel = 0
+    for j in range(m):
+        if cnt[j] >= 2:
+            n_rel += 1
+    # slots of the active members, topics ascending
+    slot = np.full((k, m), -1, dtype=np.int64)
+    rows = np.zeros(k, dtype=np.int64)
+    s = 0
+    for a in range(k):
+        for j in range(m):
+            if sub[a, j] and cnt[j] >= 2:
+                rows[a] += 1
+        if rows[a]:
+            s += 1
+    nodes = np.empty(s, dtype=np.int64)
+    ptr = np.zeros(n + 1, dtype=np.int64)
     i = 0
-    for u in range(n):
-        if not rel[u] or (local and not in_s[u]):
+    for a in range(k):
+        if rows[a]:
+            nodes[i] = S[a]
+            ptr[S[a] + 1] = rows[a]
+            i += 1
+    for g in range(n):
+        ptr[g + 1] += ptr[g]
+    top = np.empty(ptr[n], dtype=np.int64)
+    for a in range(k):
+        q = ptr[S[a]]
+        for j in range(m):
+            if sub[a, j] and cnt[j] >= 2:
+                top[q] = j
+                slot[a, j] = q
+                q += 1
+    n_slots = top.shape[0]
+    parent = np.arange(n_slots, dtype=np.int64)
+    size = np.ones(n_slots, dtype=np.int64)
+    if n_rel == 0 or s < 2:
+        return nodes, ptr, top, parent, size, n_rel
+    # components: one search per member not yet reached, within G_t
+    pos = np.full(n, -1, dtype=np.int64)
+    for a in range(k):
+        pos[S[a]] = a
+    stamp = np.full(n, -1, dtype=np.int64)
+    queue = np.empty(n, dtype=np.int64)
+    reached = np.full(k, -1, dtype=np.int64)
+    search = 0
+    for j in range(m):
+        if cnt[j] < 2:
             continue
-        for x in range(deg[u]):
-            v = adj[u, x]
-            if v > u and rel[v] and (not local or in_s[v]):
-                for k in range(w):
-                    if out[u, k] & out[v, k]:
-                        e[i, 0] = u
-                        e[i, 1] = v
-                        i += 1
-                        break
-    return out, e
+        t = topics[j]
+        word = t >> 6
+        bit = np.uint64(t & 63)
+        left = cnt[j]
+        for a0 in range(k):
+            if not sub[a0, j] or reached[a0] == j:
+                continue
+            root = slot[a0, j]
+            reached[a0] = j
+            left -= 1
+            if left == 0:
+                break
+            stamp[S[a0]] = search
+            queue[0] = S[a0]
+            head = 0
+            tail = 1
+            while head < tail and left > 0:
+                u = queue[head]
+                head += 1
+                for x in range(deg[u]):
+                    w = adj[u, x]
+                    if stamp[w] == search:
+                        continue
+                    if not (masks[w, word] >> bit) & np.uint64(1):
+                        continue
+                    b = pos[w]
+                    if local and b < 0:
+                        continue
+                    stamp[w] = search
+                    if b >= 0:
+                        # a member holding t not reached before: this component's
+                        reached[b] = j
+                        parent[slot[b, j]] = root
+                        size[root] += 1
+                        left -= 1
+                        if left == 0:
+                            break
+                    queue[tail] = w
+                    tail += 1
+            search += 1
+            if left == 0:
+                break
+    return nodes, ptr, top, parent, size, n_rel
+
+
+def _check_rho(rho: float) -> float:
+    try:
+        rho = float(rho)
+    except (TypeError, ValueError):
+        raise ParameterError(f"rho must be a number >= 1, got {rho!r}", key="rho") from None
+    if not rho >= 1.0 or not np.isfinite(rho):
+        raise ParameterError(f"rho must be >= 1 (LowODA's trade-off), got {rho}", key="rho")
+    return rho
 
 
 def shadow_repair(
@@ -121,9 +220,18 @@ def shadow_repair(
     rng: np.random.Generator,
     rho: float = 1.0,
     components: str = "true",
-    subscribers: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
     """Algorithm 1: the edges to add among ``shadow`` so every topic of ``topics`` is connected.
+
+    The edges (and the one draw from ``rng``) are those of
+    :func:`~hedgerow.protocols.tco.engine.tco_augment` with rule ``lowoda`` on
+    the node subset ``shadow`` from every current link, restricted to
+    ``topics``, with the overlay's degrees (``components="true"``), or from
+    the links among ``shadow`` only (``"local"``).  The input is built for
+    the shadow alone: its slots, and the components of each topic among them
+    found by a search in ``G_t`` that stops once every member holding ``t`` is
+    reached (:func:`_shadow_slots`), so the cost follows the event's topics
+    and their subgraphs, not ``n``.
 
     Parameters
     ----------
@@ -134,36 +242,47 @@ def shadow_repair(
     shadow : numpy.ndarray
         ``S``, online nodes.
     topics : numpy.ndarray
-        ``T_chev``.
+        ``T_chev`` (a set: repeats count once).
     rng : numpy.random.Generator
-        The tie rule's seed.
+        The tie rule's seed (one draw when ``S`` has two nodes and ``topics`` one topic).
     rho : float
         LowODA's trade-off (>= 1).
     components : {"true", "local"}
         Reading R-1 (module docstring).
-    subscribers : tuple of numpy.ndarray, optional
-        ``(indptr, nodes)``: topic -> subscribers CSC matching ``masks``; the
-        cut-down input is then built from the subscribers of ``topics`` alone
-        (the same input, without a pass over every node).
 
     Returns
     -------
     numpy.ndarray
-        ``(e, 2)`` int64 node pairs in the order chosen (not yet added).
+        ``(e, 2)`` int64 node pairs ``(min, max)`` in the order chosen (not yet added).
     """
     S = np.unique(np.asarray(shadow, dtype=np.int64))
-    topics = np.asarray(topics, dtype=np.int64)
+    topics = np.unique(np.asarray(topics, dtype=np.int64))
     if len(S) < 2 or not len(topics):
-        return np.zeros((0, 2), dtype=np.int64)
-    in_s = np.zeros(adj.shape[0], dtype=np.bool_)
-    in_s[S] = True
-    # the repair only looks at T_chev: masks cut down to those topics, and only
-    # the links inside some G_t, t in T_chev, which alone can connect shadow nodes
-    t_indptr, t_nodes = subscribers if subscribers is not None else (_NO_CSC, _NO_CSC)
-    cmasks, e = _compact(masks, topics, adj, deg, in_s, components == "local",
-                         np.ascontiguousarray(t_indptr, dtype=np.int64),
-                         np.ascontiguousarray(t_nodes, dtype=np.int64))
-    return tco_augment(cmasks, S, e, rule="lowoda", rho=rho, rng=rng, degrees=deg)
+        return _EMPTY.copy()
+    rho = _check_rho(rho)
+    n = masks.shape[0]
+    if S[0] < 0 or S[-1] >= n:
+        raise ParameterError(f"shadow must lie in [0, {n}), got {S[0]}..{S[-1]}", key="shadow")
+    if topics.min() < 0 or topics.max() >= 64 * masks.shape[1]:
+        raise ParameterError(f"topics must lie in [0, {64 * masks.shape[1]})", key="topics")
+    seed = _draw_seed(rng)
+    nodes, ptr, top, parent, size, n_rel = _shadow_slots(
+        np.ascontiguousarray(masks, dtype=np.uint64), topics,
+        np.ascontiguousarray(adj, dtype=np.int64), np.ascontiguousarray(deg, dtype=np.int64),
+        S, components == "local")
+    s = nodes.shape[0]
+    if n_rel == 0 or s < 2:
+        return _EMPTY.copy()
+    n_slots = top.shape[0]
+    C = np.zeros((s, s), dtype=np.int16 if n_rel < 32767 else np.int32)
+    head, tail, nxt, slot_loc = (np.full(n_slots, -1, dtype=np.int64) for _ in range(4))
+    phi0 = int(K.init_contributions(ptr, top, parent, nodes, len(topics), C, head, tail, nxt,
+                                    slot_loc))
+    out = np.empty((max(phi0, 1), 2), dtype=np.int64)
+    mode = K.MODE_MAXC_MINDEG if rho == 1.0 else K.MODE_THRESHOLD
+    m, _, _ = K.run_engine(mode, rho, 0, np.uint64(seed), C, deg[nodes].astype(np.int64), nodes,
+                           ptr, top, parent, size, head, tail, nxt, slot_loc, out)
+    return np.sort(nodes[out[:m]], axis=1)
 
 
 def add_edge(adj: np.ndarray, deg: np.ndarray, u: int, v: int) -> np.ndarray:
