@@ -2,8 +2,10 @@
 
 A synthetic instance (``--nodes`` x 1,000 topics, 46 topics per node), its
 LowODA overlay (ρ = 2) in the repair's adjacency table, then ``--calls``
-repairs of an ``--shadow``-node random shadow on one node's topics (11 is the
-size of FB 1K's shadow sets).  The same seeded calls are timed three ways:
+leaves, each repaired on its own: a random node's links go, the shadow is its
+former neighbours plus random nodes sharing a topic with it up to
+``--shadow`` nodes (11 is the size of FB 1K's shadow sets), ``T_chev`` its
+topics.  The same seeded calls are timed three ways:
 
 * **total**: each ``shadow_repair`` call, CPU (thread) time, in a fresh
   process per side; with ``--baseline-src DIR`` the same calls also run on the
@@ -54,15 +56,29 @@ def _setup(nodes: int):
     return inst, adj, deg
 
 
-def _calls(inst, calls: int, shadow: int):
-    """The seeded repair inputs: (shadow, topics) per call."""
+def _calls(inst, adj, deg, calls: int, shadow: int):
+    """The seeded repair inputs, one leave each: ``(adj, deg, shadow, topics)`` per call.
+
+    A random node leaves (its links go, on a copy of the table); the shadow is
+    its former neighbours plus random nodes sharing one of its topics (its
+    stand-in backups) up to ``shadow`` nodes, ``T_chev`` its topics.
+    """
+    from hedgerow.protocols.omen.repair import remove_node
+
     R = sp.csr_matrix(inst.matrix)
     r = np.random.default_rng(5)
     out = []
-    for _ in range(calls + 1):
+    while len(out) < calls + 1:
         v = int(r.integers(inst.n_nodes))
-        S = r.choice(inst.n_nodes, shadow, replace=False)
-        out.append((S, R.indices[R.indptr[v]:R.indptr[v + 1]].astype(np.int64)))
+        if deg[v] == 0:
+            continue
+        topics = R.indices[R.indptr[v]:R.indptr[v + 1]].astype(np.int64)
+        a, d = adj.copy(), deg.copy()
+        nb = remove_node(a, d, v)
+        share = np.flatnonzero((inst.masks & inst.masks[v]).any(axis=1))
+        share = share[share != v]
+        extra = r.choice(share, size=min(len(share), max(shadow - len(nb), 2)), replace=False)
+        out.append((a, d, np.union1d(nb, extra), topics))
     return out
 
 
@@ -70,14 +86,14 @@ def total(a) -> None:
     """Time every call of this interpreter's ``shadow_repair``; print JSON."""
     from hedgerow.protocols.omen.repair import shadow_repair
 
-    inst, adj, deg = _setup(a.nodes)
+    inst, adj0, deg0 = _setup(a.nodes)
     kw = {}
     if "subscribers" in inspect.signature(shadow_repair).parameters:  # the earlier input
         M = sp.csc_matrix(inst.matrix)
         kw["subscribers"] = (M.indptr.astype(np.int64), M.indices.astype(np.int64))
     h = hashlib.sha256()
     times = []
-    for it, (S, topics) in enumerate(_calls(inst, a.calls, a.shadow)):
+    for it, (adj, deg, S, topics) in enumerate(_calls(inst, adj0, deg0, a.calls, a.shadow)):
         t0 = time.thread_time()
         e = shadow_repair(inst.masks, adj, deg, S, topics, rng=np.random.default_rng(it),
                           rho=2.0, **kw)
@@ -97,9 +113,9 @@ def stages(a) -> None:
 
     names = ["total", "shadow set", "_shadow_slots (slots + component searches)",
              "allocations", "init_contributions", "run_engine"]
-    inst, adj, deg = _setup(a.nodes)
+    inst, adj0, deg0 = _setup(a.nodes)
     T = dict.fromkeys(names, 0.0)
-    for it, (S, topics) in enumerate(_calls(inst, a.calls, a.shadow)):
+    for it, (adj, deg, S, topics) in enumerate(_calls(inst, adj0, deg0, a.calls, a.shadow)):
         t = [time.thread_time()]
         shadow_repair(inst.masks, adj, deg, S, topics, rng=np.random.default_rng(it), rho=2.0)
         t.append(time.thread_time())

@@ -144,59 +144,91 @@ def _shadow_slots(masks, topics, adj, deg, S, local):  # pragma: no cover - jitt
     size = np.ones(n_slots, dtype=np.int64)
     if n_rel == 0 or s < 2:
         return nodes, ptr, top, parent, size, n_rel
-    # components: one search per member not yet reached, within G_t
+    # components: one search per member, all grown in turn, merged where they meet
     pos = np.full(n, -1, dtype=np.int64)
     for a in range(k):
         pos[S[a]] = a
-    stamp = np.full(n, -1, dtype=np.int64)
-    queue = np.empty(n, dtype=np.int64)
-    reached = np.full(k, -1, dtype=np.int64)
-    search = 0
+    seen = np.full(n, -1, dtype=np.int64)  # topic index j of the last search to claim the node
+    who = np.empty(n, dtype=np.int64)  # the member whose search claimed it
+    qnext = np.empty(n, dtype=np.int64)  # queues: linked lists through the nodes
+    qhead = np.full(k, -1, dtype=np.int64)
+    qtail = np.full(k, -1, dtype=np.int64)
+    grp = np.arange(k, dtype=np.int64)  # union-find of the searches that met
+    first = np.empty(k, dtype=np.int64)
     for j in range(m):
         if cnt[j] < 2:
             continue
         t = topics[j]
         word = t >> 6
         bit = np.uint64(t & 63)
-        left = cnt[j]
-        for a0 in range(k):
-            if not sub[a0, j] or reached[a0] == j:
-                continue
-            root = slot[a0, j]
-            reached[a0] = j
-            left -= 1
-            if left == 0:
-                break
-            stamp[S[a0]] = search
-            queue[0] = S[a0]
-            head = 0
-            tail = 1
-            while head < tail and left > 0:
-                u = queue[head]
-                head += 1
+        for a in range(k):
+            grp[a] = a
+            if sub[a, j]:
+                seen[S[a]] = j
+                who[S[a]] = a
+                qnext[S[a]] = -1
+                qhead[a] = S[a]
+                qtail[a] = S[a]
+        alive = cnt[j]
+        while alive > 1:
+            for a in range(k):
+                if not sub[a, j] or grp[a] != a or qhead[a] < 0:
+                    continue
+                u = qhead[a]
+                qhead[a] = qnext[u]
+                if qhead[a] < 0:
+                    qtail[a] = -1
                 for x in range(deg[u]):
                     w = adj[u, x]
-                    if stamp[w] == search:
-                        continue
                     if not (masks[w, word] >> bit) & np.uint64(1):
                         continue
-                    b = pos[w]
-                    if local and b < 0:
+                    if local and pos[w] < 0:
                         continue
-                    stamp[w] = search
-                    if b >= 0:
-                        # a member holding t not reached before: this component's
-                        reached[b] = j
-                        parent[slot[b, j]] = root
-                        size[root] += 1
-                        left -= 1
-                        if left == 0:
-                            break
-                    queue[tail] = w
-                    tail += 1
-            search += 1
-            if left == 0:
-                break
+                    if seen[w] != j:
+                        seen[w] = j
+                        who[w] = a
+                        qnext[w] = -1
+                        if qtail[a] < 0:
+                            qhead[a] = w
+                        else:
+                            qnext[qtail[a]] = w
+                        qtail[a] = w
+                        continue
+                    r = who[w]
+                    while grp[r] != r:
+                        r = grp[r]
+                    if r != a:  # two searches met: one component; a takes r's queue
+                        grp[r] = a
+                        if qhead[r] >= 0:
+                            if qtail[a] < 0:
+                                qhead[a] = qhead[r]
+                            else:
+                                qnext[qtail[a]] = qhead[r]
+                            qtail[a] = qtail[r]
+                            qhead[r] = -1
+                            qtail[r] = -1
+            # searches still growing; one alone left is a whole component too (every
+            # other search ran dry, so it met all the rest of its own component)
+            alive = 0
+            for a in range(k):
+                if sub[a, j] and grp[a] == a and qhead[a] >= 0:
+                    alive += 1
+        # the slots of one component point at the slot of its first member
+        for a in range(k):
+            first[a] = -1
+            qhead[a] = -1
+            qtail[a] = -1
+        for a in range(k):
+            if sub[a, j]:
+                r = a
+                while grp[r] != r:
+                    r = grp[r]
+                if first[r] < 0:
+                    first[r] = a
+                else:
+                    root = slot[first[r], j]
+                    parent[slot[a, j]] = root
+                    size[root] += 1
     return nodes, ptr, top, parent, size, n_rel
 
 
