@@ -609,9 +609,9 @@ class OmenEngine:
             e = self.entries[c].get(v, Entry())
             B, N = e.backups, e.neighbours
         if ev.type == JOIN:
-            shadow = np.union1d(B, [v])
+            shadow = np.unique(np.append(B, v).astype(np.int64, copy=False))
         else:
-            shadow = np.union1d(np.union1d(B, N), ev.reporters)
+            shadow = np.unique(np.concatenate((B, N, ev.reporters)).astype(np.int64, copy=False))
             shadow = self._expand_departed(c, shadow)
         shadow = shadow[self.online[shadow]]
         ev.coordinators.append(c)
@@ -684,7 +684,8 @@ class OmenEngine:
             self.exeq[c].insert(0, ev.id)
             self._process(c)
             return
-        ev.shadow_set = np.union1d(ev.shadow_set, shadow) if ev.shadow_set is not None else shadow
+        if rep.round:  # round 0 uses the set _start_repair has just recorded
+            ev.shadow_set = np.union1d(ev.shadow_set, shadow)
         new = shadow_repair(
             self.masks, self.adj, self.deg, shadow, rep.topics,
             rng=self.rng_ties, rho=self.rho, components=self.components,

@@ -86,10 +86,13 @@ def _shadow_slots(masks, topics, adj, deg, S, local):  # pragma: no cover - jitt
     the slots (``parent``, ``size``, flat: every slot points at the first slot
     of its component) holds the components of ``G_t`` among the slots: a
     breadth-first search in ``G_t`` (the links whose both ends hold ``t``;
-    ``local``: and lie in ``S``) from each member not yet reached, stopped as
-    soon as every member holding ``t`` is reached.  The engine needs nothing
-    else: only the partition of the shadow's slots into components enters
-    contributions and merges.
+    ``local``: and lie in ``S``) from every member holding ``t``, the searches
+    grown one node each in turn and merged where they meet, stopped when at
+    most one is still growing (the others ran dry: each is a whole component,
+    so the last one holds all the remaining members).  A topic the overlay
+    connects costs the searches until they meet; a split one its pieces but
+    the largest.  The engine needs nothing else: only the partition of the
+    shadow's slots into components enters contributions and merges.
 
     Returns ``(nodes, ptr, top, parent, size, n_rel)``: the active members
     (global ids, ascending), the slot CSR, the union-find and the number of
@@ -232,12 +235,45 @@ def _shadow_slots(masks, topics, adj, deg, S, local):  # pragma: no cover - jitt
     return nodes, ptr, top, parent, size, n_rel
 
 
+@njit(cache=True)
+def _repair_input(masks, topics, adj, deg, shadow, local):  # pragma: no cover - jitted
+    """:func:`_shadow_slots` on ``unique(shadow)`` and ``unique(topics)``, and the engine's buffers.
+
+    ``status``: 0 ready, 1 nothing to connect (fewer than two nodes or no
+    topic: no tie draw), 2 a node out of range, 3 a topic out of range.
+    Returns ``(status, nodes, ptr, top, parent, size, n_rel, n_topics,
+    head, tail, nxt, slot_loc, degrees of nodes)``.
+    """
+    S = np.unique(shadow)
+    T = np.unique(topics)
+    z = np.zeros(0, dtype=np.int64)
+    status = 0
+    if S.shape[0] < 2 or T.shape[0] == 0:
+        status = 1
+    elif S[0] < 0 or S[-1] >= masks.shape[0]:
+        status = 2
+    elif T[0] < 0 or T[-1] >= 64 * masks.shape[1]:
+        status = 3
+    if status:
+        return status, z, z, z, z, z, 0, 0, z, z, z, z, z
+    nodes, ptr, top, parent, size, n_rel = _shadow_slots(masks, T, adj, deg, S, local)
+    ns = top.shape[0]
+    head = np.full(ns, -1, dtype=np.int64)
+    tail = np.full(ns, -1, dtype=np.int64)
+    nxt = np.full(ns, -1, dtype=np.int64)
+    slot_loc = np.full(ns, -1, dtype=np.int64)
+    dn = np.empty(nodes.shape[0], dtype=np.int64)
+    for i in range(nodes.shape[0]):
+        dn[i] = deg[nodes[i]]
+    return 0, nodes, ptr, top, parent, size, n_rel, T.shape[0], head, tail, nxt, slot_loc, dn
+
+
 def _check_rho(rho: float) -> float:
     try:
         rho = float(rho)
     except (TypeError, ValueError):
         raise ParameterError(f"rho must be a number >= 1, got {rho!r}", key="rho") from None
-    if not rho >= 1.0 or not np.isfinite(rho):
+    if not 1.0 <= rho < float("inf"):
         raise ParameterError(f"rho must be >= 1 (LowODA's trade-off), got {rho}", key="rho")
     return rho
 
@@ -287,34 +323,37 @@ def shadow_repair(
     numpy.ndarray
         ``(e, 2)`` int64 node pairs ``(min, max)`` in the order chosen (not yet added).
     """
-    S = np.unique(np.asarray(shadow, dtype=np.int64))
-    topics = np.unique(np.asarray(topics, dtype=np.int64))
-    if len(S) < 2 or not len(topics):
+    (status, nodes, ptr, top, parent, size, n_rel, n_topics, head, tail, nxt, slot_loc,
+     dn) = _repair_input(_as(masks, np.uint64), _as(topics, np.int64).ravel(),
+                         _as(adj, np.int64), _as(deg, np.int64),
+                         _as(shadow, np.int64).ravel(), components == "local")
+    if status == 1:
         return _EMPTY.copy()
     rho = _check_rho(rho)
-    n = masks.shape[0]
-    if S[0] < 0 or S[-1] >= n:
-        raise ParameterError(f"shadow must lie in [0, {n}), got {S[0]}..{S[-1]}", key="shadow")
-    if topics.min() < 0 or topics.max() >= 64 * masks.shape[1]:
+    if status == 2:
+        raise ParameterError(f"shadow must lie in [0, {masks.shape[0]})", key="shadow")
+    if status == 3:
         raise ParameterError(f"topics must lie in [0, {64 * masks.shape[1]})", key="topics")
     seed = _draw_seed(rng)
-    nodes, ptr, top, parent, size, n_rel = _shadow_slots(
-        np.ascontiguousarray(masks, dtype=np.uint64), topics,
-        np.ascontiguousarray(adj, dtype=np.int64), np.ascontiguousarray(deg, dtype=np.int64),
-        S, components == "local")
     s = nodes.shape[0]
     if n_rel == 0 or s < 2:
         return _EMPTY.copy()
-    n_slots = top.shape[0]
     C = np.zeros((s, s), dtype=np.int16 if n_rel < 32767 else np.int32)
-    head, tail, nxt, slot_loc = (np.full(n_slots, -1, dtype=np.int64) for _ in range(4))
-    phi0 = int(K.init_contributions(ptr, top, parent, nodes, len(topics), C, head, tail, nxt,
-                                    slot_loc))
+    phi0 = K.init_contributions(ptr, top, parent, nodes, n_topics, C, head, tail, nxt, slot_loc)
     out = np.empty((max(phi0, 1), 2), dtype=np.int64)
     mode = K.MODE_MAXC_MINDEG if rho == 1.0 else K.MODE_THRESHOLD
-    m, _, _ = K.run_engine(mode, rho, 0, np.uint64(seed), C, deg[nodes].astype(np.int64), nodes,
-                           ptr, top, parent, size, head, tail, nxt, slot_loc, out)
-    return np.sort(nodes[out[:m]], axis=1)
+    m, _, _ = K.run_engine(mode, rho, 0, np.uint64(seed), C, dn, nodes, ptr, top, parent, size,
+                           head, tail, nxt, slot_loc, out)
+    res = nodes[out[:m]]
+    res.sort(axis=1)
+    return res
+
+
+def _as(x, dtype) -> np.ndarray:
+    """``x`` as a C-contiguous array of ``dtype`` (no copy when it already is one)."""
+    if type(x) is np.ndarray and x.dtype == dtype and x.flags.c_contiguous:
+        return x
+    return np.ascontiguousarray(x, dtype=dtype)
 
 
 def add_edge(adj: np.ndarray, deg: np.ndarray, u: int, v: int) -> np.ndarray:
