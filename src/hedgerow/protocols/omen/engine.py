@@ -75,7 +75,7 @@ from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.protocols.omen.backups import backup_set, refresh_entry
 from hedgerow.protocols.omen.coordinator import Ring
-from hedgerow.protocols.omen.repair import add_edge, remove_node, shadow_repair
+from hedgerow.protocols.omen.repair import add_edge, holds_topics, remove_node, shadow_repair
 from hedgerow.protocols.omen.views import Entry, view_of
 from hedgerow.protocols.tco.engine import tco_augment
 
@@ -628,16 +628,7 @@ class OmenEngine:
 
     def _join_covered(self, v: int, shadow: np.ndarray) -> bool:
         """Whether ``shadow`` (minus ``v``) holds every topic of ``v`` another live node holds."""
-        others = shadow[shadow != v]
-        vt = self.topics_of(v)
-        need = vt[self.live_subs[vt] - 1 > 0]
-        if not len(need):
-            return True
-        if not len(others):
-            return False
-        held = np.bitwise_or.reduce(self.masks[others], axis=0)
-        bits = (held[need >> 6] >> (need & 63).astype(np.uint64)) & np.uint64(1)
-        return bool(bits.all())
+        return bool(holds_topics(self.masks, shadow, v, self.topics_of(v), self.live_subs))
 
     def _global_candidates(self, v: int) -> np.ndarray:
         shares = (self.masks & self.masks[v]).any(axis=1) & self.online

@@ -60,7 +60,7 @@ from hedgerow.errors import ParameterError
 from hedgerow.protocols.tco import _kernels as K
 from hedgerow.protocols.tco.engine import _draw_seed
 
-__all__ = ["add_edge", "current_edges", "remove_node", "shadow_repair"]
+__all__ = ["add_edge", "current_edges", "holds_topics", "remove_node", "shadow_repair"]
 
 _EMPTY = np.zeros((0, 2), dtype=np.int64)
 
@@ -354,6 +354,39 @@ def _as(x, dtype) -> np.ndarray:
     if type(x) is np.ndarray and x.dtype == dtype and x.flags.c_contiguous:
         return x
     return np.ascontiguousarray(x, dtype=dtype)
+
+
+@njit(cache=True)
+def holds_topics(masks, nodes, skip, topics, live):  # pragma: no cover - jitted
+    """Whether ``nodes`` but ``skip`` hold every topic ``t`` of ``topics`` with ``live[t] > 1``.
+
+    A join's check that its shadow still covers it: the topics of the
+    joining node ``skip`` that another live node holds (``live``: live
+    subscribers per topic, the node itself included).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = np.array([[3], [1], [2]], dtype=np.uint64)    # topics {0, 1}, {0}, {1}
+    >>> live = np.array([3, 2])
+    >>> bool(holds_topics(m, np.array([0, 1]), 0, np.array([0, 1]), live))
+    False
+    >>> bool(holds_topics(m, np.array([0, 1, 2]), 0, np.array([0, 1]), live))
+    True
+    """
+    for t in topics:
+        if live[t] - 1 <= 0:
+            continue
+        w = t >> 6
+        b = np.uint64(t & 63)
+        found = False
+        for v in nodes:
+            if v != skip and (masks[v, w] >> b) & np.uint64(1):
+                found = True
+                break
+        if not found:
+            return False
+    return True
 
 
 def add_edge(adj: np.ndarray, deg: np.ndarray, u: int, v: int) -> np.ndarray:
