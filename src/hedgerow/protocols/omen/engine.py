@@ -75,7 +75,7 @@ from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.protocols.omen.backups import BUILDERS, PD_PICKS, backup_set, refresh_entry
 from hedgerow.protocols.omen.coordinator import Ring
-from hedgerow.protocols.omen.repair import add_edge, remove_node, shadow_repair
+from hedgerow.protocols.omen.repair import add_edge, holds_topics, remove_node, shadow_repair
 from hedgerow.protocols.omen.views import Entry, ViewTable, view_of
 from hedgerow.protocols.tco.engine import tco_augment
 
@@ -260,13 +260,6 @@ class OmenEngine:
         self.masks = np.ascontiguousarray(
             pack_sets(self.sub_indptr, self.sub_topics, self.n_topics)
         )
-        # topic -> subscribers, so a repair visits only the subscribers of T_chev
-        order = np.argsort(self.sub_topics, kind="stable")
-        self.topic_indptr = np.zeros(self.n_topics + 1, dtype=np.int64)
-        np.cumsum(np.bincount(self.sub_topics, minlength=self.n_topics),
-                  out=self.topic_indptr[1:])
-        owners = np.repeat(np.arange(self.n, dtype=np.int64), np.diff(self.sub_indptr))
-        self.topic_nodes = np.ascontiguousarray(owners[order])
 
     def topics_of(self, v: int) -> np.ndarray:
         return self.sub_topics[self.sub_indptr[v] : self.sub_indptr[v + 1]]
@@ -628,9 +621,9 @@ class OmenEngine:
             e = self.entries[c].get(v, Entry())
             B, N = e.backups, e.neighbours
         if ev.type == JOIN:
-            shadow = np.union1d(B, [v])
+            shadow = np.unique(np.append(B, v).astype(np.int64, copy=False))
         else:
-            shadow = np.union1d(np.union1d(B, N), ev.reporters)
+            shadow = np.unique(np.concatenate((B, N, ev.reporters)).astype(np.int64, copy=False))
             shadow = self._expand_departed(c, shadow)
         shadow = shadow[self.online[shadow]]
         ev.coordinators.append(c)
@@ -647,16 +640,7 @@ class OmenEngine:
 
     def _join_covered(self, v: int, shadow: np.ndarray) -> bool:
         """Whether ``shadow`` (minus ``v``) holds every topic of ``v`` another live node holds."""
-        others = shadow[shadow != v]
-        vt = self.topics_of(v)
-        need = vt[self.live_subs[vt] - 1 > 0]
-        if not len(need):
-            return True
-        if not len(others):
-            return False
-        held = np.bitwise_or.reduce(self.masks[others], axis=0)
-        bits = (held[need >> 6] >> (need & 63).astype(np.uint64)) & np.uint64(1)
-        return bool(bits.all())
+        return bool(holds_topics(self.masks, shadow, v, self.topics_of(v), self.live_subs))
 
     def _global_candidates(self, v: int) -> np.ndarray:
         shares = (self.masks & self.masks[v]).any(axis=1) & self.online
@@ -703,11 +687,11 @@ class OmenEngine:
             self.exeq[c].insert(0, ev.id)
             self._process(c)
             return
-        ev.shadow_set = np.union1d(ev.shadow_set, shadow) if ev.shadow_set is not None else shadow
+        if rep.round:  # round 0 uses the set _start_repair has just recorded
+            ev.shadow_set = np.union1d(ev.shadow_set, shadow)
         new = shadow_repair(
             self.masks, self.adj, self.deg, shadow, rep.topics,
             rng=self.rng_ties, rho=self.rho, components=self.components,
-            subscribers=(self.topic_indptr, self.topic_nodes),
         )
         rep.ev.repair_seconds += _time.thread_time() - t0
         rep.ev.rounds += 1

@@ -158,6 +158,27 @@ def _init_members(ptr, top, parent, nodes, n_topics, C):
     return int(phi0), (astart, alen, acap, pool, np.array([pool_top], dtype=np.int64))
 
 
+def _select(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, size, n_topics):
+    """Run the selection on a prepared input; ``(chosen subset-index pairs, counters)``.
+
+    ``C`` is the zeroed ``(s, s)`` contribution matrix, ``deg`` the subset's
+    degrees (updated in place), ``ptr``/``top`` the slots indexed by node id and
+    ``parent``/``size`` their union-find after the starting edges.  Shared by
+    :func:`tco_augment` and OMen's shadow repair, so both run one engine.
+    """
+    phi0, members = _init_members(ptr, top, parent, nodes, n_topics, C)
+    out = np.empty((max(phi0, 1), 2), dtype=np.int64)
+    # threshold keys fit int32 while contributions are int16 and no degree can reach 65,535
+    # (a node gains at most s - 1 edges)
+    s = nodes.shape[0]
+    compact = bool(_COMPACT and C.dtype == np.int16 and int(deg.max(initial=0)) + s < 65535)
+    m, dec, cnt = K.run_engine(mode, rho, fixed, np.uint64(seed), C, deg, nodes, ptr, top, parent,
+                               size, *members, out, _CACHE_K, compact)
+    counts = dict(phi0=phi0, decrements=int(dec), scans=int(cnt[0]), cache_hits=int(cnt[1]),
+                  max_scans=int(cnt[2]), thresholds=int(cnt[3]))
+    return out[:m], counts
+
+
 def _draw_seed(rng) -> int:
     """The tie-rule seed: one draw from ``rng`` (the same in the engine and the reference)."""
     if rng is None or not hasattr(rng, "integers"):
@@ -236,9 +257,7 @@ def tco_augment(masks, nodes, edges, *, rule, rho=1.0, rng, topics=None, degrees
         K.union_edges(ptr, top, parent, size, edges[:, 0].copy(), edges[:, 1].copy())
     dtype = np.int16 if n_rel < 32767 else np.int32
     C = np.zeros((s, s), dtype=dtype)
-    phi0, members = _init_members(ptr, top, parent, nodes, keep.shape[0], C)
     deg = deg_all[nodes].copy()
-    out = np.empty((max(phi0, 1), 2), dtype=np.int64)
     if rule == "gm":
         mode, fixed = K.MODE_GM, 0
     elif rule == "minmaxoda":
@@ -247,15 +266,11 @@ def tco_augment(masks, nodes, edges, *, rule, rho=1.0, rng, topics=None, degrees
         mode, fixed = K.MODE_MAXC_MINDEG, 0
     else:
         mode, fixed = K.MODE_THRESHOLD, 0
-    # threshold keys fit int32 while contributions are int16 and no degree can reach 65,535
-    # (a node gains at most s - 1 edges)
-    compact = bool(_COMPACT and C.dtype == np.int16 and int(deg.max(initial=0)) + s < 65535)
-    m, dec, cnt = K.run_engine(mode, rho, fixed, np.uint64(seed), C, deg, nodes, ptr, top, parent,
-                               size, *members, out, _CACHE_K, compact)
+    out, counts = _select(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, size,
+                          keep.shape[0])
     if stats is not None:
-        stats.update(phi0=phi0, decrements=int(dec), scans=int(cnt[0]), cache_hits=int(cnt[1]),
-                     max_scans=int(cnt[2]), thresholds=int(cnt[3]))
-    res = nodes[out[:m]]
+        stats.update(counts)
+    res = nodes[out]
     return np.sort(res, axis=1)
 
 
