@@ -11,13 +11,13 @@ Usage::
     python benchmarks/bench_gossip.py --nodes 100000 --cycles 5
 
 ``--against SRC`` instead times this checkout's gossip layer beside another one's (``SRC`` is
-that checkout's ``src`` directory, e.g. ``git archive main src | tar -x -C /tmp/old`` then
-``--against /tmp/old/src``) in the PeerSim comparison's setting (T-Man's ring, view 20, Newscast
+that checkout's ``src`` directory, e.g. ``git archive main src | tar -x -C OLD`` then
+``--against OLD/src``) in the PeerSim comparison's setting (T-Man's ring, view 20, Newscast
 cache 20, a uniform partner): ``--reps`` runs of ``--cycles`` cycles from the same seed, the two
 alternated, CPU seconds of Newscast and T-Man (minimum and median), and whether both end with the
 same views, caches, stamps and generator state::
 
-    python benchmarks/bench_gossip.py --against /tmp/old/src --cycles 20 --reps 5
+    python benchmarks/bench_gossip.py --against OLD/src --cycles 20 --reps 5
 """
 
 from __future__ import annotations
