@@ -191,3 +191,17 @@ def test_ready_lambda_waits_for_lambda_covered_sets(inst):
         _sequence(eng, np.random.default_rng(6), 30)
         sizes[ready] = np.mean([ev.backups for ev in eng.events if ev.type == "join"])
     assert sizes["lambda"] >= sizes["cover"]
+
+
+@pytest.mark.parametrize("name", ["omen", "omen-g"])
+def test_loading_the_kernels_at_start_touches_nothing_of_the_run(inst, name):
+    """The start-up call that loads the repair's kernels changes no state and no draw."""
+    eng = _engine(name, inst)
+    adj, deg = eng.adj.copy(), eng.deg.copy()
+    ties, backups = eng.rng_ties.bit_generator.state, eng.rng_backups.bit_generator.state
+    load = eng.backup_load.copy()
+    eng._load_kernels(np.flatnonzero(eng.online))
+    assert np.array_equal(eng.adj, adj) and np.array_equal(eng.deg, deg)
+    assert np.array_equal(eng.backup_load, load)
+    assert eng.rng_ties.bit_generator.state == ties
+    assert eng.rng_backups.bit_generator.state == backups

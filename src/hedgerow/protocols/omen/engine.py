@@ -344,6 +344,35 @@ class OmenEngine:
             else:
                 for _ in range(self.warmup_cycles):
                     self._cycle(everyone=True)
+        self._load_kernels(nodes)
+
+    def _load_kernels(self, nodes: np.ndarray) -> None:
+        """Run the repair's compiled kernels once on a throw-away input, before any event.
+
+        The first call of a compiled kernel in a process loads it (10-20 ms),
+        a start-up cost that would otherwise be charged to the first repair
+        timed.  Nothing of the run is touched: the calls get their own
+        generator, and ``shadow_repair`` returns edges without adding them.
+        """
+        rng = np.random.default_rng(0)
+        for u in nodes.tolist():
+            ts = self.topics_of(u)
+            if not len(ts):
+                continue
+            t = int(ts[0])
+            held = (self.masks[nodes, t >> 6] >> np.uint64(t & 63)) & np.uint64(1)
+            others = nodes[(held != 0) & (nodes != u)]
+            if not len(others):
+                continue
+            pair = np.array([u, int(others[0])], dtype=np.int64)
+            shadow_repair(self.masks, self.adj, self.deg, pair, ts, rng=rng, rho=self.rho,
+                          components=self.components)
+            holds_topics(self.masks, pair, u, ts, self.live_subs)
+            if self.global_view and self.builder != "all":
+                backup_set(self.sub_indptr, self.sub_topics, u, others, max(self.lam, 1),
+                           self.builder, rng, pick=self.pd_pick, n_topics=self.n_topics,
+                           load=self._load())
+            return
 
     def _count_subs(self) -> None:
         self.live_subs[:] = 0
