@@ -20,7 +20,8 @@ same views, caches, stamps and generator state::
     python benchmarks/bench_gossip.py --against OLD/src --cycles 20 --reps 5
 
 With ``--parallel`` a third side runs this checkout's T-Man with ``parallel=True`` (each batch's
-exchanges on numba's threads); wall seconds are reported beside CPU seconds.
+exchanges on numba's threads, ``OMP_WAIT_POLICY=PASSIVE`` unless set); wall seconds are reported
+beside CPU seconds.
 """
 
 from __future__ import annotations
@@ -76,6 +77,9 @@ def compare(args: argparse.Namespace) -> None:
         sides = {"this": (sampling, tman, {}),
                  "against": (*_gossip_from(Path(args.against), Path(tmp)), {})}
         if args.parallel:
+            # idle OpenMP threads sleep instead of spinning through the serial parts (read
+            # when numba first starts its threads, which happens below)
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             sides["this_parallel"] = (sampling, tman, {"parallel": True})
         _compare(args, sides)
 

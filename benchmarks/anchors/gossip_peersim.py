@@ -44,7 +44,9 @@ Times (per run; median over repetitions, both sides interleaved in one run):
 
 ``--parallel`` adds a third run per repetition: Hedgerow with
 ``TMan(parallel=True)`` (each batch's exchanges on numba's threads, the same
-views), reported as ``hedgerow_par`` beside the single-threaded side.
+views; ``OMP_WAIT_POLICY=PASSIVE`` unless set, so that idle threads sleep through
+the serial parts instead of spinning), reported as ``hedgerow_par`` beside the
+single-threaded side.
 
 Quality: per cycle, the fraction of nodes whose T-Man view holds their true
 ring successor; PeerSim's is measured in a separate run with the probe's
@@ -425,7 +427,8 @@ def run_ours(n: int, view: int, cache: int, cycles: int, seed: int,
     res = subprocess.run([sys.executable, __file__, "--child", "--nodes", str(n), "--view",
                           str(view), "--cache", str(cache), "--cycles", str(cycles),
                           "--seed", str(seed)] + (["--parallel"] if parallel else []),
-                         capture_output=True, text=True, check=False)
+                         capture_output=True, text=True, check=False,
+                         env={"OMP_WAIT_POLICY": "PASSIVE", **os.environ} if parallel else None)
     wall, cpu = time.perf_counter() - w0, _cpu_children() - c0
     if res.returncode != 0:
         sys.exit(f"Hedgerow run failed (rc {res.returncode}):\n{res.stderr[-3000:]}")

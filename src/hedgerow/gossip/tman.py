@@ -843,8 +843,11 @@ class TMan:
         With the fused ring cycle, run each batch's exchanges on numba's threads
         (``numba.get_num_threads()``; their exchanges touch disjoint views, so the
         views, counters and generator state are the serial ones bit for bit).
-        Off by default: it buys wall time only when a core is idle, and costs some
-        CPU time.  Other hooks ignore it.
+        Off by default: it buys wall time only when a core is idle.  With numba's
+        OpenMP layer, ``OMP_WAIT_POLICY=PASSIVE`` (set before numba first starts its
+        threads) keeps the idle threads from spinning through the serial parts
+        (Newscast, the pairing), which would otherwise double their CPU time.
+        Other hooks ignore it.
 
     Attributes
     ----------
