@@ -913,7 +913,7 @@ class TMan:
             ids, rank, pids, psi = fused
             args = (remaining, view, sample, alive, allowed, self.include_self, ids, rank,
                     (self.view_size + 1) // 2, pids, psi, rng)
-            if self.parallel and numba.get_num_threads() > 1:
+            if self.parallel:  # (one thread: the same kernel, one share)
                 self.batches_, self.exchanges_ = _ring_cycle_par(*args, numba.get_num_threads())
             else:
                 self.batches_, self.exchanges_ = _ring_cycle(*args)
