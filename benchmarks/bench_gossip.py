@@ -18,6 +18,10 @@ alternated, CPU seconds of Newscast and T-Man (minimum and median), and whether 
 same views, caches, stamps and generator state::
 
     python benchmarks/bench_gossip.py --against OLD/src --cycles 20 --reps 5
+
+With ``--parallel`` a third side runs this checkout's T-Man with ``parallel=True`` (each batch's
+exchanges on numba's threads, ``OMP_WAIT_POLICY=PASSIVE`` unless set); wall seconds are reported
+beside CPU seconds.
 """
 
 from __future__ import annotations
@@ -70,7 +74,13 @@ def compare(args: argparse.Namespace) -> None:
     from hedgerow.gossip import sampling, tman
 
     with tempfile.TemporaryDirectory() as tmp:
-        sides = {"this": (sampling, tman), "against": _gossip_from(Path(args.against), Path(tmp))}
+        sides = {"this": (sampling, tman, {}),
+                 "against": (*_gossip_from(Path(args.against), Path(tmp)), {})}
+        if args.parallel:
+            # idle OpenMP threads sleep instead of spinning through the serial parts (read
+            # when numba first starts its threads, which happens below)
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+            sides["this_parallel"] = (sampling, tman, {"parallel": True})
         _compare(args, sides)
 
 
@@ -78,38 +88,43 @@ def _compare(args: argparse.Namespace, sides: dict) -> None:
     n = args.nodes
 
     def run(side: str, m: int, cycles: int) -> tuple:
-        smod, tmod = sides[side]
+        smod, tmod, kw = sides[side]
         rng = RngStreams(args.seed).stream("gossip")
         ps = smod.PeerSampling(m, args.cache)
         ps.bootstrap(np.ones(m, bool), rng)
-        tm = tmod.TMan(args.view, tmod.ring_select(node_ids(m, args.seed)))
+        tm = tmod.TMan(args.view, tmod.ring_select(node_ids(m, args.seed)), **kw)
         view = tm.empty_view(m)
-        ns = tt = 0.0
+        ns = tt = nw = tw = 0.0
         for _ in range(cycles):
-            c0 = time.process_time()
+            c0, w0 = time.process_time(), time.perf_counter()
             ps.cycle(rng)
-            c1 = time.process_time()
+            c1, w1 = time.process_time(), time.perf_counter()
             tm.cycle(view, ps, rng)
             tt += time.process_time() - c1
+            tw += time.perf_counter() - w1
             ns += c1 - c0
-        return ns, tt, (view, ps.cache, ps.stamp, rng.random())
+            nw += w1 - w0
+        return (ns, tt, nw, tw), (view, ps.cache, ps.stamp, rng.random())
 
     for side in sides:
         run(side, 64, 2)  # compile / load the kernels
     times: dict[str, list] = {side: [] for side in sides}
     ends = {}
     load0 = os.getloadavg()[0]
+    names = list(sides)
     for r in range(args.reps):
-        for side in (("this", "against") if r % 2 == 0 else ("against", "this")):
-            ns, tt, ends[side] = run(side, n, args.cycles)
-            times[side].append((ns, tt))
-    a, b = ends["this"], ends["against"]
-    same = all(np.array_equal(x, y) for x, y in zip(a[:3], b[:3], strict=True)) and a[3] == b[3]
+        for side in (names if r % 2 == 0 else names[::-1]):
+            row, ends[side] = run(side, n, args.cycles)
+            times[side].append(row)
+    a = ends["against"]
+    same = all(all(np.array_equal(x, y) for x, y in zip(a[:3], b[:3], strict=True))
+               and a[3] == b[3] for b in ends.values())
     out = {"nodes": n, "view": args.view, "cache": args.cache, "cycles": args.cycles,
            "reps": args.reps, "load_before": load0, "identical": bool(same)}
     for side, rows in times.items():
-        out[side] = {f"{what}_cpu_s_{stat}": f([row[i] for row in rows])
-                     for i, what in enumerate(("newscast", "tman"))
+        out[side] = {f"{what}_s_{stat}": f([row[i] for row in rows])
+                     for i, what in enumerate(("newscast_cpu", "tman_cpu", "newscast_wall",
+                                               "tman_wall"))
                      for stat, f in (("min", min), ("median", statistics.median))}
     out["load_after"] = os.getloadavg()[0]
     print(json.dumps(out, indent=1))
@@ -127,6 +142,8 @@ def main() -> None:
     ap.add_argument("--against", default=None,
                     help="another checkout's src directory: time both gossip layers side by side")
     ap.add_argument("--reps", type=int, default=5, help="with --against: runs of each side")
+    ap.add_argument("--parallel", action="store_true",
+                    help="with --against: also time T-Man with parallel=True")
     args = ap.parse_args()
     if args.against:
         compare(args)

@@ -42,6 +42,12 @@ Times (per run; median over repetitions, both sides interleaved in one run):
 - ``total``: the whole child process (JVM, or Python with its imports, the
   numba load and the bootstrap), wall clock and CPU of the process.
 
+``--parallel`` adds a third run per repetition: Hedgerow with
+``TMan(parallel=True)`` (each batch's exchanges on numba's threads, the same
+views; ``OMP_WAIT_POLICY=PASSIVE`` unless set, so that idle threads sleep through
+the serial parts instead of spinning), reported as ``hedgerow_par`` beside the
+single-threaded side.
+
 Quality: per cycle, the fraction of nodes whose T-Man view holds their true
 ring successor; PeerSim's is measured in a separate run with the probe's
 observer on (its time is reported too), so the timed runs carry no observer.
@@ -376,7 +382,8 @@ def run_peersim(cp: str, work: Path, n: int, view: int, cache: int, cycles: int,
             "quality": [float(p[4]) for p in probes[1:]] if quality else None}
 
 
-def ours_child(n: int, view: int, cache: int, cycles: int, seed: int) -> dict[str, Any]:
+def ours_child(n: int, view: int, cache: int, cycles: int, seed: int,
+               parallel: bool = False) -> dict[str, Any]:
     """Hedgerow's side, run inside the child process: times and quality per cycle."""
     from hedgerow.gossip import PeerSampling, TMan, ring_select
     from hedgerow.model import RngStreams
@@ -386,7 +393,7 @@ def ours_child(n: int, view: int, cache: int, cycles: int, seed: int) -> dict[st
         ids = node_ids(m, seed)
         ps = PeerSampling(m, cache)
         ps.bootstrap(np.ones(m, bool), rng)
-        tm = TMan(view, ring_select(ids))
+        tm = TMan(view, ring_select(ids), parallel=parallel)
         order = np.argsort(ids)
         succ = np.empty(m, np.int64)
         succ[order] = np.roll(order, -1)
@@ -413,12 +420,15 @@ def ours_child(n: int, view: int, cache: int, cycles: int, seed: int) -> dict[st
     return {"sim_wall_s": sim_wall, "sim_cpu_s": sim_cpu, "warmup_s": warm, "quality": quality}
 
 
-def run_ours(n: int, view: int, cache: int, cycles: int, seed: int) -> dict[str, Any]:
+def run_ours(n: int, view: int, cache: int, cycles: int, seed: int,
+             parallel: bool = False) -> dict[str, Any]:
     """One Hedgerow run in a fresh Python process (imports and numba load in ``total``)."""
     c0, w0 = _cpu_children(), time.perf_counter()
     res = subprocess.run([sys.executable, __file__, "--child", "--nodes", str(n), "--view",
                           str(view), "--cache", str(cache), "--cycles", str(cycles),
-                          "--seed", str(seed)], capture_output=True, text=True, check=False)
+                          "--seed", str(seed)] + (["--parallel"] if parallel else []),
+                         capture_output=True, text=True, check=False,
+                         env={"OMP_WAIT_POLICY": "PASSIVE", **os.environ} if parallel else None)
     wall, cpu = time.perf_counter() - w0, _cpu_children() - c0
     if res.returncode != 0:
         sys.exit(f"Hedgerow run failed (rc {res.returncode}):\n{res.stderr[-3000:]}")
@@ -440,11 +450,14 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--parallel", action="store_true",
+                    help="also run Hedgerow with TMan(parallel=True) (each batch's exchanges "
+                         "on numba's threads; same views), reported as hedgerow_par")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         print(json.dumps(ours_child(int(args.nodes), args.view, args.cache, args.cycles,
-                                    args.seed)))
+                                    args.seed, args.parallel)))
         return
     cp = anchor_classpath()
     sizes = [int(x) for x in args.nodes.split(",")]
@@ -456,11 +469,14 @@ def main() -> None:
         for n in sizes:
             java: list[dict[str, Any]] = []
             ours: list[dict[str, Any]] = []
+            par: list[dict[str, Any]] = []
             for r in range(args.reps):
                 seed = args.seed + r
                 java.append(run_peersim(cp, work, n, args.view, args.cache, args.cycles, seed,
                                         quality=False))
                 ours.append(run_ours(n, args.view, args.cache, args.cycles, seed))
+                if args.parallel:
+                    par.append(run_ours(n, args.view, args.cache, args.cycles, seed, True))
             observed = run_peersim(cp, work, n, args.view, args.cache, args.cycles, args.seed,
                                    quality=True)
             row = {"load": os.getloadavg()}
@@ -468,16 +484,21 @@ def main() -> None:
                 row[f"peersim_{key}"] = _median(java, key)
                 row[f"hedgerow_{key}"] = _median(ours, key)
                 row[f"ratio_{key}"] = row[f"peersim_{key}"] / row[f"hedgerow_{key}"]
+                if par:
+                    row[f"hedgerow_par_{key}"] = _median(par, key)
+                    row[f"ratio_par_{key}"] = row[f"peersim_{key}"] / row[f"hedgerow_par_{key}"]
             row["peersim_observed_sim_wall_s"] = observed["sim_wall_s"]
             row["peersim_quality"] = observed["quality"]
             row["hedgerow_quality"] = ours[0]["quality"]
             row["hedgerow_tman_cycle_s"] = row["hedgerow_sim_wall_s"] / args.cycles
-            row["runs"] = {"peersim": java, "hedgerow": ours}
+            row["runs"] = {"peersim": java, "hedgerow": ours, "hedgerow_par": par}
             report["sizes"][str(n)] = row
             print(f"N={n:>7}  cycles={args.cycles}  load={row['load'][0]:.2f}")
             for key in ("sim_wall_s", "sim_cpu_s", "total_wall_s", "total_cpu_s"):
                 print(f"  {key:<13} PeerSim {row[f'peersim_{key}']:8.3f}  Hedgerow "
-                      f"{row[f'hedgerow_{key}']:8.3f}  ratio {row[f'ratio_{key}']:6.1f}x")
+                      f"{row[f'hedgerow_{key}']:8.3f}  ratio {row[f'ratio_{key}']:6.1f}x"
+                      + (f"   parallel {row[f'hedgerow_par_{key}']:8.3f}  ratio "
+                         f"{row[f'ratio_par_{key}']:6.1f}x" if par else ""))
             qp, qh = row["peersim_quality"], row["hedgerow_quality"]
             marks = sorted({0, 4, 9, args.cycles - 1} & set(range(args.cycles)))
             print("  successor in view, cycle " + " / ".join(str(c + 1) for c in marks) + ": "

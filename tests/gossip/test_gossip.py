@@ -286,25 +286,28 @@ def _unfused(hook):
     return lambda *args: hook(*args)
 
 
-@pytest.mark.parametrize("partner_psi, include_self, live_only",
-                         [(0, True, False), (3, True, False), (0, False, True), (1, True, True)])
-def test_fused_ring_cycle_equals_the_hooks(partner_psi, include_self, live_only):
-    """``ring_select`` (+ ``uniform_partner`` / ``ring_partner``) runs as one compiled cycle:
-    the same views, batches, exchanges and generator state as the generic batched hooks."""
-    n, R = 1500, 7
+@pytest.mark.parametrize("partner_psi, include_self, live_only, R",
+                         [(0, True, False, 7), (3, True, False, 7), (0, False, True, 7),
+                          (1, True, True, 7), (0, True, False, 8), (2, False, False, 8)])
+def test_fused_ring_cycle_equals_the_hooks(partner_psi, include_self, live_only, R):
+    """``ring_select`` (+ ``uniform_partner`` / ``ring_partner``) runs as one compiled cycle,
+    serial or with each batch's exchanges on threads: the same views, batches, exchanges and
+    generator state as the generic batched hooks."""
+    n = 1500
     ids, _ = _ring_state(n, np.random.default_rng(4))
     runs = []
-    for fused in (True, False):
+    for mode in ("fused", "parallel", "hooks"):
         rng = RngStreams(11).stream("gossip:test")
         ps = PeerSampling(n, 10)
         ps.bootstrap(np.ones(n, bool), rng)
         sel = ring_select(ids)
         part = ring_partner(ids, partner_psi) if partner_psi else None
-        if not fused:
+        if mode == "hooks":
             sel = _unfused(sel)
             part = _unfused(part if part is not None else uniform_partner)
-        tm = TMan(R, sel, partner=part, include_self=include_self, live_only=live_only)
-        assert (tm._fused_ring() is not None) == fused
+        tm = TMan(R, sel, partner=part, include_self=include_self, live_only=live_only,
+                  parallel=mode == "parallel")
+        assert (tm._fused_ring() is not None) == (mode != "hooks")
         view = tm.empty_view(n)
         trace = []
         for c in range(10):
@@ -314,10 +317,11 @@ def test_fused_ring_cycle_equals_the_hooks(partner_psi, include_self, live_only)
             tm.cycle(view, ps, rng, candidates=(np.arange(n) % 13 != 0) if c == 6 else None)
             trace.append((view.copy(), tm.batches_, tm.exchanges_))
         runs.append((trace, rng.random()))
-    (a, ua), (b, ub) = runs
-    assert ua == ub
-    for (va, ba, ea), (vb, bb, eb) in zip(a, b, strict=True):
-        assert np.array_equal(va, vb) and (ba, ea) == (bb, eb)
+    (a, ua) = runs[0]
+    for b, ub in runs[1:]:
+        assert ua == ub
+        for (va, ba, ea), (vb, bb, eb) in zip(a, b, strict=True):
+            assert np.array_equal(va, vb) and (ba, ea) == (bb, eb)
 
 
 def test_ring_needs_several_slots_per_side_to_converge_fast():

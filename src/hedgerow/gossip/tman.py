@@ -683,6 +683,91 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
     return batch, exchanges
 
 
+@numba.njit(cache=True, inline="always")
+def _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half, mark, union,
+                   uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb):  # pragma: no cover
+    """One exchange of :func:`_ring_cycle` (``s``: its mark stamp), as written there."""
+    mid = np.uint64(0x8000000000000000)
+    one = np.uint64(1)
+    k = _union(p, q, view, sample, allowed, include_self, mark, s, union)
+    for t in range(k):
+        uxs[t] = np.uint64(rank[union[t]]) << np.uint64(32)
+    for side in range(2):
+        r = p if side == 0 else q
+        me = np.uint64(rank[r]) << np.uint64(32)
+        b_cw, n_cw, b_cc, n_cc, same = _ring_bound(r, me, view, allowed, rank)
+        _ring_row(r, me, union, uxs, k, half, view, cw_v, cw_i, cc_v, cc_i, done,
+                  chosen, ids, b_cw if n_cw >= half else mid - one,
+                  b_cc if n_cc >= half else mid - one, sb, same)
+
+
+@numba.njit(cache=True, parallel=True)
+def _ring_cycle_par(remaining, view, sample, alive, allowed, include_self, ids, rank, half,
+                    pids, psi, rng, nt):  # pragma: no cover - compiled
+    """:func:`_ring_cycle` with each batch's exchanges spread over the threads.
+
+    The draws and the pairs of a batch are taken first, serially and in the same
+    order; the batch's exchanges then run on ``numba.get_num_threads()`` threads,
+    each on its own contiguous share of the pairs with its own scratch and marks.
+    Exchanges of one batch read and write only their own two views (and read
+    the samples, which no exchange writes), so the order in which they run does
+    not matter: views, counters and the generator state are those of
+    :func:`_ring_cycle` bit for bit.  Returns ``(batches, exchanges)``.
+    """
+    n = view.shape[0]
+    R = view.shape[1]
+    c = sample.shape[1]
+    cap = 2 * R + 2 * c + 2
+    mark = np.zeros((nt, n), np.int32)  # per thread; an exchange's stamp is its number
+    busy = np.zeros(n, np.int32)
+    ps = np.empty(remaining.shape[0], np.int64)
+    qs = np.empty(remaining.shape[0], np.int64)
+    batch = 0
+    exchanges = 0
+    while remaining.shape[0] > 0:
+        batch += 1
+        u = rng.random(remaining.shape[0])
+        if psi == 0:
+            partners = _uniform_partner(remaining, view, sample, alive, u)
+        else:
+            partners = _ring_partner(remaining, view, sample, alive, u, pids, psi)
+        defer = np.empty(remaining.shape[0], np.int64)
+        n_defer = 0
+        nb = 0
+        for i in range(remaining.shape[0]):
+            p = remaining[i]
+            q = partners[i]
+            if q < 0 or q == p or not alive[q]:
+                continue
+            if busy[p] == batch or busy[q] == batch:
+                defer[n_defer] = p
+                n_defer += 1
+                continue
+            busy[p] = batch
+            busy[q] = batch
+            ps[nb] = p
+            qs[nb] = q
+            nb += 1
+        base = exchanges
+        for t in numba.prange(nt):
+            lo = t * nb // nt
+            hi = (t + 1) * nb // nt
+            if lo < hi:
+                union = np.empty(cap, np.int32)
+                uxs = np.empty(cap, np.uint64)
+                cw_v, cw_i, cc_v, cc_i, done = _ring_scratch(half, R)
+                chosen = np.zeros(cap, np.bool_)
+                sb = np.empty((2, cap), np.int64)
+                mk = mark[t]
+                for e in range(lo, hi):
+                    _ring_exchange(ps[e], qs[e], np.int32(base + e + 1), view, sample, allowed,
+                                   include_self, ids, rank, half, mk, union, uxs, cw_v, cw_i,
+                                   cc_v, cc_i, done, chosen, sb)
+        exchanges += nb
+        remaining = defer[:n_defer]
+    return batch, exchanges
+
+
 def ring_select(ids: np.ndarray) -> Select:
     """T-Man's ring on circular ``uint64`` ids: half the view clockwise, half counter-clockwise.
 
@@ -754,6 +839,15 @@ class TMan:
     live_only : bool
         Drop dead nodes from the buffers (a perfect failure detector); by
         default dead entries travel until the caller's ageing removes them.
+    parallel : bool
+        With the fused ring cycle, run each batch's exchanges on numba's threads
+        (``numba.get_num_threads()``; their exchanges touch disjoint views, so the
+        views, counters and generator state are the serial ones bit for bit).
+        Off by default: it buys wall time only when a core is idle.  With numba's
+        OpenMP layer, ``OMP_WAIT_POLICY=PASSIVE`` (set before numba first starts its
+        threads) keeps the idle threads from spinning through the serial parts
+        (Newscast, the pairing), which would otherwise double their CPU time.
+        Other hooks ignore it.
 
     Attributes
     ----------
@@ -764,7 +858,8 @@ class TMan:
     """
 
     def __init__(self, view_size: int, select: Select, *, partner: Partner | None = None,
-                 include_self: bool = True, live_only: bool = False) -> None:
+                 include_self: bool = True, live_only: bool = False,
+                 parallel: bool = False) -> None:
         if view_size < 1:
             raise ParameterError(f"view_size: must be >= 1, got {view_size}", key="view_size")
         self.view_size = int(view_size)
@@ -772,6 +867,7 @@ class TMan:
         self.partner = partner if partner is not None else uniform_partner
         self.include_self = bool(include_self)
         self.live_only = bool(live_only)
+        self.parallel = bool(parallel)
         self.batches_ = 0
         self.exchanges_ = 0
 
@@ -815,9 +911,12 @@ class TMan:
         fused = self._fused_ring()
         if fused is not None:  # the same cycle in one compiled call (see _ring_cycle)
             ids, rank, pids, psi = fused
-            self.batches_, self.exchanges_ = _ring_cycle(
-                remaining, view, sample, alive, allowed, self.include_self, ids, rank,
-                (self.view_size + 1) // 2, pids, psi, rng)
+            args = (remaining, view, sample, alive, allowed, self.include_self, ids, rank,
+                    (self.view_size + 1) // 2, pids, psi, rng)
+            if self.parallel:  # (one thread: the same kernel, one share)
+                self.batches_, self.exchanges_ = _ring_cycle_par(*args, numba.get_num_threads())
+            else:
+                self.batches_, self.exchanges_ = _ring_cycle(*args)
             return
         busy = np.zeros(n, np.int64)
         mark = np.zeros(n, np.int64)
