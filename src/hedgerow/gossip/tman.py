@@ -720,8 +720,6 @@ def _ring_cycle_par(remaining, view, sample, alive, allowed, include_self, ids, 
     cap = 2 * R + 2 * c + 2
     mark = np.zeros((nt, n), np.int32)  # per thread; an exchange's stamp is its number
     busy = np.zeros(n, np.int32)
-    ps = np.empty(remaining.shape[0], np.int64)
-    qs = np.empty(remaining.shape[0], np.int64)
     batch = 0
     exchanges = 0
     while remaining.shape[0] > 0:
@@ -731,23 +729,10 @@ def _ring_cycle_par(remaining, view, sample, alive, allowed, include_self, ids, 
             partners = _uniform_partner(remaining, view, sample, alive, u)
         else:
             partners = _ring_partner(remaining, view, sample, alive, u, pids, psi)
-        defer = np.empty(remaining.shape[0], np.int64)
-        n_defer = 0
-        nb = 0
-        for i in range(remaining.shape[0]):
-            p = remaining[i]
-            q = partners[i]
-            if q < 0 or q == p or not alive[q]:
-                continue
-            if busy[p] == batch or busy[q] == batch:
-                defer[n_defer] = p
-                n_defer += 1
-                continue
-            busy[p] = batch
-            busy[q] = batch
-            ps[nb] = p
-            qs[nb] = q
-            nb += 1
+        take, later = _pick_batch(remaining, partners, alive, busy, batch)
+        ps = remaining[take]
+        qs = partners[take]
+        nb = ps.shape[0]
         base = exchanges
         for t in numba.prange(nt):
             lo = t * nb // nt
@@ -764,7 +749,7 @@ def _ring_cycle_par(remaining, view, sample, alive, allowed, include_self, ids, 
                                    include_self, ids, rank, half, mk, union, uxs, cw_v, cw_i,
                                    cc_v, cc_i, done, chosen, sb)
         exchanges += nb
-        remaining = defer[:n_defer]
+        remaining = remaining[later]
     return batch, exchanges
 
 
