@@ -611,6 +611,26 @@ def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compi
                   chosen, ids, mid, mid, sb)
 
 
+@numba.njit(cache=True, inline="always")
+def _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half, mark, union,
+                   uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb):  # pragma: no cover
+    """One exchange of the fused ring cycle (``s``: its mark stamp, new in ``mark``)."""
+    mid = np.uint64(0x8000000000000000)  # bounds below: the own view's, or the own half
+    one = np.uint64(1)
+    # the union of both buffers, in the generic gather's order
+    k = _union(p, q, view, sample, allowed, include_self, mark, s, union)
+    for t in range(k):  # independent loads first: their cache misses overlap
+        uxs[t] = np.uint64(rank[union[t]]) << np.uint64(32)
+    # both ends rank the whole union (each skips itself), bounded by their own views
+    for side in range(2):
+        r = p if side == 0 else q
+        me = np.uint64(rank[r]) << np.uint64(32)
+        b_cw, n_cw, b_cc, n_cc, same = _ring_bound(r, me, view, allowed, rank)
+        _ring_row(r, me, union, uxs, k, half, view, cw_v, cw_i, cc_v, cc_i, done,
+                  chosen, ids, b_cw if n_cw >= half else mid - one,
+                  b_cc if n_cc >= half else mid - one, sb, same)
+
+
 @numba.njit(cache=True)
 def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank, half, pids,
                 psi, rng):  # pragma: no cover - compiled
@@ -638,8 +658,6 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
     cw_v, cw_i, cc_v, cc_i, done = _ring_scratch(half, R)
     chosen = np.zeros(cap, np.bool_)
     sb = np.empty((2, cap), np.int64)
-    mid = np.uint64(0x8000000000000000)  # bounds below: the own view's, or the own half
-    one = np.uint64(1)
     busy = np.zeros(n, np.int32)
     mark = np.zeros(n, np.int32)
     s = np.int32(0)
@@ -666,39 +684,11 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
             busy[p] = batch
             busy[q] = batch
             exchanges += 1
-            # the union of both buffers, in the generic gather's order
             s += np.int32(1)
-            k = _union(p, q, view, sample, allowed, include_self, mark, s, union)
-            for t in range(k):  # independent loads first: their cache misses overlap
-                uxs[t] = np.uint64(rank[union[t]]) << np.uint64(32)
-            # both ends rank the whole union (each skips itself), bounded by their own views
-            for side in range(2):
-                r = p if side == 0 else q
-                me = np.uint64(rank[r]) << np.uint64(32)
-                b_cw, n_cw, b_cc, n_cc, same = _ring_bound(r, me, view, allowed, rank)
-                _ring_row(r, me, union, uxs, k, half, view, cw_v, cw_i, cc_v, cc_i, done,
-                          chosen, ids, b_cw if n_cw >= half else mid - one,
-                          b_cc if n_cc >= half else mid - one, sb, same)
+            _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half, mark,
+                           union, uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb)
         remaining = defer[:n_defer]
     return batch, exchanges
-
-
-@numba.njit(cache=True, inline="always")
-def _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half, mark, union,
-                   uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb):  # pragma: no cover
-    """One exchange of :func:`_ring_cycle` (``s``: its mark stamp), as written there."""
-    mid = np.uint64(0x8000000000000000)
-    one = np.uint64(1)
-    k = _union(p, q, view, sample, allowed, include_self, mark, s, union)
-    for t in range(k):
-        uxs[t] = np.uint64(rank[union[t]]) << np.uint64(32)
-    for side in range(2):
-        r = p if side == 0 else q
-        me = np.uint64(rank[r]) << np.uint64(32)
-        b_cw, n_cw, b_cc, n_cc, same = _ring_bound(r, me, view, allowed, rank)
-        _ring_row(r, me, union, uxs, k, half, view, cw_v, cw_i, cc_v, cc_i, done,
-                  chosen, ids, b_cw if n_cw >= half else mid - one,
-                  b_cc if n_cc >= half else mid - one, sb, same)
 
 
 @numba.njit(cache=True, parallel=True)
