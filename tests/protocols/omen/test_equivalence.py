@@ -10,6 +10,7 @@ import pytest
 from hedgerow.engine import Simulator
 from hedgerow.model import RngStreams
 from hedgerow.protocols import get_protocol
+from hedgerow.protocols.omen import repair
 from hedgerow.protocols.omen.repair import add_edge, remove_node, shadow_repair
 from hedgerow.protocols.tco.engine import tco_augment
 from hedgerow.workloads import make_instance
@@ -96,13 +97,17 @@ def _overlay(inst, rng, online_share):
     return adj, deg, gone, np.unique(np.concatenate(nbrs))
 
 
+@pytest.mark.parametrize("fused", [True, False], ids=["one-call", "two-call"])
 @pytest.mark.parametrize(
     ("nodes", "topics", "subs", "popularity"),
     [(80, 12, "1:5", "uniform"), (200, 40, "2:9", "rss"), (120, 90, "3:14", "zipf1")],
 )
 def test_shadow_input_equals_the_whole_overlay_engine_on_random_repairs(
-        nodes, topics, subs, popularity):
+        nodes, topics, subs, popularity, fused, monkeypatch):
     """Many random repairs: the shadow-only input gives the engine's edges and draws.
+
+    Both paths of the repair are checked: the one compiled call and the
+    selection's two-call path it takes with very many topics.
 
     The reference is the engine on the whole overlay (every current link, the
     overlay's degrees), the input the repair used before it was cut to the
@@ -110,6 +115,8 @@ def test_shadow_input_equals_the_whole_overlay_engine_on_random_repairs(
     shadows mix the departed nodes' neighbours with random nodes, topic sets
     are a node's topics or random ones (more than 64 topics: several mask words).
     """
+    if not fused:
+        monkeypatch.setattr(repair, "_FUSED_TOPICS", 0)
     inst = make_instance(nodes=nodes, topics=topics, subs=subs, popularity=popularity, seed=7)
     rng = np.random.default_rng(nodes)
     n = inst.n_nodes

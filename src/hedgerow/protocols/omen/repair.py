@@ -58,11 +58,15 @@ from numba import njit
 
 from hedgerow.errors import ParameterError
 from hedgerow.protocols.tco import _kernels as K
+from hedgerow.protocols.tco import engine as _engine
 from hedgerow.protocols.tco.engine import _draw_seed, _select
 
 __all__ = ["add_edge", "current_edges", "holds_topics", "remove_node", "shadow_repair"]
 
 _EMPTY = np.zeros((0, 2), dtype=np.int64)
+#: a call with fewer distinct topics runs as one compiled call (:func:`_repair_fused`, ``int16``
+#: contributions); more, as the selection's two-call path with ``int32`` ones when needed
+_FUSED_TOPICS = 32767
 
 
 def current_edges(adj: np.ndarray, deg: np.ndarray) -> np.ndarray:
@@ -89,9 +93,12 @@ def _shadow_slots(masks, topics, adj, deg, S, local):  # pragma: no cover - jitt
     ``local``: and lie in ``S``) from every member holding ``t``, the searches
     grown one node each in turn and merged where they meet, stopped when at
     most one is still growing (the others ran dry: each is a whole component,
-    so the last one holds all the remaining members).  A topic the overlay
-    connects costs the searches until they meet; a split one its pieces but
-    the largest.  The engine needs nothing else: only the partition of the
+    so the last one holds all the remaining members).  A round visits only
+    the searches still growing (``live``: dry and merged ones drop out as they
+    are met, so a round costs its pops, not ``|S|``); the order does not
+    matter, because the partition into components is unique.  A topic the
+    overlay connects costs the searches until they meet; a split one its
+    pieces but the largest.  The engine needs nothing else: only the partition of the
     shadow's slots into components enters contributions and merges.
 
     Returns ``(nodes, ptr, top, parent, size, n_rel)``: the active members
@@ -158,6 +165,7 @@ def _shadow_slots(masks, topics, adj, deg, S, local):  # pragma: no cover - jitt
     qtail = np.full(k, -1, dtype=np.int64)
     grp = np.arange(k, dtype=np.int64)  # union-find of the searches that met
     first = np.empty(k, dtype=np.int64)
+    live = np.empty(k, dtype=np.int64)
     for j in range(m):
         if cnt[j] < 2:
             continue
@@ -172,11 +180,20 @@ def _shadow_slots(masks, topics, adj, deg, S, local):  # pragma: no cover - jitt
                 qnext[S[a]] = -1
                 qhead[a] = S[a]
                 qtail[a] = S[a]
-        alive = cnt[j]
-        while alive > 1:
-            for a in range(k):
-                if not sub[a, j] or grp[a] != a or qhead[a] < 0:
+        nl = 0  # live[:nl]: the searches that may still grow
+        for a in range(k):
+            if sub[a, j]:
+                live[nl] = a
+                nl += 1
+        while nl > 1:
+            i = 0
+            while i < nl:
+                a = live[i]
+                if grp[a] != a or qhead[a] < 0:  # merged into another, or ran dry
+                    nl -= 1
+                    live[i] = live[nl]
                     continue
+                i += 1
                 u = qhead[a]
                 qhead[a] = qnext[u]
                 if qhead[a] < 0:
@@ -210,12 +227,6 @@ def _shadow_slots(masks, topics, adj, deg, S, local):  # pragma: no cover - jitt
                             qtail[a] = qtail[r]
                             qhead[r] = -1
                             qtail[r] = -1
-            # searches still growing; one alone left is a whole component too (every
-            # other search ran dry, so it met all the rest of its own component)
-            alive = 0
-            for a in range(k):
-                if sub[a, j] and grp[a] == a and qhead[a] >= 0:
-                    alive += 1
         # the slots of one component point at the slot of its first member
         for a in range(k):
             first[a] = -1
@@ -261,6 +272,66 @@ def _repair_input(masks, topics, adj, deg, shadow, local):  # pragma: no cover -
     for i in range(nodes.shape[0]):
         dn[i] = deg[nodes[i]]
     return 0, nodes, ptr, top, parent, size, n_rel, T.shape[0], dn
+
+
+@njit(cache=True)
+def _repair_status(n, w, shadow, topics):  # pragma: no cover - jitted
+    """``(status, distinct topics)`` of a call, as :func:`_repair_input` reports it."""
+    S = np.unique(shadow)
+    T = np.unique(topics)
+    if S.shape[0] < 2 or T.shape[0] == 0:
+        return 1, T.shape[0]
+    if S[0] < 0 or S[-1] >= n:
+        return 2, T.shape[0]
+    if T[0] < 0 or T[-1] >= 64 * w:
+        return 3, T.shape[0]
+    return 0, T.shape[0]
+
+
+@njit(cache=True)
+def _repair_fused(masks, topics, adj, deg, shadow, local, mode, rho, seed, cache_k,
+                  compact_ok):  # pragma: no cover - jitted
+    """:func:`_repair_input` then the engine's selection, in one compiled call.
+
+    The same steps as the two-call path of :func:`shadow_repair` (the slots
+    and component searches, ``init_contributions``, ``run_engine`` with the
+    ``int16`` contribution matrix), so the same edges; a repair is a handful
+    of microseconds of compiled work on a shadow of a dozen nodes, and the
+    interpreter's calls and allocations between the steps cost more than
+    that.  The caller has checked the status and drawn ``seed``.  Returns
+    the ``(e, 2)`` global pairs ``(min, max)`` in the order chosen.
+    """
+    _, nodes, ptr, top, parent, size, n_rel, n_topics, dn = _repair_input(
+        masks, topics, adj, deg, shadow, local)
+    s = nodes.shape[0]
+    if n_rel == 0 or s < 2:
+        return np.zeros((0, 2), dtype=np.int64)
+    C = np.zeros((s, s), dtype=np.int16)
+    n_slots = top.shape[0]
+    astart = np.full(n_slots, -1, dtype=np.int64)
+    alen = np.zeros(n_slots, dtype=np.int64)
+    acap = np.zeros(n_slots, dtype=np.int64)
+    n_members = 0
+    for i in range(s):
+        n_members += ptr[nodes[i] + 1] - ptr[nodes[i]]
+    pool = np.empty(4 * n_members + 64, dtype=np.int32)
+    phi0, pool_top = K.init_contributions(ptr, top, parent, nodes, n_topics, C, astart, alen,
+                                          acap, pool)
+    out = np.empty((max(phi0, 1), 2), dtype=np.int64)
+    dmax = 0
+    for i in range(s):
+        dmax = max(dmax, dn[i])
+    compact = compact_ok and dmax + s < 65535
+    ctr = np.array([pool_top], dtype=np.int64)
+    m, _, _ = K.run_engine(mode, rho, 0, seed, C, dn, nodes, ptr, top, parent, size, astart,
+                           alen, acap, pool, ctr, out, cache_k, compact)
+    res = np.empty((m, 2), dtype=np.int64)
+    for i in range(m):
+        a = nodes[out[i, 0]]
+        b = nodes[out[i, 1]]
+        res[i, 0] = min(a, b)
+        res[i, 1] = max(a, b)
+    return res
 
 
 def _check_rho(rho: float) -> float:
@@ -318,9 +389,9 @@ def shadow_repair(
     numpy.ndarray
         ``(e, 2)`` int64 node pairs ``(min, max)`` in the order chosen (not yet added).
     """
-    status, nodes, ptr, top, parent, size, n_rel, n_topics, dn = _repair_input(
-        _as(masks, np.uint64), _as(topics, np.int64).ravel(), _as(adj, np.int64),
-        _as(deg, np.int64), _as(shadow, np.int64).ravel(), components == "local")
+    masks, topics = _as(masks, np.uint64), _as(topics, np.int64).ravel()
+    adj, deg, shadow = _as(adj, np.int64), _as(deg, np.int64), _as(shadow, np.int64).ravel()
+    status, n_t = _repair_status(masks.shape[0], masks.shape[1], shadow, topics)
     if status == 1:
         return _EMPTY.copy()
     rho = _check_rho(rho)
@@ -329,11 +400,17 @@ def shadow_repair(
     if status == 3:
         raise ParameterError(f"topics must lie in [0, {64 * masks.shape[1]})", key="topics")
     seed = _draw_seed(rng)
+    mode = K.MODE_MAXC_MINDEG if rho == 1.0 else K.MODE_THRESHOLD
+    local = components == "local"
+    if n_t < _FUSED_TOPICS:  # int16 contributions: one compiled call
+        return _repair_fused(masks, topics, adj, deg, shadow, local, mode, rho,
+                             np.uint64(seed), _engine._CACHE_K, _engine._COMPACT)
+    _, nodes, ptr, top, parent, size, n_rel, n_topics, dn = _repair_input(
+        masks, topics, adj, deg, shadow, local)
     s = nodes.shape[0]
     if n_rel == 0 or s < 2:
         return _EMPTY.copy()
     C = np.zeros((s, s), dtype=np.int16 if n_rel < 32767 else np.int32)
-    mode = K.MODE_MAXC_MINDEG if rho == 1.0 else K.MODE_THRESHOLD
     out, _ = _select(mode, rho, 0, seed, C, dn, nodes, ptr, top, parent, size, n_topics)
     res = nodes[out]
     res.sort(axis=1)
