@@ -126,24 +126,23 @@ def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos, load,
     for i in range(m):
         pos[vtopics[i]] = i
     k = len(cands)
-    # local incidence: candidate -> local topic indices
+    # local incidence: candidate -> local topic indices, in one pass over each candidate's
+    # topics (a candidate shares at most m of them, which bounds the buffer)
     cptr = np.zeros(k + 1, np.int64)
+    bound = 0
+    for c in range(k):
+        bound += min(m, indptr[cands[c] + 1] - indptr[cands[c]])
+    cloc = np.empty(bound, np.int64)
+    j = 0
     for c in range(k):
         v = cands[c]
-        cnt = 0
-        for x in range(indptr[v], indptr[v + 1]):
-            if pos[topics[x]] >= 0:
-                cnt += 1
-        cptr[c + 1] = cptr[c] + cnt
-    cloc = np.empty(cptr[k], np.int64)
-    for c in range(k):
-        v = cands[c]
-        j = cptr[c]
         for x in range(indptr[v], indptr[v + 1]):
             p = pos[topics[x]]
             if p >= 0:
                 cloc[j] = p
                 j += 1
+        cptr[c + 1] = j
+    cloc = cloc[:j]
     for i in range(m):
         pos[vtopics[i]] = -1
     avail = np.zeros(m, np.int64)
