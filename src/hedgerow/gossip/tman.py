@@ -83,6 +83,7 @@ import numba
 import numpy as np
 
 from hedgerow.errors import ParameterError
+from hedgerow.gossip._prefetch import prefetch_row
 
 __all__ = [
     "TMan",
@@ -660,6 +661,9 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
     sb = np.empty((2, cap), np.int64)
     busy = np.zeros(n, np.int32)
     mark = np.zeros(n, np.int32)
+    ps = np.empty(remaining.shape[0], np.int64)  # a batch's pairs
+    qs = np.empty(remaining.shape[0], np.int64)
+    ahead = 4
     s = np.int32(0)
     batch = 0
     exchanges = 0
@@ -672,6 +676,7 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
             partners = _ring_partner(remaining, view, sample, alive, u, pids, psi)
         defer = np.empty(remaining.shape[0], np.int64)
         n_defer = 0
+        nb = 0
         for i in range(remaining.shape[0]):
             p = remaining[i]
             q = partners[i]
@@ -683,10 +688,20 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
                 continue
             busy[p] = batch
             busy[q] = batch
-            exchanges += 1
+            ps[nb] = p
+            qs[nb] = q
+            nb += 1
+        for e in range(nb):
+            f = e + ahead
+            if f < nb:
+                prefetch_row(view, ps[f])
+                prefetch_row(view, qs[f])
+                prefetch_row(sample, ps[f])
+                prefetch_row(sample, qs[f])
             s += np.int32(1)
-            _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half, mark,
-                           union, uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb)
+            _ring_exchange(ps[e], qs[e], s, view, sample, allowed, include_self, ids, rank,
+                           half, mark, union, uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb)
+        exchanges += nb
         remaining = defer[:n_defer]
     return batch, exchanges
 
