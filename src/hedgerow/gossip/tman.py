@@ -121,6 +121,8 @@ def _uniform_partner(nodes, view, sample, alive, u):  # pragma: no cover - compi
     out = np.full(nodes.shape[0], -1, np.int64)
     R = view.shape[1]
     for i in range(nodes.shape[0]):
+        if i + 8 < nodes.shape[0]:
+            prefetch_row(view, nodes[i + 8])  # the nodes come in random order
         p = nodes[i]
         k = 0
         for j in range(R):
@@ -161,6 +163,8 @@ def _ring_partner(nodes, view, sample, alive, u, ids, psi):  # pragma: no cover 
     best_d = np.empty(psi, np.uint64)
     best_x = np.empty(psi, np.int64)
     for i in range(nodes.shape[0]):
+        if i + 8 < nodes.shape[0]:
+            prefetch_row(view, nodes[i + 8])  # the nodes come in random order
         p = nodes[i]
         me = ids[p]
         k = 0
