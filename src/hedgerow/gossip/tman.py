@@ -645,9 +645,13 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
     and ``uniform_partner`` (``psi == 0``) or ``ring_partner(pids, psi)``: per
     batch one uniform per node still to act (``rng.random``), the partners from
     the views as they stand, the greedy disjoint pairs in order.  An exchange of
-    a batch reads and writes only its two views, so it runs as soon as its pair
-    is taken; the union of the two buffers is built once, its ids are loaded
-    once, and both sides select from it directly (no CSR in between).  The
+    a batch reads and writes only its two views (and no exchange touches what the
+    pairing reads), so the batch's pairs are taken first and its exchanges then
+    run in their order, each asking for the view and sample rows of the exchange
+    ``ahead`` of it (a prefetch: at 100,000 nodes those rows come from memory,
+    and the loads of several exchanges then overlap).  The union of the two
+    buffers is built once, its ids are loaded once, and both sides select from
+    it directly (no CSR in between).  The
     ring coordinates are the ids' ranks (``rank``, ``uint32``: the same order
     for distinct ids, half the bytes of an id) and the per-node marks are
     ``int32``, which keeps the random loads of large networks in a smaller
@@ -754,6 +758,11 @@ def _ring_cycle_par(remaining, view, sample, alive, allowed, include_self, ids, 
                 sb = np.empty((2, cap), np.int64)
                 mk = mark[t]
                 for e in range(lo, hi):
+                    if e + 4 < hi:  # as the serial cycle: the rows of the exchange 4 ahead
+                        prefetch_row(view, ps[e + 4])
+                        prefetch_row(view, qs[e + 4])
+                        prefetch_row(sample, ps[e + 4])
+                        prefetch_row(sample, qs[e + 4])
                     _ring_exchange(ps[e], qs[e], np.int32(base + e + 1), view, sample, allowed,
                                    include_self, ids, rank, half, mk, union, uxs, cw_v, cw_i,
                                    cc_v, cc_i, done, chosen, sb)
