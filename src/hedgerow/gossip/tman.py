@@ -299,6 +299,11 @@ def _gather(ps, qs, view, sample, allowed, include_self, mark, stamp):  # pragma
     union = np.empty(2 * R + 2 * c + 2, np.int32)
     k_out = 0
     for i in range(b):
+        if i + 4 < b:  # as the fused cycle: the rows of the exchange four ahead
+            prefetch_row(view, ps[i + 4])
+            prefetch_row(view, qs[i + 4])
+            prefetch_row(sample, ps[i + 4])
+            prefetch_row(sample, qs[i + 4])
         p = ps[i]
         q = qs[i]
         stamp[0] += 1
@@ -799,6 +804,8 @@ def _jaccard_scores(rows, indptr, cand, masks):  # pragma: no cover - compiled
     for i in range(rows.shape[0]):
         r = rows[i]
         for t in range(indptr[i], indptr[i + 1]):
+            if t + 2 < cand.shape[0]:  # the mask row of the candidate two ahead
+                prefetch_row(masks, cand[t + 2])
             x = cand[t]
             inter = 0
             union = 0
