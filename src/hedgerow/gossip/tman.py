@@ -623,8 +623,18 @@ def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compi
 
 @numba.njit(cache=True, inline="always")
 def _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half, mark, union,
-                   uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb):  # pragma: no cover
-    """One exchange of the fused ring cycle (``s``: its mark stamp, new in ``mark``)."""
+                   uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb, tally):  # pragma: no cover
+    """One exchange of the fused ring cycle (``s``: its mark stamp, new in ``mark``).
+
+    A side whose view is already in the ranking's order (``_ring_bound``'s ``same``)
+    first counts the candidates within its view's bounds in a pass without stores
+    (the compiler vectorises it); when they are the view's own entries, the row stays
+    as it is without :func:`_ring_row` (whose own test it is).  The count costs a
+    pass wherever it fails, as in the early cycles, so it is tried only while it
+    has been paying: ``tally`` (two ints, the caller's) holds a credit, set to 8
+    by a success and lowered by each failure, and a count of such rows; at no
+    credit one row in 16 still tries.  Either way the views are the same.
+    """
     mid = np.uint64(0x8000000000000000)  # bounds below: the own view's, or the own half
     one = np.uint64(1)
     # the union of both buffers, in the generic gather's order
@@ -636,6 +646,21 @@ def _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half
         r = p if side == 0 else q
         me = np.uint64(rank[r]) << np.uint64(32)
         b_cw, n_cw, b_cc, n_cc, same = _ring_bound(r, me, view, allowed, rank)
+        if same:
+            tally[1] += 1
+            if tally[0] > 0 or tally[1] % 16 == 0:
+                # _ring_row's own test, first: count the candidates within the bounds in a
+                # pass without stores (vectorised); the view's entries only: the row stays
+                n_sw = 0
+                n_sc = 0
+                for t in range(k):
+                    d = uxs[t] - me
+                    n_sw += d - one < b_cw
+                    n_sc += (np.uint64(0) - d) - one < b_cc
+                if n_sw == half and n_sc == half:
+                    tally[0] = 8
+                    continue
+                tally[0] = max(tally[0] - 1, 0)
         _ring_row(r, me, union, uxs, k, half, view, cw_v, cw_i, cc_v, cc_i, done,
                   chosen, ids, b_cw if n_cw >= half else mid - one,
                   b_cc if n_cc >= half else mid - one, sb, same)
@@ -675,6 +700,7 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
     busy = np.zeros(n, np.int32)
     mark = np.zeros(n, np.int32)
     ps = np.empty(remaining.shape[0], np.int64)  # a batch's pairs
+    tally = np.zeros(2, np.int64)
     qs = np.empty(remaining.shape[0], np.int64)
     ahead = 4
     s = np.int32(0)
@@ -713,7 +739,8 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
                 prefetch_row(sample, qs[f])
             s += np.int32(1)
             _ring_exchange(ps[e], qs[e], s, view, sample, allowed, include_self, ids, rank,
-                           half, mark, union, uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb)
+                           half, mark, union, uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb,
+                           tally)
         exchanges += nb
         remaining = defer[:n_defer]
     return batch, exchanges
@@ -761,6 +788,7 @@ def _ring_cycle_par(remaining, view, sample, alive, allowed, include_self, ids, 
                 cw_v, cw_i, cc_v, cc_i, done = _ring_scratch(half, R)
                 chosen = np.zeros(cap, np.bool_)
                 sb = np.empty((2, cap), np.int64)
+                tally = np.zeros(2, np.int64)
                 mk = mark[t]
                 for e in range(lo, hi):
                     if e + 4 < hi:  # as the serial cycle: the rows of the exchange 4 ahead
@@ -770,7 +798,7 @@ def _ring_cycle_par(remaining, view, sample, alive, allowed, include_self, ids, 
                         prefetch_row(sample, qs[e + 4])
                     _ring_exchange(ps[e], qs[e], np.int32(base + e + 1), view, sample, allowed,
                                    include_self, ids, rank, half, mk, union, uxs, cw_v, cw_i,
-                                   cc_v, cc_i, done, chosen, sb)
+                                   cc_v, cc_i, done, chosen, sb, tally)
         exchanges += nb
         remaining = remaining[later]
     return batch, exchanges
