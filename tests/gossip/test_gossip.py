@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 
@@ -15,6 +16,7 @@ from hedgerow.gossip import (
     ring_select,
     uniform_partner,
 )
+from hedgerow.gossip._prefetch import prefetch_row
 from hedgerow.model import RngStreams
 
 
@@ -345,3 +347,21 @@ def test_ring_needs_several_slots_per_side_to_converge_fast():
         got[r] = ring_correct(view, ids)
     assert got[20] >= 0.99
     assert got[2] < 0.5
+
+
+@numba.njit
+def _touch_rows(a, rows):
+    for r in rows:
+        prefetch_row(a, r)
+    return a.sum()
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.bool_, np.uint8])
+def test_prefetch_is_a_hint_only(dtype):
+    """The cycles' row prefetch compiles for the layer's array types and changes nothing, even
+    for the first and last rows or rows wider than a cache line."""
+    for c in (1, 20, 33):
+        a = (np.arange(7 * c) % 3).astype(dtype).reshape(7, c)
+        before = a.copy()
+        assert _touch_rows(a, np.array([0, 6, 3, 6], np.int64)) == before.sum()
+        assert np.array_equal(a, before)

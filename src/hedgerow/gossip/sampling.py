@@ -47,6 +47,7 @@ import numba
 import numpy as np
 
 from hedgerow.errors import ParameterError
+from hedgerow.gossip._prefetch import prefetch_row
 
 __all__ = ["SAMPLERS", "PeerSampling"]
 
@@ -77,7 +78,20 @@ def _newscast_cycle(cache, stamp, alive, order, u, now):  # pragma: no cover - c
     m_ts = np.empty(c + 1, np.int64)
     seen = np.full(cache.shape[0], -1, np.int32)  # the exchange that last saw a node
     pos = np.zeros(cache.shape[0], np.int32)  # its place in that exchange's union
-    for i in range(order.shape[0]):
+    n_order = order.shape[0]
+    for i in range(n_order):
+        # ask early for the rows of later exchanges: p's a few ahead, and the partner that
+        # p's row (asked for earlier) names if all its slots are live (a guess; a hint only)
+        f = i + 8
+        if f < n_order:
+            prefetch_row(cache, order[f])
+            prefetch_row(stamp, order[f])
+        f = i + 4
+        if f < n_order:
+            g = cache[order[f], min(int(u[f] * c), c - 1)]
+            if g >= 0:
+                prefetch_row(cache, g)
+                prefetch_row(stamp, g)
         p = order[i]
         if not alive[p]:
             continue

@@ -83,6 +83,7 @@ import numba
 import numpy as np
 
 from hedgerow.errors import ParameterError
+from hedgerow.gossip._prefetch import prefetch_row
 
 __all__ = [
     "TMan",
@@ -120,6 +121,8 @@ def _uniform_partner(nodes, view, sample, alive, u):  # pragma: no cover - compi
     out = np.full(nodes.shape[0], -1, np.int64)
     R = view.shape[1]
     for i in range(nodes.shape[0]):
+        if i + 8 < nodes.shape[0]:
+            prefetch_row(view, nodes[i + 8])  # the nodes come in random order
         p = nodes[i]
         k = 0
         for j in range(R):
@@ -160,6 +163,8 @@ def _ring_partner(nodes, view, sample, alive, u, ids, psi):  # pragma: no cover 
     best_d = np.empty(psi, np.uint64)
     best_x = np.empty(psi, np.int64)
     for i in range(nodes.shape[0]):
+        if i + 8 < nodes.shape[0]:
+            prefetch_row(view, nodes[i + 8])  # the nodes come in random order
         p = nodes[i]
         me = ids[p]
         k = 0
@@ -294,6 +299,11 @@ def _gather(ps, qs, view, sample, allowed, include_self, mark, stamp):  # pragma
     union = np.empty(2 * R + 2 * c + 2, np.int32)
     k_out = 0
     for i in range(b):
+        if i + 4 < b:  # as the fused cycle: the rows of the exchange four ahead
+            prefetch_row(view, ps[i + 4])
+            prefetch_row(view, qs[i + 4])
+            prefetch_row(sample, ps[i + 4])
+            prefetch_row(sample, qs[i + 4])
         p = ps[i]
         q = qs[i]
         stamp[0] += 1
@@ -613,8 +623,18 @@ def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compi
 
 @numba.njit(cache=True, inline="always")
 def _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half, mark, union,
-                   uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb):  # pragma: no cover
-    """One exchange of the fused ring cycle (``s``: its mark stamp, new in ``mark``)."""
+                   uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb, tally):  # pragma: no cover
+    """One exchange of the fused ring cycle (``s``: its mark stamp, new in ``mark``).
+
+    A side whose view is already in the ranking's order (``_ring_bound``'s ``same``)
+    first counts the candidates within its view's bounds in a pass without stores
+    (the compiler vectorises it); when they are the view's own entries, the row stays
+    as it is without :func:`_ring_row` (whose own test it is).  The count costs a
+    pass wherever it fails, as in the early cycles, so it is tried only while it
+    has been paying: ``tally`` (two ints, the caller's) holds a credit, set to 8
+    by a success and lowered by each failure, and a count of such rows; at no
+    credit one row in 16 still tries.  Either way the views are the same.
+    """
     mid = np.uint64(0x8000000000000000)  # bounds below: the own view's, or the own half
     one = np.uint64(1)
     # the union of both buffers, in the generic gather's order
@@ -626,6 +646,21 @@ def _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half
         r = p if side == 0 else q
         me = np.uint64(rank[r]) << np.uint64(32)
         b_cw, n_cw, b_cc, n_cc, same = _ring_bound(r, me, view, allowed, rank)
+        if same:
+            tally[1] += 1
+            if tally[0] > 0 or tally[1] % 16 == 0:
+                # _ring_row's own test, first: count the candidates within the bounds in a
+                # pass without stores (vectorised); the view's entries only: the row stays
+                n_sw = 0
+                n_sc = 0
+                for t in range(k):
+                    d = uxs[t] - me
+                    n_sw += d - one < b_cw
+                    n_sc += (np.uint64(0) - d) - one < b_cc
+                if n_sw == half and n_sc == half:
+                    tally[0] = 8
+                    continue
+                tally[0] = max(tally[0] - 1, 0)
         _ring_row(r, me, union, uxs, k, half, view, cw_v, cw_i, cc_v, cc_i, done,
                   chosen, ids, b_cw if n_cw >= half else mid - one,
                   b_cc if n_cc >= half else mid - one, sb, same)
@@ -640,9 +675,13 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
     and ``uniform_partner`` (``psi == 0``) or ``ring_partner(pids, psi)``: per
     batch one uniform per node still to act (``rng.random``), the partners from
     the views as they stand, the greedy disjoint pairs in order.  An exchange of
-    a batch reads and writes only its two views, so it runs as soon as its pair
-    is taken; the union of the two buffers is built once, its ids are loaded
-    once, and both sides select from it directly (no CSR in between).  The
+    a batch reads and writes only its two views (and no exchange touches what the
+    pairing reads), so the batch's pairs are taken first and its exchanges then
+    run in their order, each asking for the view and sample rows of the exchange
+    ``ahead`` of it (a prefetch: at 100,000 nodes those rows come from memory,
+    and the loads of several exchanges then overlap).  The union of the two
+    buffers is built once, its ids are loaded once, and both sides select from
+    it directly (no CSR in between).  The
     ring coordinates are the ids' ranks (``rank``, ``uint32``: the same order
     for distinct ids, half the bytes of an id) and the per-node marks are
     ``int32``, which keeps the random loads of large networks in a smaller
@@ -660,6 +699,10 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
     sb = np.empty((2, cap), np.int64)
     busy = np.zeros(n, np.int32)
     mark = np.zeros(n, np.int32)
+    ps = np.empty(remaining.shape[0], np.int64)  # a batch's pairs
+    tally = np.zeros(2, np.int64)
+    qs = np.empty(remaining.shape[0], np.int64)
+    ahead = 4
     s = np.int32(0)
     batch = 0
     exchanges = 0
@@ -672,6 +715,7 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
             partners = _ring_partner(remaining, view, sample, alive, u, pids, psi)
         defer = np.empty(remaining.shape[0], np.int64)
         n_defer = 0
+        nb = 0
         for i in range(remaining.shape[0]):
             p = remaining[i]
             q = partners[i]
@@ -683,10 +727,21 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
                 continue
             busy[p] = batch
             busy[q] = batch
-            exchanges += 1
+            ps[nb] = p
+            qs[nb] = q
+            nb += 1
+        for e in range(nb):
+            f = e + ahead
+            if f < nb:
+                prefetch_row(view, ps[f])
+                prefetch_row(view, qs[f])
+                prefetch_row(sample, ps[f])
+                prefetch_row(sample, qs[f])
             s += np.int32(1)
-            _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half, mark,
-                           union, uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb)
+            _ring_exchange(ps[e], qs[e], s, view, sample, allowed, include_self, ids, rank,
+                           half, mark, union, uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb,
+                           tally)
+        exchanges += nb
         remaining = defer[:n_defer]
     return batch, exchanges
 
@@ -733,11 +788,17 @@ def _ring_cycle_par(remaining, view, sample, alive, allowed, include_self, ids, 
                 cw_v, cw_i, cc_v, cc_i, done = _ring_scratch(half, R)
                 chosen = np.zeros(cap, np.bool_)
                 sb = np.empty((2, cap), np.int64)
+                tally = np.zeros(2, np.int64)
                 mk = mark[t]
                 for e in range(lo, hi):
+                    if e + 4 < hi:  # as the serial cycle: the rows of the exchange 4 ahead
+                        prefetch_row(view, ps[e + 4])
+                        prefetch_row(view, qs[e + 4])
+                        prefetch_row(sample, ps[e + 4])
+                        prefetch_row(sample, qs[e + 4])
                     _ring_exchange(ps[e], qs[e], np.int32(base + e + 1), view, sample, allowed,
                                    include_self, ids, rank, half, mk, union, uxs, cw_v, cw_i,
-                                   cc_v, cc_i, done, chosen, sb)
+                                   cc_v, cc_i, done, chosen, sb, tally)
         exchanges += nb
         remaining = remaining[later]
     return batch, exchanges
@@ -771,6 +832,8 @@ def _jaccard_scores(rows, indptr, cand, masks):  # pragma: no cover - compiled
     for i in range(rows.shape[0]):
         r = rows[i]
         for t in range(indptr[i], indptr[i + 1]):
+            if t + 2 < cand.shape[0]:  # the mask row of the candidate two ahead
+                prefetch_row(masks, cand[t + 2])
             x = cand[t]
             inter = 0
             union = 0
