@@ -1,4 +1,5 @@
-"""``hedgerow churn``: runs that cannot measure what was asked say so on stderr and in JSON."""
+"""``hedgerow churn``: named scenarios from the command line; runs that cannot measure what
+was asked say so on stderr and in JSON."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 from click.testing import CliRunner
 
 from hedgerow.cli import cli
@@ -63,3 +65,19 @@ def test_a_full_run_has_no_warning():
     )
     assert r.exit_code == 0, r.output
     assert _lines(r)[-1]["warnings"] == [] and "warning" not in r.stderr
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("as_json", [False, True], ids=["table", "json"])
+def test_a_named_scenario_replays_its_events_from_the_command_line(as_json):
+    """``--scenario``: the start (with its status on the progress bar), then one row per event."""
+    args = ["churn", "lowoda-inc", "--scenario", "fb1k-google", "--events", "3", "--seed", "1"]
+    r = CliRunner().invoke(cli, args + (["--json"] if as_json else []))
+    assert r.exit_code == 0, r.output
+    if as_json:
+        *rows, summary = _lines(r)
+        assert [row["event"] for row in rows] == [1, 2, 3]
+        assert summary["kind"] == "summary" and summary["violations"] == 0
+    else:
+        assert "lowoda-inc on fb1k-google: 3 events" in r.stdout
+        assert "violations 0" in r.stdout

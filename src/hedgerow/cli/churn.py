@@ -168,11 +168,15 @@ def _scenario_run(protocol, scenario, n_events, seed, params, as_json) -> None:
     inst, online0, events = load_churn_scenario(scenario, seed=seed)
     total = n_events if n_events is not None else (sc.events or len(events))
     show = not as_json or stderr_console.is_terminal
-    with progress_bar(f"churn {protocol}", enabled=show) as bar:
-        task = bar.add_task(protocol, total=min(total, len(events)))
+    # the start (initial overlay, and OMen's warm-up gossip: minutes at 10K) comes before the
+    # first event; the status column says so until the first event is done
+    with progress_bar(f"churn {protocol}", enabled=show, status=True) as bar:
+        task = bar.add_task(protocol, total=min(total, len(events)),
+                            status="start: initial overlay and warm-up")
         res = run_events(
             protocol, inst, online0, events, seed=seed, params=parse_params(params),
-            n_events=total, progress=lambda done, _t: bar.update(task, completed=done),
+            n_events=total,
+            progress=lambda done, _t: bar.update(task, completed=done, status="events"),
         )
     summary = {"scenario": scenario, "note": sc.note, **res.summary}
     if as_json:
