@@ -224,6 +224,16 @@ def ring_partner(ids: np.ndarray, psi: int) -> Partner:
     return partner
 
 
+@numba.njit(cache=True, inline="always")
+def _draw_partners(nodes, view, sample, alive, rng, pids, psi):  # pragma: no cover - compiled
+    """A batch's partners: one uniform per node from ``rng``, then T-Man's partner rule
+    (uniform from the view for ``psi == 0``, else among the ``psi`` nearest on the ring)."""
+    u = rng.random(nodes.shape[0])
+    if psi == 0:
+        return _uniform_partner(nodes, view, sample, alive, u)
+    return _ring_partner(nodes, view, sample, alive, u, pids, psi)
+
+
 @numba.njit(cache=True)
 def _pick_batch(nodes, partners, alive, busy, stamp):  # pragma: no cover - compiled
     """Greedy disjoint pairs in order; returns (taken mask, deferred mask)."""
@@ -699,37 +709,18 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
     sb = np.empty((2, cap), np.int64)
     busy = np.zeros(n, np.int32)
     mark = np.zeros(n, np.int32)
-    ps = np.empty(remaining.shape[0], np.int64)  # a batch's pairs
     tally = np.zeros(2, np.int64)
-    qs = np.empty(remaining.shape[0], np.int64)
     ahead = 4
     s = np.int32(0)
     batch = 0
     exchanges = 0
     while remaining.shape[0] > 0:
         batch += 1
-        u = rng.random(remaining.shape[0])
-        if psi == 0:
-            partners = _uniform_partner(remaining, view, sample, alive, u)
-        else:
-            partners = _ring_partner(remaining, view, sample, alive, u, pids, psi)
-        defer = np.empty(remaining.shape[0], np.int64)
-        n_defer = 0
-        nb = 0
-        for i in range(remaining.shape[0]):
-            p = remaining[i]
-            q = partners[i]
-            if q < 0 or q == p or not alive[q]:
-                continue  # no exchange this cycle (none known, or a timeout)
-            if busy[p] == batch or busy[q] == batch:
-                defer[n_defer] = p
-                n_defer += 1
-                continue
-            busy[p] = batch
-            busy[q] = batch
-            ps[nb] = p
-            qs[nb] = q
-            nb += 1
+        partners = _draw_partners(remaining, view, sample, alive, rng, pids, psi)
+        take, later = _pick_batch(remaining, partners, alive, busy, batch)
+        ps = remaining[take]
+        qs = partners[take]
+        nb = ps.shape[0]
         for e in range(nb):
             f = e + ahead
             if f < nb:
@@ -742,7 +733,7 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
                            half, mark, union, uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb,
                            tally)
         exchanges += nb
-        remaining = defer[:n_defer]
+        remaining = remaining[later]
     return batch, exchanges
 
 
@@ -769,11 +760,7 @@ def _ring_cycle_par(remaining, view, sample, alive, allowed, include_self, ids, 
     exchanges = 0
     while remaining.shape[0] > 0:
         batch += 1
-        u = rng.random(remaining.shape[0])
-        if psi == 0:
-            partners = _uniform_partner(remaining, view, sample, alive, u)
-        else:
-            partners = _ring_partner(remaining, view, sample, alive, u, pids, psi)
+        partners = _draw_partners(remaining, view, sample, alive, rng, pids, psi)
         take, later = _pick_batch(remaining, partners, alive, busy, batch)
         ps = remaining[take]
         qs = partners[take]
