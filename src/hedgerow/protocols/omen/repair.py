@@ -59,7 +59,7 @@ from numba import njit
 from hedgerow.errors import ParameterError
 from hedgerow.protocols.tco import _kernels as K
 from hedgerow.protocols.tco import engine as _engine
-from hedgerow.protocols.tco.engine import _draw_seed, _select
+from hedgerow.protocols.tco.engine import _draw_seed, _select, select_compiled
 
 __all__ = ["add_edge", "current_edges", "holds_topics", "remove_node", "shadow_repair"]
 
@@ -294,8 +294,9 @@ def _repair_fused(masks, topics, adj, deg, shadow, local, mode, rho, seed, cache
     """:func:`_repair_input` then the engine's selection, in one compiled call.
 
     The same steps as the two-call path of :func:`shadow_repair` (the slots
-    and component searches, ``init_contributions``, ``run_engine`` with the
-    ``int16`` contribution matrix), so the same edges; a repair is a handful
+    and component searches, then the engine's compiled selection
+    :func:`~hedgerow.protocols.tco.engine.select_compiled` with the ``int16``
+    contribution matrix), so the same edges; a repair is a handful
     of microseconds of compiled work on a shadow of a dozen nodes, and the
     interpreter's calls and allocations between the steps cost more than
     that.  The caller has checked the status and drawn ``seed``.  Returns
@@ -307,24 +308,9 @@ def _repair_fused(masks, topics, adj, deg, shadow, local, mode, rho, seed, cache
     if n_rel == 0 or s < 2:
         return np.zeros((0, 2), dtype=np.int64)
     C = np.zeros((s, s), dtype=np.int16)
-    n_slots = top.shape[0]
-    astart = np.full(n_slots, -1, dtype=np.int64)
-    alen = np.zeros(n_slots, dtype=np.int64)
-    acap = np.zeros(n_slots, dtype=np.int64)
-    n_members = 0
-    for i in range(s):
-        n_members += ptr[nodes[i] + 1] - ptr[nodes[i]]
-    pool = np.empty(4 * n_members + 64, dtype=np.int32)
-    phi0, pool_top = K.init_contributions(ptr, top, parent, nodes, n_topics, C, astart, alen,
-                                          acap, pool)
-    out = np.empty((max(phi0, 1), 2), dtype=np.int64)
-    dmax = 0
-    for i in range(s):
-        dmax = max(dmax, dn[i])
-    compact = compact_ok and dmax + s < 65535
-    ctr = np.array([pool_top], dtype=np.int64)
-    m, _, _ = K.run_engine(mode, rho, 0, seed, C, dn, nodes, ptr, top, parent, size, astart,
-                           alen, acap, pool, ctr, out, cache_k, compact)
+    out, _, _, _ = select_compiled(mode, rho, 0, seed, C, dn, nodes, ptr, top, parent, size,
+                                   n_topics, cache_k, compact_ok)
+    m = out.shape[0]
     res = np.empty((m, 2), dtype=np.int64)
     for i in range(m):
         a = nodes[out[i, 0]]

@@ -76,6 +76,7 @@ Examples
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from hedgerow.errors import ParameterError
@@ -141,42 +142,50 @@ def _prepare(masks, nodes, edges, rule, rho, topics, degrees):
     return masks, nodes, edges, rho, keep, deg
 
 
-def _init_members(ptr, top, parent, nodes, n_topics, C):
-    """Fill ``C`` and the member arrays of the subset per component root.
-
-    Returns ``(Φ₀, (astart, alen, acap, pool, ctr))``, the state
-    :func:`~hedgerow.protocols.tco._kernels.run_engine` takes after ``size``.
-    """
-    n_slots = top.shape[0]
-    astart = np.full(n_slots, -1, dtype=np.int64)
-    alen = np.zeros(n_slots, dtype=np.int64)
-    acap = np.zeros(n_slots, dtype=np.int64)
-    n_members = int(np.diff(ptr)[nodes].sum())
-    pool = np.empty(4 * n_members + 64, dtype=np.int32)  # the start takes 2x; merges grow it
-    phi0, pool_top = K.init_contributions(ptr, top, parent, nodes, n_topics, C, astart, alen,
-                                          acap, pool)
-    return int(phi0), (astart, alen, acap, pool, np.array([pool_top], dtype=np.int64))
-
-
-def _select(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, size, n_topics):
-    """Run the selection on a prepared input; ``(chosen subset-index pairs, counters)``.
+@numba.njit(cache=True)
+def select_compiled(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, size, n_topics,
+                    cache_k, compact_ok):  # pragma: no cover - jitted
+    """The selection on a prepared input, compiled: ``(chosen pairs, Φ₀, decrements, counters)``.
 
     ``C`` is the zeroed ``(s, s)`` contribution matrix, ``deg`` the subset's
     degrees (updated in place), ``ptr``/``top`` the slots indexed by node id and
-    ``parent``/``size`` their union-find after the starting edges.  Shared by
-    :func:`tco_augment` and OMen's shadow repair, so both run one engine.
+    ``parent``/``size`` their union-find after the starting edges.  The member
+    arrays of each component root are built here (the start takes twice the
+    members; merges grow a component in place until it has doubled).  Threshold
+    keys are ``int32`` when ``compact_ok`` (``int16`` contributions) and no
+    degree can reach 65,535 (a node gains at most ``s - 1`` edges).  Shared by
+    :func:`tco_augment` (through :func:`_select`) and OMen's shadow repair, so
+    both run one engine.
     """
-    phi0, members = _init_members(ptr, top, parent, nodes, n_topics, C)
-    out = np.empty((max(phi0, 1), 2), dtype=np.int64)
-    # threshold keys fit int32 while contributions are int16 and no degree can reach 65,535
-    # (a node gains at most s - 1 edges)
+    n_slots = top.shape[0]
     s = nodes.shape[0]
-    compact = bool(_COMPACT and C.dtype == np.int16 and int(deg.max(initial=0)) + s < 65535)
-    m, dec, cnt = K.run_engine(mode, rho, fixed, np.uint64(seed), C, deg, nodes, ptr, top, parent,
-                               size, *members, out, _CACHE_K, compact)
-    counts = dict(phi0=phi0, decrements=int(dec), scans=int(cnt[0]), cache_hits=int(cnt[1]),
-                  max_scans=int(cnt[2]), thresholds=int(cnt[3]))
-    return out[:m], counts
+    astart = np.full(n_slots, -1, dtype=np.int64)
+    alen = np.zeros(n_slots, dtype=np.int64)
+    acap = np.zeros(n_slots, dtype=np.int64)
+    n_members = 0
+    dmax = 0
+    for i in range(s):
+        n_members += ptr[nodes[i] + 1] - ptr[nodes[i]]
+        dmax = max(dmax, deg[i])
+    pool = np.empty(4 * n_members + 64, dtype=np.int32)
+    phi0, pool_top = K.init_contributions(ptr, top, parent, nodes, n_topics, C, astart, alen,
+                                          acap, pool)
+    out = np.empty((max(phi0, 1), 2), dtype=np.int64)
+    ctr = np.array([pool_top], dtype=np.int64)
+    m, dec, cnt = K.run_engine(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, size,
+                               astart, alen, acap, pool, ctr, out, cache_k,
+                               compact_ok and dmax + s < 65535)
+    return out[:m], phi0, dec, cnt
+
+
+def _select(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, size, n_topics):
+    """:func:`select_compiled` with this module's settings; ``(pairs, counters)``."""
+    out, phi0, dec, cnt = select_compiled(
+        mode, rho, fixed, np.uint64(seed), C, deg, nodes, ptr, top, parent, size, n_topics,
+        _CACHE_K, bool(_COMPACT and C.dtype == np.int16))
+    counts = dict(phi0=int(phi0), decrements=int(dec), scans=int(cnt[0]),
+                  cache_hits=int(cnt[1]), max_scans=int(cnt[2]), thresholds=int(cnt[3]))
+    return out, counts
 
 
 def _draw_seed(rng) -> int:
