@@ -8,7 +8,8 @@ without merging shared links, and the delay of one event per topic from its owne
 
 * ``any link``: the event floods every link between two subscribers of its topic (OPT's
   ``topic`` forwarding, what ``hedgerow run opt`` measures);
-* ``own ring``: the event travels only along its topic's own ring (exact: ring distances).
+* ``own ring``: the event travels only along its topic's own ring (exact: ring distances);
+  ``hedgerow run opt -p forward=own`` measures the same reading on the gossiped overlay.
 
 Usage::
 

@@ -91,14 +91,14 @@ def test_every_declared_parameter_refuses_its_invalid_values():
                 with pytest.raises(ParameterError) as info:
                     get_protocol(name, **{**cls.quick_params, k: bad}).check_params()
                 assert info.value.key == k, (name, k, bad)
-    assert len(pairs) == 106
+    assert len(pairs) == 107
     by_protocol = {n: sum(1 for m, _ in pairs if m == n) for n in REGISTRY}
     assert by_protocol == {
         "complete": 0,
         "goldfish": 9,
         "gossipsub": 2,
         "perigee": 11,
-        "opt": 7,
+        "opt": 8,
         "random": 4,
         "random-graph": 1,
         "ringpt": 0,

@@ -74,8 +74,10 @@ def check_declared_params(cls: type[OverlayProtocol]) -> None:
         assert p.doc, f"{cls.name}: parameter {k} has no doc line"
         assert p.name == k, f"{cls.name}: parameter {k} bound as {p.name!r}"
     cls().checked()
-    _quick(cls).checked()
-    assert cls.forwarding != "mesh" or cls.labels_links, (
+    quick = _quick(cls)
+    quick.checked()
+    # the tags of the quick instance: a parameter may change them (OPT's forward)
+    assert quick.forwarding != "mesh" or quick.labels_links, (
         f"{cls.name}: forwards by 'mesh' but does not label its links (labels_links)"
     )
 
@@ -135,7 +137,7 @@ def check_static_build(cls: type[OverlayProtocol]) -> None:
     assert np.array_equal(ov.edges(), again.edges()), f"{cls.name}: same seed, other overlay"
     if cls.claims_topic_connected:
         assert partitioned_topics(ov, inst) == 0, f"{cls.name}: claims connectivity, split topics"
-    if cls.labels_links:
+    if a.labels_links:
         _link_topics_ok(cls, ov, inst, a.link_topics_)
         assert np.array_equal(a.link_topics_, b.link_topics_), (
             f"{cls.name}: same seed, other link topics"

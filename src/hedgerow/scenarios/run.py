@@ -135,8 +135,9 @@ def check_run(
 ) -> None:
     """Validate a run's names, settings, forwarding and parameters without building its world."""
     sc = resolve_scenario(scenario, **settings)
-    forwarding_policy(protocol_class(protocol), forwarding)
-    values = get_protocol(protocol, **_with_budget(protocol, params, sc)).checked()
+    proto = get_protocol(protocol, **_with_budget(protocol, params, sc))
+    forwarding_policy(proto, forwarding)  # the instance: a parameter may set its policy
+    values = proto.checked()
     if sc.nodes and "d" in values and values["d"] >= sc.nodes:
         raise ParameterError(
             f"{protocol}: parameter d must be below the number of nodes ({sc.nodes}),"

@@ -52,9 +52,27 @@ Readings chosen (``docs/vitis.md``):
   both ways (a link exists when either end chose it), as for Vitis and RVR,
   so the out-degree is what the bound limits and the total degree is
   reported (Fig. 11 plots it).
-* **Forwarding**: topic-only flooding (``"topic"``): an event travels only
-  among its topic's subscribers, so the overhead is 0 by construction and the
-  hit ratio measures whether each topic's sub-overlay is connected.
+* **Forwarding** (``forward``), two readings of "an Overlay Per Topic":
+
+  - ``forward="topic"`` (the default, policy ``"topic"``): an event of topic
+    ``t`` floods every overlay link whose two ends subscribe to ``t``
+    (SpiderCast's topic-induced subgraph), so a link built for another topic
+    carries it too;
+  - ``forward="own"`` (``overlay="ring"`` only; policy ``"mesh"``): an event
+    of topic ``t`` travels only on ``t``'s own ring: node ``p`` forwards it to
+    the neighbour (links used both ways) subscribing to ``t`` nearest in id
+    clockwise and the one nearest counter-clockwise, with the ids and ring
+    distance the ring selection uses (:func:`own_ring_links`, which the build
+    stores as ``link_topics_``).  The overlay is the same; only the links an
+    event may take differ.  This is the paper's "a topic overlay in OPT might
+    be any arbitrary graph and therefore there is no upper bound on the
+    propagation delay" taken literally.
+
+  Either way an event travels only among its topic's subscribers, so the
+  overhead is 0 by construction and the hit ratio measures whether each
+  topic's overlay (induced subgraph, or own ring) is connected.  On the
+  Twitter-like graph the first makes OPT faster than Vitis, the second far
+  slower (``docs/vitis-baselines.md``, "Vitis faster than OPT").
 
 Examples
 --------
@@ -63,6 +81,14 @@ Examples
 >>> ov = OPT(rt=2, cycles=10).build(inst, seed=1)
 >>> bool((ov.degree() <= 2).all()), ov.directed
 (True, True)
+
+The own-ring reading, on the same overlay: its links, labelled with their topic.
+
+>>> own = OPT(rt=2, cycles=10, forward="own")
+>>> bool((own.build(inst, seed=1).edges() == ov.edges()).all()), own.forwarding
+(True, 'mesh')
+>>> own.link_topics_.shape[1], OPT.forwarding
+(3, 'topic')
 """
 
 from __future__ import annotations
@@ -72,6 +98,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from hedgerow.errors import ParameterError
 from hedgerow.gossip import PeerSampling, TMan
 from hedgerow.model.instance import Instance
 from hedgerow.model.outlinks import out_overlay
@@ -81,7 +108,7 @@ from hedgerow.params import Bool, Choice, Int
 from hedgerow.protocols.base import StaticProtocol
 from hedgerow.protocols.vitis import ring
 
-__all__ = ["OPT", "coverage_select", "topic_ring_select"]
+__all__ = ["OPT", "coverage_select", "own_ring_links", "topic_ring_select"]
 
 
 @numba.njit(cache=True)
@@ -312,6 +339,111 @@ def topic_ring_select(
     return row[row >= 0]
 
 
+@numba.njit(cache=True)
+def _is_out(out_indptr, out_indices, u, v):  # pragma: no cover
+    """Whether ``u -> v`` is an out-link (``out_indices`` sorted within each row)."""
+    lo = out_indptr[u]
+    hi = out_indptr[u + 1]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if out_indices[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < out_indptr[u + 1] and out_indices[lo] == v
+
+
+@numba.njit(cache=True, inline="always")
+def _put(rows, k, p, q, t, out_indptr, out_indices):  # pragma: no cover
+    """Row ``k``: link ``{p, q}`` as an out-link (the lower end's when both are), topic ``t``."""
+    u = min(p, q)
+    v = max(p, q)
+    if not _is_out(out_indptr, out_indices, u, v):
+        u, v = v, u
+    rows[k, 0] = u
+    rows[k, 1] = v
+    rows[k, 2] = t
+
+
+@numba.njit(cache=True)
+def _own_ring_rows(indptr, indices, sub_indptr, topics, masks, ids, out_indptr,
+                   out_indices):  # pragma: no cover
+    """``(u, v, t)`` for every node ``p``, topic ``t`` of ``p`` and the neighbour of ``p`` (in the
+    undirected CSR ``indptr, indices``) nearest clockwise and counter-clockwise among ``t``'s
+    subscribers; ``u -> v`` an out-link.  Unsorted, with repeats (both ends may choose a link)."""
+    n = indptr.shape[0] - 1
+    n_topics = np.int64(topics.max()) + 1 if topics.shape[0] else 1
+    pos = np.full(n_topics, -1, dtype=np.int64)
+    most = 1
+    longest = 1
+    for p in range(n):
+        most = max(most, sub_indptr[p + 1] - sub_indptr[p])
+        longest = max(longest, indptr[p + 1] - indptr[p])
+    s_d = np.empty(most, np.uint64)
+    p_d = np.empty(most, np.uint64)
+    s_i = np.empty(most, np.int64)
+    p_i = np.empty(most, np.int64)
+    slots = np.empty(longest, np.int64)
+    rows = np.empty((2 * topics.shape[0], 3), np.int64)
+    k = 0
+    for p in range(n):
+        a = indptr[p]
+        m = indptr[p + 1] - a
+        cand = indices[a:a + m]
+        _ring_slots(p, cand, m, sub_indptr, topics, masks, ids, pos, s_d, s_i, p_d, p_i, slots)
+        for j in range(sub_indptr[p + 1] - sub_indptr[p]):
+            t = topics[sub_indptr[p] + j]
+            if s_i[j] >= 0:
+                _put(rows, k, p, cand[s_i[j]], t, out_indptr, out_indices)
+                k += 1
+            if p_i[j] >= 0 and p_i[j] != s_i[j]:
+                _put(rows, k, p, cand[p_i[j]], t, out_indptr, out_indices)
+                k += 1
+    return rows[:k]
+
+
+def own_ring_links(overlay: Overlay, instance: Instance, ids: np.ndarray) -> np.ndarray:
+    """The links of every topic's own ring on ``overlay``: ``(k, 3)`` int64 rows ``(u, v, t)``.
+
+    Node ``p`` forwards an event of topic ``t`` to the neighbour (either direction: links carry
+    traffic both ways) subscribing to ``t`` nearest in id clockwise and the one nearest
+    counter-clockwise (the ids and ring distance of :func:`topic_ring_select`); ``t``'s own ring
+    is every such link.  ``u -> v`` is a link of ``overlay`` (the lower end's when both ends
+    chose it); rows sorted by ``(u, v, t)``, no repeats.
+
+    Examples
+    --------
+    Ids 0..4 on the ring, every node on topic 0 and linked to all others: the ring 0-1-2-3-4-0.
+
+    >>> inst = Instance.from_lists([[0]] * 5)
+    >>> ov = Overlay.from_edges(5, [(u, v) for u in range(5) for v in range(u + 1, 5)],
+    ...                         directed=True)
+    >>> own_ring_links(ov, inst, np.arange(5, dtype=np.uint64)).tolist()
+    [[0, 1, 0], [0, 4, 0], [1, 2, 0], [2, 3, 0], [3, 4, 0]]
+    """
+    und = overlay.undirected_csr()
+    out = overlay.csr()
+    rows = _own_ring_rows(
+        und.indptr.astype(np.int64), und.indices.astype(np.int64),
+        instance.sub_indptr.astype(np.int64), instance.sub_topics.astype(np.int64),
+        instance.masks, np.asarray(ids, np.uint64),
+        out.indptr.astype(np.int64), out.indices.astype(np.int64),
+    )
+    return np.unique(rows, axis=0) if len(rows) else rows.reshape(0, 3)
+
+
+class _ByForward:
+    """A tag whose value follows the ``forward`` parameter on an instance (the class: ``topic``)."""
+
+    def __init__(self, topic: Any, own: Any) -> None:
+        self.topic, self.own = topic, own
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is not None and getattr(obj, "forward", "topic") == "own":
+            return self.own
+        return self.topic
+
+
 class OPT(StaticProtocol):
     """OPT: one overlay per topic over T-Man gossip, a ring per topic or greedy coverage.
 
@@ -320,13 +452,20 @@ class OPT(StaticProtocol):
     (Fig. 11).  After :meth:`build`, ``stats_`` holds ``links_mean``,
     ``links_max`` (out-links) and ``uncovered_share`` (subscriptions with no
     neighbour sharing the topic).
+
+    ``forward="topic"`` (the default) floods an event of topic ``t`` over every
+    link between two subscribers of ``t``; ``forward="own"`` (``overlay="ring"``
+    only) keeps it on ``t``'s own ring: the build also sets ``link_topics_``
+    (:func:`own_ring_links`), and the instance forwards by ``"mesh"``.
     """
 
     name = "opt"
     paper = ("Rahimian et al., Vitis, IPDPS 2011, section IV (OPT baseline, after SpiderCast "
              "DEBS 2007)")
     directed = True
-    forwarding = "topic"
+    #: ``"topic"``; ``"mesh"`` on an instance with ``forward="own"`` (its own-ring labels)
+    forwarding = _ByForward("topic", "mesh")  # type: ignore[assignment]
+    labels_links = _ByForward(False, True)  # type: ignore[assignment]
     params = {
         "rt": Int(15, "out-link bound (routing-table size) when bounded", low=1, unit="links"),
         "unbounded": Bool(False, "no bound: keep every link coverage needs (Vitis Fig. 11)"),
@@ -339,8 +478,21 @@ class OPT(StaticProtocol):
                           "among its subscribers), or SpiderCast's greedy coverage"),
         "coverage": Int(3, "overlay=coverage: times each subscribed topic is covered by the "
                         "links (SpiderCast's K_g, default 3)", low=1),
+        "forward": Choice("topic", ("topic", "own"),
+                          "an event of topic t floods every link between subscribers of t "
+                          "(topic), or only t's own ring: each node's nearest neighbour "
+                          "subscribing to t clockwise and counter-clockwise (own; "
+                          "overlay=ring)"),
     }
     quick_params = {"rt": 4, "cycles": 5, "cache": 5}
+
+    def _check(self, values: dict[str, Any]) -> None:
+        if values["forward"] == "own" and values["overlay"] != "ring":
+            raise ParameterError(
+                f"{self.name}: parameter forward='own' needs overlay='ring' (per-topic rings), "
+                f"got overlay={values['overlay']!r}",
+                key="forward",
+            )
 
     def degree_bound(self, instance: Instance) -> int | None:
         """Out-degree bound ``rt`` (none when unbounded)."""
@@ -390,6 +542,9 @@ class OPT(StaticProtocol):
             "uncovered_share": _uncovered_share(und.indptr, und.indices, instance),
             "cycles": v["cycles"],
         }
+        if v["forward"] == "own":
+            self.link_topics_ = own_ring_links(overlay, instance, ids)
+            stats["link_topic_rows"] = len(self.link_topics_)
         return overlay, stats
 
 
