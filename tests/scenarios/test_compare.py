@@ -82,6 +82,40 @@ def test_similarity_leaves_topics_split_where_spidercast_delivers_all():
     assert sim["receive_rate"] < 1.0 and sim["partitioned_topics"] > 0
 
 
+@pytest.fixture(scope="module")
+def cities_later_papers():
+    """The TCO algorithms OMen builds on and Vitis with its baselines, on one cities world."""
+    rows = compare(["gm", "lowoda", "minmaxoda", "vitis", "rvr", "opt"], "cities", seed=1,
+                   messages=200)
+    return {r["protocol"]: r for r in rows}
+
+
+def test_tco_algorithms_deliver_everything_among_subscribers(cities_later_papers):
+    """GM, LowODA and MinMaxODA build topic-connected overlays (OMen section 2): every topic
+    connected, every subscriber reached, no message through a non-subscriber."""
+    rows = cities_later_papers
+    for name in ("gm", "lowoda", "minmaxoda"):
+        r = rows[name]
+        assert r["partitioned_topics"] == 0, name
+        assert r["receive_rate"] == 1.0 and r["relay_share"] == 0, name
+    # MinMaxODA and LowODA bound the maximum degree that GM leaves free (Table 1)
+    assert rows["minmaxoda"]["max_degree"] <= rows["gm"]["max_degree"]
+    assert rows["lowoda"]["max_degree"] <= rows["gm"]["max_degree"]
+    # GM minimises the average degree
+    assert rows["gm"]["avg_degree"] <= min(rows["lowoda"]["avg_degree"],
+                                           rows["minmaxoda"]["avg_degree"])
+
+
+def test_vitis_and_rvr_reach_everyone_and_vitis_relays_less(cities_later_papers):
+    """Vitis section IV: Vitis and RVR reach every subscriber (rendezvous routing), Vitis with
+    less relay traffic than RVR; OPT has no relay traffic at all."""
+    v, rvr, opt = (cities_later_papers[p] for p in ("vitis", "rvr", "opt"))
+    assert v["world"] == rvr["world"] == opt["world"]
+    assert v["receive_rate"] == 1.0 and rvr["receive_rate"] == 1.0
+    assert v["relay_share"] < rvr["relay_share"]
+    assert opt["relay_share"] == 0
+
+
 def test_same_seed_same_rows_but_seconds():
     kw = dict(topics=10, messages=50, epochs=2, seed=3)
     a = compare(["ringpt", "topiary"], "cities", **kw)
