@@ -134,3 +134,16 @@ def test_bad_calls_are_refused_before_any_run():
         compare(["ringpt"], "cities", params={"topiary": {"eta": 2}})
     with pytest.raises(ParameterError, match="unknown scenario"):
         compare(["ringpt"], "moon")
+
+
+def test_a_forwarding_policy_is_checked_against_the_configured_protocol():
+    """OPT labels its links only with ``forward=own``: mesh forwarding is refused without it,
+    before any run, and accepted with it (its events then stay on each topic's own ring)."""
+    with pytest.raises(ParameterError, match="opt does not label its links"):
+        compare(["opt"], "cities", forwarding="mesh")
+    own = {"opt": {"forward": "own", "cycles": 10}}
+    mesh, = compare(["opt"], "cities", seed=1, messages=50, forwarding="mesh", params=own,
+                    diameter=False)
+    default, = compare(["opt"], "cities", seed=1, messages=50, params=own, diameter=False)
+    assert mesh["world"] == default["world"]
+    assert mesh["hops_mean"] == default["hops_mean"]  # forward=own already forwards by mesh

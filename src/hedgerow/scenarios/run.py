@@ -223,8 +223,8 @@ def compare(
     for name in params:
         if name not in protocols:
             raise ParameterError(f"parameters given for {name!r}, which is not compared")
-    for name in protocols:
-        forwarding_policy(protocol_class(name), forwarding)
+    for name in protocols:  # the instances: a parameter may set the policy (OPT's forward)
+        check_run(name, scenario, params=params.get(name), forwarding=forwarding, **settings)
     world = make_world(scenario, seed=seed, **settings)
     fp = world.fingerprint()
     rows = []
