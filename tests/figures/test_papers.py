@@ -154,3 +154,12 @@ def test_goldfish_checks_compute_from_rows(tmp_path):
                  if n in paper.get(lab, {}))
     text, _ = _check(GOLDFISH, "mean wasted latency within").compute(r)
     assert text.startswith(f"{inside} of ")
+
+
+def test_table2_paper_values_reach_the_figure_table(tiny_results):
+    """Table II's key is ``adaptive``; the rows hold it as ``run_adaptive``."""
+    from hedgerow.figures.render import figure_table
+
+    fig = next(f for f in GOLDFISH.figures if f.id == "table2")
+    table = figure_table(fig, Results(tiny_results, quick=True))
+    assert table["paper"].notna().sum() >= 8  # 8 rows at 32 adaptive nodes
