@@ -62,6 +62,8 @@ def _rows(run, rng: np.random.Generator) -> list[dict]:
         row["violations"] = 0.0
         if kind == "churn":
             row["type"] = ("join", "leave")[e % 2]  # churn rows are joins and leaves
+        if run.scenario["protocol"] in ("vitis", "rvr"):
+            row["rt"] = float(base.get("run_rt") or 15)  # Vitis rows report their table size
         out.append(row)
     return out
 

@@ -12,9 +12,11 @@ Paper values come from :mod:`hedgerow.experiment.reference` (the spec's
 ``reference:``); a figure's :class:`Tolerance` says when our mean counts as
 matching one.  The checks are the acceptance settled in ``docs/spidercast.md``
 ("Settled acceptance"), ``docs/topiary.md`` (the checks of
-``benchmarks/bench_topiary.py`` and "Settled acceptance: the eclipse attack")
-and the paper's exact statements.  A check whose runs are not in the results
-(e.g. 10,000 nodes in a quick run) is reported as *not run*, not as passed.
+``benchmarks/bench_topiary.py`` and "Settled acceptance: the eclipse attack"),
+the measured acceptance of ``docs/vitis-baselines.md`` (S0), ``docs/omen.md``
+(FB 1K x Google 1K) and ``docs/goldfish.md``, and the paper's exact statements.
+A check whose runs are not in the results (e.g. 10,000 nodes in a quick run) is
+reported as *not run*, not as passed.
 
 This module imports neither matplotlib nor Spark.
 """
