@@ -781,8 +781,9 @@ _VITIS_READ = (("our numbers beside the paper's (S0, 10,000 nodes)", _VITIS_OURS
 
 VITIS = Paper(
     name="vitis",
-    title="Vitis: A Gossip-based Hybrid Overlay for Internet-scale Publish/Subscribe "
-    "(Rahimian, Girdzijauskas, Payberah, Haridi; IPDPS 2011)",
+    title="Vitis: A Gossip-based Hybrid Overlay for Internet-scale Publish/Subscribe Enabling "
+    "Rendezvous Routing in Unstructured Overlay Networks (Rahimian, Girdzijauskas, Payberah, "
+    "Haridi; IPDPS 2011)",
     doc=_VITIS_DOC,
     # vitis-fig10 and vitis-fig11 read a follower graph the spec names as a folder relative
     # to the working directory (run.social), which reproduce cannot provide: run them by hand
@@ -1143,8 +1144,8 @@ _GF_PCT = (("wasted_latency_p25_ms", "25th percentile (ms)"),
 
 GOLDFISH = Paper(
     name="goldfish",
-    title="Goldfish: Peer Selection Using Matrix Completion in Unstructured P2P Networks "
-    "(Wang, Bojja Venkatakrishnan, Viswanath et al.; ICBC 2023)",
+    title="Goldfish: Peer Selection Using Matrix Completion in Unstructured P2P Network "
+    "(Xue, Mao, Bojja Venkatakrishnan, Kannan; ICBC 2023)",
     doc=_GF_DOC,
     experiments=(
         Named("goldfish-fig2.yaml", "goldfish-fig2", Quick(seeds=list(range(40))), 6.0, 2.3),
