@@ -22,7 +22,8 @@ def test_list_names_papers_figures_and_times():
 def test_unknown_paper_is_one_line_error():
     res = CliRunner().invoke(cli, ["reproduce", "nope", "--report-only"])
     assert res.exit_code == 2
-    assert "no paper 'nope'; known: head-to-head, spidercast, topiary" in res.stderr
+    known = "goldfish, head-to-head, omen, spidercast, topiary, vitis"
+    assert f"no paper 'nope'; known: {known}" in res.stderr
 
 
 def test_draw_writes_png_and_graphml(tmp_path):

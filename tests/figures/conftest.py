@@ -26,6 +26,17 @@ LEVELS = {
     "victim_receive_rate": 0.98, "victim_delay_mean_ms": 420.0, "attacker_slot_share": 0.6,
     "honest_with_honest_neighbour": 0.95, "eclipse_streak_max": 3.0,
     "stat_kr_final_mean": 0.05, "max_degree": 30.0, "relay_share": 0.2,
+    # Vitis
+    "hit_ratio": 1.0, "overhead": 0.6, "overhead_copies": 0.6, "delay_hops": 7.0,
+    "share_overhead_above_20": 0.7, "overhead_node_p50": 0.6, "overhead_node_p90": 0.8,
+    # OMen
+    "view_mean": 14.0, "view_below_5pct": 0.99, "omen_repair_seconds": 0.001,
+    "repair_seconds": 0.1, "edges_added": 2.0, "messages": 40.0, "violations": 0.0,
+    # Goldfish
+    "fig2a_success": 0.8, "fig2b_success": 0.3, "publisher_full": 0.15,
+    "wasted_latency_p25_ms": 190.0, "wasted_latency_p50_ms": 220.0,
+    "wasted_latency_p75_ms": 260.0, "wasted_latency_mean_ms": 230.0, "t90_ms": 590.0,
+    "honest_exploit_peer_share": 1.0, "attacker_tenure_mean_epochs": 3.0,
 }
 EPOCHS = 4
 
@@ -48,6 +59,11 @@ def _rows(run, rng: np.random.Generator) -> list[dict]:
         row["topic_components"] = 100.0
         row["partitioned_topics"] = 0.0
         row["eclipse_streak_max"] = 3.0
+        row["violations"] = 0.0
+        if kind == "churn":
+            row["type"] = ("join", "leave")[e % 2]  # churn rows are joins and leaves
+        if run.scenario["protocol"] in ("vitis", "rvr"):
+            row["rt"] = float(base.get("run_rt") or 15)  # Vitis rows report their table size
         out.append(row)
     return out
 

@@ -47,14 +47,15 @@ def figure_table(fig: FigureSpec, results: Results) -> pd.DataFrame:
             df = last_epochs(df, 1)
         by = [c for c in (fig.group, fig.x, fig.series) if c]
     ref = reference_of(results, fig.experiment)
-    if ref is not None and ref.key in df.columns:
-        by.append(ref.key)
+    key = _key_column(ref.key, df.columns) if ref is not None else None
+    if key is not None:
+        by.append(key)
     table = summarise(df, list(dict.fromkeys(by)), metrics)
     paper = []
     for _, r in table.iterrows():
         v = None
         if ref is not None and fig.kind != "epochs":
-            v = ref.value(str(r["metric"]), str(r["label"]), r.get(ref.key))
+            v = ref.value(str(r["metric"]), str(r["label"]), r.get(key))
         paper.append(float("nan") if v is None else float(v))
     table["paper"] = paper
     order_list = list(fig.labels or ()) + _manifest_labels(results, fig.experiment)
@@ -63,6 +64,22 @@ def figure_table(fig: FigureSpec, results: Results) -> pd.DataFrame:
         table = table.sort_values("label", key=lambda s: s.map(order).fillna(len(order)),
                                   kind="stable")
     return table.reset_index(drop=True)
+
+
+def _key_column(key: str, columns: pd.Index) -> str | None:
+    """The result column holding a reference's key (``adaptive`` may be ``run_adaptive``).
+
+    Examples
+    --------
+    >>> _key_column("adaptive", pd.Index(["label", "run_adaptive"]))
+    'run_adaptive'
+    >>> _key_column("nodes", pd.Index(["label"])) is None
+    True
+    """
+    for col in (key, f"run_{key}"):
+        if col in columns:
+            return col
+    return None
 
 
 def _manifest_labels(results: Results, experiment: str) -> list[str]:
