@@ -654,7 +654,7 @@ HEAD_TO_HEAD = Paper(
     doc="docs/head-to-head.md",
     experiments=(
         Named("head-to-head.yaml", "head-to-head",
-              Quick(seeds=[1], scenario={"run.epochs": 30}), 3.5, 1.5),
+              Quick(seeds=[1], scenario={"run.epochs": 30}), 4.5, 0.6),
     ),
     figures=(
         FigureSpec("h2h", "Every protocol on the same worlds, each forwarding by its own rule "
