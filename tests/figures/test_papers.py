@@ -163,3 +163,30 @@ def test_table2_paper_values_reach_the_figure_table(tiny_results):
     fig = next(f for f in GOLDFISH.figures if f.id == "table2")
     table = figure_table(fig, Results(tiny_results, quick=True))
     assert table["paper"].notna().sum() >= 8  # 8 rows at 32 adaptive nodes
+
+
+def _vitis_fig10(rvr_delay: float = 9.0) -> pd.DataFrame:
+    rows = []
+    for rt in (15, 35):
+        for label, hit, over, delay in (("Vitis", 1.0, 0.4, 6.0), ("RVR", 0.9995, 0.6, rvr_delay),
+                                        ("OPT", 0.94, 0.0, 3.0)):
+            rows.append({"run_id": f"{label}-{rt}", "epoch": 0, "label": label, "rt": rt,
+                         "hit_ratio": hit, "overhead": over, "delay_hops": delay})
+    return pd.DataFrame(rows)
+
+
+def test_vitis_twitter_checks_compute_from_rows(tmp_path):
+    r = _results(tmp_path, vitis_fig10=_vitis_fig10(),
+                 vitis_fig11=pd.DataFrame([{"run_id": "u", "epoch": 0, "label": "OPT-unbounded",
+                                            "share_degree_above_15": 0.93}]))
+    assert _check(VITIS, "Twitter-like: hit ratio").compute(r) == ("lowest 0.99950 (4 runs)", True)
+    assert _check(VITIS, "Twitter-like: Vitis's overhead").compute(r) == (
+        "RT 15: 0.400 < 0.600; RT 35: 0.400 < 0.600", True)
+    assert _check(VITIS, "Twitter-like: RVR's delay").compute(r) == (
+        "RT 15: 9.00 / 6.00 hops; RT 35: 9.00 / 6.00 hops", True)
+    assert _check(VITIS, "Twitter-like: bounded OPT").compute(r)[1] is True
+    assert _check(VITIS, "Twitter-like, unbounded OPT").compute(r) == (
+        "93.0% above degree 15", True)
+    # on the threshold from below, as our seeds 1-3 at RT 30-35: not met
+    close = _results(tmp_path, vitis_fig10=_vitis_fig10(rvr_delay=8.97))
+    assert _check(VITIS, "Twitter-like: RVR's delay").compute(close)[1] is False

@@ -179,7 +179,8 @@ def scenario_options(f):
         click.option("--ttl", type=int, default=None, help="Initial TTL of every message."),
         click.option(
             "--social", default=None, metavar="DIR",
-            help="Workload: the users of an ingested social sample (hedgerow ingest social).",
+            help="Workload: the users of an ingested social sample: an ingest output folder, or "
+            "a named input (fb1k, fb4k, tw1k, tw10k, vitis-tw10k), ingested on first use.",
         ),
         click.option("--adaptive", type=int, default=None, metavar="N",
                      help="Broadcast worlds: N nodes re-select their peers (0 = all)."),
@@ -206,11 +207,22 @@ def scenario_options(f):
     @functools.wraps(f)
     def collect(*args, **kwargs):
         settings = {k: kwargs.pop(k) for k in SCENARIO_OVERRIDES}
+        _prepare_social(settings.get("social"))
         return f(*args, settings=settings, **kwargs)
 
     for opt in reversed(opts):
         collect = opt(collect)
     return collect
+
+
+def _prepare_social(social: str | None) -> None:
+    """A named social input (``--social fb1k``, ``vitis-tw10k``...): ingested once, then cached."""
+    from hedgerow.scenarios.inputs import INPUTS
+
+    if social in INPUTS and INPUTS[social][0] != "churn":
+        from hedgerow.pipeline.inputs import ensure_inputs
+
+        ensure_inputs([social], log=lambda m: click.echo(m, err=True))
 
 
 def log_path(out: Path, command: str) -> Path:

@@ -674,6 +674,8 @@ _VITIS_S0 = (f"{_VITIS_BASE}#s0-10000-nodes-5000-topics-50-subscriptions-k-3-d-5
 _VITIS_READINGS = f"{_VITIS_DOC}#readings-a1-a13-and-the-measured-effect-of-each-switch"
 _VITIS_OURS = f"{_VITIS_DOC}#our-numbers-beside-the-papers"
 _VITIS_WORKLOADS = ("vitis-random", "vitis-low", "vitis-high")
+_VITIS_TWITTER = (f"{_VITIS_BASE}#twitter-like-synthetic-follower-graph-10000-users-mean-793-"
+                  "subscriptions-exponent-165")
 _NOT_RUN: Outcome = ("not in these runs", None)
 
 
@@ -773,6 +775,52 @@ def _falls_with_rt(r: Results) -> Outcome:
         bool(falls == total)
 
 
+def _twitter(metric: str, test: Callable[[float, float], bool], describe: str,
+             label: str = "RVR") -> Callable[[Results], Outcome]:
+    """A check of Figure 10 at every RT: ``test(vitis, other)`` on ``metric``, other = ``label``."""
+
+    def compute(r: Results) -> Outcome:
+        df = r.ok("vitis-fig10")
+        texts, ok = [], True
+        for rt in _rts(df):
+            a = _cell(df, metric, label="Vitis", rt=rt)
+            b = _cell(df, metric, label=label, rt=rt)
+            if math.isnan(a) or math.isnan(b):
+                return _NOT_RUN
+            ok &= bool(test(a, b))
+            texts.append(f"RT {rt}: {describe.format(a=a, b=b)}")
+        return ("; ".join(texts), ok) if texts else _NOT_RUN
+
+    return compute
+
+
+def _twitter_hit(r: Results) -> Outcome:
+    """The lowest hit ratio of Vitis and RVR over the RTs of Figure 10."""
+    df = r.ok("vitis-fig10")
+    sub = last_epochs(df[df["label"].isin(["Vitis", "RVR"])], 1) if len(df) else df
+    if sub.empty:
+        return _NOT_RUN
+    worst = float(pd.to_numeric(sub["hit_ratio"], errors="coerce").min())
+    return f"lowest {worst:.5f} ({len(sub)} runs)", bool(worst >= 0.999)
+
+
+def _opt_bounded_misses(r: Results) -> Outcome:
+    df = r.ok("vitis-fig10")
+    sub = last_epochs(df[df["label"] == "OPT"], 1) if len(df) else df
+    if sub.empty:
+        return _NOT_RUN
+    best = float(pd.to_numeric(sub["hit_ratio"], errors="coerce").max())
+    return f"highest {best:.4f} over {len(sub)} RTs", bool(best < 1.0)
+
+
+def _opt_unbounded_degree(r: Results) -> Outcome:
+    df = r.ok("vitis-fig11")
+    v = _cell(df, "share_degree_above_15", label="OPT-unbounded")
+    if math.isnan(v):
+        return _NOT_RUN
+    return f"{v:.1%} above degree 15", bool(v > 2 / 3)
+
+
 _VITIS_PANELS = (("hit_ratio", "hit ratio"), ("overhead", "traffic overhead (node)"),
                  ("delay_hops", "delay (hops)"))
 _VITIS_QUICK = {"run.nodes": 2000, "run.cycles": 50}
@@ -785,8 +833,6 @@ VITIS = Paper(
     "Rendezvous Routing in Unstructured Overlay Networks (Rahimian, Girdzijauskas, Payberah, "
     "Haridi; IPDPS 2011)",
     doc=_VITIS_DOC,
-    # vitis-fig10 and vitis-fig11 read a follower graph the spec names as a folder relative
-    # to the working directory (run.social), which reproduce cannot provide: run them by hand
     experiments=(
         Named("vitis-fig6.yaml", "vitis-fig6",
               Quick(grid={"scenario.run.rt": [15, 35]}, scenario=_VITIS_QUICK), 15.0, 1.1),
@@ -797,6 +843,11 @@ VITIS = Paper(
         Named("vitis-fig7.yaml", "vitis-fig7",
               Quick(grid={"scenario.run.name": ["vitis-random", "vitis-high"],
                           "scenario.run.alpha": [0.3, 3.0]}, scenario=_VITIS_QUICK), 8.0, 0.3),
+        # the Twitter-like graph (named input vitis-tw10k, ingested once by the sweep): its
+        # 10,000 users are the nodes, so the quick run keeps two RTs and 30 cycles
+        Named("vitis-fig10.yaml", "vitis-fig10",
+              Quick(grid={"scenario.run.rt": [15, 35]}, scenario={"run.cycles": 30}), 20.0, 4.0),
+        Named("vitis-fig11.yaml", "vitis-fig11", Quick(), 3.5, 3.5),
     ),
     figures=(
         FigureSpec("fig4", "Figure 4: friends against small-world links at RT 15 (k = ring "
@@ -849,6 +900,39 @@ VITIS = Paper(
         FigureSpec("fig7-rvr", "Figure 7: RVR under power-law publication rates, one line per "
                    "workload", "vitis-fig7", "lines", panels=_VITIS_PANELS, x="run_alpha",
                    xlabel="α", series="scenario", labels=("RVR",), last=True),
+        FigureSpec("fig10", "Figure 10: Twitter-like follower graph (synthetic, 10,000 users, "
+                   "mean 80 subscriptions; not the paper's sample), Vitis, RVR and OPT against "
+                   "the routing-table size", "vitis-fig10", "lines", panels=_VITIS_PANELS,
+                   x="rt", xlabel="routing-table size", last=True,
+                   tolerance=Tolerance(abs=0.0001),
+                   checks=(
+                       Check("Twitter-like: hit ratio ≥ 0.999 for Vitis and RVR at every RT",
+                             "≥ 0.999 "
+                             "(paper: 100%)", _twitter_hit, _VITIS_TWITTER),
+                       Check("Twitter-like: Vitis's overhead below RVR's at every RT",
+                             "below",
+                             _twitter("overhead", lambda a, b: a < b, "{a:.3f} < {b:.3f}"),
+                             _VITIS_TWITTER),
+                       Check("Twitter-like: RVR's delay ≥ 1.5 × Vitis's at every RT",
+                             "≥ 1.5× (paper: "
+                             "'more than 1.5 times')",
+                             _twitter("delay_hops", lambda a, b: b >= 1.5 * a,
+                                      "{b:.2f} / {a:.2f} hops"), _VITIS_TWITTER),
+                       Check("Twitter-like: bounded OPT misses subscribers",
+                             "< 1 (paper: 80% at RT 35)", _opt_bounded_misses, _VITIS_TWITTER),
+                   ),
+                   readings=(("OPT's two forwarding readings and the 1.7x not reproduced",
+                              _VITIS_TWITTER),)),
+        FigureSpec("fig11", "Figure 11: OPT without a degree bound on the Twitter-like graph",
+                   "vitis-fig11", "bars",
+                   panels=(("share_degree_above_15", "share of nodes above degree 15"),
+                           ("share_degree_above_200", "share of nodes above degree 200"),
+                           ("degree_max", "maximum degree"), ("hit_ratio", "hit ratio")),
+                   group="nodes", last=True, tolerance=Tolerance(rel=0.25, abs=0.005),
+                   checks=(Check("Twitter-like, unbounded OPT: more than two thirds of the "
+                                 "nodes above degree 15", "> 2/3 (paper)",
+                                 _opt_unbounded_degree, _VITIS_TWITTER),),
+                   readings=(("OPT (opt)", f"{_VITIS_BASE}#opt-opt"),)),
     ),
 )
 

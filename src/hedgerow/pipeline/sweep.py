@@ -44,6 +44,7 @@ import contextlib
 import functools
 import json
 import os
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -318,6 +319,17 @@ def run_sweep(
         )  # fmt: skip
 
 
+def _prepare_inputs(todo: list[ResolvedRun], spark: Any) -> None:
+    """Run, once and on the driver, the ingest jobs of the named inputs the runs read and that
+    are not prepared yet (FB samples, follower graphs, Google churn samples): the tasks only
+    read them, so a fresh machine needs no ``hedgerow ingest`` before a sweep."""
+    from hedgerow.pipeline.inputs import ensure_inputs, inputs_of
+
+    names = list(dict.fromkeys(n for r in todo for n in inputs_of(r.scenario)))
+    if names:
+        ensure_inputs(names, spark=spark, log=lambda m: print(m, file=sys.stderr, flush=True))
+
+
 def _sweep_locked(
     spec: ExperimentSpec,
     out: Path,
@@ -372,6 +384,7 @@ def _sweep_locked(
             parallelism=parallelism,
             log_file=log_file,
         )
+    _prepare_inputs(todo, spark)
     sc = spark.sparkContext
     task_cpus = int(sc.getConf().get("spark.task.cpus", "1"))
     env = worker_env(numba_cache_dir, task_threads=task_cpus)

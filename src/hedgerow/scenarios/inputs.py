@@ -19,7 +19,7 @@ from typing import Any
 
 from hedgerow.errors import ParameterError
 
-__all__ = ["INPUTS", "input_folder", "inputs_dir"]
+__all__ = ["INPUTS", "input_folder", "inputs_dir", "social_folder"]
 
 #: named ingest outputs: name -> (ingest job, its arguments)
 INPUTS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -27,6 +27,8 @@ INPUTS: dict[str, tuple[str, dict[str, Any]]] = {
     "fb4k": ("social", {"size": "all", "seed": 1}),
     "tw1k": ("follower-graph", {"users": 1000, "seed": 1}),
     "tw10k": ("follower-graph", {"users": 10000, "seed": 1}),
+    # Vitis IV-E's Twitter-like graph as docs/vitis-baselines.md measured it (mean 80, seed 0)
+    "vitis-tw10k": ("follower-graph", {"users": 10000, "mean": 80.0, "seed": 0}),
     "google1k": ("churn", {"source": "google", "nodes": 1000, "seed": 1}),
     "google4k": ("churn", {"source": "google", "nodes": 4039, "seed": 1}),
     "google10k": ("churn", {"source": "google", "nodes": 10000, "seed": 1}),
@@ -46,3 +48,30 @@ def input_folder(name: str) -> Path:
     job = INPUTS[name][0]
     prefix = "churn" if job == "churn" else "social"
     return inputs_dir() / f"{prefix}-{name}"
+
+
+def social_folder(social: str) -> str:
+    """The folder a ``social`` setting names: a named input's (prepared), else ``social`` itself.
+
+    A named social input (``fb1k``, ``vitis-tw10k``, ...) must be prepared
+    (``hedgerow sweep`` and ``hedgerow churn`` prepare the ones they need);
+    anything else is taken as an ingest output folder.
+
+    Examples
+    --------
+    >>> social_folder("results/my-graph")
+    'results/my-graph'
+    """
+    if social not in INPUTS or INPUTS[social][0] == "churn":
+        return social
+    folder = input_folder(social)
+    if not (folder / "meta.json").exists():
+        from hedgerow.errors import DataError
+
+        job, args = INPUTS[social]
+        flags = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in args.items())
+        raise DataError(
+            f"social input {social!r} is not prepared at {folder}: a sweep prepares it, or run "
+            f"hedgerow ingest {job} {flags} --out {folder}"
+        )
+    return str(folder)

@@ -60,6 +60,7 @@ from hedgerow.scenarios.epoch_churn import (
     parse_trace,
     trace_schedule,
 )
+from hedgerow.scenarios.inputs import social_folder
 from hedgerow.workloads import make_instance
 from hedgerow.workloads.correlated import correlated_instance, with_owner_subscriptions
 from hedgerow.workloads.interest import interest_bytes, interest_instance
@@ -734,7 +735,7 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
     if sc.workload == "social":
         from hedgerow.workloads.social import load_instance
 
-        social = load_instance(sc.social)
+        social = load_instance(social_folder(sc.social))
         if sc.events == "per-topic-owner":
             social = with_owner_subscriptions(social)
         sc = replace(sc, nodes=social.n_nodes, topics=social.n_topics)
