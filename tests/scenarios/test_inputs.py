@@ -12,7 +12,8 @@ from hedgerow.scenarios.inputs import INPUTS, input_folder, social_folder
 
 def test_a_named_social_input_must_be_prepared(monkeypatch, tmp_path):
     monkeypatch.setenv("HEDGEROW_INPUTS", str(tmp_path))
-    with pytest.raises(DataError, match=r"'vitis-tw10k' is not prepared.*--users 10000 --mean 80"):
+    with pytest.raises(DataError,
+                       match=r"input 'vitis-tw10k' is not prepared.*--users 10000 --mean 80"):
         social_folder("vitis-tw10k")
     folder = input_folder("vitis-tw10k")
     folder.mkdir(parents=True)

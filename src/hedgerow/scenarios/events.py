@@ -45,17 +45,16 @@ from __future__ import annotations
 import time as _time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from hedgerow.engine.core import Simulator
-from hedgerow.errors import DataError, ParameterError
+from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
 from hedgerow.protocols import get_protocol, protocol_class, protocol_names
-from hedgerow.scenarios.inputs import INPUTS, input_folder, inputs_dir
+from hedgerow.scenarios.inputs import INPUTS, input_folder, inputs_dir, prepared_folder
 from hedgerow.scenarios.invariants import Hook, InvariantObserver
 from hedgerow.scenarios.traces import EVENT_DTYPE, JOIN, LEAVE, load_events, trace_churn
 
@@ -78,18 +77,6 @@ SYNTHETIC_WORKLOADS = {
     "syn2k-zipf": "zipf2",
     "syn2k-expo": "nyse",
 }
-
-
-def _existing(name: str) -> Path:
-    p = input_folder(name)
-    if not (p / "meta.json").exists():
-        job, args = INPUTS[name]
-        flags = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in args.items())
-        raise DataError(
-            f"{p}: input {name!r} not prepared; run `hedgerow churn --scenario ...` once or"
-            f" `hedgerow ingest {job} {flags} --out {p}`"
-        )
-    return p
 
 
 @dataclass(frozen=True)
@@ -209,10 +196,10 @@ def load_churn_scenario(name: str, *, seed: int = 0) -> tuple[Instance, np.ndarr
     else:
         from hedgerow.workloads.social import load_instance
 
-        inst = load_instance(_existing(sc.workload))
+        inst = load_instance(prepared_folder(sc.workload))
     n = inst.n_nodes
     if sc.churn in INPUTS:
-        ev = load_events(_existing(sc.churn))
+        ev = load_events(prepared_folder(sc.churn))
         if sc.workload in SYNTHETIC_WORKLOADS:
             ev = ev[ev["node"] < n]  # the first n machines of the larger sample
         online0, events = trace_churn(ev, n)

@@ -19,7 +19,7 @@ from typing import Any
 
 from hedgerow.errors import ParameterError
 
-__all__ = ["INPUTS", "input_folder", "inputs_dir", "social_folder"]
+__all__ = ["INPUTS", "input_folder", "inputs_dir", "prepared_folder", "social_folder"]
 
 #: named ingest outputs: name -> (ingest job, its arguments)
 INPUTS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -64,14 +64,24 @@ def social_folder(social: str) -> str:
     """
     if social not in INPUTS or INPUTS[social][0] == "churn":
         return social
-    folder = input_folder(social)
+    return str(prepared_folder(social))
+
+
+def prepared_folder(name: str) -> Path:
+    """The folder of named input ``name``, which must be prepared (its ``meta.json`` written).
+
+    Raises :class:`~hedgerow.errors.DataError` naming the ``hedgerow ingest`` command that
+    prepares it (``hedgerow sweep``, ``churn``, ``build``, ``run`` and ``compare`` prepare the
+    inputs they read themselves).
+    """
+    folder = input_folder(name)
     if not (folder / "meta.json").exists():
         from hedgerow.errors import DataError
 
-        job, args = INPUTS[social]
+        job, args = INPUTS[name]
         flags = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in args.items())
         raise DataError(
-            f"social input {social!r} is not prepared at {folder}: a sweep prepares it, or run "
-            f"hedgerow ingest {job} {flags} --out {folder}"
+            f"input {name!r} is not prepared at {folder}: a sweep or `hedgerow churn --scenario` "
+            f"prepares it, or run `hedgerow ingest {job} {flags} --out {folder}`"
         )
-    return str(folder)
+    return folder
