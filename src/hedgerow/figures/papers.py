@@ -684,6 +684,22 @@ def _cell(df: pd.DataFrame, metric: str, **where: Any) -> float:
     return _mean(last_epochs(df, 1), metric, **where) if len(df) else float("nan")
 
 
+def _values(r: Results, experiment: str, labels: str | Sequence[str], metric: str, *,
+            last: bool = False) -> pd.Series | None:
+    """``metric`` over the rows of ``labels`` in ``experiment``, numeric, missing values dropped.
+
+    ``last`` keeps each run's last epoch only.  ``None`` when there is no such row or column
+    (the check is then "not in these runs").
+    """
+    df = r.ok(experiment)
+    if df.empty or metric not in df:
+        return None
+    sub = df[df["label"].isin([labels] if isinstance(labels, str) else list(labels))]
+    if last and len(sub):
+        sub = last_epochs(sub, 1)
+    return None if sub.empty else pd.to_numeric(sub[metric], errors="coerce").dropna()
+
+
 def _rts(df: pd.DataFrame) -> list[int]:
     """The routing-table sizes in the rows, ascending."""
     if df.empty or "rt" not in df:
@@ -796,21 +812,17 @@ def _twitter(metric: str, test: Callable[[float, float], bool], describe: str,
 
 def _twitter_hit(r: Results) -> Outcome:
     """The lowest hit ratio of Vitis and RVR over the RTs of Figure 10."""
-    df = r.ok("vitis-fig10")
-    sub = last_epochs(df[df["label"].isin(["Vitis", "RVR"])], 1) if len(df) else df
-    if sub.empty:
+    s = _values(r, "vitis-fig10", ("Vitis", "RVR"), "hit_ratio", last=True)
+    if s is None:
         return _NOT_RUN
-    worst = float(pd.to_numeric(sub["hit_ratio"], errors="coerce").min())
-    return f"lowest {worst:.5f} ({len(sub)} runs)", bool(worst >= 0.999)
+    return f"lowest {s.min():.5f} ({len(s)} runs)", bool(s.min() >= 0.999)
 
 
 def _opt_bounded_misses(r: Results) -> Outcome:
-    df = r.ok("vitis-fig10")
-    sub = last_epochs(df[df["label"] == "OPT"], 1) if len(df) else df
-    if sub.empty:
+    s = _values(r, "vitis-fig10", "OPT", "hit_ratio", last=True)
+    if s is None:
         return _NOT_RUN
-    best = float(pd.to_numeric(sub["hit_ratio"], errors="coerce").max())
-    return f"highest {best:.4f} over {len(sub)} RTs", bool(best < 1.0)
+    return f"highest {s.max():.4f} over {len(s)} RTs", bool(s.max() < 1.0)
 
 
 def _opt_unbounded_degree(r: Results) -> Outcome:
@@ -995,21 +1007,18 @@ def _omen_vs(metric: str, other: str, limit: float,
 
 def _omen_views(r: Results) -> Outcome:
     """Share of nodes whose local view is below 5% of the nodes, OMen (λ 5), every round."""
-    df = r.ok("omen-fig9")
-    sub = df[df["label"] == "OMen"] if len(df) else df
-    if sub.empty or "view_below_5pct" not in sub:
+    s = _values(r, "omen-fig9", "OMen", "view_below_5pct")
+    if s is None:
         return _NOT_RUN
-    s = pd.to_numeric(sub["view_below_5pct"], errors="coerce").dropna()
     return f"lowest {s.min():.4f}, mean {s.mean():.4f} over {len(s)} rounds", bool(s.min() >= 0.95)
 
 
 def _omen_repair_median(r: Results) -> Outcome:
     """Median of OMen's repair compute time per round, in ms."""
-    df = r.ok("omen-fig10")
-    sub = df[df["label"] == "OMen"] if len(df) else df
-    if sub.empty or "omen_repair_seconds" not in sub:
+    s = _values(r, "omen-fig10", "OMen", "omen_repair_seconds")
+    if s is None:
         return _NOT_RUN
-    s = pd.to_numeric(sub["omen_repair_seconds"], errors="coerce").dropna() * 1000
+    s = s * 1000
     return f"median {s.median():.2f} ms, p90 {s.quantile(0.9):.2f} ms ({len(s)} rounds)", \
         bool(s.median() <= 2.0)
 
@@ -1195,11 +1204,9 @@ def _gf_fig3_final(r: Results) -> Outcome:
 
 def _gf_honest_peer(r: Results) -> Outcome:
     """Least share of honest adaptive nodes keeping an honest exploit peer, Goldfish withheld."""
-    df = r.ok("goldfish-beyond")
-    sub = df[df["label"] == "goldfish withhold"] if len(df) else df
-    if sub.empty or "honest_exploit_peer_share" not in sub:
+    s = _values(r, "goldfish-beyond", "goldfish withhold", "honest_exploit_peer_share")
+    if s is None:
         return _NOT_RUN
-    s = pd.to_numeric(sub["honest_exploit_peer_share"], errors="coerce").dropna()
     return f"least {s.min():.3f} over {len(s)} epochs", bool(s.min() >= 0.99)
 
 
