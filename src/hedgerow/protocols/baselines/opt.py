@@ -228,6 +228,16 @@ def coverage_select(
 
 
 @numba.njit(cache=True)
+def _ring_scratch(topics, most, longest):  # pragma: no cover
+    """The work arrays of :func:`_ring_slots`: ``(pos, s_d, s_i, p_d, p_i, slots)`` for nodes of
+    at most ``most`` topics and ``longest`` candidates."""
+    n_topics = np.int64(topics.max()) + 1 if topics.shape[0] else 1
+    return (np.full(n_topics, -1, dtype=np.int64), np.empty(most, np.uint64),
+            np.empty(most, np.int64), np.empty(most, np.uint64), np.empty(most, np.int64),
+            np.empty(longest, np.int64))
+
+
+@numba.njit(cache=True)
 def _ring_slots(
     p, cand, n_cand, indptr, topics, masks, ids, pos, s_d, s_i, p_d, p_i, slots
 ):  # pragma: no cover
@@ -279,19 +289,13 @@ def _topic_ring_rows(rows, indptr, cand, view, sub_indptr, topics, masks, ids): 
     """Per-topic rings for every ``rows[i]`` from ``cand[indptr[i]:indptr[i+1]]`` into ``view``:
     the links filling the most ring slots first (ties to the candidate met first)."""
     width = view.shape[1]
-    n_topics = np.int64(topics.max()) + 1 if topics.shape[0] else 1
-    pos = np.full(n_topics, -1, dtype=np.int64)
     longest = 0
     most = 0
     for i in range(rows.shape[0]):
         longest = max(longest, indptr[i + 1] - indptr[i])
         r = rows[i]
         most = max(most, sub_indptr[r + 1] - sub_indptr[r])
-    s_d = np.empty(most, np.uint64)
-    p_d = np.empty(most, np.uint64)
-    s_i = np.empty(most, np.int64)
-    p_i = np.empty(most, np.int64)
-    slots = np.empty(longest, np.int64)
+    pos, s_d, s_i, p_d, p_i, slots = _ring_scratch(topics, most, longest)
     for i in range(rows.shape[0]):
         r = rows[i]
         a = indptr[i]
@@ -342,15 +346,9 @@ def topic_ring_select(
 @numba.njit(cache=True)
 def _is_out(out_indptr, out_indices, u, v):  # pragma: no cover
     """Whether ``u -> v`` is an out-link (``out_indices`` sorted within each row)."""
-    lo = out_indptr[u]
-    hi = out_indptr[u + 1]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if out_indices[mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo < out_indptr[u + 1] and out_indices[lo] == v
+    row = out_indices[out_indptr[u]:out_indptr[u + 1]]
+    i = np.searchsorted(row, v)
+    return i < row.shape[0] and row[i] == v
 
 
 @numba.njit(cache=True, inline="always")
@@ -372,18 +370,12 @@ def _own_ring_rows(indptr, indices, sub_indptr, topics, masks, ids, out_indptr,
     undirected CSR ``indptr, indices``) nearest clockwise and counter-clockwise among ``t``'s
     subscribers; ``u -> v`` an out-link.  Unsorted, with repeats (both ends may choose a link)."""
     n = indptr.shape[0] - 1
-    n_topics = np.int64(topics.max()) + 1 if topics.shape[0] else 1
-    pos = np.full(n_topics, -1, dtype=np.int64)
     most = 1
     longest = 1
     for p in range(n):
         most = max(most, sub_indptr[p + 1] - sub_indptr[p])
         longest = max(longest, indptr[p + 1] - indptr[p])
-    s_d = np.empty(most, np.uint64)
-    p_d = np.empty(most, np.uint64)
-    s_i = np.empty(most, np.int64)
-    p_i = np.empty(most, np.int64)
-    slots = np.empty(longest, np.int64)
+    pos, s_d, s_i, p_d, p_i, slots = _ring_scratch(topics, most, longest)
     rows = np.empty((2 * topics.shape[0], 3), np.int64)
     k = 0
     for p in range(n):
