@@ -217,9 +217,9 @@ def scenario_options(f):
 
 def _prepare_social(social: str | None) -> None:
     """A named social input (``--social fb1k``, ``vitis-tw10k``...): ingested once, then cached."""
-    from hedgerow.scenarios.inputs import INPUTS
+    from hedgerow.scenarios.inputs import is_social_input
 
-    if social in INPUTS and INPUTS[social][0] != "churn":
+    if is_social_input(social):
         from hedgerow.pipeline.inputs import ensure_inputs
 
         ensure_inputs([social], log=lambda m: click.echo(m, err=True))

@@ -88,10 +88,10 @@ def _social_instance(social: str):
     """A named social sample (ingested once, then cached) or an ingest output folder."""
     from pathlib import Path
 
-    from hedgerow.scenarios.events import INPUTS
+    from hedgerow.scenarios.inputs import INPUTS, is_social_input
     from hedgerow.workloads.social import load_instance
 
-    if social in INPUTS and INPUTS[social][0] != "churn":
+    if is_social_input(social):
         from hedgerow.pipeline.inputs import ensure_inputs
 
         folder = ensure_inputs([social], log=lambda m: click.echo(m, err=True))[social]
@@ -100,7 +100,7 @@ def _social_instance(social: str):
         return load_instance(social)
     from hedgerow.errors import ParameterError
 
-    names = ", ".join(k for k, v in INPUTS.items() if v[0] != "churn")
+    names = ", ".join(k for k in INPUTS if is_social_input(k))
     raise ParameterError(f"--social must be one of {names} or an ingest output folder,"
                          f" got {social!r}")
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from hedgerow.errors import ParameterError
 from hedgerow.scenarios.events import INPUTS, input_folder
+from hedgerow.scenarios.inputs import is_social_input
 
 __all__ = ["ensure_inputs", "inputs_of", "missing_inputs"]
 
@@ -48,7 +49,7 @@ def inputs_of(scenario: Mapping[str, Any]) -> list[str]:
     for part in scenario.values():
         if isinstance(part, Mapping):
             social = part.get("social")
-            if isinstance(social, str) and social in INPUTS and INPUTS[social][0] != "churn":
+            if is_social_input(social):
                 found.append(social)
     return list(dict.fromkeys(found))
 

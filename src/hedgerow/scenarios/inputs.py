@@ -19,7 +19,9 @@ from typing import Any
 
 from hedgerow.errors import ParameterError
 
-__all__ = ["INPUTS", "input_folder", "inputs_dir", "prepared_folder", "social_folder"]
+__all__ = [
+    "INPUTS", "input_folder", "inputs_dir", "is_social_input", "prepared_folder", "social_folder",
+]
 
 #: named ingest outputs: name -> (ingest job, its arguments)
 INPUTS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -50,6 +52,17 @@ def input_folder(name: str) -> Path:
     return inputs_dir() / f"{prefix}-{name}"
 
 
+def is_social_input(name: object) -> bool:
+    """Whether ``name`` is a named social input (a sample or follower graph, not a churn trace).
+
+    Examples
+    --------
+    >>> is_social_input("fb1k"), is_social_input("google1k"), is_social_input("my/folder")
+    (True, False, False)
+    """
+    return isinstance(name, str) and name in INPUTS and INPUTS[name][0] != "churn"
+
+
 def social_folder(social: str) -> str:
     """The folder a ``social`` setting names: a named input's (prepared), else ``social`` itself.
 
@@ -62,7 +75,7 @@ def social_folder(social: str) -> str:
     >>> social_folder("results/my-graph")
     'results/my-graph'
     """
-    if social not in INPUTS or INPUTS[social][0] == "churn":
+    if not is_social_input(social):
         return social
     return str(prepared_folder(social))
 
