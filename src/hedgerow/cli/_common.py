@@ -57,7 +57,7 @@ def parse_params(items: tuple[str, ...]) -> dict[str, object]:
 
 
 #: the synthetic workload's defaults when ``--subs`` / ``--popularity`` are not given
-WORKLOAD_DEFAULTS = {"subs": "10", "popularity": "rss"}
+WORKLOAD_DEFAULTS = {"topics": 100, "subs": "10", "popularity": "rss"}
 
 
 def workload_options(*, topics_required: bool = True, nodes_required: bool = True):
@@ -77,9 +77,8 @@ def workload_options(*, topics_required: bool = True, nodes_required: bool = Tru
                 "--topics",
                 type=int,
                 required=topics_required,
-                default=None if topics_required else 100,
-                show_default=not topics_required,
-                help="Number of topics.",
+                default=None,
+                help="Number of topics." + ("" if topics_required else " (default: 100)"),
             ),
             click.option(
                 "--subs",

@@ -62,8 +62,9 @@ def build_cmd(
                                  "users and topics are the workload; give one")
         instance = _social_instance(social)
         nodes, topics = instance.n_nodes, instance.n_topics
-    elif nodes is None or topics is None:
+    elif nodes is None:
         raise ParameterError("give --nodes and --topics (synthetic workload) or --social NAME")
+    topics = WORKLOAD_DEFAULTS["topics"] if topics is None else topics
     subs = WORKLOAD_DEFAULTS["subs"] if subs is None else subs
     popularity = WORKLOAD_DEFAULTS["popularity"] if popularity is None else popularity
     options = parse_params(params)

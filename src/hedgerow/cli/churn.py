@@ -122,6 +122,7 @@ def _synthetic_run(protocol, nodes, topics, subs, popularity, seed, opts, trace,
     lifetime, duration = opts["lifetime"], opts["duration"]
     if (lifetime is None) == (trace is None):
         raise ParameterError("give exactly one of --lifetime (synthetic churn) and --trace")
+    topics = WORKLOAD_DEFAULTS["topics"] if topics is None else topics
     subs = WORKLOAD_DEFAULTS["subs"] if subs is None else subs
     popularity = WORKLOAD_DEFAULTS["popularity"] if popularity is None else popularity
     inst = make_instance(nodes=nodes, topics=topics, subs=subs, popularity=popularity, seed=seed)

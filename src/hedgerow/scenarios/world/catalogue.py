@@ -469,9 +469,9 @@ def resolve_scenario(name: str, **overrides: Any) -> Scenario:
             raise _family_error(name, key, decl.applies[0])
         bad = families & set(decl.excludes)
         if bad:
+            what = "without attackers" if "attack" in bad else f"outside {sorted(bad)[0]} worlds"
             raise ParameterError(
-                f"scenario {name!r}: {key} cannot be used with {sorted(bad)[0]} worlds",
-                key=key,
+                f"scenario {name!r}: {key} worlds run {what}; choose another scenario", key=key
             )
         changes[key] = check_setting(key, overrides[key])
         if key in _FORMS:
