@@ -180,7 +180,9 @@ def simulate(
     :data:`~hedgerow.scenarios.world.WORLD_SETTINGS`); ``params`` are the
     protocol's.  Every row carries :func:`ran_with` (``params`` ...).
     """
-    world = make_world(scenario, seed=seed, **settings)
+    sc = resolve_scenario(scenario, **settings)
+    protocol_params(sc, protocol, params)  # a value given twice fails before the world is made
+    world = make_world(sc, seed=seed)
     proto = make_protocol(protocol, world, params)
     record = ran_with(proto)
 
@@ -256,7 +258,7 @@ def compare(
             raise ParameterError(f"parameters given for {name!r}, which is not compared")
     for name in protocols:  # the instances: a parameter may set the policy (OPT's forward)
         check_run(name, scenario, params=params.get(name), forwarding=forwarding, **settings)
-    world = make_world(scenario, seed=seed, **settings)
+    world = make_world(resolve_scenario(scenario, **settings), seed=seed)
     fp = world.fingerprint()
     rows = []
     for name in protocols:
