@@ -148,6 +148,10 @@ WORLD_SETTINGS: dict[str, WorldSetting] = _declare(
               low_open=True),
         "interest",
     ),
+    subs=WorldSetting(
+        Int(10, "subscriptions per node", low=1, unit="topics"),
+        "popularity", applies=("popularity", "correlated"),
+    ),
     social=WorldSetting(
         Text(None, "the users of an ingested social sample: a named input (fb1k, fb4k, tw1k, "
              "tw10k, vitis-tw10k; ingested on first use) or an ingest output folder",

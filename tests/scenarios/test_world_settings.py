@@ -37,7 +37,7 @@ def _options(command: str) -> set[str]:
 def test_every_consumer_is_generated_from_the_one_table():
     """The spec models, the sweepable keys, the CLI options and the docs table hold every
     declared setting, and nothing else."""
-    assert len(WORLD_SETTINGS) == 27
+    assert len(WORLD_SETTINGS) == 28
     models = {"run": RunOptions, "churn": ChurnOptions}
     docs = DOCS.read_text()
     assert settings_reference() in docs
@@ -72,6 +72,14 @@ def test_every_consumer_is_generated_from_the_one_table():
     from hedgerow.scenarios.attackers import RELAY_ATTACKS as SET_UP
 
     assert SET_UP == RELAY_ATTACKS
+
+
+def test_subs_sets_the_subscriptions_of_popularity_and_correlated_worlds():
+    assert resolve_scenario("rss-unit-square", subs=5).subs == 5
+    with pytest.raises(ParameterError, match="subs applies to: rss-unit-square"):
+        resolve_scenario("unit-square", subs=5)
+    with pytest.raises(ParameterError, match="need at least as many topics"):
+        resolve_scenario("vitis-low", subs=60, topics=50)
 
 
 def test_a_bad_value_names_its_key_path_and_its_option():

@@ -189,7 +189,7 @@ class Scenario:
     workload: str = "interest"
     topics: int = _default("topics")
     interest: float = _default("interest")
-    subs: int | str = 10
+    subs: int | str = _default("subs")
     popularity: str = "rss"
     epochs: int = _default("epochs")
     messages: int = _default("messages")
@@ -505,6 +505,14 @@ def resolve_scenario(name: str, **overrides: Any) -> Scenario:
         raise ParameterError(
             f"scenario {name!r}: {out.attackers} attackers need more than {out.nodes} nodes",
             key="attackers",
+        )
+    if out.workload in ("popularity", "correlated") and isinstance(out.subs, int) and (
+        out.subs > out.topics
+    ):
+        raise ParameterError(
+            f"scenario {name!r}: {out.subs} subscriptions per node need at least as many "
+            f"topics ({out.topics})",
+            key="subs",
         )
     return out
 
