@@ -14,6 +14,7 @@ from hedgerow.cli._common import HedgerowGroup
 from hedgerow.cli.build import build_cmd
 from hedgerow.cli.churn import churn_cmd
 from hedgerow.cli.compare import compare_cmd
+from hedgerow.cli.data import data_group
 from hedgerow.cli.draw import draw_cmd
 from hedgerow.cli.ingest import ingest
 from hedgerow.cli.pictures import pictures_cmd
@@ -32,6 +33,7 @@ def cli() -> None:
 cli.add_command(build_cmd)
 cli.add_command(churn_cmd)
 cli.add_command(compare_cmd)
+cli.add_command(data_group)
 cli.add_command(ingest)
 cli.add_command(protocols_cmd)
 cli.add_command(run_cmd)
