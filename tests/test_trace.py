@@ -28,7 +28,7 @@ def world_and_graph():
 
 @pytest.mark.parametrize("policy", ["ttl", "topic", "flood"])
 def test_rows_are_the_engine_copies(world_and_graph, policy, tmp_path):
-    world, ov, ip, ix, ed, pub, top = world_and_graph
+    world, _, ip, ix, ed, pub, top = world_and_graph
     w = TraceWriter(tmp_path / "t.parquet")
     arrival = np.empty((len(pub), world.n_nodes))
     copies = np.zeros(len(pub), dtype=np.int64)
@@ -64,7 +64,7 @@ def test_rows_are_the_engine_copies(world_and_graph, policy, tmp_path):
     assert delivery_stats(rebuilt, pub, top, interest) == delivery_stats(arrival, pub, top,
                                                                          interest)
     # a copy leaves after its sender's first copy arrived and its processing delay
-    got = dict(zip(zip(fa["message"], fa["receiver"]), fa["arrival_ms"], strict=True))
+    got = dict(zip(zip(fa["message"], fa["receiver"], strict=True), fa["arrival_ms"], strict=True))
     for r in df.sample(50, random_state=1).itertuples():
         start = 0.0 if r.sender == r.publisher else got[(r.message, r.sender)] + world.proc[
             r.sender]
@@ -84,7 +84,7 @@ def test_reading_something_else_is_one_line(tmp_path):
 
 
 def test_an_aborted_trace_leaves_nothing(world_and_graph, tmp_path):
-    world, ov, ip, ix, ed, pub, top = world_and_graph
+    world, _, ip, ix, ed, pub, top = world_and_graph
     w = TraceWriter(tmp_path / "t.parquet")
     for sel, dl, emap in disseminate_chunks(ip, ix, ed, world.proc, world.instance.masks,
                                             pub[:3], top[:3], 1, record_edges=True):

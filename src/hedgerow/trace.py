@@ -234,7 +234,7 @@ class TraceWriter:
         self.meta["protocols"][protocol] = dict(info)
 
     def close(self, world: Mapping[str, Any]) -> Path:
-        """Write ``PATH`` with ``world`` (positions, layout, ...) and the protocols in its metadata."""
+        """Write ``PATH`` with ``world`` (geometry, fingerprint) and the protocols as metadata."""
         meta = {**world, **self.meta}
         schema = SCHEMA.with_metadata({META_KEY: json.dumps(meta).encode()})
         with pq.ParquetWriter(self.path.with_name(self.path.name + ".tmp"), schema) as out:
