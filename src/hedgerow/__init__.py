@@ -18,7 +18,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
+#: the one version source (``pyproject.toml`` reads it; ``CHANGELOG.md`` names it first)
+__version__ = "0.2.0"
 
 _LAZY = {
     "DataError": "hedgerow.errors",
