@@ -541,10 +541,12 @@ def protocol_params(
     for key, value in sc.protocol_params.get(protocol, {}).items():
         if isinstance(value, From):
             if key in params and value.setting in sc.given:
+                flag = "--" + value.setting.replace("_", "-")
                 raise ParameterError(
                     f"{protocol}: {key} is given twice, as the world setting "
                     f"{value.setting}={value.value(sc)!r} and as the parameter "
-                    f"{key}={params[key]!r}; give one",
+                    f"{key}={params[key]!r} ({flag} or run.{value.setting}, and -p or "
+                    f"params.{key}); give one",
                     key=key,
                 )
             value = value.value(sc)
