@@ -211,3 +211,18 @@ def test_the_same_world_has_one_fingerprint_on_build_run_and_churn_rows():
     assert len(run) == 2
     rec = build_record("topiary", nodes=80, topics=8, subs=2, seed=seed, diameter=False)
     assert rec["world"] == build["world"]
+
+
+def test_sweep_rows_carry_every_parameter_the_protocol_ran_with():
+    from hedgerow.experiment import run_one
+
+    spec = parse_spec({"experiment": "e", "scenario": {
+        "kind": "run", "protocol": "random-graph", "diameter": False,
+        "run": {"name": "cities", "topics": 5, "messages": 20}}})
+    [row] = run_one(spec.expand()[0])
+    assert row["status"] == "ok" and row["param_d"] == "5"  # the scenario's, not in the spec
+    spec = parse_spec({"experiment": "e", "scenario": {
+        "protocol": "spidercast", "diameter": False,
+        "workload": {"nodes": 60, "topics": 8, "subs": 2}}})
+    [row] = run_one(spec.expand()[0])
+    assert row["param_kg"] == "3" and row["param_membership"] == "1.0"
