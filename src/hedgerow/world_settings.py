@@ -41,7 +41,6 @@ hedgerow.errors.ParameterError: run: parameter rt must be >= 3, got 2
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -284,11 +283,6 @@ def check_setting(name: str, value: Any, *, owner: str = "scenario") -> Any:
             f"{owner}: unknown setting {name!r}; allowed: {', '.join(WORLD_SETTINGS)}", key=name
         )
     return WORLD_SETTINGS[name].param.validate(owner, value)
-
-
-def check_settings(values: Mapping[str, Any], *, owner: str = "scenario") -> dict[str, Any]:
-    """The given (not ``None``) settings of ``values``, each checked."""
-    return {k: check_setting(k, v, owner=owner) for k, v in values.items() if v is not None}
 
 
 def settings_reference() -> str:
