@@ -455,6 +455,8 @@ def disseminate_contended(
         raise ParameterError(f"a topic is outside 0..{64 * mk.shape[1] - 1} (the masks' width)")
     if policy == "ttl" and m and batch.ttl.min() < 0:
         raise ParameterError("TTL values must be non-negative")
+    if m and batch.ttl.max() > 2**31 - 1:
+        raise ParameterError(f"TTL values must be at most {2**31 - 1}")
     if m > C.MAX_MESSAGES or max(n, nnz) > C.MAX_IDS:
         raise ParameterError(
             f"the contended kernel takes at most {C.MAX_MESSAGES} messages and "
@@ -480,7 +482,7 @@ def disseminate_contended(
     arrival = np.empty((m, n))
     hops = np.empty((m, n), dtype=np.int32)
     parent = np.empty((m, n), dtype=np.int32)
-    node_ttl = np.empty((m, n), dtype=np.int64)
+    node_ttl = np.empty((m, n), dtype=np.int32)
     qdelay = np.empty((m, n))
     edge_recv = np.empty((m, nnz) if record_edges else (1, 0))
     copies, relay, dups, lost = (np.zeros(m, dtype=np.int64) for _ in range(4))
