@@ -26,7 +26,9 @@ An uplink is FIFO, so the schedule of a copy is known when it is queued: it
 starts when the uplink has finished every copy queued before it and occupies it
 for ``size / rate``.  The kernel therefore schedules a node's copies of a
 message at its READY event (one heap event per copy, none per uplink slot);
-a pending event costs 16 bytes.
+a pending event costs 16 bytes.  A copy sent to a node that already has the
+message (without download queues) can only be a duplicate: it is counted at
+once and never enters the heap.
 
 Loss and jitter are counter-based: the uniform of copy ``(m, e)`` is
 ``splitmix64`` of ``key + (m * 2**32 + e) * 0x9E3779B97F4A7C15``, where ``key``
@@ -244,6 +246,18 @@ def simulate(graph, msgs, net, policy, record, out):
                 ta = fin + edge_delay[e]
                 if jit_ms > 0.0:
                     ta += jit_ms * copy_uniform(jit_key, m, e)
+                if not down_queues and arrival[m, w] != np.inf:
+                    # w already has m, so this copy is a duplicate whenever it
+                    # arrives (at ta >= t) and nothing else depends on it: count
+                    # it now instead of queueing an event
+                    recv_b[w] += s_m
+                    dups[m] += 1
+                    dup_b[w] += s_m
+                    if record:
+                        edge_recv[m, e] = ta
+                    if ta > t_last:
+                        t_last = ta
+                    continue
                 _push(h_t, h_k, size_h, ta,
                       (np.int64(arr_kind) << KIND_SHIFT) | (np.int64(e) << ID_SHIFT) | m)
                 size_h += 1
