@@ -294,7 +294,9 @@ class ContendedDelivery(Delivery):
         ``(N,)`` ms each node's uplink spent transmitting.
     span : tuple of float
         ``(first publication, last event)`` absolute ms: the window the
-        utilisation measures divide by.
+        utilisation measures divide by (a property; on the uncontended path
+        it is the last first arrival, computed from ``arrival`` when first
+        asked for: no uplink was busy there, so the utilisation is 0 anyway).
     """
 
     published: np.ndarray
@@ -308,7 +310,21 @@ class ContendedDelivery(Delivery):
     control_sent_bytes: np.ndarray
     control_received_bytes: np.ndarray
     uplink_busy: np.ndarray
-    span: tuple[float, float]
+    span_ms: tuple[float, float] | None = None
+
+    @property
+    def span(self) -> tuple[float, float]:
+        """``(first publication, last event)`` in absolute ms."""
+        if self.span_ms is None:
+            if self.n_messages == 0:
+                self.span_ms = (0.0, 0.0)
+            else:
+                last = self.arrival + self.published[:, None]
+                self.span_ms = (
+                    float(self.published.min()),
+                    float(np.max(last, where=np.isfinite(last), initial=0.0)),
+                )
+        return self.span_ms
 
 
 def _published(batch: MessageBatch, publish_at: float | ArrayLike) -> np.ndarray:
@@ -327,7 +343,6 @@ def _wrap(d: Delivery, published: np.ndarray, size: np.ndarray, n: int) -> Conte
     """Today's result with the contended fields of an uncontended, size-0 run."""
     m = d.n_messages
     zn = np.zeros(n)
-    start = float(published.min()) if m else 0.0
     return ContendedDelivery(
         **{f: getattr(d, f) for f in Delivery.__dataclass_fields__},
         published=published,
@@ -341,7 +356,6 @@ def _wrap(d: Delivery, published: np.ndarray, size: np.ndarray, n: int) -> Conte
         control_sent_bytes=zn.copy(),
         control_received_bytes=zn.copy(),
         uplink_busy=zn.copy(),
-        span=(start, start + (float(np.max(d.arrival[np.isfinite(d.arrival)])) if m else 0.0)),
     )
 
 
@@ -531,5 +545,5 @@ def disseminate_contended(
         control_sent_bytes=np.zeros(n),
         control_received_bytes=np.zeros(n),
         uplink_busy=busy,
-        span=(float(t0) if m else 0.0, float(t1) if m else 0.0),
+        span_ms=(float(t0) if m else 0.0, float(t1) if m else 0.0),
     )
