@@ -9,7 +9,7 @@ Cases (``--only``):
     published by random nodes as a Poisson process (2 per second: a home
     uplink sends a flooded 128 KB message ~7 times, ~0.3 s, so it is ~60 %
     busy); a home / data-centre
-    bandwidth mix (80 % at 25 Mbit/s up / 100 down, 20 % at 1 Gbit/s both
+    bandwidth mix (80 % at 25 Mbit/s up / 50 down, 20 % at 1 Gbit/s both
     ways).  Acceptance: <= 30 s.
 ``100k``
     The same world with 100,000 nodes and 100 messages.  Acceptance: <= 60 s
@@ -49,7 +49,8 @@ from hedgerow.latency import processing_delays, unit_square
 from hedgerow.model import Instance, RngStreams
 from hedgerow.model.outlinks import closure_csr
 
-CLASSES = {"home": (0.8, 25.0, 100.0), "datacentre": (0.2, 1000.0, 1000.0)}
+# EIP-7870 attester (25 up / 50 down) and a 1 Gbit/s data-centre port, see docs/network.md
+CLASSES = {"home": (0.8, 25.0, 50.0), "datacentre": (0.2, 1000.0, 1000.0)}
 SIZE = 128 * 1024
 
 
