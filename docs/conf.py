@@ -15,7 +15,7 @@ import hedgerow  # noqa: E402
 
 project = "Hedgerow"
 author = "the Hedgerow developers"
-copyright = "2026, the Hedgerow developers"  # noqa: A001
+copyright = "2026, the Hedgerow developers"
 version = release = hedgerow.__version__
 
 extensions = [
