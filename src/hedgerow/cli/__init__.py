@@ -19,6 +19,7 @@ from hedgerow.cli.draw import draw_cmd
 from hedgerow.cli.ingest import ingest
 from hedgerow.cli.pictures import pictures_cmd
 from hedgerow.cli.protocols import protocols_cmd
+from hedgerow.cli.replay import replay_cmd
 from hedgerow.cli.reproduce import reproduce_cmd
 from hedgerow.cli.run import run_cmd
 from hedgerow.cli.sweep import report_cmd, sweep_cmd
@@ -42,6 +43,7 @@ cli.add_command(report_cmd)
 cli.add_command(reproduce_cmd)
 cli.add_command(draw_cmd)
 cli.add_command(pictures_cmd)
+cli.add_command(replay_cmd)
 
 
 def main(argv: list[str] | None = None) -> int:
