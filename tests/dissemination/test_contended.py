@@ -319,6 +319,8 @@ def test_bad_input_is_one_line_naming_the_key(kwargs, match):
         ({"loss": 1.0}, "loss"),
         ({"jitter_ms": -1.0}, "jitter_ms"),
         ({"validation_ms": np.inf}, "validation_ms"),
+        ({"upload": 1.0, "download": 1.0}, "upload"),
+        ({"upload": [1.0, 1.0, 1.0]}, "download"),
     ],
 )
 def test_bad_network_names_the_key(kwargs, match):

@@ -102,8 +102,8 @@ class Network:
     Parameters
     ----------
     upload, download : numpy.ndarray
-        ``(N,)`` Mbit/s per node (``inf`` = unlimited).  A scalar is accepted
-        and broadcast once ``n_nodes`` is known (use :meth:`uniform`).
+        ``(N,)`` Mbit/s per node (``inf`` = unlimited).  One of them may be a
+        scalar, applied to every node; for one value everywhere use :meth:`uniform`.
     download_queues : bool, default False
         Copies queue on the receiver's downlink (FIFO in arrival order).
     validation_ms : float, default 0
@@ -135,7 +135,12 @@ class Network:
 
     def __post_init__(self) -> None:
         up = np.asarray(self.upload, dtype=np.float64)
-        n = len(up) if up.ndim == 1 else len(np.atleast_1d(self.download))
+        down = np.asarray(self.download, dtype=np.float64)
+        if up.ndim == 0 and down.ndim == 0:
+            raise ParameterError(
+                "upload: one value per node (or Network.uniform(n, upload, download))"
+            )
+        n = len(up) if up.ndim == 1 else len(down)
         object.__setattr__(self, "upload", _per_node_rate("upload", self.upload, n))
         object.__setattr__(self, "download", _per_node_rate("download", self.download, n))
         object.__setattr__(self, "n_nodes", n)
@@ -179,6 +184,8 @@ class Network:
         """
         if not classes:
             raise ParameterError("bandwidth classes: at least one class")
+        if not isinstance(rng, np.random.Generator):
+            raise ParameterError("rng: a numpy.random.Generator draws which nodes get each class")
         names = list(classes)
         rows = np.array([classes[c] for c in names], dtype=np.float64)
         if rows.ndim != 2 or rows.shape[1] != 3:
