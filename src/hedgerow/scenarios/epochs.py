@@ -1,23 +1,25 @@
 """The epoch loop: any protocol run on a world, one row per epoch.
 
 PeerSim's split: the *protocol* chooses neighbours; this loop is the
-simulator that draws the traffic, disseminates it with the protocol's
-forwarding rule, hands every node its observations and collects the rows
-(the *observer* is :func:`hedgerow.scenarios.observers.epoch_row`).  It
-branches on the protocol's declared capability, never on its class:
+simulator that disseminates each epoch's messages with the protocol's
+forwarding rule and hands every node its observations.  Everything else acts
+from the outside: *controls* (:mod:`hedgerow.scenarios.controls`) act before
+an epoch -- who is online, dead links dropped and refilled, the epoch's
+traffic, withholding relays -- and *observers*
+(:mod:`hedgerow.scenarios.observers`) read the finished epoch and contribute
+the columns of its row.  The world's settings select both
+(:func:`~hedgerow.scenarios.controls.controls_for`,
+:func:`~hedgerow.scenarios.observers.observers_for`); the two loops below
+hold no paper's branch.  The loop branches on the protocol's declared
+capability, never on its class:
 
 * an **adaptive** protocol (:class:`~hedgerow.protocols.AdaptiveProtocol`)
   starts from its own out-links and, each epoch: the out-links' undirected
   closure (plus the attackers' fixed links) carries the epoch's messages in
   memory-bounded chunks, :meth:`~hedgerow.protocols.AdaptiveProtocol.observe`
   sees each chunk, :meth:`~hedgerow.protocols.AdaptiveProtocol.select` gives
-  the next out-links; only the world's active nodes re-select;
-  under churn (``world.online_schedule``) dead links are dropped and empty
-  slots dialled before each epoch (:mod:`hedgerow.scenarios.epoch_churn`)
-  and only online nodes publish, select and are measured; withholding relays
-  (``attack="withhold"``) forward nothing in the epochs in which they hold an
-  honest adaptive node's exploitation slot
-  (:func:`hedgerow.scenarios.attackers.withholders`);
+  the next out-links; only the world's active nodes (and, under churn, the
+  online ones) re-select;
 * a **static** protocol builds once on the world's instance and is measured
   on the first epoch's traffic (one row).  Under the ``"mesh"`` policy its
   links carry the topics the build gave them (``link_topics_``); eclipse

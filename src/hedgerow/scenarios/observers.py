@@ -1,10 +1,16 @@
 """Observers: turn what a run did into rows, from the definitions in :mod:`hedgerow.metrics`.
 
-Observers never change what they read.  :func:`epoch_row` reads one epoch's
-dissemination arrays; :func:`snapshot` reads a running churn engine only
-through :class:`~hedgerow.protocols.engine_api.ChurnEngine` (who is online, the
-links, the current interests, who is under-covered; SpiderCast DEBS'07,
-section 3.8).
+Observers never change what they read.  In the epoch loop
+(:mod:`hedgerow.scenarios.epochs`) each :class:`EpochObserver` reads one
+finished epoch and returns its columns of the epoch's row; the world's
+settings select them (:func:`observers_for`): :class:`EpochRow`
+(:func:`epoch_row`, every run), :class:`ChurnMeasures`,
+:class:`BroadcastMeasures` (:func:`broadcast_measures`),
+:class:`RelayMeasures` and :class:`RelayTenure` (withholding relays),
+:class:`EclipseStreaks` (:func:`streak_stats`) and :class:`RoutingMeasures`
+(routing worlds).  :func:`snapshot` reads a running churn engine only through
+:class:`~hedgerow.protocols.engine_api.ChurnEngine` (who is online, the links,
+the current interests, who is under-covered; SpiderCast DEBS'07, section 3.8).
 
 Per-epoch row keys (:func:`epoch_row`)
 --------------------------------------
