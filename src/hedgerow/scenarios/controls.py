@@ -37,6 +37,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -176,6 +177,14 @@ class Epoch:
         The epoch's arrivals (:class:`~hedgerow.scenarios.observers.EpochDelivery`).
     new_out, score : numpy.ndarray or None
         The selection's next out-links and each node's score (adaptive runs).
+    labels : EntryTopics or None
+        The topics of every CSR entry when the epoch forwarded by ``mesh``.
+    resend : callable or None
+        ``resend(ids, on_chunk)`` sends messages ``ids`` of the epoch again exactly as the
+        epoch sent them (same graph, policy, labels, silent nodes), recording the arrival on
+        every link, and hands each chunk ``(sel, delivery, entry_map)`` to ``on_chunk``
+        (what a trace reads; each message travels independently, so its copies are the
+        epoch's).
     """
 
     number: int
@@ -195,6 +204,8 @@ class Epoch:
     rec: Any = None
     new_out: np.ndarray | None = None
     score: np.ndarray | None = None
+    labels: Any = None
+    resend: Callable[[np.ndarray, Callable[..., None]], None] | None = None
 
 
 class EpochControl:

@@ -39,7 +39,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -217,6 +217,20 @@ def link_topics_with_attackers(
     return np.concatenate([lt[keep], np.column_stack([clique, np.full(len(clique), -1)])])
 
 
+def _resender(
+    world: World, indptr: np.ndarray, indices: np.ndarray, ep: Epoch, policy: str
+) -> Callable[[np.ndarray, Callable[..., None]], None]:
+    """``ep.resend``: messages ``ids`` of ``ep`` sent again as the epoch sent them, every
+    link's arrival recorded, each chunk handed to ``on_chunk``."""
+
+    def resend(ids: np.ndarray, on_chunk: Callable[..., None]) -> None:
+        assert ep.publisher is not None and ep.topic is not None
+        _disseminate(world, indptr, indices, ep.publisher[ids], ep.topic[ids], policy,
+                     record_edges=True, on_chunk=on_chunk, labels=ep.labels, silent=ep.silent)
+
+    return resend
+
+
 def _run_epoch(
     run: EpochRun,
     ep: Epoch,
@@ -244,7 +258,8 @@ def _start(run: EpochRun, controls: list[EpochControl], observers: list[EpochObs
 
 
 def _run_static(
-    proto: StaticProtocol, world: World, policy: str, emit: Callable[[dict], None]
+    proto: StaticProtocol, world: World, policy: str, emit: Callable[[dict], None],
+    extra: Sequence[EpochObserver] = (),
 ) -> RunResult:
     built = proto.build(world.instance, seed=world.seed)
     overlay = with_attackers(built, world)
@@ -262,19 +277,22 @@ def _run_static(
         rows = link_topics_with_attackers(link_topics, built, world)
     run = EpochRun(world, proto, policy, 1, world.active & world.adaptive)
     controls = controls_for(world, proto)
-    observers = observers_for(world, proto, link_topics=rows)
+    observers = [*observers_for(world, proto, link_topics=rows), *extra]
     _start(run, controls, observers)
     links = _out_links(overlay)
     ep = Epoch(0, _out_table(overlay), run.selecting, True, overlay=overlay, indptr=indptr,
                indices=indices, links=links)
 
+    labels = None if rows is None else entry_topics(indptr, indices, rows)
+
     def disseminate(ep: Epoch) -> None:
         # a static overlay never re-selects: every link is an exploitation link
         if ep.publisher is None:
             return  # nothing to send: the observers route their own events
-        labels = None if rows is None else entry_topics(indptr, indices, rows)
+        ep.labels = labels
         ep.rec = _disseminate(world, indptr, indices, ep.publisher, ep.topic, policy,
                               record_edges=False, labels=labels, silent=ep.silent)
+        ep.resend = _resender(world, indptr, indices, ep, policy)
 
     _run_epoch(run, ep, controls, observers, disseminate, emit)
     return RunResult([], np.full((1, world.n_nodes), np.nan), overlay, world, dict(proto.stats_))
@@ -315,6 +333,7 @@ def _run_adaptive(
     epochs: int,
     emit: Callable[[dict], None],
     keep_outs: bool,
+    extra: Sequence[EpochObserver] = (),
 ) -> RunResult:
     inst = world.instance
     n = world.n_nodes
@@ -324,7 +343,8 @@ def _run_adaptive(
     out = proto.start(inst, proto.streams(world.seed), world.active)
     # only the world's adaptive nodes re-select (broadcast worlds); the others keep their links
     run = EpochRun(world, proto, policy, epochs, world.active & world.adaptive)
-    controls, observers = controls_for(world, proto), observers_for(world, proto)
+    controls = controls_for(world, proto)
+    observers = [*observers_for(world, proto), *extra]
     src_of_slot = np.repeat(np.arange(n), d)
     scores: list[np.ndarray] = []
     outs: list[np.ndarray] = []
@@ -348,6 +368,7 @@ def _run_adaptive(
         ok = out.reshape(-1) >= 0
         ep.indptr, ep.indices = indptr, indices
         ep.links = (src_of_slot[ok], out.reshape(-1)[ok])
+        ep.resend = _resender(world, indptr, indices, ep, policy)
 
     for epoch in range(epochs):
         ep = Epoch(epoch, out, run.selecting, epoch == epochs - 1)
@@ -368,6 +389,7 @@ def run_protocol(
     forwarding: str | None = None,
     on_epoch: Callable[[dict[str, Any]], None] | None = None,
     keep_outs: bool = False,
+    observers: Sequence[EpochObserver] = (),
 ) -> RunResult:
     """Run ``proto`` on ``world``: every epoch of an adaptive protocol, one epoch of a static one.
 
@@ -387,6 +409,9 @@ def run_protocol(
         Called with each row as soon as it is ready.
     keep_outs : bool, default False
         Keep every epoch's out-link table in :attr:`RunResult.outs`.
+    observers : sequence of EpochObserver, optional
+        Observers added to those the world selects (e.g. a
+        :class:`~hedgerow.scenarios.tracing.TraceObserver`); their columns join each row.
     """
     policy = forwarding_policy(proto, forwarding)
     rows: list[dict[str, Any]] = []
@@ -398,9 +423,9 @@ def run_protocol(
 
     if isinstance(proto, AdaptiveProtocol):
         n_epochs = world.scenario.epochs if epochs is None else int(epochs)
-        res = _run_adaptive(proto, world, policy, n_epochs, emit, keep_outs)
+        res = _run_adaptive(proto, world, policy, n_epochs, emit, keep_outs, observers)
     elif isinstance(proto, StaticProtocol):
-        res = _run_static(proto, world, policy, emit)
+        res = _run_static(proto, world, policy, emit, observers)
     else:  # pragma: no cover - every registered protocol has one of the two
         raise ParameterError(f"{proto.name} can neither build nor adapt an overlay")
     res.rows = rows
