@@ -233,6 +233,11 @@ class _Registry(MutableMapping[str, type[OverlayProtocol]]):
             return f"name {ep.name!r} is also registered by {names}; neither is loaded"
         return None
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the plugins have been looked for."""
+        return self._loaded
+
     def reset(self) -> None:
         """Forget the plugins (the next use discovers them again); the built-ins stay."""
         self._data = {k: v for k, v in self._data.items() if k not in self.plugins}
