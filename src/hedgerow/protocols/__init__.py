@@ -33,7 +33,6 @@ True
 
 from __future__ import annotations
 
-import inspect
 import re
 from collections.abc import Iterable, Iterator, MutableMapping
 from dataclasses import dataclass
@@ -166,8 +165,8 @@ def _load_plugin(ep: importlib.metadata.EntryPoint) -> type[OverlayProtocol]:
             f"{ep.value} declares no capability (derive from StaticProtocol, AdaptiveProtocol"
             " or MaintainedProtocol)"
         )
-    if inspect.isabstract(obj):
-        missing = ", ".join(sorted(getattr(obj, "__abstractmethods__", ())))
+    if getattr(obj, "__abstractmethods__", None):
+        missing = ", ".join(sorted(obj.__abstractmethods__))
         raise ValueError(f"{ep.value} is abstract (does not implement {missing})")
     if obj.name != ep.name:
         raise ValueError(
