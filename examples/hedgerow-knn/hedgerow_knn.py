@@ -38,7 +38,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
@@ -77,6 +76,10 @@ class TopicKNN(StaticProtocol):
     def _build(
         self, instance: Instance, streams: RngStreams, *, progress: Any
     ) -> tuple[Overlay, dict[str, Any]]:
+        # imported here, not at the top: the registry imports every plugin's module to list it,
+        # and scipy.spatial takes longer to import than the rest of this package
+        from scipy.spatial import cKDTree
+
         points = coordinates(instance.n_nodes, streams)
         ptr, nodes = instance.topic_indptr, instance.topic_nodes
         links = [np.zeros((0, 2), dtype=np.int64)]
