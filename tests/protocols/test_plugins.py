@@ -91,6 +91,9 @@ def test_a_plugin_protocol_is_registered_and_builds(plugins):
     assert protocol_origin("chain") == "plugin hedgerow-chain 0.1.0"
     assert protocol_origin("spidercast") == "built-in"
     assert REGISTRY.plugins["chain"].distribution == "hedgerow-chain"
+    REGISTRY["chain-2"] = type("Chain2", (REGISTRY["chain"],), {"name": "chain-2"})
+    assert protocol_origin("chain-2") == "added at run time"
+    del REGISTRY["chain-2"]
     inst = make_instance(nodes=40, topics=5, subs=2, seed=1)
     overlay = get_protocol("chain", hops=2).build(inst, seed=3)
     again = get_protocol("chain", hops=2).build(inst, seed=3)
@@ -237,3 +240,25 @@ def test_a_plugin_protocol_runs_in_build_specs_and_the_checks(plugins):
     })
     assert spec.scenario.protocol == "chain"
     assert "check_static_build" in check_protocol("chain")
+
+
+def test_a_maintained_plugin_runs_under_churn(plugins):
+    """A plugin with the maintained capability is offered to ``hedgerow churn``."""
+    from hedgerow.cli import cli
+
+    plugins(
+        "hedgerow-lazy",
+        {"lazy-random": "lazy_plugin:LazyRandom"},
+        {"lazy_plugin": (
+            "from hedgerow.protocols.baselines.similarity import RandomOverlay\n"
+            "class LazyRandom(RandomOverlay):\n"
+            "    name = 'lazy-random'\n"
+        )},
+    )
+    assert "lazy-random" in protocol_names("maintained")
+    r = CliRunner().invoke(
+        cli, ["churn", "lazy-random", "--nodes", "80", "--topics", "8", "--subs", "2",
+              "--lifetime", "20", "--duration", "40", "--snapshot-every", "20", "--json"]
+    )
+    assert r.exit_code == 0, r.output
+    assert '"protocol": "lazy-random"' in r.output

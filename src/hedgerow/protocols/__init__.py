@@ -294,14 +294,17 @@ def plugin_errors() -> list[str]:
 
 
 def protocol_origin(name: str) -> str:
-    """``'built-in'``, or ``'plugin <distribution> <version>'`` for a plugin's protocol.
+    """``'built-in'``, ``'plugin <distribution> <version>'`` for a plugin's protocol, or
+    ``'added at run time'`` for a class put in :data:`REGISTRY` by hand.
 
     Raises :class:`ParameterError` for a name that is not registered.
     """
-    protocol_class(name)
-    if name in BUILTIN:
+    cls = protocol_class(name)
+    if BUILTIN.get(name) is cls:
         return "built-in"
-    info = REGISTRY.plugins[name]
+    info = REGISTRY.plugins.get(name)
+    if info is None:
+        return "added at run time"
     return f"plugin {info.distribution} {info.version}"
 
 
