@@ -262,3 +262,21 @@ def test_a_maintained_plugin_runs_under_churn(plugins):
     )
     assert r.exit_code == 0, r.output
     assert '"protocol": "lazy-random"' in r.output
+
+
+def test_a_plugin_protocol_runs_in_compare_beside_the_builtins(plugins):
+    """One world, a built-in and a plugin protocol: both rows, on the same world fingerprint."""
+    import json
+
+    from hedgerow.cli import cli
+
+    plugins("hedgerow-chain", {"chain": "chain_plugin:Chain"}, {"chain_plugin": GOOD})
+    r = CliRunner().invoke(
+        cli, ["compare", "--scenario", "cities", "--protocols", "ringpt,chain", "--seed", "1",
+              "--json", "--no-diameter", "--no-timings", "-p", "chain.hops=2"]
+    )
+    assert r.exit_code == 0, r.output
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [row["protocol"] for row in rows] == ["ringpt", "chain"]
+    assert rows[0]["world"] == rows[1]["world"]
+    assert 0.0 < rows[1]["receive_rate"] <= 1.0
