@@ -131,7 +131,7 @@ class PluginInfo:
 
 
 def _discover() -> Iterable[importlib.metadata.EntryPoint]:
-    """The installed entry points of :data:`ENTRY_POINT_GROUP` (tests replace this)."""
+    """The installed entry points of :data:`ENTRY_POINT_GROUP`."""
     import importlib.metadata  # here: discovery runs once, on first need
 
     return importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
@@ -188,13 +188,13 @@ class _Registry(MutableMapping[str, type[OverlayProtocol]]):
         self.plugins: dict[str, PluginInfo] = {}
         self.errors: dict[str, str] = {}
 
-    def load(self, discover: Any = None) -> None:
+    def load(self) -> None:
         """Discover and load the plugins (once; again after :meth:`reset`)."""
         if self._loaded:
             return
         self._loaded = True  # before loading: a plugin reading the registry does not recurse
         eps = sorted(
-            (discover or _discover)(),
+            _discover(),
             key=lambda ep: (ep.name, _info(ep).distribution, ep.value),
         )
         claims: dict[str, list[importlib.metadata.EntryPoint]] = {}
