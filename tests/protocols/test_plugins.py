@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from hedgerow.errors import ParameterError
 from hedgerow.protocols import (
     BUILTIN,
+    CAPABILITIES,
     REGISTRY,
     get_protocol,
     plugin_errors,
@@ -159,8 +160,8 @@ def test_two_plugins_claiming_one_name_are_both_refused(plugins):
          "hedgerow.protocols.OverlayProtocol (got Thing)"),
         ("from hedgerow.protocols.base import OverlayProtocol\n"
          "class Bare(OverlayProtocol):\n    name = 'odd'\n", "odd:Bare",
-         "odd:Bare declares no capability (derive from StaticProtocol, AdaptiveProtocol or "
-         "MaintainedProtocol)"),
+         "odd:Bare declares no capability (derive from the class of one of {capabilities} in "
+         "hedgerow.protocols.base)"),
         ("from hedgerow.protocols.base import StaticProtocol\n"
          "class Half(StaticProtocol):\n    name = 'odd'\n", "odd:Half",
          "odd:Half is abstract (does not implement _build)"),
@@ -173,6 +174,7 @@ def test_two_plugins_claiming_one_name_are_both_refused(plugins):
 )
 def test_an_object_that_is_no_protocol_is_one_line(plugins, module, value, reason):
     plugins("odd-dist", {"odd": value}, {"odd": module})
+    reason = reason.replace("{capabilities}", ", ".join(CAPABILITIES))
     assert plugin_errors() == [f"plugin 'odd' (odd-dist 0.1.0): {reason}"]
     assert "odd" not in protocol_names()
     with pytest.raises(ParameterError, match=r"plugin 'odd' \(odd-dist 0\.1\.0\)"):

@@ -162,8 +162,8 @@ def _load_plugin(ep: importlib.metadata.EntryPoint) -> type[OverlayProtocol]:
         )
     if not capabilities(obj):
         raise ValueError(
-            f"{ep.value} declares no capability (derive from StaticProtocol, AdaptiveProtocol"
-            " or MaintainedProtocol)"
+            f"{ep.value} declares no capability (derive from the class of one of"
+            f" {', '.join(CAPABILITIES)} in hedgerow.protocols.base)"
         )
     if getattr(obj, "__abstractmethods__", None):
         missing = ", ".join(sorted(obj.__abstractmethods__))
