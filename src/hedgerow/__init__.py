@@ -37,6 +37,7 @@ _LAZY = {
     "get_protocol": "hedgerow.protocols",
     "protocol_names": "hedgerow.protocols",
     "metrics": "hedgerow.metrics",
+    "to_frame": "hedgerow.frames",
 }
 
 __all__ = sorted(_LAZY)
