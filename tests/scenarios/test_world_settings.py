@@ -226,3 +226,13 @@ def test_sweep_rows_carry_every_parameter_the_protocol_ran_with():
         "workload": {"nodes": 60, "topics": 8, "subs": 2}}})
     [row] = run_one(spec.expand()[0])
     assert row["param_kg"] == "3" and row["param_membership"] == "1.0"
+
+
+def test_a_setting_no_run_protocol_takes_is_not_dropped_silently():
+    with pytest.raises(ParameterError, match="rt is handed to opt, rvr, vitis; topiary takes no"):
+        check_run("topiary", "unit-square", rt=30)
+    check_run("vitis", "unit-square", rt=30)
+    _one_line_error(["run", "topiary", "--scenario", "unit-square", "--cycles", "5"],
+                    "cycles is handed to", "topiary takes no cycles")
+    _one_line_error(["compare", "--protocols", "topiary,random-graph", "--scenario", "cities",
+                     "--rt", "20"], "random-graph take no rt")

@@ -89,13 +89,16 @@ def compare_cmd(protocols, scenario, seed, settings, params, forwarding, no_diam
     from hedgerow.progress import progress_bar
     from hedgerow.protocols import protocol_class
     from hedgerow.scenarios.run import check_run, compare
+    from hedgerow.scenarios.world import check_bound_settings, resolve_scenario
 
     names = [p.strip() for p in protocols.split(",") if p.strip()]
     for n in names:
         protocol_class(n)
     by_proto = _params_by_protocol(params, names)
     for n in names:
-        check_run(n, scenario, params=by_proto.get(n), forwarding=forwarding, **settings)
+        check_run(n, scenario, params=by_proto.get(n), forwarding=forwarding, alone=False,
+                  **settings)
+    check_bound_settings(resolve_scenario(scenario, **settings), names)
     rows = []
     with progress_bar(enabled=not as_json) as bar:
         task = bar.add_task(f"compare on {scenario}", total=len(names))

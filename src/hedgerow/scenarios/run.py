@@ -45,7 +45,13 @@ from hedgerow.protocols import get_protocol
 from hedgerow.protocols.base import AdaptiveProtocol, OverlayProtocol
 from hedgerow.scenarios.epochs import RunResult, forwarding_policy, run_protocol
 from hedgerow.scenarios.routing import ROUTING_EXTRA
-from hedgerow.scenarios.world import World, make_world, protocol_params, resolve_scenario
+from hedgerow.scenarios.world import (
+    World,
+    check_bound_settings,
+    make_world,
+    protocol_params,
+    resolve_scenario,
+)
 
 __all__ = [
     "BROADCAST_KEYS",
@@ -149,10 +155,18 @@ def check_run(
     *,
     params: Mapping[str, Any] | None = None,
     forwarding: str | None = None,
+    alone: bool = True,
     **settings: Any,
 ) -> None:
-    """Validate a run's names, settings, forwarding and parameters without building its world."""
+    """Validate a run's names, settings, forwarding and parameters without building its world.
+
+    ``alone``: the protocol runs by itself, so a setting the scenario hands only to
+    other protocols is an error (:func:`~hedgerow.scenarios.world.check_bound_settings`;
+    :func:`compare` checks its protocols together).
+    """
     sc = resolve_scenario(scenario, **settings)
+    if alone:
+        check_bound_settings(sc, [protocol])
     proto = get_protocol(protocol, **protocol_params(sc, protocol, params))
     forwarding_policy(proto, forwarding)  # the instance: a parameter may set its policy
     values = proto.checked()
@@ -181,6 +195,7 @@ def simulate(
     protocol's.  Every row carries :func:`ran_with` (``params`` ...).
     """
     sc = resolve_scenario(scenario, **settings)
+    check_bound_settings(sc, [protocol])
     protocol_params(sc, protocol, params)  # a value given twice fails before the world is made
     world = make_world(sc, seed=seed)
     proto = make_protocol(protocol, world, params)
@@ -257,8 +272,11 @@ def compare(
         if name not in protocols:
             raise ParameterError(f"parameters given for {name!r}, which is not compared")
     for name in protocols:  # the instances: a parameter may set the policy (OPT's forward)
-        check_run(name, scenario, params=params.get(name), forwarding=forwarding, **settings)
-    world = make_world(resolve_scenario(scenario, **settings), seed=seed)
+        check_run(name, scenario, params=params.get(name), forwarding=forwarding, alone=False,
+                  **settings)
+    sc = resolve_scenario(scenario, **settings)
+    check_bound_settings(sc, protocols)
+    world = make_world(sc, seed=seed)
     fp = world.fingerprint()
     rows = []
     for name in protocols:

@@ -55,6 +55,7 @@ __all__ = [
     "SIZED_MODELS",
     "From",
     "Scenario",
+    "check_bound_settings",
     "protocol_params",
     "resolve_scenario",
     "scenario_families",
@@ -553,3 +554,35 @@ def protocol_params(
         out[key] = value
     out.update(params)
     return out
+
+
+def check_bound_settings(sc: Scenario, protocols: list[str] | tuple[str, ...]) -> None:
+    """Refuse a given setting that ``sc`` binds only to protocols the run does not include.
+
+    ``--rt 30`` on ``unit-square`` reaches Vitis, RVR and OPT; a run of Topiary
+    alone would drop it without a word, so it is an error naming the protocols
+    that take it.
+
+    Examples
+    --------
+    >>> check_bound_settings(resolve_scenario("unit-square", rt=30), ["vitis", "topiary"])
+    >>> check_bound_settings(resolve_scenario("unit-square", rt=30), ["topiary"])
+    Traceback (most recent call last):
+    ...
+    hedgerow.errors.ParameterError: scenario 'unit-square': rt is handed to opt, rvr, vitis; ...
+    """
+    takers: dict[str, set[str]] = {}
+    for proto, values in sc.protocol_params.items():
+        for value in values.values():
+            if isinstance(value, From):
+                takers.setdefault(value.setting, set()).add(proto)
+    for setting in sc.given:
+        if setting in takers and not takers[setting] & set(protocols):
+            verb = "takes" if len(protocols) == 1 else "take"
+            names = ", ".join(sorted(takers[setting]))
+            raise ParameterError(
+                f"scenario {sc.name!r}: {setting} is handed to {names};"
+                f" {', '.join(protocols)} {verb} no {setting}",
+                key=setting,
+            )
+
