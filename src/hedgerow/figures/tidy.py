@@ -274,14 +274,30 @@ def group_stats(
         frame = frame.reset_index().drop(columns="run_id")
     else:
         frame = pd.concat([df[by], frame], axis=1)
-    agg: dict[str, tuple[str, str]] = {}
+    # over runs: numpy's mean and deviation of each group's run values (the figures' numbers
+    # since they exist); over rows: pandas' grouped reductions (the numbers the Spark engine
+    # of ``hedgerow report`` is compared with)
+    mean, sd = (_values_mean, _values_sd) if per_run_first else ("mean", "std")
+    agg: dict[str, tuple[str, Any]] = {}
     for i, v in enumerate(vals):
-        agg.update({f"mean{i}": (v, "mean"), f"sd{i}": (v, "std"), f"n{i}": (v, "count")})
+        agg.update({f"mean{i}": (v, mean), f"sd{i}": (v, sd), f"n{i}": (v, "count")})
     if not by:
         if frame.empty:
             return pd.DataFrame()
-        return pd.DataFrame([{k: getattr(frame[v], f)() for k, (v, f) in agg.items()}])
+        row = {k: f(frame[v]) if callable(f) else getattr(frame[v], f)()
+               for k, (v, f) in agg.items()}  # fmt: skip
+        return pd.DataFrame([row])
     return frame.groupby(by, dropna=False, sort=sort).agg(**agg).reset_index()
+
+
+def _values_mean(s: pd.Series) -> float:
+    x = s.dropna().to_numpy(dtype=float)
+    return float(x.mean()) if len(x) else float("nan")
+
+
+def _values_sd(s: pd.Series) -> float:
+    x = s.dropna().to_numpy(dtype=float)
+    return float(x.std(ddof=1)) if len(x) > 1 else float("nan")
 
 
 def summarise(

@@ -492,7 +492,14 @@ def aggregate(
     if epochs is None:
         epochs = (manifest.get("report") or {}).get("epochs") or None
     if spark is None:
-        eng: Any = _LocalEngine(load_rows_local(out, experiment=experiment))
+        local = load_rows_local(out, experiment=experiment)
+        # columns that only other experiments' files have are null here, as Spark's merged
+        # schema makes them
+        missing = [c for c in columns if c not in local.columns]
+        if missing:
+            local = pd.concat([local, pd.DataFrame(None, index=local.index, columns=missing)],
+                              axis=1)  # fmt: skip
+        eng: Any = _LocalEngine(local)
     else:
         eng = _SparkEngine(load_rows(spark, out, experiment=experiment).persist())
     config = [c for c in columns if not is_metric_column(c) and c not in _NOT_CONFIG]
