@@ -284,7 +284,7 @@ def test_ring_partner_picks_among_the_psi_nearest_ids():
 
 
 def _unfused(hook):
-    """The same hook without the attributes that let ``TMan.cycle`` fuse it."""
+    """The same hook as a plain function: not a ``RingSelect``/``RingPartner``, so not fused."""
     return lambda *args: hook(*args)
 
 
