@@ -10,9 +10,10 @@ with pandas.  The four derivations they share are written once, here:
   orders its window the same way; a test compares them);
 * :func:`ci95` / :func:`ci95_halfwidth`: the half-width of the 95% Student-t
   interval of a mean (``NaN`` below two values);
-* :func:`over_runs`: a metric over runs, each run's rows averaged first, with
-  the epoch of each run (all, first, last, the last ``k``) and the reduction
-  (the mean over runs, each run's value, or the rows themselves) as arguments;
+* :func:`run_means`: each run's rows averaged first, the step of every mean
+  over runs; :func:`over_runs` takes it for one metric, with the epochs of
+  each run (all, first, last, the last ``k``) and the reduction (the mean over
+  runs, each run's value, or the rows themselves) as arguments;
 * :func:`summarise`: the grouped tidy table (group columns, ``metric, mean,
   ci95, n``), per run first (figures, ``n`` counts runs) or over the rows as
   they are (``hedgerow report``).
@@ -41,6 +42,7 @@ __all__ = [
     "last_epochs",
     "load_results",
     "over_runs",
+    "run_means",
     "select_epochs",
     "summarise",
 ]
@@ -232,8 +234,33 @@ def over_runs(
     if reduce == "rows":
         vals = vals.dropna()
         return None if vals.empty else vals
-    per_run = vals.groupby(sub["run_id"]).mean()
+    per_run = run_means(sub, [], [metric], sort=True).set_index("run_id")[metric]
     return per_run if reduce == "runs" else float(per_run.mean())
+
+
+def run_means(
+    df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str], *, sort: bool = False
+) -> pd.DataFrame:
+    """Each run's rows averaged: one row per ``(*by, run_id)``, the metrics read as numbers.
+
+    The first step of every mean over runs (:func:`over_runs`, :func:`group_stats`):
+    a run with several rows in a group (epochs, snapshots, rounds) counts once.
+    Rows come in first-seen order, or sorted with ``sort``.
+
+    Examples
+    --------
+    >>> d = pd.DataFrame({"run_id": ["a", "a", "b"], "deg": [1, 3, 6]})
+    >>> run_means(d, [], ["deg"]).values.tolist()
+    [['a', 2.0], ['b', 6.0]]
+    """
+    by = list(by)
+    frame = pd.DataFrame(
+        {m: pd.to_numeric(df[m], errors="coerce").astype(float) for m in metrics},
+        index=df.index,
+    )
+    frame = pd.concat([df[[*by, "run_id"]], frame], axis=1)
+    grouped = frame.groupby([*by, "run_id"], dropna=False, sort=sort)[list(metrics)]
+    return grouped.mean().reset_index()
 
 
 def group_stats(
@@ -263,16 +290,15 @@ def group_stats(
     """
     by = list(by)
     vals = [f"_v{i}" for i in range(len(metrics))]
-    frame = pd.DataFrame(
-        {v: pd.to_numeric(df[m], errors="coerce").astype(float)
-         for v, m in zip(vals, metrics, strict=True)},
-        index=df.index,
-    )  # fmt: skip
     if per_run_first:  # each run's rows in a group averaged first
-        frame = pd.concat([df[[*by, "run_id"]], frame], axis=1)
-        frame = frame.groupby([*by, "run_id"], dropna=False, sort=sort)[vals].mean()
-        frame = frame.reset_index().drop(columns="run_id")
+        frame = run_means(df, by, metrics, sort=sort).drop(columns="run_id")
+        frame.columns = [*by, *vals]
     else:
+        frame = pd.DataFrame(
+            {v: pd.to_numeric(df[m], errors="coerce").astype(float)
+             for v, m in zip(vals, metrics, strict=True)},
+            index=df.index,
+        )  # fmt: skip
         frame = pd.concat([df[by], frame], axis=1)
     # over runs: numpy's mean and deviation of each group's run values (the figures' numbers
     # since they exist); over rows: pandas' grouped reductions (the numbers the Spark engine
