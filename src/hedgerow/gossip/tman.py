@@ -80,7 +80,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numba
 import numpy as np
@@ -196,7 +196,7 @@ class RingSelect:
     """
 
     ids: np.ndarray
-    rank: np.ndarray | None = field(default=None)
+    rank: np.ndarray | None = None
 
     def __call__(self, rows: np.ndarray, indptr: np.ndarray, cand: np.ndarray,
                  view: np.ndarray) -> None:
