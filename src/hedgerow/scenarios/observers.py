@@ -72,7 +72,8 @@ Per-epoch row keys (:func:`epoch_row`)
     attackers withholding in the epoch.
 ``attacker_tenure_{mean,p90,max}_epochs``, ``attacker_tenures``
     (``withhold`` / ``relay`` worlds, last epoch only) Over the whole run, every
-    maximal run of consecutive epochs in which an attacker held an exploitation slot of one honest adaptive node
+    maximal run of consecutive epochs in which an attacker held an exploitation
+    slot of one honest adaptive node
     (:func:`hedgerow.metrics.attack.hold_tenures`): how long a withholder
     survives before the node evicts it.
 ``eclipse_streak_max``, ``eclipse_streak_p99`` (attack scenarios, last epoch only)
