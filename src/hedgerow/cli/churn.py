@@ -8,8 +8,10 @@ import math
 import click
 
 from hedgerow.cli._common import (
+    WORKLOAD_DEFAULTS,
     ProtocolCommand,
     parse_params,
+    setting_options,
     stderr_console,
     workload_options,
 )
@@ -28,15 +30,10 @@ def _clean(value):
     "--scenario",
     default=None,
     metavar="NAME",
-    help="Named churn scenario, replayed event by event (fb1k-google, tw1k-google, ...).",
+    help="Named churn scenario, replayed event by event (fb1k-google, tw1k-google, ...); it "
+    "brings its own workload and churn.",
 )
-@click.option("--events", "n_events", type=int, default=None, help="Replay the first N events.")
-@click.option(
-    "--lifetime",
-    type=float,
-    default=None,
-    help="Mean online time λ in seconds (offline: λ/4). Synthetic churn of section 3.8.",
-)
+@setting_options("churn")
 @click.option(
     "--trace",
     type=click.Path(file_okay=False),
@@ -44,18 +41,7 @@ def _clean(value):
     help="Replay a join/leave trace (an output folder of `hedgerow ingest churn`).",
 )
 @click.option(
-    "--speedup", type=float, default=1.0, show_default=True, help="Trace seconds per second."
-)
-@click.option("--duration", type=float, default=1000.0, show_default=True, help="Seconds.")
-@click.option(
-    "--snapshot-every", type=float, default=200.0, show_default=True, help="Snapshot period (s)."
-)
-@click.option(
-    "--timeout",
-    type=float,
-    default=0.1,
-    show_default=True,
-    help="Seconds per connect_timeout (one maintenance iteration).",
+    "--speedup", type=float, default=None, help="Trace seconds per second (default: 1)."
 )
 @click.option(
     "-p", "params", multiple=True, metavar="NAME=VALUE", help="Protocol parameter (repeatable)."
@@ -71,13 +57,9 @@ def churn_cmd(
     popularity,
     seed,
     scenario,
-    n_events,
-    lifetime,
+    settings,
     trace,
     speedup,
-    duration,
-    snapshot_every,
-    timeout,
     params,
     as_json,
 ):
@@ -87,20 +69,46 @@ def churn_cmd(
     NAME the named workload x churn pair is replayed event by event (OMen's
     churn rounds) with the invariants checked after each event; --json then
     prints one line per event.  Otherwise each node is online
-    for Exp(λ) seconds and offline for Exp(λ/4), and rejoins with a new
+    for Exp(λ) seconds and offline for Exp(off_ratio x λ), and rejoins with a new
     interest; or the join/leave events of --trace are replayed.
     Every --snapshot-every seconds the overlay of the nodes online for over
     2 s is measured: degree, partitioned topics, under-covered nodes, and the
-    control messages per join/leave so far.
+    control messages per join/leave so far.  The churn settings' options and
+    defaults come from the declared world settings.
 
     \b
     Example:
       hedgerow churn spidercast --nodes 1250 --lifetime 100 --duration 1000 --seed 1
       hedgerow churn lowoda-inc --scenario fb1k-google --events 200 --json
     """
+    from hedgerow.errors import ParameterError
+    from hedgerow.world_settings import WORLD_SETTINGS
+
+    workload = {"--nodes": nodes, "--topics": topics, "--subs": subs,
+                "--popularity": popularity, "--trace": trace, "--speedup": speedup}
     if scenario is not None:
-        _scenario_run(protocol, scenario, n_events, seed, params, as_json)
+        unused = {**workload, **{WORLD_SETTINGS[k].flag: v for k, v in settings.items()
+                                 if k not in ("events", "timeout")}}
+        given = [k for k, v in unused.items() if v is not None]
+        if given:
+            raise ParameterError(
+                f"{given[0]} cannot be used with --scenario {scenario}, which brings its own "
+                "workload and churn; give one"
+            )
+        _scenario_run(protocol, scenario, settings, seed, params, as_json)
         return
+    if settings["events"] is not None:
+        raise ParameterError("--events replays a named churn scenario: give --scenario NAME")
+    if trace is None and speedup is not None:
+        raise ParameterError("--speedup replays a trace: give --trace DIR")
+    opts = {k: WORLD_SETTINGS[k].default if v is None else v for k, v in settings.items()}
+    _synthetic_run(protocol, nodes, topics, subs, popularity, seed, opts, trace,
+                   1.0 if speedup is None else speedup, params, as_json)
+
+
+def _synthetic_run(protocol, nodes, topics, subs, popularity, seed, opts, trace, speedup,
+                   params, as_json) -> None:
+    """Synthetic churn (``--lifetime``) or a replayed ``--trace`` on a synthetic workload."""
     from hedgerow.errors import ParameterError
     from hedgerow.progress import progress_bar
     from hedgerow.scenarios.churn import run_churn
@@ -111,10 +119,12 @@ def churn_cmd(
         raise ParameterError(f"--seed must be >= 0, got {seed}")
     if nodes is None:
         raise ParameterError("give --nodes (synthetic workload) or --scenario NAME")
+    lifetime, duration = opts["lifetime"], opts["duration"]
     if (lifetime is None) == (trace is None):
         raise ParameterError("give exactly one of --lifetime (synthetic churn) and --trace")
-    if lifetime is not None and not lifetime > 0:
-        raise ParameterError(f"--lifetime must be positive, got {lifetime}")
+    topics = WORKLOAD_DEFAULTS["topics"] if topics is None else topics
+    subs = WORKLOAD_DEFAULTS["subs"] if subs is None else subs
+    popularity = WORKLOAD_DEFAULTS["popularity"] if popularity is None else popularity
     inst = make_instance(nodes=nodes, topics=topics, subs=subs, popularity=popularity, seed=seed)
     churn = None
     if trace is not None:
@@ -127,25 +137,30 @@ def churn_cmd(
             inst,
             lifetime=lifetime,
             duration=duration,
-            snapshot_every=snapshot_every,
+            snapshot_every=opts["snapshot_every"],
+            off_ratio=opts["off_ratio"],
             seed=seed,
             params=parse_params(params),
             trace=churn,
-            timeout=timeout,
+            timeout=opts["timeout"],
             progress=lambda now, total: bar.update(task, completed=now),
         )
     for w in result.summary["warnings"]:
         click.echo(f"warning: {w}", err=True)
     if as_json:
+        from hedgerow.protocols import get_protocol
+
+        ran = {"params": get_protocol(protocol, **parse_params(params)).checked()}
         for row in result.rows:
-            click.echo(json.dumps({"kind": "snapshot", **{k: _clean(v) for k, v in row.items()}}))
-        summary = {k: _clean(v) for k, v in result.summary.items()}
+            click.echo(json.dumps({"kind": "snapshot", **{k: _clean(v) for k, v in row.items()},
+                                   **ran}))
+        summary = {**{k: _clean(v) for k, v in result.summary.items()}, **ran}
         click.echo(json.dumps({"kind": "summary", **summary}))
         return
     _print(result)
 
 
-def _scenario_run(protocol, scenario, n_events, seed, params, as_json) -> None:
+def _scenario_run(protocol, scenario, settings, seed, params, as_json) -> None:
     """``--scenario``: prepare the inputs, replay event by event, print rows."""
     from hedgerow.errors import ParameterError
     from hedgerow.pipeline.inputs import ensure_inputs
@@ -156,6 +171,7 @@ def _scenario_run(protocol, scenario, n_events, seed, params, as_json) -> None:
         load_churn_scenario,
         run_events,
     )
+    from hedgerow.world_settings import WORLD_SETTINGS
 
     if seed < 0:
         raise ParameterError(f"--seed must be >= 0, got {seed}")
@@ -166,6 +182,7 @@ def _scenario_run(protocol, scenario, n_events, seed, params, as_json) -> None:
     sc = CHURN_SCENARIOS[scenario]
     ensure_inputs(sc.inputs(), log=lambda m: click.echo(m, err=True))
     inst, online0, events = load_churn_scenario(scenario, seed=seed)
+    n_events = settings["events"]
     total = n_events if n_events is not None else (sc.events or len(events))
     show = not as_json or stderr_console.is_terminal
     # the start (initial overlay, and OMen's warm-up gossip: minutes at 10K) comes before the
@@ -176,12 +193,16 @@ def _scenario_run(protocol, scenario, n_events, seed, params, as_json) -> None:
         res = run_events(
             protocol, inst, online0, events, seed=seed, params=parse_params(params),
             n_events=total,
+            timeout=WORLD_SETTINGS["timeout"].default if settings["timeout"] is None
+            else settings["timeout"],
             progress=lambda done, _t: bar.update(task, completed=done, status="events"),
         )
     summary = {"scenario": scenario, "note": sc.note, **res.summary}
     if as_json:
+        ran = {"params": res.summary["params"]}
         for row in res.rows:
-            click.echo(json.dumps({k: _clean(v) for k, v in row.items()}))
+            click.echo(json.dumps({**{k: _clean(v) for k, v in row.items()}, **ran},
+                                  default=str))
         click.echo(json.dumps({"kind": "summary", **{k: _clean(v) for k, v in summary.items()}},
                               default=str))
         return

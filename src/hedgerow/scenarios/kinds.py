@@ -34,15 +34,19 @@ from hedgerow.scenarios.run import check_run, simulate, structure
 from hedgerow.scenarios.static import build_record
 from hedgerow.scenarios.world import instance_fingerprint
 from hedgerow.workloads import make_instance
+from hedgerow.world_settings import WORLD_SETTINGS, settings_in
 
 __all__ = ["KINDS", "Kind"]
 
-#: ``scenario.run`` keys that override the named scenario
-RUN_SETTINGS = (
-    "epochs", "topics", "interest", "attackers", "messages", "ttl", "nodes", "social",
-    "adaptive", "publishers", "topology", "proc_ms", "adaptive_pool", "wasted",
-    "rt", "cycles", "alpha", "churn", "attack",
-)
+#: ``scenario.run`` keys that override the named scenario: the ``run`` section of the
+#: world settings (``latency`` is read from ``scenario.latency``)
+RUN_SETTINGS = tuple(k for k in settings_in("run") if k != "latency")
+
+
+def _churn_opt(opts: Mapping[str, Any], key: str) -> Any:
+    """A ``scenario.churn`` value, or its declared default (:data:`WORLD_SETTINGS`)."""
+    value = opts.get(key)
+    return WORLD_SETTINGS[key].default if value is None else value
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,7 @@ def _run_build(scen: Mapping[str, Any]) -> list[dict[str, Any]]:
         params=_params(scen),
         diameter=bool(scen.get("diameter", True)),
     )
-    row = {k: v for k, v in rec.items() if k not in ("protocol", "params", "seed", "timings")}
+    row = {k: v for k, v in rec.items() if k not in ("protocol", "seed", "timings")}
     row.update(rec["timings"])
     row["warnings"] = "; ".join(rec["warnings"])
     return [row]
@@ -155,9 +159,9 @@ def _run_events(scen: Mapping[str, Any], opts: Mapping[str, Any]) -> list[dict[s
     inst, online0, events = load_churn_scenario(opts["scenario"], seed=_seed(scen))
     res = run_events(
         scen["protocol"], inst, online0, events, seed=_seed(scen), params=_params(scen),
-        n_events=opts.get("events"), timeout=float(opts.get("timeout", 0.1)),
+        n_events=opts.get("events"), timeout=float(_churn_opt(opts, "timeout")),
     )
-    fp = instance_fingerprint(inst)
+    fp = instance_fingerprint(inst, seed=_seed(scen))
     out = []
     for row in res.rows:
         r = {"epoch": int(row["event"]), **row, "world": fp}
@@ -178,15 +182,15 @@ def _run_churn(scen: Mapping[str, Any]) -> list[dict[str, Any]]:
         scen["protocol"],
         inst,
         lifetime=float(opts["lifetime"]),
-        duration=float(opts.get("duration", 1000.0)),
-        snapshot_every=float(opts.get("snapshot_every", 200.0)),
-        off_ratio=float(opts.get("off_ratio", 0.25)),
-        timeout=float(opts.get("timeout", 0.1)),
+        duration=float(_churn_opt(opts, "duration")),
+        snapshot_every=float(_churn_opt(opts, "snapshot_every")),
+        off_ratio=float(_churn_opt(opts, "off_ratio")),
+        timeout=float(_churn_opt(opts, "timeout")),
         seed=_seed(scen),
         params=_params(scen),
         diameter=bool(scen.get("diameter", True)),
     )
-    fp = instance_fingerprint(inst)
+    fp = instance_fingerprint(inst, seed=_seed(scen))
     rows = []
     for i, row in enumerate(res.rows):
         out = {"epoch": i, **row, "world": fp}
