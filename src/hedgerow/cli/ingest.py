@@ -191,8 +191,11 @@ def ccdf_cmd(folders, labels, out) -> None:
     from hedgerow.errors import ParameterError
     from hedgerow.workloads.social import degree_ccdf, load_instance, plot_ccdfs
 
+    from hedgerow.userfiles import check_writable
+
     if labels and len(labels) != len(folders):
         raise ParameterError(f"give one --label per folder ({len(folders)}), got {len(labels)}")
+    check_writable(out, folder=True)
     names = list(labels) if labels else [Path(f).name for f in folders]
     curves = {name: degree_ccdf(load_instance(f)) for name, f in zip(names, folders, strict=True)}
     dest = Path(out)

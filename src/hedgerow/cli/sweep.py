@@ -228,6 +228,10 @@ def report_cmd(
 
     if not row_files(out):
         raise HedgerowError(f"{out}: no result rows (run hedgerow sweep SPEC --out {out} first)")
+    if html_file is not None:
+        from hedgerow.userfiles import check_writable
+
+        check_writable(html_file)
     by_list = [b.strip() for b in by.split(",") if b.strip()] if by else None
     manifest = read_manifest(out, experiment) or {}
     if pivot is None and fmt == "markdown" and not by_list:

@@ -329,7 +329,9 @@ def check_out(out: str | os.PathLike, force: bool) -> Path:
         raise ParameterError(f"--out {p} exists and is not a folder")
     if p.exists() and any(p.iterdir()) and not force:
         raise ParameterError(f"--out {p} exists and is not empty (pass --force to replace it)")
-    return p
+    from hedgerow.userfiles import check_writable
+
+    return check_writable(p, folder=True)
 
 
 @contextlib.contextmanager
