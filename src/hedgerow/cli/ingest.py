@@ -189,9 +189,8 @@ def ccdf_cmd(folders, labels, out) -> None:
     import pandas as pd
 
     from hedgerow.errors import ParameterError
-    from hedgerow.workloads.social import degree_ccdf, load_instance, plot_ccdfs
-
     from hedgerow.userfiles import check_writable
+    from hedgerow.workloads.social import degree_ccdf, load_instance, plot_ccdfs
 
     if labels and len(labels) != len(folders):
         raise ParameterError(f"give one --label per folder ({len(folders)}), got {len(labels)}")

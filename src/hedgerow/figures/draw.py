@@ -159,7 +159,7 @@ def check_image_path(path: str | Path) -> Path:
     >>> check_image_path("overlay.jpeg2")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    hedgerow.errors.ParameterError: --out overlay.jpeg2: unknown image format 'jpeg2' (use one of: ...png...)
+    hedgerow.errors.ParameterError: --out overlay.jpeg2: unknown image format 'jpeg2' (use ...)
     """
     from matplotlib.figure import Figure
 
