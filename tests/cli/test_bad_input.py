@@ -1,0 +1,273 @@
+"""Issue 33's cases, one named test each: every bad input is one ``error:`` line, exit 2, no
+traceback and no file left behind, found before any expensive work starts."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import hedgerow as hr
+from hedgerow import metrics
+from hedgerow.cli import main
+from hedgerow.errors import ParameterError
+from hedgerow.experiment.run import run_one
+from hedgerow.pipeline.store import write_rows
+
+
+def refused(capsys, argv: list[str], *words: str) -> str:
+    """Run ``hedgerow ARGV``: exit 2, exactly one ``error:`` line holding ``words``, no
+    traceback."""
+    rc = main([str(a) for a in argv])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err, err
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert rc == 2, err
+    assert len(errors) == 1, err
+    for w in words:
+        assert w in errors[0], errors[0]
+    return errors[0]
+
+
+def files_under(d: Path) -> set[Path]:
+    return {p for p in d.rglob("*")}
+
+
+@pytest.fixture
+def afile(tmp_path) -> Path:
+    """A plain file: a path below it cannot be written (whoever runs the tests)."""
+    f = tmp_path / "afile"
+    f.write_text("x")
+    return f
+
+
+def _social(d: Path) -> Path:
+    (d / "users").mkdir(parents=True)
+    (d / "subscriptions").mkdir()
+    pd.DataFrame({"node": np.arange(4)}).to_parquet(d / "users" / "p.parquet")
+    pd.DataFrame({"node": [0, 1, 2, 3], "topic": [1, 0, 3, 2]}).to_parquet(
+        d / "subscriptions" / "p.parquet")
+    return d
+
+
+@pytest.fixture
+def social_bad_parquet(tmp_path) -> Path:
+    d = _social(tmp_path / "soc")
+    (d / "subscriptions" / "p.parquet").write_bytes(b"not a parquet file")
+    return d
+
+
+@pytest.fixture
+def social_bad_meta(tmp_path) -> Path:
+    d = _social(tmp_path / "soc")
+    (d / "meta.json").write_text("{not json")
+    return d
+
+
+# --- 1. a user's broken file or folder ------------------------------------------------------
+
+
+def test_build_social_with_a_corrupt_parquet_file(capsys, social_bad_parquet):
+    refused(capsys, ["build", "lowoda", "--social", social_bad_parquet],
+            "subscriptions", "not a readable Parquet table")
+
+
+def test_build_social_with_a_corrupt_meta_json(capsys, social_bad_meta):
+    refused(capsys, ["build", "lowoda", "--social", social_bad_meta],
+            "meta.json", "not valid JSON", "line 1 column 2")
+
+
+def test_compare_social_with_a_corrupt_parquet_file(capsys, social_bad_parquet):
+    refused(capsys, ["compare", "--protocols", "random", "-s", "vitis-twitter",
+                     "--social", social_bad_parquet], "not a readable Parquet table")
+
+
+def test_compare_social_with_a_corrupt_meta_json(capsys, social_bad_meta):
+    refused(capsys, ["compare", "--protocols", "random", "-s", "vitis-twitter",
+                     "--social", social_bad_meta], "meta.json", "not valid JSON")
+
+
+def test_churn_trace_with_corrupt_events(capsys, tmp_path):
+    d = tmp_path / "trace"
+    (d / "events").mkdir(parents=True)
+    (d / "events" / "p.parquet").write_bytes(b"junk")
+    refused(capsys, ["churn", "spidercast", "--nodes", "50", "--topics", "5", "--subs", "2",
+                     "--trace", d], "events", "not a readable Parquet table")
+
+
+def test_topology_file_that_is_not_json(capsys, tmp_path):
+    f = tmp_path / "topo.json"
+    f.write_text("[1, 2")
+    refused(capsys, ["run", "goldfish", "-s", "goldfish-real", "--topology", f, "--epochs", "1"],
+            str(f), "not valid JSON")
+
+
+@pytest.mark.parametrize("flag", ["--out", "--graphml"])
+def test_draw_into_a_path_that_cannot_be_written(capsys, afile, monkeypatch, flag):
+    import hedgerow.figures.draw as draw
+
+    monkeypatch.setattr(draw, "make_overlay", _no_work)
+    name = "x.png" if flag == "--out" else "x.graphml"
+    refused(capsys, ["draw", "spidercast", "-s", "cities", flag, afile / name],
+            "cannot write here", "is a file, not a folder")
+
+
+def _no_work(*a, **k):
+    raise AssertionError("the overlay was built before the output path was checked")
+
+
+def test_draw_to_an_unknown_image_format_before_the_build(capsys, tmp_path, monkeypatch):
+    import hedgerow.figures.draw as draw
+
+    monkeypatch.setattr(draw, "make_overlay", _no_work)
+    refused(capsys, ["draw", "spidercast", "-s", "cities", "--out", tmp_path / "x.jpeg2"],
+            "unknown image format 'jpeg2'", "png")
+    assert files_under(tmp_path) == set()
+
+
+def _rows(out: Path, experiment: str = "quickstart") -> None:
+    row = {
+        "run_id": "r1", "attempt_id": "a1", "experiment": experiment, "label": "L",
+        "kind": "build", "protocol": "spidercast", "seed": 0, "nodes": 50, "topics": 10,
+        "subs": "3", "popularity": "rss", "status": "ok", "finished_at": time.time(),
+        "code": "c", "param_kg": "3", "spec_json": "{}", "point_json": "{}",
+        "avg_degree": 4.0,
+    }  # fmt: skip
+    write_rows(out, "r1", [row])
+
+
+def test_report_html_into_a_path_that_cannot_be_written(capsys, tmp_path, afile):
+    _rows(tmp_path / "res")
+    refused(capsys, ["report", tmp_path / "res", "-e", "quickstart", "--engine", "local",
+                     "--html", afile / "r.html"], "cannot write here")
+
+
+def test_report_unknown_experiment_on_the_local_engine(capsys, tmp_path):
+    out = tmp_path / "res"
+    _rows(out)
+    other = {"run_id": "r2", "attempt_id": "a2", "experiment": "other", "label": "M",
+             "kind": "build", "protocol": "random", "seed": 0, "nodes": 50, "topics": 10,
+             "status": "ok", "finished_at": time.time(), "code": "c", "param_random": "1",
+             "param_similar": "2", "spec_json": "{}", "point_json": "{}", "avg_degree": 2.0}
+    write_rows(out, "r2", [other])
+    refused(capsys, ["report", out, "--experiment", "nosuch", "--engine", "local"],
+            "no rows of experiment 'nosuch'", "found: other, quickstart")
+
+
+@pytest.mark.parametrize("job", [["churn"], ["follower-graph", "--users", "1000"]])
+def test_ingest_into_a_folder_that_cannot_be_written_before_spark(capsys, afile, monkeypatch,
+                                                                  job):
+    import hedgerow.pipeline.session as session
+
+    monkeypatch.setattr(session, "job_session", _no_work)
+    before = files_under(afile.parent)
+    refused(capsys, ["ingest", *job, "--out", afile / "o"], "cannot write here")
+    assert files_under(afile.parent) == before  # no _logs/ beside --out
+
+
+def test_reproduce_into_a_folder_that_cannot_be_written(capsys, afile):
+    before = files_under(afile.parent)
+    refused(capsys, ["reproduce", "spidercast", "--quick", "--out", afile / "rep"],
+            "cannot write here")
+    assert files_under(afile.parent) == before
+
+
+def test_reproduce_checks_the_master_url_before_the_jvm(capsys, tmp_path):
+    refused(capsys, ["reproduce", "spidercast", "--quick", "--master", "nosuch",
+                     "--out", tmp_path / "rep"], "--master nosuch", "not a Spark master URL")
+    assert files_under(tmp_path) == set()
+
+
+# --- 4. reports that read as complete when they are not -----------------------------------
+
+
+def test_reproduce_report_only_on_an_empty_folder(capsys, tmp_path):
+    refused(capsys, ["reproduce", "spidercast", "--quick", "--report-only",
+                     "--out", tmp_path / "empty"], "holds none of the", "runs of spidercast")
+    assert files_under(tmp_path) == set()
+
+
+def test_missing_runs_are_counted_and_stated_in_the_report_header(tmp_path):
+    from hedgerow.figures.html import paper_report
+    from hedgerow.figures.papers import Results, get_paper
+    from hedgerow.pipeline.reproduce import missing_runs, spec_for
+
+    paper = get_paper("spidercast")
+    first = spec_for(paper.experiments[0], True).expand()[0]
+    _rows(tmp_path)  # a row of another experiment does not count
+    missing, expected = missing_runs(paper, tmp_path, quick=True)
+    assert missing == expected > 1
+    row = {"run_id": first.run_id, "attempt_id": "a", "experiment": first.experiment,
+           "label": first.label, "kind": "build", "protocol": "spidercast", "seed": 0,
+           "status": "ok", "finished_at": time.time(), "code": "c", "spec_json": "{}",
+           "point_json": "{}", "avg_degree": 4.0}
+    write_rows(tmp_path, first.run_id, [row])
+    assert missing_runs(paper, tmp_path, quick=True) == (expected - 1, expected)
+    s = paper_report(paper, Results(tmp_path, quick=True), tmp_path / "report",
+                     runs=(expected - 1, expected))
+    assert f"Incomplete: {expected - 1} of {expected} runs missing" in s["path"].read_text()
+
+
+# --- 7. silently accepted ------------------------------------------------------------------
+
+
+def test_hedgerow_data_pointing_at_a_missing_folder(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("HEDGEROW_DATA", str(tmp_path / "nope"))
+    refused(capsys, ["compare", "--protocols", "spidercast", "-s", "cities"],
+            "HEDGEROW_DATA", "is not a folder")
+
+
+def test_compare_a_protocol_listed_twice(capsys):
+    refused(capsys, ["compare", "--protocols", "spidercast,spidercast", "-s", "cities"],
+            "'spidercast' twice")
+
+
+def test_api_compare_with_one_string_names_the_argument():
+    with pytest.raises(ParameterError, match="protocols must be a list of names") as e:
+        hr.compare("spidercast", "cities")
+    assert e.value.key == "protocols"
+
+
+def test_api_simulate_with_params_as_text_names_the_argument():
+    with pytest.raises(ParameterError, match="params must be a mapping") as e:
+        hr.simulate("topiary", "cities", params="eta=2", epochs=1)
+    assert e.value.key == "params"
+
+
+@pytest.mark.parametrize("fn", [metrics.overlay_summary, metrics.topic_diameters,
+                                metrics.topic_overlay_diameters, metrics.topic_components])
+def test_api_metrics_with_a_wrong_overlay_names_the_argument(fn):
+    inst = hr.make_instance(nodes=10, topics=3, subs=1)
+    with pytest.raises(ParameterError, match="overlay must be a Overlay, got str") as e:
+        fn("x", inst)
+    assert e.value.key == "overlay"
+
+
+def test_api_metrics_with_a_wrong_instance_names_the_argument():
+    with pytest.raises(ParameterError, match="instance must be a Instance") as e:
+        metrics.tdi([1, 2], 3)
+    assert e.value.key == "instance"
+
+
+@pytest.mark.parametrize("run", [{"bad": 1}, "run", {"run_id": "r", "experiment": "e",
+                                                     "label": "l", "scenario": 3}])
+def test_api_run_one_with_a_wrong_run_names_the_argument(run):
+    with pytest.raises(ParameterError, match=r"run_one: run") as e:
+        run_one(run)
+    assert e.value.key.startswith("run")
+
+
+def test_reading_errors_name_the_file(tmp_path):
+    from hedgerow.errors import DataError
+    from hedgerow.workloads.social import load_instance
+
+    d = _social(tmp_path / "soc")
+    (d / "users" / "p.parquet").unlink()
+    pd.DataFrame({"user": [1]}).to_parquet(d / "users" / "p.parquet")
+    with pytest.raises(DataError, match="users/ table has no 'node' column"):
+        load_instance(d)
+    assert json.loads(json.dumps({"ok": 1}))  # the boundary leaves valid JSON alone
