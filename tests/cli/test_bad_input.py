@@ -271,3 +271,36 @@ def test_reading_errors_name_the_file(tmp_path):
     with pytest.raises(DataError, match="users/ table has no 'node' column"):
         load_instance(d)
     assert json.loads(json.dumps({"ok": 1}))  # the boundary leaves valid JSON alone
+
+
+# --- 6. spec checks done at load (sweep --dry-run catches them) ---------------------------
+
+
+def _spec(tmp_path: Path, text: str) -> Path:
+    f = tmp_path / "spec.yaml"
+    f.write_text(text)
+    return f
+
+
+BUILD = ("experiment: e\nscenario:\n  protocol: ringpt\n"
+         "  workload: {nodes: %s, topics: 10, subs: 2}\n")
+
+
+def test_dry_run_refuses_a_pivot_not_among_by(capsys, tmp_path):
+    spec = _spec(tmp_path, BUILD % 50 + "report: {by: [label], pivot: nodes}\n")
+    refused(capsys, ["sweep", spec, "--dry-run", "--out", tmp_path / "o"],
+            "report", "pivot 'nodes' is not among by (label)")
+
+
+def test_dry_run_refuses_a_workload_that_does_not_fit_in_memory(capsys, tmp_path):
+    spec = _spec(tmp_path, BUILD % 10**12)
+    refused(capsys, ["sweep", spec, "--dry-run", "--out", tmp_path / "o"],
+            "workload", "GiB of memory")
+
+
+def test_dry_run_refuses_a_social_folder_that_does_not_exist(capsys, tmp_path):
+    spec = _spec(tmp_path, "experiment: e\nscenario:\n  kind: run\n  protocol: vitis\n"
+                 f"  run: {{name: vitis-twitter, social: {tmp_path / 'nope'}}}\n")
+    refused(capsys, ["sweep", spec, "--dry-run", "--out", tmp_path / "o"],
+            "run.social", "neither a named social input nor an existing folder")
+    assert not (tmp_path / "o").exists()
