@@ -304,3 +304,20 @@ def test_dry_run_refuses_a_social_folder_that_does_not_exist(capsys, tmp_path):
     refused(capsys, ["sweep", spec, "--dry-run", "--out", tmp_path / "o"],
             "run.social", "neither a named social input nor an existing folder")
     assert not (tmp_path / "o").exists()
+
+
+# --- 3. sizes refused by the one memory estimate, before allocating or starting Spark -------
+
+
+def test_run_with_a_billion_messages_is_refused(capsys):
+    refused(capsys, ["run", "goldfish", "-s", "goldfish-random", "--messages", "1000000000"],
+            "1,000,000,000 messages per epoch", "GiB of memory")
+
+
+def test_ingest_follower_graph_with_a_billion_users_before_spark(capsys, tmp_path, monkeypatch):
+    import hedgerow.pipeline.session as session
+
+    monkeypatch.setattr(session, "job_session", _no_work)
+    refused(capsys, ["ingest", "follower-graph", "--users", "1000000000", "--out",
+                     tmp_path / "fg"], "1,000,000,000 users", "GiB of memory")
+    assert files_under(tmp_path) == set()

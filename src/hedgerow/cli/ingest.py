@@ -135,8 +135,11 @@ def social_cmd(edges, size, seeds, seed, directed, out, force, master) -> None:
 def follower_graph_cmd(users, seed, exponent, mean, max_frac, out, force, master) -> None:
     """Synthetic power-law follower graph (Vitis Twitter statistics), generated in Spark."""
     from hedgerow.pipeline.ingest.follower_graph import degree_bounds, ingest_follower_graph
+    from hedgerow.workloads.memory import check_sizes
 
     degree_bounds(users, exponent, mean, max_frac)  # bad values: one line, before the JVM
+    check_sizes(f"a follower graph of {users:,} users with {mean:g} followees on average",
+                users=users, mean_degree=mean)
     _run(
         "follower-graph", ingest_follower_graph, out, master, users=users, seed=seed,
         exponent=exponent, mean=mean, max_frac=max_frac, force=force,
