@@ -20,6 +20,9 @@ stderr_console = Console(stderr=True)
 class HedgerowGroup(click.Group):
     """A click group that turns a user's error into one line and exit 2.
 
+    Click's usage errors (an option's wrong type, a missing argument) are one
+    ``error:`` line as well, naming the command's help.
+
     :class:`HedgerowError` is the library's own; an :class:`OSError` met on a
     user's path (a folder that cannot be written, a disk that fills) is the
     last line of :mod:`hedgerow.userfiles`' boundary and is named the same way.
@@ -30,6 +33,10 @@ class HedgerowGroup(click.Group):
             return super().invoke(ctx)
         except HedgerowError as e:
             click.echo(f"error: {_one_line(e)}", err=True)
+            sys.exit(2)
+        except click.UsageError as e:  # a bad option or argument: one line too, with the help
+            where = e.ctx.command_path if e.ctx is not None else "hedgerow"
+            click.echo(f"error: {_one_line(e.format_message())} (see {where} -h)", err=True)
             sys.exit(2)
         except OSError as e:
             if type(e).__module__ not in ("builtins", "io"):

@@ -53,7 +53,7 @@ def _run(job: str, fn: Callable[..., dict], out: str, master: str | None, **kwar
 
     check_out(out, bool(kwargs.get("force")))
     for key in ("servers", "pings", "matrix", "edges", "trace"):
-        if kwargs.get(key):
+        if kwargs.get(key) is not None:  # an empty path is an error, not the default
             require_input(kwargs[key], f"--{key}")
     check_master(master)
     log_file = None
@@ -114,7 +114,9 @@ def perigee_cmd(matrix, out, force, master) -> None:
 @_verbose
 def social_cmd(edges, size, seeds, seed, directed, out, force, master) -> None:
     """BFS (snowball) sample of a social graph as a subscription instance."""
-    from hedgerow.pipeline.ingest.social import ingest_social
+    from hedgerow.pipeline.ingest.social import _parse_size, ingest_social
+
+    _parse_size(size)  # a bad --size: one line, before the JVM
 
     _run(
         "social", ingest_social, out, master, size=size, edges=edges, seeds=seeds, seed=seed,
@@ -177,6 +179,10 @@ def churn_cmd(source, trace, nodes, seed, population, out, force, master) -> Non
         k = int(nodes)
     else:
         raise ParameterError(f"--nodes must be a positive integer or 'all', got {nodes!r}")
+    if k is not None:
+        from hedgerow.workloads.memory import check_sizes
+
+        check_sizes(f"a churn sample of {k:,} nodes", nodes=k, churn=True)
     _run(
         "churn", ingest_churn, out, master, source=source, trace=trace, nodes=k, seed=seed,
         population=population, force=force,
