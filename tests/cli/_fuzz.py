@@ -109,6 +109,16 @@ def _setting_bad(flag: str) -> list[str]:
     return []
 
 
+def _accepts_inf(flag: str) -> bool:
+    """A declared float without an upper bound takes +inf by design (``--lifetime inf``:
+    nodes never leave); a duration must be finite."""
+    from hedgerow.world_settings import WORLD_SETTINGS
+
+    return flag != "--duration" and any(
+        s.flag == flag and s.param.kind == "float" and s.param.high is None
+        for s in WORLD_SETTINGS.values())
+
+
 def _param_bad(protocol: str) -> list[str]:
     """``-p NAME=VALUE`` values the protocol's declarations refuse."""
     from hedgerow.protocols import REGISTRY
@@ -156,7 +166,8 @@ def build_space() -> Space:
                 if isinstance(t, click.IntRange) and t.max is not None:
                     vals.append(str(t.max + 1))
             elif isinstance(t, click.types.FloatParamType):
-                vals = list(FLOAT_BAD)
+                vals = [v for v in FLOAT_BAD
+                        if not (_accepts_inf(long) and v in ("inf", "1e999"))]
             elif isinstance(t, click.Path):
                 vals = _path_bad(t, long, path)
             elif long in ("-p", "--param"):

@@ -321,3 +321,88 @@ def test_ingest_follower_graph_with_a_billion_users_before_spark(capsys, tmp_pat
     refused(capsys, ["ingest", "follower-graph", "--users", "1000000000", "--out",
                      tmp_path / "fg"], "1,000,000,000 users", "GiB of memory")
     assert files_under(tmp_path) == set()
+
+
+# --- churn: checked first, byte-reproducible ----------------------------------------------
+
+CHURN = ["churn", "spidercast", "--nodes", "60", "--topics", "8", "--subs", "2", "--seed", "3"]
+
+
+def test_churn_duration_inf_without_json(capsys):
+    refused(capsys, [*CHURN, "--lifetime", "20", "--duration", "inf"],
+            "--duration must be a finite time")
+
+
+def test_churn_with_a_hundred_million_nodes_is_refused_before_allocating(capsys):
+    refused(capsys, ["churn", "spidercast", "--nodes", "100000000", "--topics", "8", "--subs",
+                     "2", "--lifetime", "20"], "100,000,000 nodes", "GiB of memory")
+
+
+def test_churn_bad_protocol_parameter_before_the_run(capsys):
+    refused(capsys, [*CHURN, "--lifetime", "20", "-p", "membership=abc"],
+            "membership must be a number")
+
+
+def test_churn_json_no_timings_is_the_same_bytes_twice(capsys):
+    argv = [*CHURN, "--lifetime", "20", "--duration", "50", "--snapshot-every", "10", "--json",
+            "--no-timings"]
+    outs = []
+    for _ in range(2):
+        assert main(argv) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] and "wall_seconds" not in outs[0]
+    assert len(outs[0].splitlines()) == 6  # five snapshots and the summary
+    assert main(argv[:-1]) == 0 and "wall_seconds" in capsys.readouterr().out
+
+
+# --- 5. advice in messages, tested by following it ------------------------------------------
+
+
+def _sparse_trace(d: Path) -> Path:
+    (d / "events").mkdir(parents=True)
+    pd.DataFrame({"seq": np.arange(4), "time_s": [0.0, 0.0, 3.0, 8.0], "node": [0, 9, 4, 9],
+                  "event": [1, 1, 1, -1]}).to_parquet(d / "events" / "p.parquet")
+    return d
+
+
+def test_the_churn_warnings_nodes_advice_is_accepted(capsys, tmp_path):
+    trace = _sparse_trace(tmp_path / "tr")
+    base = ["churn", "spidercast", "--topics", "4", "--subs", "1", "--trace", trace,
+            "--duration", "10", "--snapshot-every", "5", "--json"]
+    assert main([str(a) for a in [*base, "--nodes", "30"]]) == 0
+    err = capsys.readouterr().err
+    [advice] = [w for w in err.splitlines() if "use --nodes" in w]
+    n = advice.rsplit("use --nodes ", 1)[1].rstrip(")")
+    assert n == "10"  # the largest node id is 9
+    assert main([str(a) for a in [*base, "--nodes", n]]) == 0  # followed: accepted
+    err = capsys.readouterr().err
+    assert "use --nodes" not in err and "node ids leave gaps" in err  # no advice twice
+
+
+def test_the_trace_errors_nodes_advice_is_accepted(capsys, tmp_path):
+    trace = _sparse_trace(tmp_path / "tr")
+    base = ["churn", "spidercast", "--topics", "4", "--subs", "1", "--trace", trace,
+            "--duration", "10", "--json"]
+    line = refused(capsys, [*base, "--nodes", "5"], "use at least")
+    n = line.rsplit("use at least ", 1)[1].split()[0]
+    assert main([str(a) for a in [*base, "--nodes", n]]) == 0
+
+
+def test_a_scenarios_every_node_publishers_follow_nodes(capsys):
+    """perigee-matrix's publishers are every node: --nodes 300 runs, no --publishers asked."""
+    from hedgerow.scenarios.world import resolve_scenario
+
+    assert resolve_scenario("perigee-matrix", nodes=300).publishers == "unif:300"
+    assert resolve_scenario("goldfish-fig2", nodes=50).publishers == "unif:3"  # not every node
+    assert main(["run", "perigee", "-s", "perigee-matrix", "--nodes", "120", "--epochs", "1",
+                 "--messages", "3", "--json"]) == 0
+    capsys.readouterr()
+
+
+# --- issue 27's cases, kept as regression tests -------------------------------------------
+
+
+def test_churn_scenario_refuses_the_workload_options_it_would_drop(capsys):
+    for extra in (["--lifetime", "5"], ["--nodes", "50"]):
+        refused(capsys, ["churn", "lowoda-inc", "--scenario", "fb1k-google", *extra],
+                "cannot be used with --scenario fb1k-google")

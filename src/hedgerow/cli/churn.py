@@ -49,6 +49,9 @@ def _clean(value):
 @click.option(
     "--json", "as_json", is_flag=True, help="One JSON line per snapshot, then a summary line."
 )
+@click.option("--no-timings", is_flag=True,
+              help="Leave the wall-clock fields (wall_seconds, repair_seconds...) out of the "
+                   "output, so that two runs of a seed print the same bytes.")
 def churn_cmd(
     protocol,
     nodes,
@@ -62,6 +65,7 @@ def churn_cmd(
     speedup,
     params,
     as_json,
+    no_timings,
 ):
     """Run PROTOCOL's overlay under churn (SpiderCast section 3.8) and snapshot it.
 
@@ -95,7 +99,7 @@ def churn_cmd(
                 f"{given[0]} cannot be used with --scenario {scenario}, which brings its own "
                 "workload and churn; give one"
             )
-        _scenario_run(protocol, scenario, settings, seed, params, as_json)
+        _scenario_run(protocol, scenario, settings, seed, params, as_json, no_timings)
         return
     if settings["events"] is not None:
         raise ParameterError("--events replays a named churn scenario: give --scenario NAME")
@@ -103,11 +107,21 @@ def churn_cmd(
         raise ParameterError("--speedup replays a trace: give --trace DIR")
     opts = {k: WORLD_SETTINGS[k].default if v is None else v for k, v in settings.items()}
     _synthetic_run(protocol, nodes, topics, subs, popularity, seed, opts, trace,
-                   1.0 if speedup is None else speedup, params, as_json)
+                   1.0 if speedup is None else speedup, params, as_json, no_timings)
+
+
+def _wall_clock(key: str) -> bool:
+    """A field measured by the clock on the wall (left out by ``--no-timings``)."""
+    return key in ("wall_seconds", "start_seconds") or key.startswith(("repair_seconds",
+                                                                       "repair_cpu_seconds"))
+
+
+def _untimed(record: dict, no_timings: bool) -> dict:
+    return {k: v for k, v in record.items() if not (no_timings and _wall_clock(k))}
 
 
 def _synthetic_run(protocol, nodes, topics, subs, popularity, seed, opts, trace, speedup,
-                   params, as_json) -> None:
+                   params, as_json, no_timings=False) -> None:
     """Synthetic churn (``--lifetime``) or a replayed ``--trace`` on a synthetic workload."""
     from hedgerow.errors import ParameterError
     from hedgerow.progress import progress_bar
@@ -122,9 +136,18 @@ def _synthetic_run(protocol, nodes, topics, subs, popularity, seed, opts, trace,
     lifetime, duration = opts["lifetime"], opts["duration"]
     if (lifetime is None) == (trace is None):
         raise ParameterError("give exactly one of --lifetime (synthetic churn) and --trace")
+    if not math.isfinite(duration):
+        raise ParameterError(f"--duration must be a finite time, got {duration}", key="duration")
+    from hedgerow.protocols import get_protocol
+    from hedgerow.workloads.memory import check_sizes
+    from hedgerow.workloads.subscriptions import parse_subs
+
+    get_protocol(protocol, **parse_params(params)).checked()  # -p before any work
     topics = WORKLOAD_DEFAULTS["topics"] if topics is None else topics
     subs = WORKLOAD_DEFAULTS["subs"] if subs is None else subs
     popularity = WORKLOAD_DEFAULTS["popularity"] if popularity is None else popularity
+    check_sizes(f"churn on {nodes:,} nodes and {topics:,} topics", nodes=nodes, topics=topics,
+                subs=parse_subs(subs)[1], churn=True)
     inst = make_instance(nodes=nodes, topics=topics, subs=subs, popularity=popularity, seed=seed)
     churn = None
     if trace is not None:
@@ -152,15 +175,17 @@ def _synthetic_run(protocol, nodes, topics, subs, popularity, seed, opts, trace,
 
         ran = {"params": get_protocol(protocol, **parse_params(params)).checked()}
         for row in result.rows:
-            click.echo(json.dumps({"kind": "snapshot", **{k: _clean(v) for k, v in row.items()},
+            click.echo(json.dumps({"kind": "snapshot", **{k: _clean(v) for k, v in
+                                                          _untimed(row, no_timings).items()},
                                    **ran}))
-        summary = {**{k: _clean(v) for k, v in result.summary.items()}, **ran}
+        summary = {**{k: _clean(v) for k, v in _untimed(result.summary, no_timings).items()},
+                   **ran}
         click.echo(json.dumps({"kind": "summary", **summary}))
         return
     _print(result)
 
 
-def _scenario_run(protocol, scenario, settings, seed, params, as_json) -> None:
+def _scenario_run(protocol, scenario, settings, seed, params, as_json, no_timings=False) -> None:
     """``--scenario``: prepare the inputs, replay event by event, print rows."""
     from hedgerow.errors import ParameterError
     from hedgerow.pipeline.inputs import ensure_inputs
@@ -201,9 +226,10 @@ def _scenario_run(protocol, scenario, settings, seed, params, as_json) -> None:
     if as_json:
         ran = {"params": res.summary["params"]}
         for row in res.rows:
-            click.echo(json.dumps({**{k: _clean(v) for k, v in row.items()}, **ran},
-                                  default=str))
-        click.echo(json.dumps({"kind": "summary", **{k: _clean(v) for k, v in summary.items()}},
+            click.echo(json.dumps({**{k: _clean(v) for k, v in _untimed(row, no_timings).items()},
+                                   **ran}, default=str))
+        click.echo(json.dumps({"kind": "summary", **{k: _clean(v) for k, v in
+                                                     _untimed(summary, no_timings).items()}},
                               default=str))
         return
     from rich.console import Console
