@@ -58,6 +58,9 @@ BASE: dict[str, list[str]] = {
     "ingest ccdf": ["ingest", "ccdf", "{fx}/social", "--out", "{tmp}/ccdf"],
 }
 
+#: text options that name a file to write (``run --trace FILE``)
+OUTPUT_TEXT = {("run", "--trace"), ("compare", "--trace")}
+
 #: options whose every value is valid (free text), never fuzzed
 FREE = {"--label", "--help"}
 
@@ -157,7 +160,9 @@ def build_space() -> Space:
                 continue
             t = p.type
             vals: list[str]
-            if isinstance(t, click.Choice):
+            if (path, long) in OUTPUT_TEXT:
+                vals = ["{fx}/afile/sub.parquet", "{fx}/empty", ""]
+            elif isinstance(t, click.Choice):
                 vals = ["nosuch", ""]
             elif isinstance(t, (click.types.IntParamType, click.IntRange)):
                 vals = list(INT_BAD)

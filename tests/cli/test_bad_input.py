@@ -406,3 +406,51 @@ def test_churn_scenario_refuses_the_workload_options_it_would_drop(capsys):
     for extra in (["--lifetime", "5"], ["--nodes", "50"]):
         refused(capsys, ["churn", "lowoda-inc", "--scenario", "fb1k-google", *extra],
                 "cannot be used with --scenario fb1k-google")
+
+
+# --- found by the fuzzer --------------------------------------------------------------------
+
+
+def test_run_trace_with_an_empty_name(capsys):
+    refused(capsys, ["run", "ringpt", "-s", "cities", "--epochs", "1", "--trace="],
+            "--trace ''", "name a file")
+
+
+def test_run_trace_to_a_file_whose_name_holds_a_colon(capsys, tmp_path, monkeypatch):
+    """pyarrow reads ``unif:0`` as a URI; a local file name is a local file name."""
+    from hedgerow.trace import read_trace
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "ringpt", "-s", "cities", "--epochs", "1", "--messages", "3",
+                 "--json", "--trace", "unif:0"]) == 0
+    capsys.readouterr()
+    df, _ = read_trace("unif:0")
+    assert len(df) > 0 and sorted(p.name for p in tmp_path.iterdir()) == ["unif:0"]
+
+
+def test_a_usage_error_is_one_error_line(capsys):
+    refused(capsys, ["build", "ringpt", "--nodes", "abc"], "'abc' is not a valid integer",
+            "hedgerow build -h")
+
+
+@pytest.mark.parametrize("argv", [
+    ["report", "{rows}", "-e", "quickstart", "--engine", "local", "--master", "nosuch"],
+    ["report", "{rows}", "-e", "quickstart", "--by", ""],
+    ["sweep", "{spec}", "--out", "{afile}/o"],
+    ["ingest", "follower-graph", "--users", "1000", "--mean", "nan", "--out", "{tmp}/o"],
+    ["ingest", "social", "--size", "abc", "--out", "{tmp}/o"],
+    ["ingest", "churn", "--trace", "", "--out", "{tmp}/o"],
+    ["ingest", "churn", "--nodes", "10000000000000", "--out", "{tmp}/o"],
+    ["pictures", "vitis", "--nodes", "40", "--topics", "5", "--subs", "2", "--topic", "9"],
+])
+def test_fuzzer_findings(capsys, tmp_path, afile, monkeypatch, argv):
+    import hedgerow.pipeline.session as session
+
+    monkeypatch.setattr(session, "job_session", _no_work)
+    monkeypatch.chdir(tmp_path)
+    _rows(tmp_path / "rows")
+    spec = _spec(tmp_path, BUILD % 30)
+    before = files_under(tmp_path)
+    refused(capsys, [a.format(rows=tmp_path / "rows", spec=spec, afile=afile, tmp=tmp_path)
+                     for a in argv])
+    assert files_under(tmp_path) == before
