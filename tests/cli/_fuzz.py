@@ -279,8 +279,20 @@ class Outcome:
 
 def argv_for(command: str, option: str, value: str, tmp: Path, fx: Path) -> list[str]:
     """The base command line of ``command`` with ``option`` (or argument) set to ``value``."""
-    base = [a.format(tmp=tmp, fx=fx) for a in BASE[command]]
-    value = value.format(tmp=tmp, fx=fx)
+    return mutate([a.format(tmp=tmp, fx=fx) for a in BASE[command]], command, option,
+                  value.format(tmp=tmp, fx=fx))
+
+
+def argv_with(command: str, changes: list[tuple[str, str]], tmp: Path, fx: Path) -> list[str]:
+    """The base command line of ``command`` with several options set (the long run's cases)."""
+    argv = [a.format(tmp=tmp, fx=fx) for a in BASE[command]]
+    for option, value in changes:
+        argv = mutate(argv, command, option, value.format(tmp=tmp, fx=fx))
+    return argv
+
+
+def mutate(base: list[str], command: str, option: str, value: str) -> list[str]:
+    """``base`` with ``option`` (or the command's first argument) set to ``value``."""
     words = command.split()
     if not option.startswith("-"):  # an argument: the first one after the command's words
         argv = list(base)
@@ -295,6 +307,7 @@ def argv_for(command: str, option: str, value: str, tmp: Path, fx: Path) -> list
         if alias in argv:
             i = argv.index(alias)
             del argv[i:i + 2]
+        argv = [a for a in argv if not a.startswith(f"{alias}=")]
     if option.startswith("--"):
         return [*argv, f"{option}={value}"]
     return [*argv, option, value]
