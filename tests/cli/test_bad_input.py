@@ -454,3 +454,14 @@ def test_fuzzer_findings(capsys, tmp_path, afile, monkeypatch, argv):
     refused(capsys, [a.format(rows=tmp_path / "rows", spec=spec, afile=afile, tmp=tmp_path)
                      for a in argv])
     assert files_under(tmp_path) == before
+
+
+def test_reproduce_into_a_folder_another_sweep_holds(capsys, tmp_path, monkeypatch):
+    import hedgerow.pipeline.session as session
+    from hedgerow.pipeline.store import sweep_lock
+
+    monkeypatch.setattr(session, "preflight", lambda master: None)
+    monkeypatch.setattr(session, "get_spark", _no_work)
+    with sweep_lock(tmp_path / "rep"):
+        refused(capsys, ["reproduce", "spidercast", "--quick", "--out", tmp_path / "rep"],
+                "is in use by hedgerow sweep pid")

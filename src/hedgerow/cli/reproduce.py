@@ -73,6 +73,10 @@ def reproduce_cmd(paper: str | None, out: Path, quick: bool, master: str | None,
 
         check_master(master)  # the checks of sweep, before a JVM starts or OUT is written
         preflight(master)
+        from hedgerow.pipeline.store import sweep_lock
+
+        with sweep_lock(out, "reproduce"):  # another writer in OUT: one line, before the JVM
+            pass
 
         s = reproduce(paper, out, quick=quick, master=master, progress=progress,
                       log=lambda m: click.echo(m, err=True),
