@@ -465,3 +465,25 @@ def test_reproduce_into_a_folder_another_sweep_holds(capsys, tmp_path, monkeypat
     with sweep_lock(tmp_path / "rep"):
         refused(capsys, ["reproduce", "spidercast", "--quick", "--out", tmp_path / "rep"],
                 "is in use by hedgerow sweep pid")
+
+
+def test_reproduce_report_only_on_a_partial_folder_says_what_is_missing(capsys, tmp_path):
+    from hedgerow.figures.papers import get_paper
+    from hedgerow.pipeline.reproduce import spec_for
+
+    paper = get_paper("spidercast")
+    first = spec_for(paper.experiments[0], True).expand()[0]
+    write_rows(tmp_path, first.run_id, [{
+        "run_id": first.run_id, "attempt_id": "a", "experiment": first.experiment,
+        "label": first.label, "kind": "build", "protocol": "spidercast", "seed": 0,
+        "status": "ok", "finished_at": time.time(), "code": "c", "spec_json": "{}",
+        "point_json": "{}", "avg_degree": 4.0}])
+    assert main(["reproduce", "spidercast", "--quick", "--report-only",
+                 "--out", str(tmp_path)]) == 0
+    from hedgerow.pipeline.reproduce import missing_runs
+
+    missing, expected = missing_runs(paper, tmp_path, quick=True)
+    line = capsys.readouterr().out
+    assert f": {missing} of {expected} runs missing; " in line and "figures drawn" in line, line
+    html = (tmp_path / "report" / "spidercast-quick.html").read_text()
+    assert f"Incomplete: {expected - 1} of {expected} runs missing" in html
