@@ -487,3 +487,14 @@ def test_reproduce_report_only_on_a_partial_folder_says_what_is_missing(capsys, 
     assert f": {missing} of {expected} runs missing; " in line and "figures drawn" in line, line
     html = (tmp_path / "report" / "spidercast-quick.html").read_text()
     assert f"Incomplete: {expected - 1} of {expected} runs missing" in html
+
+
+def test_every_shipped_spec_passes_the_load_checks():
+    """The checks at load refuse no spec of the reproductions (pivot metric, dotted keys)."""
+    from hedgerow.experiment import load_spec
+
+    root = Path(__file__).resolve().parents[2] / "experiments"
+    specs = sorted(root.glob("*.yaml"))
+    assert len(specs) > 20
+    for f in specs:
+        load_spec(f)

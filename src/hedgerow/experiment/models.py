@@ -460,9 +460,13 @@ class ReportSpec(_Strict):
 
     @model_validator(mode="after")
     def _pivot_in_by(self) -> ReportSpec:
-        if self.pivot is not None and self.by and self.pivot not in self.by:
+        from hedgerow.experiment.rows import column_for_key
+
+        if self.pivot is None or self.pivot == "metric" or not self.by:
+            return self  # metric: one column per metric, the report's own layout
+        if column_for_key(self.pivot) not in {column_for_key(b) for b in self.by}:
             raise ValueError(f"pivot {self.pivot!r} is not among by ({', '.join(self.by)}); "
-                             "add it to by or change the pivot")
+                             "add it to by, or use pivot: metric")
         return self
 
 
