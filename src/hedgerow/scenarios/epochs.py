@@ -45,7 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from hedgerow.dissemination import POLICIES, edge_delays
+from hedgerow.dissemination import POLICIES, Delivery, MessageBatch, edge_delays
+from hedgerow.dissemination.contended import disseminate_contended
 from hedgerow.dissemination.chunks import disseminate_chunks
 from hedgerow.dissemination.mesh import EntryTopics, entry_topics
 from hedgerow.errors import ParameterError
@@ -136,14 +137,22 @@ def _disseminate(
     on_chunk: Callable[[np.ndarray, Any, np.ndarray], None] | None = None,
     labels: EntryTopics | None = None,
     silent: np.ndarray | None = None,
+    epoch: int = 0,
 ) -> EpochDelivery:
     """One epoch's messages over the CSR graph; the per-message arrays of the observers.
 
     ``silent`` (nodes that forward nothing of the attack's topic this epoch)
-    replaces the attack's fixed silent set.
+    replaces the attack's fixed silent set.  On a contended world
+    (:attr:`World.contended`) every message of the epoch is simulated together
+    (:func:`_disseminate_contended`); otherwise in memory-bounded chunks, as
+    before.
     """
     attack = world.attack
     ed = np.asarray(edge_delays(indptr, indices, world.latency), dtype=np.float64)
+    if world.contended:
+        return _disseminate_contended(world, indptr, indices, ed, publisher, topic, policy,
+                                      epoch=epoch, record_edges=record_edges,
+                                      on_chunk=on_chunk, labels=labels, silent=silent)
     rec = EpochDelivery.empty(publisher, topic, world.n_nodes)
     for sel, dl, emap in disseminate_chunks(
         indptr,
@@ -163,6 +172,53 @@ def _disseminate(
         rec.add(sel, dl)
         if on_chunk is not None:
             on_chunk(sel, dl, emap)
+    return rec
+
+
+def _disseminate_contended(
+    world: World,
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    ed: np.ndarray,
+    publisher: np.ndarray,
+    topic: np.ndarray,
+    policy: str,
+    *,
+    epoch: int,
+    record_edges: bool,
+    on_chunk: Callable[[np.ndarray, Any, np.ndarray], None] | None,
+    labels: EntryTopics | None,
+    silent: np.ndarray | None,
+) -> EpochDelivery:
+    """The epoch's messages as one contended simulation
+    (:func:`~hedgerow.dissemination.disseminate_contended`): one chunk, every message.
+
+    Sizes, publication instants and the loss and jitter keys are the epoch's
+    (:meth:`World.wire`); the :class:`~hedgerow.dissemination.ContendedDelivery`
+    is kept on the record (``rec.wire``) for the byte measures.
+    """
+    attack = world.attack
+    quiet = silent if silent is not None else (None if attack is None else attack.silent)
+    if quiet is not None and np.any(quiet):
+        raise ParameterError(
+            "bandwidth: nodes that withhold a topic are not modelled on a contended network; "
+            "drop the network settings or choose a world without withholding attackers",
+            key="bandwidth",
+        )
+    assert world.network is not None
+    size, published, rng = world.wire(epoch, topic)
+    batch = MessageBatch.create(publisher, topic, world.scenario.ttl)
+    d = disseminate_contended(
+        indptr, indices, ed, world.proc, world.instance.masks, batch, world.network,
+        size=size, publish_at=published, policy=policy, labels=labels, rng=rng,
+        record_edges=record_edges,
+    )
+    rec = EpochDelivery.empty(publisher, topic, world.n_nodes)
+    everything = np.arange(len(publisher))
+    rec.add(everything, d)
+    rec.wire = d
+    if on_chunk is not None:
+        on_chunk(everything, d, np.arange(len(indices), dtype=np.int64))
     return rec
 
 
@@ -221,10 +277,29 @@ def _resender(
     world: World, indptr: np.ndarray, indices: np.ndarray, ep: Epoch, policy: str
 ) -> Callable[[np.ndarray, Callable[..., None]], None]:
     """``ep.resend``: messages ``ids`` of ``ep`` sent again as the epoch sent them, every
-    link's arrival recorded, each chunk handed to ``on_chunk``."""
+    link's arrival recorded, each chunk handed to ``on_chunk``.
+
+    On a contended world messages of an epoch meet in the queues, so the whole
+    epoch is sent again (same sizes, instants and draws) and ``on_chunk`` gets
+    the rows of ``ids``.
+    """
 
     def resend(ids: np.ndarray, on_chunk: Callable[..., None]) -> None:
         assert ep.publisher is not None and ep.topic is not None
+        if world.contended:
+            ids = np.asarray(ids, dtype=np.int64)
+
+            def rows(sel: np.ndarray, d: Any, emap: np.ndarray) -> None:
+                part = Delivery(**{
+                    f: None if getattr(d, f) is None else getattr(d, f)[ids]
+                    for f in Delivery.__dataclass_fields__
+                })
+                on_chunk(np.arange(len(ids)), part, emap)
+
+            _disseminate(world, indptr, indices, ep.publisher, ep.topic, policy,
+                         record_edges=True, on_chunk=rows, labels=ep.labels, silent=ep.silent,
+                         epoch=ep.number)
+            return
         _disseminate(world, indptr, indices, ep.publisher[ids], ep.topic[ids], policy,
                      record_edges=True, on_chunk=on_chunk, labels=ep.labels, silent=ep.silent)
 
@@ -291,7 +366,8 @@ def _run_static(
             return  # nothing to send: the observers route their own events
         ep.labels = labels
         ep.rec = _disseminate(world, indptr, indices, ep.publisher, ep.topic, policy,
-                              record_edges=False, labels=labels, silent=ep.silent)
+                              record_edges=False, labels=labels, silent=ep.silent,
+                              epoch=ep.number)
         ep.resend = _resender(world, indptr, indices, ep, policy)
 
     _run_epoch(run, ep, controls, observers, disseminate, emit)
@@ -361,7 +437,8 @@ def _run_adaptive(
         slot_full = entry_index(indptr, indices, out.reshape(-1), src_of_slot).reshape(n, d)
         feed = _ChunkFeed(proto, state, ep.publisher, ep.topic, slot_full, indptr, indices)
         ep.rec = _disseminate(world, indptr, indices, ep.publisher, ep.topic, policy,
-                              record_edges=True, on_chunk=feed, silent=ep.silent)
+                              record_edges=True, on_chunk=feed, silent=ep.silent,
+                              epoch=ep.number)
         linked = np.zeros((n, n), dtype=bool)
         linked[np.repeat(np.arange(n), np.diff(indptr)), indices] = True
         ep.new_out, ep.score = proto.select(state, inst, out, linked, ep.selecting)

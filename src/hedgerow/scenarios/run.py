@@ -44,6 +44,7 @@ from hedgerow.model.overlay import Overlay
 from hedgerow.protocols import get_protocol
 from hedgerow.protocols.base import AdaptiveProtocol, OverlayProtocol
 from hedgerow.scenarios.epochs import RunResult, forwarding_policy, run_protocol
+from hedgerow.scenarios.observers import BYTES_KEYS
 from hedgerow.scenarios.routing import ROUTING_EXTRA
 from hedgerow.scenarios.world import (
     World,
@@ -262,6 +263,8 @@ def compare(
     -------
     list of dict
         Keys :data:`COMPARE_KEYS` (``None`` where a metric does not apply),
+        on a contended world the byte columns
+        :data:`~hedgerow.scenarios.observers.BYTES_KEYS` of the last epoch,
         plus ``params`` (and ``out_degree``, ``in_limit``: :func:`ran_with`) and
         ``seconds`` (wall time of the protocol's run).
     """
@@ -294,6 +297,9 @@ def compare(
                 row[key] = last.get(key)
         control = res.stats.get("control_messages")
         row["control_messages"] = None if control is None else int(control)
+        if world.contended:
+            for key in BYTES_KEYS:
+                row[key] = last.get(key)
         for key in (*ROUTING_KEYS, *ROUTING_EXTRA, *BEYOND_KEYS):
             if key in last:
                 row[key] = last[key]

@@ -38,6 +38,7 @@ from hedgerow.scenarios.inputs import social_folder
 from hedgerow.scenarios.world.catalogue import Scenario, resolve_scenario
 from hedgerow.scenarios.world.core import World
 from hedgerow.scenarios.world.formats import read_topology_json
+from hedgerow.scenarios.world.wire import world_network
 from hedgerow.workloads import make_instance
 from hedgerow.workloads.correlated import correlated_instance, with_owner_subscriptions
 from hedgerow.workloads.interest import interest_bytes, interest_instance
@@ -154,6 +155,7 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
         attack=attack,
         publisher_probs=probs,
         adaptive_mask=adaptive_mask,
+        network=world_network(sc, n, streams),
     )
 
 
