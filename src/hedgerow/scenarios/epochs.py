@@ -21,7 +21,9 @@ capability, never on its class:
   the next out-links; only the world's active nodes (and, under churn, the
   online ones) re-select;
 * a **static** protocol builds once on the world's instance and is measured
-  on the first epoch's traffic (one row).  Under the ``"mesh"`` policy its
+  on the first epoch's traffic (one row); a protocol that only maintains
+  (OMen) is measured the same way on the overlay its engine settles on when
+  every node joins at once (:func:`settled_overlay`).  Under the ``"mesh"`` policy its
   links carry the topics the build gave them (``link_topics_``); eclipse
   attackers' clique links carry every topic.
 
@@ -52,17 +54,20 @@ from hedgerow.dissemination.mesh import EntryTopics, entry_topics
 from hedgerow.errors import ParameterError
 from hedgerow.model.outlinks import closure_csr, entry_index, out_overlay
 from hedgerow.model.overlay import Overlay
+from hedgerow.engine import Simulator
 from hedgerow.protocols.base import (
     AdaptiveProtocol,
     EpochView,
+    MaintainedProtocol,
     OverlayProtocol,
     StaticProtocol,
 )
 from hedgerow.scenarios.controls import Epoch, EpochControl, EpochRun, controls_for
 from hedgerow.scenarios.observers import EpochDelivery, EpochObserver, observers_for
 from hedgerow.scenarios.world import World
+from hedgerow.world_settings import WORLD_SETTINGS
 
-__all__ = ["RunResult", "forwarding_policy", "run_protocol"]
+__all__ = ["RunResult", "forwarding_policy", "run_protocol", "settled_overlay"]
 
 
 @dataclass
@@ -332,11 +337,56 @@ def _start(run: EpochRun, controls: list[EpochControl], observers: list[EpochObs
         part.start(run)
 
 
+#: timeouts a maintained protocol's engine runs between two looks at whether it settled
+SETTLE_STEP = 20.0
+#: at most this many steps before the overlay is taken as it is
+SETTLE_STEPS = 50
+
+
+def settled_overlay(proto: MaintainedProtocol, world: World) -> tuple[Overlay, dict[str, Any]]:
+    """The overlay a maintained protocol's engine reaches when every node joins at once.
+
+    The engine (:meth:`~hedgerow.protocols.MaintainedProtocol.maintenance_engine`,
+    on an event core of one ``timeout`` per unit, the protocol's own streams)
+    starts with every node online and runs :data:`SETTLE_STEP` timeouts at a
+    time until no node is under-covered, at most :data:`SETTLE_STEPS` times;
+    no node leaves.  This is how a protocol that only maintains (OMen) runs
+    through :func:`run_protocol` as a static overlay.  The statistics are the
+    engine's ``control_messages`` and the time it ran (``settle_timeouts``).
+
+    Examples
+    --------
+    >>> from hedgerow.protocols import get_protocol
+    >>> from hedgerow.scenarios.world import make_world
+    >>> w = make_world("rss-unit-square", seed=1, nodes=60, messages=20)
+    >>> ov, stats = settled_overlay(get_protocol("omen"), w)
+    >>> ov.n_nodes, stats["control_messages"] > 0
+    (60, True)
+    """
+    sim = Simulator(seconds_per_unit=WORLD_SETTINGS["timeout"].default)
+    engine = proto.maintenance_engine(world.instance, proto.streams(world.seed), sim=sim)
+    engine.start(np.ones(world.n_nodes, dtype=bool))
+    t = 0.0
+    for _ in range(SETTLE_STEPS):
+        t += SETTLE_STEP
+        engine.run_until(t)
+        if not np.any(engine.undercovered()):
+            break
+    stats = {"control_messages": int(engine.control_messages), "settle_timeouts": t}
+    return engine.overlay(), stats
+
+
 def _run_static(
-    proto: StaticProtocol, world: World, policy: str, emit: Callable[[dict], None],
+    proto: OverlayProtocol, world: World, policy: str, emit: Callable[[dict], None],
     extra: Sequence[EpochObserver] = (),
 ) -> RunResult:
-    built = proto.build(world.instance, seed=world.seed)
+    if isinstance(proto, StaticProtocol):
+        built = proto.build(world.instance, seed=world.seed)
+        stats = dict(proto.stats_)
+    else:
+        assert isinstance(proto, MaintainedProtocol)
+        built, stats = settled_overlay(proto, world)
+        proto.stats_ = stats
     overlay = with_attackers(built, world)
     a = overlay.undirected_csr()
     indptr, indices = a.indptr.astype(np.int64), a.indices.astype(np.int64)
@@ -371,7 +421,7 @@ def _run_static(
         ep.resend = _resender(world, indptr, indices, ep, policy)
 
     _run_epoch(run, ep, controls, observers, disseminate, emit)
-    return RunResult([], np.full((1, world.n_nodes), np.nan), overlay, world, dict(proto.stats_))
+    return RunResult([], np.full((1, world.n_nodes), np.nan), overlay, world, stats)
 
 
 @dataclass
@@ -501,7 +551,7 @@ def run_protocol(
     if isinstance(proto, AdaptiveProtocol):
         n_epochs = world.scenario.epochs if epochs is None else int(epochs)
         res = _run_adaptive(proto, world, policy, n_epochs, emit, keep_outs, observers)
-    elif isinstance(proto, StaticProtocol):
+    elif isinstance(proto, (StaticProtocol, MaintainedProtocol)):
         res = _run_static(proto, world, policy, emit, observers)
     else:  # pragma: no cover - every registered protocol has one of the two
         raise ParameterError(f"{proto.name} can neither build nor adapt an overlay")

@@ -349,8 +349,9 @@ SCENARIOS: dict[str, Scenario] = {
             "eth-blocks",
             "1000 nodes on the 246 WonderNetwork cities, one topic (a block/blob gossip "
             "network), 80% home nodes at 25/50 Mbit/s up/down (EIP-7870) and 20% data-centre "
-            "nodes at 1 Gbit/s, 128 KiB to 1 MiB messages, 2 per second (Poisson), 50 per "
-            "epoch, 2 ms + 1 ms/MiB validation, flooding (docs/network.md)",
+            "nodes at 1 Gbit/s, 128 KiB to 1 MiB messages, 0.5 per second (Poisson; about a "
+            "block and its blobs per 12-s slot), 50 per epoch, 2 ms + 1 ms/MiB validation "
+            "(docs/network.md)",
             latency="cities-placed",
             nodes=1000,
             d=8,
@@ -363,7 +364,7 @@ SCENARIOS: dict[str, Scenario] = {
             validation_ms=2.0,
             validation_ms_per_kb=1.0 / 1024.0,
             size="uniform:128k:1m",
-            publication="poisson:2",
+            publication="poisson:0.5",
         ),
         Scenario(
             "perigee-matrix",
