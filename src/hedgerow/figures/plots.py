@@ -111,8 +111,14 @@ def lines(
     xlabel: str | None = None,
     title: str = "",
     logy: Sequence[str] = (),
+    group: str | None = None,
+    logx: bool = False,
 ) -> Figure:
     """One panel per metric: ``metric`` against ``x``, one line per ``series``.
+
+    With ``group`` (a column), one line per ``(series, group value)``: the
+    series' colour, a line style per group value.  ``logx`` draws ``x`` on a
+    symmetric log scale (it may hold 0).
 
     Examples
     --------
@@ -131,15 +137,20 @@ def lines(
     colours = _colours(len(names))
     for ax, (metric, ylabel) in zip(axes, panels, strict=True):
         sub = table[table["metric"] == metric]
+        groups = list(dict.fromkeys(sub[group])) if group is not None else [None]
         for i, name in enumerate(names):
-            s = sub[sub[series] == name]
-            if s.empty:
-                continue
-            s = s.assign(_x=_num(s[x])).sort_values("_x")
-            c = colours[i % len(colours)]
-            err = np.nan_to_num(_num(s["ci95"]), nan=0.0)
-            ax.errorbar(s["_x"], _num(s["mean"]), yerr=err, color=c, marker="o", ms=4,
-                        capsize=3, lw=1.4, label=str(name))
+            for j, g in enumerate(groups):
+                s = sub[sub[series] == name]
+                if g is not None:
+                    s = s[s[group] == g]
+                if s.empty:
+                    continue
+                s = s.assign(_x=_num(s[x])).sort_values("_x")
+                c = colours[i % len(colours)]
+                err = np.nan_to_num(_num(s["ci95"]), nan=0.0)
+                ax.errorbar(s["_x"], _num(s["mean"]), yerr=err, color=c, marker="o", ms=4,
+                            capsize=3, lw=1.4, ls=("-", "--", ":", "-.")[j % 4],
+                            label=str(name) if g is None else f"{name}, {g}")
             if "paper" in s:
                 p = _num(s["paper"])
                 if np.isfinite(p).any():
@@ -150,6 +161,8 @@ def lines(
         ax.set_ylabel(ylabel)
         if metric in logy:
             ax.set_yscale("log")
+        if logx:
+            ax.set_xscale("symlog", linthresh=1024.0)
         ax.grid(alpha=0.3)
     _finish(fig, axes, title, has_paper)
     return fig
