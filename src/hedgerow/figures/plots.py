@@ -102,6 +102,10 @@ def _num(values: pd.Series) -> np.ndarray:
     return pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
 
 
+#: the line styles of a figure's groups, in order
+_STYLES = ("-", "--", ":", "-.")
+
+
 def lines(
     table: pd.DataFrame,
     *,
@@ -149,8 +153,8 @@ def lines(
                 c = colours[i % len(colours)]
                 err = np.nan_to_num(_num(s["ci95"]), nan=0.0)
                 ax.errorbar(s["_x"], _num(s["mean"]), yerr=err, color=c, marker="o", ms=4,
-                            capsize=3, lw=1.4, ls=("-", "--", ":", "-.")[j % 4],
-                            label=str(name) if g is None else f"{name}, {g}")
+                            capsize=3, lw=1.4, ls=_STYLES[j % len(_STYLES)],
+                            label=str(name) if j == 0 else "_nolegend_")
             if "paper" in s:
                 p = _num(s["paper"])
                 if np.isfinite(p).any():
@@ -163,7 +167,14 @@ def lines(
             ax.set_yscale("log")
         if logx:
             ax.set_xscale("symlog", linthresh=1024.0)
+            ax.set_xlim(left=0)
         ax.grid(alpha=0.3)
+    if group is not None and len(table):  # one legend entry per line style
+        from matplotlib.lines import Line2D
+
+        for j, g in enumerate(dict.fromkeys(table[group])):
+            axes[-1].add_line(Line2D([], [], color="0.3", ls=_STYLES[j % len(_STYLES)],
+                                     label=f"{group}: {g}"))
     _finish(fig, axes, title, has_paper)
     return fig
 

@@ -37,9 +37,8 @@ HEAD_TO_HEAD = Paper(
                    "(last epoch of each run)", "head-to-head", "bars", panels=_H2H_METRICS,
                    group="scenario", last=True, logy=("delay_mean_ms", "avg_degree"),
                    readings=(("How to read the table", "docs/head-to-head.md"),)),
-        FigureSpec("bytes", "Bytes on the wire: delay p90 and bytes sent per node against the "
-                   "message size, a line per protocol (solid: every node home, 25/50 Mbit/s; "
-                   "dashed: 80% home, 20% data-centre)", "bytes-head-to-head", "lines",
+        FigureSpec("bytes", "Bytes on the wire: delay p90 and bytes sent per node by "
+                   "message size", "bytes-head-to-head", "lines",
                    panels=(("delay_p90_ms", "delay p90 (ms)"),
                            ("sent_payload_mean", "payload bytes sent per node")),
                    x="message_bytes_mean", xlabel="message size (bytes)", group="run_bandwidth",
