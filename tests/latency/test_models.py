@@ -128,7 +128,8 @@ class TestRegistry:
 
     def test_unknown_name_lists_allowed(self):
         with pytest.raises(
-            ParameterError, match="allowed: unit-square, cities, cities-placed, perigee, constant, file:PATH"
+            ParameterError,
+            match="allowed: unit-square, cities, cities-placed, perigee, constant, file:PATH",
         ):
             latency_model("king", 10)
 

@@ -131,7 +131,7 @@ def test_a_bandwidth_file(tmp_path):
     assert w.network.upload.tolist() == [10.0, 10.0, 100.0, 1.0]
     bad = tmp_path / "short.txt"
     bad.write_text("10 20\n")
-    with pytest.raises(DataError, match="short.txt: needs 4 lines"):
+    with pytest.raises(DataError, match=r"short\.txt: needs 4 lines"):
         custom_world(inst, constant(4, 5.0), np.zeros(4), bandwidth=f"file:{bad}")
     with pytest.raises(ParameterError, match="unknown setting 'speed'"):
         custom_world(inst, constant(4, 5.0), np.zeros(4), speed=3)

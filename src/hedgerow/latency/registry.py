@@ -61,8 +61,9 @@ def latency_model(
     >>> try:
     ...     latency_model("moon", 4)
     ... except ParameterError as err:
-    ...     print(err)
-    unknown latency model 'moon'; allowed: unit-square, cities, cities-placed, perigee, constant, file:PATH
+    ...     print(err)  # doctest: +NORMALIZE_WHITESPACE
+    unknown latency model 'moon'; allowed: unit-square, cities, cities-placed, perigee,
+    constant, file:PATH
     """
     if not isinstance(name, str):
         raise ParameterError(f"latency model name must be a string, got {name!r}")

@@ -48,13 +48,13 @@ from typing import Any
 import numpy as np
 
 from hedgerow.dissemination import POLICIES, Delivery, MessageBatch, edge_delays
-from hedgerow.dissemination.contended import disseminate_contended
 from hedgerow.dissemination.chunks import disseminate_chunks
+from hedgerow.dissemination.contended import disseminate_contended
 from hedgerow.dissemination.mesh import EntryTopics, entry_topics
+from hedgerow.engine import Simulator
 from hedgerow.errors import ParameterError
 from hedgerow.model.outlinks import closure_csr, entry_index, out_overlay
 from hedgerow.model.overlay import Overlay
-from hedgerow.engine import Simulator
 from hedgerow.protocols.base import (
     AdaptiveProtocol,
     EpochView,

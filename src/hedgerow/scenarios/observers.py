@@ -76,8 +76,10 @@ Per-epoch row keys (:func:`epoch_row`)
     slot of one honest adaptive node
     (:func:`hedgerow.metrics.attack.hold_tenures`): how long a withholder
     survives before the node evicts it.
-``sent_payload_mean`` ... ``received_control_max``, ``duplicate_bytes``, ``duplicate_byte_share``, ``uplink_utilisation_{mean,p50,p99,max}``, ``queueing_share``, ``copies_lost``, ``lost_share``, ``message_bytes_mean``
-    (contended worlds, :data:`BYTES_KEYS`) bytes sent and received per node
+``sent_payload_mean`` ... ``received_control_max``, ``duplicate_bytes``, ``queueing_share`` ...
+    (contended worlds, :data:`BYTES_KEYS`: also ``duplicate_byte_share``,
+    ``uplink_utilisation_{mean,p50,p99,max}``, ``copies_lost``, ``lost_share``,
+    ``message_bytes_mean``) bytes sent and received per node
     (mean, p50, p99, max over every node; payload and control apart),
     duplicate bytes, uplink utilisation, the share of delivery delay spent
     queueing and copies lost (:mod:`hedgerow.metrics.bytes`), and the mean

@@ -39,11 +39,11 @@ from hedgerow.scenarios.world.catalogue import _FORMS, Scenario, resolve_scenari
 from hedgerow.scenarios.world.core import World
 from hedgerow.scenarios.world.formats import read_topology_json
 from hedgerow.scenarios.world.wire import WIRE_SETTINGS, world_network
-from hedgerow.world_settings import check_setting
 from hedgerow.workloads import make_instance
 from hedgerow.workloads.correlated import correlated_instance, with_owner_subscriptions
 from hedgerow.workloads.interest import interest_bytes, interest_instance
 from hedgerow.workloads.publishers import publisher_probabilities
+from hedgerow.world_settings import check_setting
 
 __all__ = [
     "ATTACK_SETUPS",
@@ -300,7 +300,7 @@ def custom_world(
     3
     >>> w = custom_world(inst, constant(20, 10.0), np.full(20, 1.0), bandwidth="10:20",
     ...                  size="16k")
-    >>> w.contended, w.network.upload[0], w.wire(0, np.array([0, 1]))[0].tolist()
+    >>> w.contended, float(w.network.upload[0]), w.wire(0, np.array([0, 1]))[0].tolist()
     (True, 10.0, [16384.0, 16384.0])
     """
     unknown = sorted(set(wire) - set(WIRE_SETTINGS))
