@@ -268,7 +268,7 @@ def check_maintained_churn(cls: type[OverlayProtocol]) -> None:
 # --------------------------------------------------------------------------- bytes on the wire
 #: the bandwidth-limited world of :func:`check_bandwidth_limited`: two classes, 16 KiB messages
 #: published 50 per second, 2% of copies lost
-LIMITED_WIRE = {
+LIMITED_WIRE: dict[str, Any] = {
     "bandwidth": "home:0.7:8:16,dc:0.3:100:100",
     "size": "16k",
     "publication": "poisson:50",

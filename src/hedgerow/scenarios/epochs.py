@@ -295,10 +295,11 @@ def _resender(
             ids = np.asarray(ids, dtype=np.int64)
 
             def rows(sel: np.ndarray, d: Any, emap: np.ndarray) -> None:
-                part = Delivery(**{
+                fields: dict[str, Any] = {
                     f: None if getattr(d, f) is None else getattr(d, f)[ids]
                     for f in Delivery.__dataclass_fields__
-                })
+                }
+                part = Delivery(**fields)
                 on_chunk(np.arange(len(ids)), part, emap)
 
             _disseminate(world, indptr, indices, ep.publisher, ep.topic, policy,
@@ -386,7 +387,7 @@ def _run_static(
     else:
         assert isinstance(proto, MaintainedProtocol)
         built, stats = settled_overlay(proto, world)
-        proto.stats_ = stats
+        proto.stats_ = stats  # type: ignore[attr-defined]  # what RoutingMeasures reads
     overlay = with_attackers(built, world)
     a = overlay.undirected_csr()
     indptr, indices = a.indptr.astype(np.int64), a.indices.astype(np.int64)

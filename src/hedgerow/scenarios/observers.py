@@ -570,7 +570,7 @@ def wire_measures(
     (True, True)
     """
     m = bytes_measures(d, interest, receivers=receivers)
-    row = {k: m[k] for k in BYTES_KEYS if k in m}
+    row: dict[str, Any] = {k: m[k] for k in BYTES_KEYS if k in m}
     row["message_bytes_mean"] = float(np.mean(d.size)) if len(d.size) else None
     return {k: v if isinstance(v, int) else num(v) for k, v in row.items()}
 

@@ -358,7 +358,7 @@ def _compare_rows(
         seconds = time.perf_counter() - t0
         last = res.rows[-1]
         shape = structure(res.overlay, world, diameter=diameter)
-        row = {"protocol": name, "world": fp}
+        row: dict[str, Any] = {"protocol": name, "world": fp}
         for key in COMPARE_KEYS[2:]:
             row[key] = last.get(key, shape.get(key))
         if world.publisher_probs is not None:
