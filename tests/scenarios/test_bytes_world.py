@@ -186,3 +186,22 @@ def test_eth_blocks_places_its_nodes_on_the_cities():
     size, published, _ = w.wire(0, np.zeros(50, dtype=np.int64))
     assert size.min() >= 128 * 1024 and size.max() <= 1024 * 1024
     assert (np.diff(published) > 0).all()
+
+
+def test_compare_json_carries_the_byte_columns():
+    import json
+
+    from click.testing import CliRunner
+
+    from hedgerow.cli import cli
+
+    res = CliRunner().invoke(cli, [
+        "compare", "--scenario", "unit-square", "--protocols", "ringpt,topiary", "--nodes", "60",
+        "--messages", "10", "--epochs", "2", "--bandwidth", "home:0.8:25:50,dc:0.2:1000:1000",
+        "--size", "64k", "--publication", "poisson:5", "--loss", "0.01", "--json",
+    ])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(line) for line in res.output.splitlines() if line.startswith("{")]
+    assert [r["protocol"] for r in rows] == ["ringpt", "topiary"]
+    for row in rows:
+        assert set(BYTES_KEYS) <= set(row) and row["message_bytes_mean"] == 65536.0
