@@ -9,8 +9,8 @@ problem found; exits 1 when there is one.
 
     python benchmarks/fuzz_cli.py --cases 20000 --seed 0
 
-Measured on this tree: 21 commands, 173 options and arguments, 1,301 invalid values; 20,000
-cases (seed 0) in 26 s and 100,000 cases (seed 1) in 225 s, 0 problems in either.
+Measured on this tree: 21 commands, 194 options and arguments, 1,439 invalid values; 20,000
+cases (seed 0) in 33 s and 100,000 cases (seed 1) in 65 s, 0 problems in either.
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ SIZES = {"--nodes", "--topics", "--messages", "--users", "--events"}
 
 INT_BAD = ["abc", "1.5", "", "nan", "inf", "1e3", "0x10"]
 FLOAT_BAD = ["abc", "", "nan", "inf", "-inf", "1e999", "1,5", "NaN"]
-TEXT_BAD = ["", "nosuch", "nosuch:1:2", ":", "unif:0", "unif:-3", "zipf:nan", "1e999", "a,a"]
+TEXT_BAD = ["", "nosuch", "nosuch:1:2", ":", "unif:0", "unif:-3", "zipf:nan", "a,a"]
 HUGE = ["10000000000000", "999999999999999999999"]
 
 
