@@ -498,3 +498,13 @@ def test_every_shipped_spec_passes_the_load_checks():
     assert len(specs) > 20
     for f in specs:
         load_spec(f)
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "vitis", "-s", "vitis-random", "--rt", "30", "-p", "rt=10"],
+    ["compare", "--protocols", "vitis", "-s", "vitis-random", "--cycles", "5",
+     "-p", "vitis.cycles=10"],
+])
+def test_a_world_setting_and_a_parameter_given_together(capsys, argv):
+    """Issue 27's precedence case, kept: never a silent choice between --rt and -p rt."""
+    refused(capsys, argv, "is given twice", "give one")
