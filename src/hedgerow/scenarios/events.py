@@ -53,7 +53,8 @@ from hedgerow.engine.core import Simulator
 from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
-from hedgerow.protocols import get_protocol, protocol_class, protocol_names
+from hedgerow.protocols import protocol_class
+from hedgerow.scenarios.churn_setup import churn_control, churn_protocol
 from hedgerow.scenarios.inputs import INPUTS, input_folder, inputs_dir, prepared_folder
 from hedgerow.scenarios.invariants import Hook, InvariantObserver
 from hedgerow.scenarios.traces import EVENT_DTYPE, JOIN, LEAVE, load_events, trace_churn
@@ -220,9 +221,9 @@ class EventsResult:
 
 def _observer_for(protocol: str, n_topics: int, hooks) -> InvariantObserver:
     cls = protocol_class(protocol)
-    repairs = bool(getattr(cls, "repairs_tco", False))
-    kind = getattr(cls, "repair_kind", None) if repairs else None
-    hooks = (*hooks, *getattr(cls, "invariant_hooks", ()))
+    repairs = bool(cls.repairs_tco)
+    kind = cls.repair_kind if repairs else None
+    hooks = (*hooks, *cls.invariant_hooks)
     return InvariantObserver(n_topics, expect_tco=repairs, repair=kind, hooks=tuple(hooks))
 
 
@@ -253,7 +254,7 @@ def run_events(
         Nodes online at the start, then :data:`~hedgerow.scenarios.traces.EVENT_DTYPE`
         events (e.g. from :func:`load_churn_scenario`).
     seed : int
-        The run's seed (protocol streams ``protocol:<name>``).
+        The run's seed (the protocol's streams: ``proto.streams(seed)``).
     params : dict, optional
         Protocol parameters.
     n_events : int, optional
@@ -278,35 +279,20 @@ def run_events(
         ``msg_<kind>``, the engine's own per-event figures, ``viol_<name>`` and
         ``violations``.
     """
-    names = protocol_names("maintained")
-    if protocol not in names:
-        raise ParameterError(
-            f"churn runs need a maintained protocol ({', '.join(names)}); got {protocol!r}",
-            key="protocol",
-        )
     if rejoin not in ("same", "redraw"):
         raise ParameterError(f"rejoin must be 'same' or 'redraw', got {rejoin!r}", key="rejoin")
     if not gap > 0 or not timeout > 0:
         raise ParameterError("gap and timeout must be positive")
-    online0 = np.asarray(online0, dtype=bool)
-    if online0.shape != (instance.n_nodes,):
-        raise ParameterError(
-            f"the churn's online mask has {online0.shape[0]} nodes, the workload"
-            f" {instance.n_nodes}", key="trace")
-    events = np.asarray(events, dtype=EVENT_DTYPE)
-    if len(events) and int(events["node"].max()) >= instance.n_nodes:
-        raise ParameterError(
-            f"the trace has node {int(events['node'].max())}, but the workload has"
-            f" {instance.n_nodes} nodes", key="trace")
+    setup = churn_protocol(protocol, instance, capability="maintained", seed=seed,
+                           params=params)
+    online0, events = churn_control(instance, online0, events)
     if n_events is not None:
         if int(n_events) < 1:
             raise ParameterError(f"events must be >= 1, got {n_events}", key="events")
         events = events[: int(n_events)]
-    proto = get_protocol(protocol, **dict(params or {}))
-    proto._validate(instance)
     streams = RngStreams(seed)
     sim = Simulator(seconds_per_unit=timeout)
-    engine = proto.maintenance_engine(instance, streams.child(f"protocol:{protocol}"), sim=sim)
+    engine = setup.proto.maintenance_engine(instance, setup.streams, sim=sim)
     t0 = _time.perf_counter()
     engine.start(online0)
     engine.run_until(sim.to_units(gap))
@@ -375,7 +361,7 @@ def run_events(
     rep_cpu = np.array([r["repair_cpu_seconds"] for r in rows]) if rows else np.zeros(0)
     summary = {
         "protocol": protocol,
-        "params": proto.checked(),
+        "params": setup.values,
         "seed": int(seed),
         "nodes": instance.n_nodes,
         "events": len(rows),
