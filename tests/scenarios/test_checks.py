@@ -38,13 +38,13 @@ DECLARED = {
     "random": ("static", "maintained"),
     "random-graph": ("static",),
     "ringpt": ("static",),
-    "rvr": ("static",),
+    "rvr": ("static", "cycle"),
     "scribe-random": ("static",),
     "scribe-topic": ("static",),
     "similarity": ("static", "maintained"),
     "spidercast": ("static", "maintained"),
     "topiary": ("adaptive",),
-    "vitis": ("static",),
+    "vitis": ("static", "cycle"),
 }
 
 
@@ -64,13 +64,14 @@ def test_checks_follow_the_capabilities():
         "static": {"check_static_build", "check_static_in_epoch_loop"},
         "adaptive": {"check_adaptive_epochs"},
         "maintained": {"check_maintained_churn"},
+        "cycle": {"check_cycle_engine"},
     }
     every = {"check_declared_params", "check_param_round_trip", "check_invalid_values"}
     for name, cls in REGISTRY.items():
         names = [c.__name__ for c in protocol_checks(cls)]
         expected = set(every).union(*(per_capability[c] for c in capabilities(cls)))
         assert len(names) == len(set(names)) and set(names) == expected, name
-    assert len(CASES) == 3 * 22 + 2 * 17 + 3 + 7
+    assert len(CASES) == 3 * 22 + 2 * 17 + 3 + 7 + 2
 
 
 def test_check_protocol_runs_the_checks_by_name():
@@ -95,3 +96,29 @@ def test_a_broken_protocol_fails_its_check():
     )
     with pytest.raises(AssertionError, match="random-graph: parameter d accepted invalid"):
         check_invalid_values(broken)
+
+
+@pytest.mark.parametrize("name", ["vitis", "rvr"])
+def test_cycle_protocols_are_declared_and_checked(name):
+    """The cycle-driven shape is a capability: listed, and its engine check runs."""
+    from hedgerow.protocols import protocol_names
+
+    assert protocol_names(capability="cycle") == ["rvr", "vitis"]
+    assert "check_cycle_engine" in check_protocol(name)
+
+
+def test_a_broken_cycle_engine_fails_its_check():
+    """The cycle check is not vacuous: an engine whose leave() keeps nodes online is caught."""
+    from hedgerow.protocols.baselines.rvr import RVR, RVREngine
+    from hedgerow.scenarios.checks import check_cycle_engine
+
+    class StickyEngine(RVREngine):
+        def leave(self, nodes):
+            pass
+
+    class Sticky(RVR):
+        def cycle_engine(self, instance, streams):
+            return StickyEngine(self._validate(instance), instance, streams)
+
+    with pytest.raises(AssertionError, match="leave"):
+        check_cycle_engine(Sticky)
