@@ -215,7 +215,7 @@ def _cycle(protocol: str, request: ChurnRequest, *, seed: int, params: Mapping[s
                            sample_every=int(sc.every), seed=seed, params=params,
                            on_row=on_row)
     fp = instance_fingerprint(inst)
-    rows = [{"epoch": i, **r, "world": fp} for i, r in enumerate(raw)]
+    rows = [{"epoch": i, **r, "nodes": inst.n_nodes, "world": fp} for i, r in enumerate(raw)]
     values = get_protocol(protocol, **dict(params)).checked()
     hits = [r["hit_ratio"] for r in raw if r["hit_ratio"] is not None]
     after = [r["hit_ratio"] for r in raw

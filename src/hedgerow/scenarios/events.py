@@ -168,9 +168,9 @@ CHURN_SCENARIOS: dict[str, ChurnScenario] = {
                       shape="cycle", nodes=1000, cycles=100, every=5, at=60.0, lifetime=600.0,
                       note="a flash crowd stands in for the paper's Skype superpeer trace"),
         ChurnScenario("vitis-trace", "Vitis IV-F under the Google 2011 machine events of 4,039"
-                      " machines, 60 trace seconds per cycle; correlated subscriptions (IV-A,"
+                      " machines, one hour of trace per cycle; correlated subscriptions (IV-A,"
                       " high); 160 cycles", "correlated-high", "google4k", shape="cycle",
-                      nodes=4039, cycles=160, every=5, speedup=60.0,
+                      nodes=4039, cycles=160, every=5, speedup=3600.0,
                       note="machine events stand in for the paper's Skype superpeer trace"),
     )
 }
