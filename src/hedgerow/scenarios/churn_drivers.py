@@ -215,13 +215,16 @@ def _cycle(protocol: str, request: ChurnRequest, *, seed: int, params: Mapping[s
                            sample_every=int(sc.every), seed=seed, params=params,
                            on_row=on_row)
     fp = instance_fingerprint(inst)
-    rows = [{"epoch": i, **r, "nodes": inst.n_nodes, "world": fp} for i, r in enumerate(raw)]
     values = get_protocol(protocol, **dict(params)).checked()
     hits = [r["hit_ratio"] for r in raw if r["hit_ratio"] is not None]
     after = [r["hit_ratio"] for r in raw
              if sc.at is not None and r["cycle"] > sc.at and r["hit_ratio"] is not None]
     worst = min(hits) if hits else None
     worst_after = min(after) if after else None
+    # every row carries the run's worst sample (Fig. 12's "goes down to"), as snapshot rows
+    # carry their run's join times
+    rows = [{"epoch": i, **r, "nodes": inst.n_nodes, "hit_ratio_min": worst, "world": fp}
+            for i, r in enumerate(raw)]
     summary = {
         "protocol": protocol, "params": values, "seed": int(seed), "scenario": sc.name,
         "nodes": inst.n_nodes, "cycles": cycles, "samples": len(rows),
