@@ -134,6 +134,11 @@ def test_a_cycle_churn_spec_loads(tmp_path):
     (tmp_path / "b.yaml").write_text(text.format(p="topiary"))
     with pytest.raises(Exception, match="protocol"):
         load_spec(tmp_path / "b.yaml")
+    # the named churn scenario brings its workload: none is filled in, a given one is refused
+    assert load_spec(tmp_path / "s.yaml").scenario.workload is None
+    (tmp_path / "w.yaml").write_text(text.format(p="vitis") + "  workload: {nodes: 100}\n")
+    with pytest.raises(Exception, match=r"scenario\.workload: not used with churn\.scenario"):
+        load_spec(tmp_path / "w.yaml")
 
 
 def test_hedgerow_churn_runs_a_cycle_protocol_without_branching(tiny_cycle_scenario):

@@ -63,7 +63,8 @@ def _clean(value):
     "-p", "params", multiple=True, metavar="NAME=VALUE", help="Protocol parameter (repeatable)."
 )
 @click.option(
-    "--json", "as_json", is_flag=True, help="One JSON line per snapshot, then a summary line."
+    "--json", "as_json", is_flag=True,
+    help="One JSON line per row (snapshot, event or sample), then a summary line."
 )
 def churn_cmd(
     protocol,

@@ -330,6 +330,8 @@ class ScenarioSpec(_Strict):
             isinstance(data, dict)
             and data.get("kind", "build") in ("build", "churn")
             and data.get("workload") is None
+            # a named churn scenario brings its own workload
+            and not (isinstance(data.get("churn"), dict) and data["churn"].get("scenario"))
         ):
             data = {**data, "workload": {}}
         return data
@@ -347,6 +349,9 @@ class ScenarioSpec(_Strict):
             )
         if self.kind == "churn" and self.churn is None:
             raise _KeyError(("churn",), "kind churn needs scenario.churn with at least lifetime")
+        if self.kind == "churn" and self.churn.scenario and self.workload is not None:
+            raise _KeyError(("workload",), f"not used with churn.scenario (the named churn "
+                            f"scenario {self.churn.scenario} defines its workload); remove it")
         if self.kind in ("run", "optimum"):
             if self.workload is not None:
                 raise _KeyError(

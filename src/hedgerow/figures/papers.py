@@ -997,8 +997,8 @@ VITIS = Paper(
                               _VITIS_FIG12),)),
         FigureSpec("fig12-worst", "Figure 12: the worst sample of each run (the paper: RVR "
                    "'goes down to 87%', Vitis's worst case 'about 99%')", "vitis-fig12",
-                   "bars", panels=(("hit_ratio_min", "worst hit ratio"),), group="nodes",
-                   last=True, tolerance=Tolerance(abs=0.02), readings=_VITIS_READ),
+                   "bars", panels=(("hit_ratio_min", "worst hit ratio"),), last=True,
+                   readings=(("the flash crowd at 4,000 nodes", _VITIS_FIG12),)),
     ),
 )
 

@@ -156,7 +156,7 @@ def churn_shape(protocol: str) -> str:
         for shape in CHURN_DRIVERS:
             if shape in caps:
                 return shape
-    names = ", ".join(n for s in CHURN_DRIVERS for n in protocol_names(s))
+    names = ", ".join(sorted({n for s in CHURN_DRIVERS for n in protocol_names(s)}))
     raise ParameterError(
         f"{protocol} does not run under churn; churn protocols (maintained or cycle): {names}",
         key="protocol",
