@@ -18,7 +18,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
+#: the one version source (``pyproject.toml`` reads it; ``CHANGELOG.md`` names it first)
+__version__ = "0.2.0"
 
 _LAZY = {
     "DataError": "hedgerow.errors",
@@ -36,6 +37,7 @@ _LAZY = {
     "get_protocol": "hedgerow.protocols",
     "protocol_names": "hedgerow.protocols",
     "metrics": "hedgerow.metrics",
+    "to_frame": "hedgerow.frames",
 }
 
 __all__ = sorted(_LAZY)

@@ -14,10 +14,12 @@ from hedgerow.cli._common import HedgerowGroup
 from hedgerow.cli.build import build_cmd
 from hedgerow.cli.churn import churn_cmd
 from hedgerow.cli.compare import compare_cmd
+from hedgerow.cli.data import data_group
 from hedgerow.cli.draw import draw_cmd
 from hedgerow.cli.ingest import ingest
 from hedgerow.cli.pictures import pictures_cmd
 from hedgerow.cli.protocols import protocols_cmd
+from hedgerow.cli.replay import replay_cmd
 from hedgerow.cli.reproduce import reproduce_cmd
 from hedgerow.cli.run import run_cmd
 from hedgerow.cli.sweep import report_cmd, sweep_cmd
@@ -32,6 +34,7 @@ def cli() -> None:
 cli.add_command(build_cmd)
 cli.add_command(churn_cmd)
 cli.add_command(compare_cmd)
+cli.add_command(data_group)
 cli.add_command(ingest)
 cli.add_command(protocols_cmd)
 cli.add_command(run_cmd)
@@ -40,6 +43,7 @@ cli.add_command(report_cmd)
 cli.add_command(reproduce_cmd)
 cli.add_command(draw_cmd)
 cli.add_command(pictures_cmd)
+cli.add_command(replay_cmd)
 
 
 def main(argv: list[str] | None = None) -> int:

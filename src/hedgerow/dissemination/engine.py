@@ -1,7 +1,7 @@
 """The dissemination engine: who receives which message, when, and via whom.
 
 Model (Topiary, Mao & Bojja Venkatakrishnan, arXiv 2312.06800, section II-A)
----------------------------------------------------------------------------
+----------------------------------------------------------------------------
 A message is published by one node at time 0 and travels over the links of a
 CSR adjacency (callers pass the undirected closure for bidirectional links).
 

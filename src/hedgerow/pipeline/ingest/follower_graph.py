@@ -28,7 +28,7 @@ density ``p(k) ~ k^-alpha``):
 
 Every random number is ``xxhash64`` of (user, slot, round) with seeds derived
 from :class:`~hedgerow.model.RngStreams`, so the same seed gives the same graph
-on any master and partitioning.  Output: as :mod:`.social` (``users/``,
+on any master and partitioning.  Output: as :mod:`hedgerow.pipeline.ingest.social` (``users/``,
 ``subscriptions/``, ``ccdf.csv``, ``meta.json``); the measured exponents (a
 truncated power-law maximum-likelihood fit) and means are in ``meta.json``.
 """
