@@ -894,7 +894,7 @@ VITIS = Paper(
         # the flash crowd of section IV-F (named cycle churn scenario); quick: 1,000 nodes
         Named("vitis-fig12.yaml", "vitis-fig12",
               Quick(seeds=(1,), scenario={"churn.scenario": "vitis-flash-crowd-quick"}),
-              4.0, 0.4),
+              5.0, 1.5),
     ),
     figures=(
         FigureSpec("fig4", "Figure 4: friends against small-world links at RT 15 (k = ring "
