@@ -24,27 +24,28 @@ def _esc(text: str) -> str:
 
 
 def write_protocol_pages(app) -> None:
-    from hedgerow.protocols import REGISTRY, capabilities
+    # Hedgerow's own protocols; an installed plugin documents itself
+    from hedgerow.protocols import BUILTIN, capabilities
 
     ref = Path(app.srcdir) / "reference"
     pages = ref / "protocols"
     pages.mkdir(parents=True, exist_ok=True)
-    names = sorted(REGISTRY)
+    names = sorted(BUILTIN)
     index = [
         "Protocols", "=========", "",
-        "Every registered protocol, generated from its class: the paper, its capabilities and its",
+        "Every built-in protocol, generated from its class: the paper, its capabilities and its",
         "declared parameters (``hedgerow protocols NAME`` prints the same).", "",
         ".. toctree::", "   :hidden:", "",
         *[f"   protocols/{n}" for n in names], "",
     ]
     index += _table(
-        [[f":doc:`{n} <protocols/{n}>`", "/".join(capabilities(REGISTRY[n])),
-          _esc(REGISTRY[n].paper)] for n in names],
+        [[f":doc:`{n} <protocols/{n}>`", "/".join(capabilities(BUILTIN[n])),
+          _esc(BUILTIN[n].paper)] for n in names],
         ["protocol", "capabilities", "paper"],
     )
     _write(ref / "protocols.rst", "\n".join(index))
     for n in names:
-        cls = REGISTRY[n]
+        cls = BUILTIN[n]
         title = f"``{n}``"
         lines = [title, "=" * len(title), "", f"*{_esc(cls.paper)}*", "",
                  f"Class :class:`{cls.__module__}.{cls.__qualname__}`; capabilities: "

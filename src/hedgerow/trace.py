@@ -236,7 +236,7 @@ class TraceWriter:
     def close(self, world: Mapping[str, Any]) -> Path:
         """Write ``PATH`` with ``world`` (geometry, fingerprint) and the protocols as metadata."""
         meta = {**world, **self.meta}
-        schema = SCHEMA.with_metadata({META_KEY: json.dumps(meta).encode()})
+        schema = SCHEMA.with_metadata({META_KEY: json.dumps(meta, default=_plain).encode()})
         with pq.ParquetWriter(self.path.with_name(self.path.name + ".tmp"), schema) as out:
             if self._writer is not None:
                 self._writer.close()
@@ -257,6 +257,15 @@ class TraceWriter:
         for p in (self._part, self.path.with_name(self.path.name + ".tmp")):
             if p.exists():
                 p.unlink()
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars and arrays in the metadata as plain JSON values."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return str(value)
 
 
 def read_trace(path: str | Path) -> tuple[Any, dict[str, Any]]:

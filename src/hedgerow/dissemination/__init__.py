@@ -2,11 +2,17 @@
 
 See :mod:`hedgerow.dissemination.engine` (the model and the kernels' API),
 :mod:`hedgerow.dissemination.chunks` (memory-bounded epochs, silent nodes),
-:mod:`hedgerow.dissemination.mesh` (the ``"mesh"`` policy: per-topic links) and
-``docs/dissemination.md``.
+:mod:`hedgerow.dissemination.mesh` (the ``"mesh"`` policy: per-topic links),
+:mod:`hedgerow.dissemination.contended` (bandwidth, message sizes and queues;
+``docs/network.md``) and ``docs/dissemination.md``.
 """
 
 from hedgerow.dissemination.chunks import EDGE_BUDGET_BYTES, disseminate_chunks
+from hedgerow.dissemination.contended import (
+    ContendedDelivery,
+    Network,
+    disseminate_contended,
+)
 from hedgerow.dissemination.engine import (
     POLICIES,
     Delivery,
@@ -20,11 +26,14 @@ from hedgerow.dissemination.mesh import EntryTopics, disseminate_mesh, entry_top
 __all__ = [
     "EDGE_BUDGET_BYTES",
     "POLICIES",
+    "ContendedDelivery",
     "Delivery",
     "EntryTopics",
     "MessageBatch",
+    "Network",
     "disseminate",
     "disseminate_chunks",
+    "disseminate_contended",
     "disseminate_mesh",
     "edge_delays",
     "entry_topics",

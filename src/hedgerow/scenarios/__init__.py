@@ -5,8 +5,10 @@
   fingerprint);
 * :mod:`~hedgerow.scenarios.epochs` -- the epoch loop for any protocol
   (:func:`run_protocol`);
-* :mod:`~hedgerow.scenarios.observers` -- per-epoch rows and churn snapshots, from
-  :mod:`hedgerow.metrics`;
+* :mod:`~hedgerow.scenarios.controls` -- what acts on the epoch loop before an epoch
+  (churn, traffic, withholding relays), selected by the world's settings;
+* :mod:`~hedgerow.scenarios.observers` -- per-epoch rows as observers and churn snapshots,
+  from :mod:`hedgerow.metrics`;
 * :mod:`~hedgerow.scenarios.churn` -- overlays under churn (SpiderCast 3.8): the controls
   and the driver :func:`~hedgerow.scenarios.churn.run_churn` over the ChurnEngine interface;
 * :mod:`~hedgerow.scenarios.traces` -- replayed join/leave traces;

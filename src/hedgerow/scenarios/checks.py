@@ -2,9 +2,10 @@
 
 scikit-learn's ``check_estimator`` lesson: the checks are a library, run by
 the test suite over the whole registry (``tests/scenarios/test_checks.py``)
-and usable on a protocol under development::
+and usable on a protocol under development, built in or in its own package;
+its public face is :mod:`hedgerow.testing`::
 
-    from hedgerow.scenarios.checks import check_protocol
+    from hedgerow.testing import check_protocol
     check_protocol("spidercast")          # raises AssertionError naming the failed check
 
 Each check is a function of a protocol class; :func:`protocol_checks` lists
@@ -38,7 +39,9 @@ cycle              the engine is a ``CycleEngine``; joins come online and get
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -58,9 +61,12 @@ from hedgerow.scenarios.epochs import run_protocol
 from hedgerow.scenarios.world import world_for_instance
 from hedgerow.workloads import make_instance
 
-__all__ = ["check_protocol", "protocol_checks"]
+__all__ = ["as_protocol_class", "check_protocol", "protocol_checks"]
 
 Check = Callable[[type[OverlayProtocol]], None]
+
+#: a protocol name as the command line takes it (``--protocols a,b``, ``-p name.key=value``)
+_NAME = re.compile(r"[a-z][a-z0-9_-]*")
 
 
 def _quick(cls: type[OverlayProtocol], **extra: Any) -> OverlayProtocol:
@@ -71,10 +77,36 @@ def _instance(seed: int = 3):
     return make_instance(nodes=60, topics=8, subs="2:3", popularity="rss", seed=seed)
 
 
+@contextmanager
+def _registered(cls: type[OverlayProtocol]) -> Iterator[None]:
+    """``cls`` registered under its name while a check runs the protocol by name.
+
+    A protocol under development (or a configured instance's class) need not be
+    registered yet; the previous entry, if any, comes back afterwards.
+    """
+    before = REGISTRY[cls.name] if cls.name in REGISTRY else None
+    REGISTRY[cls.name] = cls
+    try:
+        yield
+    finally:
+        if before is None:
+            del REGISTRY[cls.name]
+        else:
+            REGISTRY[cls.name] = before
+
+
 # --------------------------------------------------------------------------- every protocol
 def check_declared_params(cls: type[OverlayProtocol]) -> None:
-    """Every parameter is declared with a doc line; defaults and quick values are valid."""
-    assert cls.name and cls.name in REGISTRY, f"{cls.__name__}: not registered under its name"
+    """A usable name and a paper; every parameter declared with a doc line; defaults and quick
+    values valid."""
+    assert isinstance(cls.name, str) and _NAME.fullmatch(cls.name), (
+        f"{cls.__name__}: name {cls.name!r} is not a protocol name (lower-case letters, digits,"
+        " '-', '_', starting with a letter)"
+    )
+    if cls.name in REGISTRY:
+        assert issubclass(cls, REGISTRY[cls.name]), (
+            f"{cls.__name__}: the name {cls.name!r} is registered for another class"
+        )
     assert cls.paper, f"{cls.name}: no paper cited"
     for k, p in cls.params.items():
         assert p.doc, f"{cls.name}: parameter {k} has no doc line"
@@ -213,9 +245,11 @@ def check_maintained_churn(cls: type[OverlayProtocol]) -> None:
 
     inst = make_instance(nodes=120, topics=12, subs="2:3", popularity="rss", seed=4)
     params = {k: v for k, v in cls.quick_params.items() if k != "membership"}
-    res = run_churn(
-        cls.name, inst, lifetime=15.0, duration=30.0, snapshot_every=15.0, seed=4, params=params
-    )
+    with _registered(cls):
+        res = run_churn(
+            cls.name, inst, lifetime=15.0, duration=30.0, snapshot_every=15.0, seed=4,
+            params=params,
+        )
     engine = res.engine
     engine.run_until(engine.sim.now + 500.0)
     problems = check_maintained(engine)
@@ -325,12 +359,48 @@ def protocol_checks(cls: type[OverlayProtocol]) -> Iterator[Check]:
             yield from checks
 
 
-def check_protocol(name: str) -> list[str]:
-    """Run every applicable check on protocol ``name``; returns the names of the checks run.
+def as_protocol_class(protocol: Any) -> type[OverlayProtocol]:
+    """The class the checks run on: a registered name, a protocol class, or an instance.
 
+    An instance is checked with its own parameter values: the class returned
+    derives from the instance's and takes them as its ``quick_params``.
+
+    Raises :class:`ParameterError` for an unknown name or an object that is no protocol.
+
+    Examples
+    --------
+    >>> from hedgerow.protocols import get_protocol
+    >>> as_protocol_class("ringpt").name
+    'ringpt'
+    >>> as_protocol_class(get_protocol("spidercast", kg=2)).quick_params["kg"]
+    2
+    """
+    if isinstance(protocol, str):
+        return protocol_class(protocol)
+    if isinstance(protocol, type) and issubclass(protocol, OverlayProtocol):
+        return protocol
+    if isinstance(protocol, OverlayProtocol):
+        cls = type(protocol)
+        return type(
+            cls.__name__,
+            (cls,),
+            {"quick_params": protocol.get_params(), "__module__": cls.__module__,
+             "__doc__": cls.__doc__},
+        )
+    raise ParameterError(
+        "a protocol to check is a registered name, a protocol class or an instance;"
+        f" got {type(protocol).__name__}"
+    )
+
+
+def check_protocol(protocol: Any) -> list[str]:
+    """Run every applicable check on ``protocol``; returns the names of the checks run.
+
+    ``protocol`` is a registered name, a protocol class (registered or not) or
+    an instance (checked with its parameter values, :func:`as_protocol_class`).
     Raises ``AssertionError`` at the first failure, naming the protocol.
     """
-    cls = protocol_class(name)
+    cls = as_protocol_class(protocol)
     done = []
     for check in protocol_checks(cls):
         check(cls)

@@ -1,23 +1,25 @@
 """The epoch loop: any protocol run on a world, one row per epoch.
 
 PeerSim's split: the *protocol* chooses neighbours; this loop is the
-simulator that draws the traffic, disseminates it with the protocol's
-forwarding rule, hands every node its observations and collects the rows
-(the *observer* is :func:`hedgerow.scenarios.observers.epoch_row`).  It
-branches on the protocol's declared capability, never on its class:
+simulator that disseminates each epoch's messages with the protocol's
+forwarding rule and hands every node its observations.  Everything else acts
+from the outside: *controls* (:mod:`hedgerow.scenarios.controls`) act before
+an epoch -- who is online, dead links dropped and refilled, the epoch's
+traffic, withholding relays -- and *observers*
+(:mod:`hedgerow.scenarios.observers`) read the finished epoch and contribute
+the columns of its row.  The world's settings select both
+(:func:`~hedgerow.scenarios.controls.controls_for`,
+:func:`~hedgerow.scenarios.observers.observers_for`); the two loops below
+hold no paper's branch.  The loop branches on the protocol's declared
+capability, never on its class:
 
 * an **adaptive** protocol (:class:`~hedgerow.protocols.AdaptiveProtocol`)
   starts from its own out-links and, each epoch: the out-links' undirected
   closure (plus the attackers' fixed links) carries the epoch's messages in
   memory-bounded chunks, :meth:`~hedgerow.protocols.AdaptiveProtocol.observe`
   sees each chunk, :meth:`~hedgerow.protocols.AdaptiveProtocol.select` gives
-  the next out-links; only the world's active nodes re-select;
-  under churn (``world.online_schedule``) dead links are dropped and empty
-  slots dialled before each epoch (:mod:`hedgerow.scenarios.epoch_churn`)
-  and only online nodes publish, select and are measured; withholding relays
-  (``attack="withhold"``) forward nothing in the epochs in which they hold an
-  honest adaptive node's exploitation slot
-  (:func:`hedgerow.scenarios.attackers.withholders`);
+  the next out-links; only the world's active nodes (and, under churn, the
+  online ones) re-select;
 * a **static** protocol builds once on the world's instance and is measured
   on the first epoch's traffic (one row).  Under the ``"mesh"`` policy its
   links carry the topics the build gave them (``link_topics_``); eclipse
@@ -37,7 +39,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,30 +49,17 @@ from hedgerow.dissemination import POLICIES, edge_delays
 from hedgerow.dissemination.chunks import disseminate_chunks
 from hedgerow.dissemination.mesh import EntryTopics, entry_topics
 from hedgerow.errors import ParameterError
-from hedgerow.metrics.attack import honest_out_mask
-from hedgerow.model.bitset import interest_matrix
 from hedgerow.model.outlinks import closure_csr, entry_index, out_overlay
 from hedgerow.model.overlay import Overlay
-from hedgerow.model.rng import RngStreams
 from hedgerow.protocols.base import (
     AdaptiveProtocol,
     EpochView,
     OverlayProtocol,
     StaticProtocol,
 )
-from hedgerow.scenarios.attackers import RELAY_ATTACKS, withholders
-from hedgerow.scenarios.epoch_churn import drop_dead, refill
-from hedgerow.scenarios.observers import (
-    EpochDelivery,
-    broadcast_measures,
-    epoch_row,
-    relay_attack_measures,
-    relay_tenure_stats,
-    streak_stats,
-)
-from hedgerow.scenarios.routing import measure_routing, routing_row
+from hedgerow.scenarios.controls import Epoch, EpochControl, EpochRun, controls_for
+from hedgerow.scenarios.observers import EpochDelivery, EpochObserver, observers_for
 from hedgerow.scenarios.world import World
-from hedgerow.workloads.publishers import draw_publishers
 
 __all__ = ["RunResult", "forwarding_policy", "run_protocol"]
 
@@ -228,14 +217,54 @@ def link_topics_with_attackers(
     return np.concatenate([lt[keep], np.column_stack([clique, np.full(len(clique), -1)])])
 
 
+def _resender(
+    world: World, indptr: np.ndarray, indices: np.ndarray, ep: Epoch, policy: str
+) -> Callable[[np.ndarray, Callable[..., None]], None]:
+    """``ep.resend``: messages ``ids`` of ``ep`` sent again as the epoch sent them, every
+    link's arrival recorded, each chunk handed to ``on_chunk``."""
+
+    def resend(ids: np.ndarray, on_chunk: Callable[..., None]) -> None:
+        assert ep.publisher is not None and ep.topic is not None
+        _disseminate(world, indptr, indices, ep.publisher[ids], ep.topic[ids], policy,
+                     record_edges=True, on_chunk=on_chunk, labels=ep.labels, silent=ep.silent)
+
+    return resend
+
+
+def _run_epoch(
+    run: EpochRun,
+    ep: Epoch,
+    controls: list[EpochControl],
+    observers: list[EpochObserver],
+    body: Callable[[Epoch], None],
+    emit: Callable[[dict], None],
+) -> None:
+    """One epoch: the controls before, the protocol's ``body``, the observers' row, the
+    controls after."""
+    for control in controls:
+        control.before(run, ep)
+    body(ep)
+    row: dict[str, Any] = {}
+    for observer in observers:
+        row.update(observer.observe(run, ep))
+    emit(row)
+    for control in controls:
+        control.after(run, ep)
+
+
+def _start(run: EpochRun, controls: list[EpochControl], observers: list[EpochObserver]) -> None:
+    for part in (*controls, *observers):
+        part.start(run)
+
+
 def _run_static(
-    proto: StaticProtocol, world: World, policy: str, emit: Callable[[dict], None]
+    proto: StaticProtocol, world: World, policy: str, emit: Callable[[dict], None],
+    extra: Sequence[EpochObserver] = (),
 ) -> RunResult:
     built = proto.build(world.instance, seed=world.seed)
     overlay = with_attackers(built, world)
     a = overlay.undirected_csr()
     indptr, indices = a.indptr.astype(np.int64), a.indices.astype(np.int64)
-    labels = None
     rows = None
     if policy == "mesh":
         link_topics = getattr(proto, "link_topics_", None)
@@ -246,39 +275,31 @@ def _run_static(
                 key="forwarding",
             )
         rows = link_topics_with_attackers(link_topics, built, world)
-    n = world.n_nodes
-    if world.scenario.events != "traffic":
-        tally = measure_routing(world, indptr, indices, policy, link_topics=rows)
-        emit(routing_row(0, tally, overlay, world, dict(proto.stats_), proto.get_params()))
-        return RunResult([], np.full((1, n), np.nan), overlay, world, dict(proto.stats_))
-    if rows is not None:
-        labels = entry_topics(indptr, indices, rows)
-    publisher, topic = next(world.traffic())
-    relay = world.attack is not None and world.attack.kind in RELAY_ATTACKS
-    silent = None
-    if relay:
-        # a static overlay never re-selects: every link is an exploitation link, and a
-        # withholding relay linked to an honest adaptive node withholds for good
-        table = _out_table(overlay)
-        watched = world.adaptive & world.honest
-        if world.attack.kind == "withhold":
-            silent = withholders(table, watched, world.honest)
-    rec = _disseminate(
-        world, indptr, indices, publisher, topic, policy, record_edges=False, labels=labels,
-        silent=silent,
-    )
-    interest = interest_matrix(world.instance.masks, world.instance.n_topics)
-    row = epoch_row(0, rec, interest, None, world, _out_links(overlay))
-    if world.publisher_probs is not None:
-        row.update(broadcast_measures(world, rec, _out_table(overlay), silent=silent))
-    if relay:
-        row.update(relay_attack_measures(table, watched, world.honest, silent))
-    emit(row)
-    return RunResult([], np.full((1, n), np.nan), overlay, world, dict(proto.stats_))
+    run = EpochRun(world, proto, policy, 1, world.active & world.adaptive)
+    controls = controls_for(world, proto)
+    observers = [*observers_for(world, proto, link_topics=rows), *extra]
+    _start(run, controls, observers)
+    links = _out_links(overlay)
+    ep = Epoch(0, _out_table(overlay), run.selecting, True, overlay=overlay, indptr=indptr,
+               indices=indices, links=links)
+
+    labels = None if rows is None else entry_topics(indptr, indices, rows)
+
+    def disseminate(ep: Epoch) -> None:
+        # a static overlay never re-selects: every link is an exploitation link
+        if ep.publisher is None:
+            return  # nothing to send: the observers route their own events
+        ep.labels = labels
+        ep.rec = _disseminate(world, indptr, indices, ep.publisher, ep.topic, policy,
+                              record_edges=False, labels=labels, silent=ep.silent)
+        ep.resend = _resender(world, indptr, indices, ep, policy)
+
+    _run_epoch(run, ep, controls, observers, disseminate, emit)
+    return RunResult([], np.full((1, world.n_nodes), np.nan), overlay, world, dict(proto.stats_))
 
 
 @dataclass
-class _Observer:
+class _ChunkFeed:
     """Hands each dissemination chunk of one epoch to the protocol as an :class:`EpochView`."""
 
     proto: AdaptiveProtocol
@@ -312,98 +333,48 @@ def _run_adaptive(
     epochs: int,
     emit: Callable[[dict], None],
     keep_outs: bool,
+    extra: Sequence[EpochObserver] = (),
 ) -> RunResult:
     inst = world.instance
     n = world.n_nodes
     proto._validate(inst)
     d = proto.out_degree()
-    active = world.active
     fixed = None if world.attack is None else world.attack.fixed_edges
-    interest = interest_matrix(inst.masks, inst.n_topics)
-    out = proto.start(inst, proto.streams(world.seed), active)
+    out = proto.start(inst, proto.streams(world.seed), world.active)
     # only the world's adaptive nodes re-select (broadcast worlds); the others keep their links
-    selecting = active & world.adaptive
-    traffic = world.traffic()
+    run = EpochRun(world, proto, policy, epochs, world.active & world.adaptive)
+    controls = controls_for(world, proto)
+    observers = [*observers_for(world, proto), *extra]
     src_of_slot = np.repeat(np.arange(n), d)
     scores: list[np.ndarray] = []
     outs: list[np.ndarray] = []
-    honest_out: list[np.ndarray] = []
-    schedule = world.online_schedule(epochs)
     proto.set_online(None)  # a protocol object reused after a churn run forgets its mask
-    if schedule is not None:
-        streams = RngStreams(world.seed)
-        link_rng, msg_rng = streams.stream("churn:links"), streams.stream("messages")
-    relay = world.attack is not None and world.attack.kind in RELAY_ATTACKS
-    watched = selecting & world.honest
-    held_history: list[np.ndarray] = []
-    for epoch in range(epochs):
-        online = None
-        churn_row: dict[str, Any] = {}
-        if schedule is not None:
-            online = schedule[epoch]
-            out, drops = drop_dead(out, online)
-            out, dials = refill(out, online, proto.incoming_limit(), link_rng)
-            n_on = max(int(online.sum()), 1)
-            churn_row = {
-                "online_nodes": int(online.sum()),
-                "churn_drops_per_node": float(drops[online].sum()) / n_on,
-                "churn_dials_per_node": float(dials[online].sum()) / n_on,
-            }
-            proto.set_online(online)
-        sel_now = selecting if online is None else selecting & online
+    _start(run, controls, observers)
+
+    def adapt(ep: Epoch) -> None:
+        out = ep.out
         if keep_outs:
             outs.append(out.copy())
         indptr, indices = closure_csr(out, n, fixed)
-        if online is None:
-            publisher, topic = next(traffic)
-        else:
-            probs = np.where(online, world.publisher_probs, 0.0)
-            publisher = draw_publishers(probs / probs.sum(), world.scenario.messages, msg_rng)
-            topic = np.zeros(len(publisher), dtype=np.int64)
-        silent = None
-        exploit_now = None
-        if relay:
-            exploit_now = proto.exploit_out(out, selecting)
-            if world.attack.kind == "withhold":
-                silent = withholders(exploit_now, watched, world.honest)
-        state = proto.begin_epoch(inst, out, publisher, topic)
+        state = proto.begin_epoch(inst, out, ep.publisher, ep.topic)
         # CSR entry of the link out[v, j] -> v: where v receives what its j-th out-neighbour sent
         slot_full = entry_index(indptr, indices, out.reshape(-1), src_of_slot).reshape(n, d)
-
-        observe = _Observer(proto, state, publisher, topic, slot_full, indptr, indices)
-        rec = _disseminate(
-            world, indptr, indices, publisher, topic, policy, record_edges=True, on_chunk=observe,
-            silent=silent,
-        )
-        rows = np.repeat(np.arange(n), np.diff(indptr))
+        feed = _ChunkFeed(proto, state, ep.publisher, ep.topic, slot_full, indptr, indices)
+        ep.rec = _disseminate(world, indptr, indices, ep.publisher, ep.topic, policy,
+                              record_edges=True, on_chunk=feed, silent=ep.silent)
         linked = np.zeros((n, n), dtype=bool)
-        linked[rows, indices] = True
-        new_out, score = proto.select(state, inst, out, linked, sel_now)
+        linked[np.repeat(np.arange(n), np.diff(indptr)), indices] = True
+        ep.new_out, ep.score = proto.select(state, inst, out, linked, ep.selecting)
         ok = out.reshape(-1) >= 0
-        links = (src_of_slot[ok], out.reshape(-1)[ok])
-        row = epoch_row(epoch, rec, interest, score, world, links, online)
-        row.update(churn_row)
-        if online is not None:
-            # a selection must never pick a node that was offline in the epoch
-            picked = new_out[sel_now]
-            row["dead_peers_selected"] = int((~online[picked[picked >= 0]]).sum())
-        if world.publisher_probs is not None:
-            row.update(
-                broadcast_measures(world, rec, proto.exploit_out(out, selecting), out, new_out,
-                                   online=online, silent=silent)
-            )
-        if relay:
-            row.update(relay_attack_measures(exploit_now, watched, world.honest, silent))
-            held_history.append(exploit_now)
-            if epoch == epochs - 1:
-                row.update(relay_tenure_stats(held_history, watched, world.honest))
-        elif world.attack is not None:
-            honest_out.append(honest_out_mask(links[0], links[1], world.honest))
-            if epoch == epochs - 1:
-                row.update(streak_stats(np.array(honest_out), world.honest))
-        emit(row)
-        scores.append(score)
-        out = new_out
+        ep.indptr, ep.indices = indptr, indices
+        ep.links = (src_of_slot[ok], out.reshape(-1)[ok])
+        ep.resend = _resender(world, indptr, indices, ep, policy)
+
+    for epoch in range(epochs):
+        ep = Epoch(epoch, out, run.selecting, epoch == epochs - 1)
+        _run_epoch(run, ep, controls, observers, adapt, emit)
+        scores.append(ep.score)
+        out = ep.new_out
     proto.out_ = out
     overlay = out_overlay(out, fixed)
     score_table = np.vstack(scores) if scores else np.zeros((0, n))
@@ -418,6 +389,7 @@ def run_protocol(
     forwarding: str | None = None,
     on_epoch: Callable[[dict[str, Any]], None] | None = None,
     keep_outs: bool = False,
+    observers: Sequence[EpochObserver] = (),
 ) -> RunResult:
     """Run ``proto`` on ``world``: every epoch of an adaptive protocol, one epoch of a static one.
 
@@ -437,6 +409,9 @@ def run_protocol(
         Called with each row as soon as it is ready.
     keep_outs : bool, default False
         Keep every epoch's out-link table in :attr:`RunResult.outs`.
+    observers : sequence of EpochObserver, optional
+        Observers added to those the world selects (e.g. a
+        :class:`~hedgerow.scenarios.tracing.TraceObserver`); their columns join each row.
     """
     policy = forwarding_policy(proto, forwarding)
     rows: list[dict[str, Any]] = []
@@ -448,9 +423,9 @@ def run_protocol(
 
     if isinstance(proto, AdaptiveProtocol):
         n_epochs = world.scenario.epochs if epochs is None else int(epochs)
-        res = _run_adaptive(proto, world, policy, n_epochs, emit, keep_outs)
+        res = _run_adaptive(proto, world, policy, n_epochs, emit, keep_outs, observers)
     elif isinstance(proto, StaticProtocol):
-        res = _run_static(proto, world, policy, emit)
+        res = _run_static(proto, world, policy, emit, observers)
     else:  # pragma: no cover - every registered protocol has one of the two
         raise ParameterError(f"{proto.name} can neither build nor adapt an overlay")
     res.rows = rows

@@ -1,10 +1,16 @@
 """Observers: turn what a run did into rows, from the definitions in :mod:`hedgerow.metrics`.
 
-Observers never change what they read.  :func:`epoch_row` reads one epoch's
-dissemination arrays; :func:`snapshot` reads a running churn engine only
-through :class:`~hedgerow.protocols.engine_api.ChurnEngine` (who is online, the
-links, the current interests, who is under-covered; SpiderCast DEBS'07,
-section 3.8).
+Observers never change what they read.  In the epoch loop
+(:mod:`hedgerow.scenarios.epochs`) each :class:`EpochObserver` reads one
+finished epoch and returns its columns of the epoch's row; the world's
+settings select them (:func:`observers_for`): :class:`EpochRow`
+(:func:`epoch_row`, every run), :class:`ChurnMeasures`,
+:class:`BroadcastMeasures` (:func:`broadcast_measures`),
+:class:`RelayMeasures` and :class:`RelayTenure` (withholding relays),
+:class:`EclipseStreaks` (:func:`streak_stats`) and :class:`RoutingMeasures`
+(routing worlds).  :func:`snapshot` reads a running churn engine only through
+:class:`~hedgerow.protocols.engine_api.ChurnEngine` (who is online, the links,
+the current interests, who is under-covered; SpiderCast DEBS'07, section 3.8).
 
 Per-epoch row keys (:func:`epoch_row`)
 --------------------------------------
@@ -85,7 +91,13 @@ from typing import Any
 import numpy as np
 
 from hedgerow.metrics import degree_ci95, topic_components, topic_diameters
-from hedgerow.metrics.attack import eclipse_streaks, exploit_hold, hold_tenures, slot_stats
+from hedgerow.metrics.attack import (
+    eclipse_streaks,
+    exploit_hold,
+    hold_tenures,
+    honest_out_mask,
+    slot_stats,
+)
 from hedgerow.metrics.delivery import delivery_measures, delivery_stats, relay_share
 from hedgerow.metrics.propagation import (
     connection_churn,
@@ -96,14 +108,26 @@ from hedgerow.metrics.propagation import (
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.protocols.engine_api import ChurnEngine
+from hedgerow.scenarios.attackers import RELAY_ATTACKS
+from hedgerow.scenarios.controls import Epoch, EpochRun, run_shape
+from hedgerow.scenarios.routing import measure_routing, routing_row
 from hedgerow.scenarios.world import World
 
 __all__ = [
     "STREAK_WINDOW",
+    "BroadcastMeasures",
+    "ChurnMeasures",
+    "EclipseStreaks",
     "EpochDelivery",
+    "EpochObserver",
+    "EpochRow",
+    "RelayMeasures",
+    "RelayTenure",
+    "RoutingMeasures",
     "broadcast_measures",
     "epoch_row",
     "num",
+    "observers_for",
     "online_view",
     "relay_attack_measures",
     "relay_tenure_stats",
@@ -370,6 +394,198 @@ def relay_tenure_stats(
         "attacker_tenure_p90_epochs": float(np.percentile(ten, 90)),
         "attacker_tenure_max_epochs": int(ten.max()),
     }
+
+
+class EpochObserver:
+    """An observer: reads a finished epoch and returns the columns it adds to the epoch's row.
+
+    Observers never change the :class:`~hedgerow.scenarios.controls.Epoch` or
+    the run they read; one that measures over the whole run keeps its own
+    history.  :meth:`start` is called once before the first epoch.
+    """
+
+    def start(self, run: EpochRun) -> None:
+        """Prepare for ``run``."""
+
+    def observe(self, run: EpochRun, ep: Epoch) -> dict[str, Any]:
+        """The columns ``ep`` adds to its row."""
+        raise NotImplementedError
+
+
+class EpochRow(EpochObserver):
+    """The epoch's row itself: :func:`epoch_row` (delivery, delay, relaying, attack slots)."""
+
+    def observe(self, run: EpochRun, ep: Epoch) -> dict[str, Any]:
+        return epoch_row(ep.number, ep.rec, run.interest, ep.score, run.world, ep.links,
+                         ep.online)
+
+
+class ChurnMeasures(EpochObserver):
+    """Churn keys: online nodes, the churn control's drops and dials, dead peers selected.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hedgerow.scenarios.controls import Epoch
+    >>> ep = Epoch(0, np.array([[1], [0], [-1]]), np.array([True, True, False]), False,
+    ...            online=np.array([True, True, False]),
+    ...            notes={"drops": np.array([0, 0, 1]), "dials": np.array([1, 0, 0])})
+    >>> ep.new_out = np.array([[2], [0], [-1]])
+    >>> ChurnMeasures().observe(None, ep)
+    {'online_nodes': 2, 'churn_drops_per_node': 0.0, 'churn_dials_per_node': 0.5, \
+'dead_peers_selected': 1}
+    """
+
+    def observe(self, run: EpochRun, ep: Epoch) -> dict[str, Any]:
+        online = ep.online
+        drops, dials = ep.notes["drops"], ep.notes["dials"]
+        n_on = max(int(online.sum()), 1)
+        picked = ep.new_out[ep.selecting]
+        return {
+            "online_nodes": int(online.sum()),
+            "churn_drops_per_node": float(drops[online].sum()) / n_on,
+            "churn_dials_per_node": float(dials[online].sum()) / n_on,
+            # a selection must never pick a node that was offline in the epoch
+            "dead_peers_selected": int((~online[picked[picked >= 0]]).sum()),
+        }
+
+
+class BroadcastMeasures(EpochObserver):
+    """Broadcast-world keys (:func:`broadcast_measures`) over the epoch's exploitation links."""
+
+    def observe(self, run: EpochRun, ep: Epoch) -> dict[str, Any]:
+        return broadcast_measures(run.world, ep.rec, run.exploit(ep.out), ep.out, ep.new_out,
+                                  online=ep.online, silent=ep.silent)
+
+
+class RelayMeasures(EpochObserver):
+    """Withholding keys (:func:`relay_attack_measures`) of the table the relay control read."""
+
+    def observe(self, run: EpochRun, ep: Epoch) -> dict[str, Any]:
+        return relay_attack_measures(ep.exploit, run.watched, run.world.honest, ep.silent)
+
+
+class RelayTenure(EpochObserver):
+    """Attacker tenures in exploitation slots over the run, on the last epoch's row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> from hedgerow.scenarios.controls import Epoch
+    >>> run = SimpleNamespace(watched=np.array([True, False]),
+    ...                       world=SimpleNamespace(honest=np.array([True, False])))
+    >>> obs = RelayTenure(); obs.start(run)
+    >>> rows = [obs.observe(run, Epoch(e, None, None, e == 2, exploit=np.array([[x], [0]])))
+    ...         for e, x in enumerate([1, 1, -1])]
+    >>> rows[0], rows[2]["attacker_tenure_max_epochs"]
+    ({}, 2)
+    """
+
+    def start(self, run: EpochRun) -> None:
+        self.history: list[np.ndarray] = []
+
+    def observe(self, run: EpochRun, ep: Epoch) -> dict[str, Any]:
+        self.history.append(ep.exploit)
+        if not ep.last:
+            return {}
+        return relay_tenure_stats(self.history, run.watched, run.world.honest)
+
+
+class EclipseStreaks(EpochObserver):
+    """Eclipse streaks (:func:`streak_stats`) over the run, on the last epoch's row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> from hedgerow.scenarios.controls import Epoch
+    >>> run = SimpleNamespace(world=SimpleNamespace(honest=np.array([True, True, False])))
+    >>> obs = EclipseStreaks(); obs.start(run)
+    >>> links = (np.array([0, 1]), np.array([2, 0]))
+    >>> [obs.observe(run, Epoch(e, None, None, e == 1, links=links)) for e in range(2)]
+    [{}, {'eclipse_streak_max': 2, 'eclipse_streak_p99': 1.98}]
+    """
+
+    def start(self, run: EpochRun) -> None:
+        self.history: list[np.ndarray] = []
+
+    def observe(self, run: EpochRun, ep: Epoch) -> dict[str, Any]:
+        honest = run.world.honest
+        self.history.append(honest_out_mask(ep.links[0], ep.links[1], honest))
+        if not ep.last:
+            return {}
+        return streak_stats(np.array(self.history), honest)
+
+
+class RoutingMeasures(EpochObserver):
+    """Routing worlds (``events`` per topic): every event routed on the built overlay.
+
+    The row of :func:`~hedgerow.scenarios.routing.routing_row`, with the
+    protocol's build statistics and parameters.
+    """
+
+    def __init__(self, link_topics: np.ndarray | None = None) -> None:
+        self.link_topics = link_topics
+
+    def observe(self, run: EpochRun, ep: Epoch) -> dict[str, Any]:
+        proto = run.proto
+        tally = measure_routing(run.world, ep.indptr, ep.indices, run.policy,
+                                link_topics=self.link_topics)
+        return routing_row(ep.number, tally, ep.overlay, run.world, dict(proto.stats_),
+                           proto.get_params())
+
+
+def observers_for(
+    world: World, proto: Any, *, link_topics: np.ndarray | None = None
+) -> list[EpochObserver]:
+    """The observers of a run of ``proto`` (or a shape name) on ``world``, in row-column order.
+
+    =========================  =========================================================
+    observer                   selected by
+    =========================  =========================================================
+    :class:`RoutingMeasures`   a static run on a routing world (``events`` not
+                               ``traffic``), alone
+    :class:`EpochRow`          every other run
+    :class:`ChurnMeasures`     ``churn`` (adaptive runs)
+    :class:`BroadcastMeasures` ``workload="broadcast"`` (``publisher_probs``)
+    :class:`RelayMeasures`     ``attack`` ``withhold`` or ``relay``
+    :class:`RelayTenure`       ``attack`` ``withhold`` or ``relay`` (adaptive runs)
+    :class:`EclipseStreaks`    any other ``attack`` (adaptive runs)
+    =========================  =========================================================
+
+    ``link_topics`` are the ``(u, v, topic)`` rows of a mesh-forwarding static
+    overlay (the routing observer routes along them).
+
+    Examples
+    --------
+    >>> from hedgerow.scenarios.world import make_world
+    >>> w = make_world("eclipse", seed=1, nodes=100, attackers=20, epochs=2)
+    >>> [type(o).__name__ for o in observers_for(w, "adaptive")]
+    ['EpochRow', 'EclipseStreaks']
+    >>> [type(o).__name__ for o in observers_for(w, "static")]
+    ['EpochRow']
+    """
+    shape = run_shape(proto)
+    sc = world.scenario
+    if shape == "static" and sc.events != "traffic":
+        return [RoutingMeasures(link_topics)]
+    over_epochs = shape == "adaptive"
+    churn = over_epochs and sc.churn is not None
+    attack = world.attack
+    relay = attack is not None and attack.kind in RELAY_ATTACKS
+    observers: list[EpochObserver] = [EpochRow()]
+    if churn:
+        observers.append(ChurnMeasures())
+    if world.publisher_probs is not None:
+        observers.append(BroadcastMeasures())
+    if relay:
+        observers.append(RelayMeasures())
+        if over_epochs:
+            observers.append(RelayTenure())
+    elif attack is not None and over_epochs:
+        observers.append(EclipseStreaks())
+    return observers
 
 
 def online_view(engine: ChurnEngine, n_topics: int) -> tuple[np.ndarray, Overlay, Instance]:
