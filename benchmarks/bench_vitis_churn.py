@@ -66,7 +66,8 @@ def main() -> None:
                   f"overhead {_f(r['overhead'])} delay {_f(r['delay_hops'])}")
         print(f"  worst hit ratio {_f(s['worst_hit_ratio'])} (after the crowd "
               f"{_f(s['worst_hit_ratio_after_crowd'])}); paper: {s['paper_worst_hit_ratio']}")
-        out[name] = [{k: v for k, v in r.items() if k not in ("epoch", "world")}
+        out[name] = [{k: v for k, v in r.items()
+                      if k not in ("epoch", "world", "nodes", "hit_ratio_min")}
                      for r in res.rows]
     if args.json:
         with open(args.json, "w") as f:
