@@ -162,8 +162,10 @@ def test_hedgerow_churn_runs_a_cycle_protocol_without_branching(tiny_cycle_scena
 def test_lowoda_inc_build_is_the_start_of_its_churn_run():
     """One derivation of the streams (``proto.streams(seed)``, ``stream_key = "tco"``): the
     overlay of ``build`` equals the engine's overlay right after the churn run starts."""
+    import hedgerow as hr
+
     inst = make_instance(nodes=120, topics=15, subs="2:4", seed=5)
-    built = get_protocol("lowoda-inc").build(inst, seed=7)
+    built, _ = hr.build("lowoda-inc", inst, seed=7)
     everyone = np.ones(inst.n_nodes, dtype=bool)
     none = np.zeros(0, dtype=EVENT_DTYPE)
     res = run_churn("lowoda-inc", inst, trace=(everyone, none), duration=1.0,
