@@ -284,7 +284,7 @@ def test_ring_partner_picks_among_the_psi_nearest_ids():
 
 
 def _unfused(hook):
-    """The same hook without the attributes that let ``TMan.cycle`` fuse it."""
+    """The same hook as a plain function: not a ``RingSelect``/``RingPartner``, so not fused."""
     return lambda *args: hook(*args)
 
 
@@ -309,7 +309,7 @@ def test_fused_ring_cycle_equals_the_hooks(partner_psi, include_self, live_only,
             part = _unfused(part if part is not None else uniform_partner)
         tm = TMan(R, sel, partner=part, include_self=include_self, live_only=live_only,
                   parallel=mode == "parallel")
-        assert (tm._fused_ring() is not None) == (mode != "hooks")
+        assert (tm.fused_ring() is not None) == (mode != "hooks")
         view = tm.empty_view(n)
         trace = []
         for c in range(10):

@@ -297,3 +297,30 @@ def test_by_and_paper_key_find_a_scenario_run_setting():
     assert _ref_column("adaptive", ["label", "run_adaptive"]) == "run_adaptive"
     assert _ref_column("nodes", ["label", "nodes"]) == "nodes"
     assert _ref_column("rt", ["label"]) is None
+
+
+def test_both_engines_and_the_figures_keep_the_same_attempt(spark, tmp_path):
+    """Spark's window, the local engine and the figures' reader pick the same rows."""
+    from hedgerow.figures.tidy import load_results
+    from hedgerow.pipeline.report import load_rows_local
+
+    def attempt(rid, att, status, at, rows=2):
+        return [{**row(rid, "random(10)", 1000, i, 10.0 + i, 100, status=status, at=at,
+                       attempt=att), "epoch": i} for i in range(rows)]  # fmt: skip
+
+    cases = {
+        "ok-then-failed": [("x1", "ok", 100.0), ("x2", "failed", 200.0)],
+        "two-ok": [("y1", "ok", 100.0), ("y2", "ok", 300.0)],
+        "two-failed": [("z1", "failed", 100.0), ("z2", "failed", 50.0)],
+        "tie": [("t2", "ok", 100.0), ("t1", "ok", 100.0)],
+        "tie-failed": [("u9", "failed", 5.0), ("u3", "failed", 5.0)],
+    }
+    for rid, attempts in cases.items():
+        for att, status, at in attempts:
+            write_rows(tmp_path, f"{rid}-{att}", attempt(rid, att, status, at))
+    want = {("ok-then-failed", "x1"), ("two-ok", "y2"), ("two-failed", "z1"), ("tie", "t1"),
+            ("tie-failed", "u3")}  # fmt: skip
+    on_spark = load_rows(spark, tmp_path).toPandas()
+    for df in (on_spark, load_rows_local(tmp_path), load_results(tmp_path)):
+        assert set(zip(df["run_id"], df["attempt_id"], strict=True)) == want
+        assert len(df) == 2 * len(want)

@@ -134,3 +134,13 @@ def test_report_options_are_checked_before_any_engine(tmp_path, monkeypatch):
         res = CliRunner().invoke(cli, ["report", str(tmp_path), "-e", "plain", *args])
         assert res.exit_code == 2 and msg in res.output, res.output
         assert time.perf_counter() - t0 < 2.0
+
+
+def test_local_engine_reads_a_folder_shared_with_other_experiments(tmp_path):
+    """Columns only another experiment's files have are null, as in Spark's merged schema."""
+    write_rows(tmp_path, "a", [_row("a", "L", 500, 10.0)])
+    write_rows(tmp_path, "b", [_row("b", "L", 500, 14.0)])
+    other = {**_row("c", "M", 500, 3.0, experiment="other"), "param_extra": "x", "rate": 1.0}
+    write_rows(tmp_path, "c", [other])
+    rep = aggregate(None, tmp_path, "plain", by=["label"], metrics=["avg_degree"])
+    assert rep.table["mean"].tolist() == [12.0] and rep.table["n"].tolist() == [2]

@@ -45,6 +45,8 @@ True
 
 from hedgerow.gossip.sampling import SAMPLERS, PeerSampling
 from hedgerow.gossip.tman import (
+    RingPartner,
+    RingSelect,
     TMan,
     jaccard_select,
     rank_select,
@@ -56,6 +58,8 @@ from hedgerow.gossip.tman import (
 __all__ = [
     "SAMPLERS",
     "PeerSampling",
+    "RingPartner",
+    "RingSelect",
     "TMan",
     "jaccard_select",
     "rank_select",

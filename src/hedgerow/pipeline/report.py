@@ -44,6 +44,7 @@ import pandas as pd
 
 from hedgerow.errors import HedgerowError
 from hedgerow.experiment.rows import METRIC_ORDER, column_for_key, is_metric_column
+from hedgerow.figures.tidy import best_attempt, ci95_halfwidth, group_stats
 from hedgerow.pipeline.store import (
     file_schema,
     good_row_files,
@@ -76,23 +77,6 @@ _NOT_CONFIG = {
     "finished_at", "host", "code", "spec_json", "point_json", "seed", "epoch", "build_seconds",
     "label",
 }  # fmt: skip
-
-
-def ci95_halfwidth(sd: float, n: int) -> float:
-    """Half-width of the 95% Student-t confidence interval of a mean.
-
-    Examples
-    --------
-    >>> round(ci95_halfwidth(1.0, 3), 4)
-    2.4841
-    >>> math.isnan(ci95_halfwidth(1.0, 1))
-    True
-    """
-    if n is None or n < 2 or sd is None or (isinstance(sd, float) and math.isnan(sd)):
-        return float("nan")
-    from scipy.special import stdtrit  # the t quantile; scipy.stats costs a second to import
-
-    return float(stdtrit(n - 1, 0.975) * sd / math.sqrt(n))
 
 
 def choose_engine(out: str | Path, master: str | None = None, engine: str = "auto") -> str:
@@ -183,7 +167,11 @@ def load_rows_local(
     experiment: str | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
-    """:func:`load_rows` in process: a pandas DataFrame read with pyarrow, same attempt kept."""
+    """:func:`load_rows` in process: a pandas DataFrame read with pyarrow.
+
+    The attempt kept is :func:`hedgerow.figures.tidy.best_attempt`, the order
+    of :func:`load_rows`'s window (a test compares the two engines' rows).
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -201,14 +189,7 @@ def load_rows_local(
     if not tables:
         return pq.read_table(files[0]).schema.empty_table().to_pandas()
     df = pa.concat_tables(tables, promote_options="permissive").to_pandas()
-    key = df[["run_id", "status", "finished_at", "attempt_id"]].copy()
-    key["_ok"] = (key["status"] == "ok").astype(int)
-    best = key.sort_values(
-        ["run_id", "_ok", "finished_at", "attempt_id"], ascending=[True, False, False, True]
-    ).drop_duplicates("run_id")
-    keep = pd.MultiIndex.from_frame(best[["run_id", "status", "finished_at", "attempt_id"]])
-    mine = pd.MultiIndex.from_frame(df[["run_id", "status", "finished_at", "attempt_id"]])
-    return df[mine.isin(keep)].reset_index(drop=True)
+    return best_attempt(df)
 
 
 @dataclass
@@ -334,16 +315,9 @@ class _LocalEngine:
 
     def group(self, in_spec: set[str], by: list[str], metrics: list[str], spec: bool):
         d = self.df[(self.df["status"] == "ok") & (self.df["run_id"].isin(in_spec) == spec)]
-        parts = {}
-        for i, m in enumerate(metrics):
-            c = pd.to_numeric(d[m], errors="coerce").astype(float)
-            parts[f"m{i}"], parts[f"s{i}"], parts[f"n{i}"] = c, c, c
-        frame = pd.DataFrame(parts, index=d.index)
-        agg = {k: ("mean" if k[0] == "m" else "std" if k[0] == "s" else "count")
-               for k in frame.columns}  # fmt: skip
-        if not by:
-            return pd.DataFrame([frame.agg(agg)]) if len(d) else pd.DataFrame()
-        return frame.groupby([d[c] for c in by], dropna=False).agg(agg).reset_index()
+        if not by and not len(d):
+            return pd.DataFrame()
+        return group_stats(d, by, metrics, per_run_first=False, sort=True)
 
 
 class _SparkEngine:
@@ -363,8 +337,8 @@ class _SparkEngine:
         for i, m in enumerate(metrics):
             c = F.col(m).cast("double")
             aggs += [
-                F.avg(c).alias(f"m{i}"),
-                F.stddev_samp(c).alias(f"s{i}"),
+                F.avg(c).alias(f"mean{i}"),
+                F.stddev_samp(c).alias(f"sd{i}"),
                 F.count(c).alias(f"n{i}"),
             ]
         member = F.col("run_id").isin(sorted(in_spec)) if in_spec else F.lit(False)
@@ -391,13 +365,13 @@ def _records(grouped: pd.DataFrame, by_cols: list[str], metrics: list[str], ref:
     for _, g in grouped.iterrows():
         for i, m in enumerate(metrics):
             n = int(g[f"n{i}"])
-            mean = g[f"m{i}"]
+            mean = g[f"mean{i}"]
             rec = {c: g[c] for c in by_cols}
             rec.update(
                 metric=m,
                 mean=float(mean) if mean is not None and not pd.isna(mean) else float("nan"),
                 ci95=ci95_halfwidth(
-                    float(g[f"s{i}"]) if not pd.isna(g[f"s{i}"]) else float("nan"), n
+                    float(g[f"sd{i}"]) if not pd.isna(g[f"sd{i}"]) else float("nan"), n
                 ),
                 n=n,
             )
@@ -518,7 +492,14 @@ def aggregate(
     if epochs is None:
         epochs = (manifest.get("report") or {}).get("epochs") or None
     if spark is None:
-        eng: Any = _LocalEngine(load_rows_local(out, experiment=experiment))
+        local = load_rows_local(out, experiment=experiment)
+        # columns that only other experiments' files have are null here, as Spark's merged
+        # schema makes them
+        missing = [c for c in columns if c not in local.columns]
+        if missing:
+            local = pd.concat([local, pd.DataFrame(None, index=local.index, columns=missing)],
+                              axis=1)  # fmt: skip
+        eng: Any = _LocalEngine(local)
     else:
         eng = _SparkEngine(load_rows(spark, out, experiment=experiment).persist())
     config = [c for c in columns if not is_metric_column(c) and c not in _NOT_CONFIG]

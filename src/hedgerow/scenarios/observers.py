@@ -70,10 +70,10 @@ Per-epoch row keys (:func:`epoch_row`)
     at least one honest exploitation peer, share of their exploitation slots
     held by attackers (:func:`hedgerow.metrics.attack.exploit_hold`), and
     attackers withholding in the epoch.
-``attacker_tenure_mean_epochs``, ``attacker_tenure_p90_epochs``, ``attacker_tenure_max_epochs``,
-``attacker_tenures`` (``withhold`` / ``relay`` worlds, last epoch only)
-    Over the whole run, every maximal run of consecutive epochs in which an
-    attacker held an exploitation slot of one honest adaptive node
+``attacker_tenure_{mean,p90,max}_epochs``, ``attacker_tenures``
+    (``withhold`` / ``relay`` worlds, last epoch only) Over the whole run, every
+    maximal run of consecutive epochs in which an attacker held an exploitation
+    slot of one honest adaptive node
     (:func:`hedgerow.metrics.attack.hold_tenures`): how long a withholder
     survives before the node evicts it.
 ``eclipse_streak_max``, ``eclipse_streak_p99`` (attack scenarios, last epoch only)
@@ -541,18 +541,18 @@ def observers_for(
 ) -> list[EpochObserver]:
     """The observers of a run of ``proto`` (or a shape name) on ``world``, in row-column order.
 
-    =========================  =========================================================
-    observer                   selected by
-    =========================  =========================================================
-    :class:`RoutingMeasures`   a static run on a routing world (``events`` not
-                               ``traffic``), alone
-    :class:`EpochRow`          every other run
-    :class:`ChurnMeasures`     ``churn`` (adaptive runs)
-    :class:`BroadcastMeasures` ``workload="broadcast"`` (``publisher_probs``)
-    :class:`RelayMeasures`     ``attack`` ``withhold`` or ``relay``
-    :class:`RelayTenure`       ``attack`` ``withhold`` or ``relay`` (adaptive runs)
-    :class:`EclipseStreaks`    any other ``attack`` (adaptive runs)
-    =========================  =========================================================
+    ============================  ======================================================
+    observer                      selected by
+    ============================  ======================================================
+    :class:`RoutingMeasures`      a static run on a routing world (``events`` not
+                                  ``traffic``), alone
+    :class:`EpochRow`             every other run
+    :class:`ChurnMeasures`        ``churn`` (adaptive runs)
+    :class:`BroadcastMeasures`    ``workload="broadcast"`` (``publisher_probs``)
+    :class:`RelayMeasures`        ``attack`` ``withhold`` or ``relay``
+    :class:`RelayTenure`          ``attack`` ``withhold`` or ``relay`` (adaptive runs)
+    :class:`EclipseStreaks`       any other ``attack`` (adaptive runs)
+    ============================  ======================================================
 
     ``link_topics`` are the ``(u, v, topic)`` rows of a mesh-forwarding static
     overlay (the routing observer routes along them).

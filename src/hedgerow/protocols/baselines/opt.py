@@ -100,6 +100,7 @@ import numpy as np
 
 from hedgerow.errors import ParameterError
 from hedgerow.gossip import PeerSampling, TMan
+from hedgerow.model.bitset import popcount64
 from hedgerow.model.instance import Instance
 from hedgerow.model.outlinks import out_overlay
 from hedgerow.model.overlay import Overlay
@@ -553,18 +554,9 @@ def _lacking(indptr, indices, masks):  # pragma: no cover
             acc |= masks[indices[e]]
         for w in range(words):
             mine = masks[v, w]
-            total += _popcount(mine)
-            lacking += _popcount(mine & ~acc[w])
+            total += popcount64(mine)
+            lacking += popcount64(mine & ~acc[w])
     return lacking, total
-
-
-@numba.njit(cache=True)
-def _popcount(x):  # pragma: no cover
-    c = 0
-    while x:
-        x &= x - np.uint64(1)
-        c += 1
-    return c
 
 
 def _uncovered_share(indptr: np.ndarray, indices: np.ndarray, instance: Instance) -> float:
