@@ -145,3 +145,23 @@ def test_descriptions_state_type_range_and_default():
     assert FLOAT.describe() == "float in (0, 1], default 0.5"
     assert BOOL.describe() == "true/false, default false"
     assert CHOICE.describe() == "uniform|sequential, default uniform"
+
+
+def test_text_and_pairs_settings():
+    from hedgerow.errors import ParameterError
+    from hedgerow.params import Pairs, Text
+
+    def form(v):
+        if not v.startswith("unif:"):
+            raise ParameterError("not unif:K")
+
+    p = Text(None, "law", parse=form, metavar="unif:K", optional=True).bind("publishers")
+    assert p.validate("w", "unif:3") == "unif:3" and p.validate("w", None) is None
+    assert p.describe() == "unif:K, optional, default derived"
+    for bad in p.invalid_values():
+        with pytest.raises(ParameterError, match="publishers"):
+            p.validate("w", bad)
+    kw = Pairs("latency keywords").bind("latency_kw")
+    assert kw.validate("w", [("grid", 2)]) == (("grid", 2),)
+    with pytest.raises(ParameterError, match="latency_kw must be a mapping"):
+        kw.validate("w", 3)

@@ -23,8 +23,8 @@ hedgerow.errors.ParameterError: spidercast: parameter kg must be a whole number,
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hedgerow.errors import ParameterError
@@ -34,7 +34,9 @@ __all__ = [
     "Choice",
     "Float",
     "Int",
+    "Pairs",
     "Param",
+    "Text",
     "as_bool",
     "as_choice",
     "as_float",
@@ -53,8 +55,9 @@ class Param:
 
     Attributes
     ----------
-    kind : {"int", "float", "bool", "choice"}
-        The value's type.
+    kind : {"int", "float", "bool", "choice", "text", "pairs"}
+        The value's type (``text``: a string read by ``parse``; ``pairs``:
+        keyword arguments, a mapping or ``(name, value)`` pairs).
     default : Any
         Default value (``None`` only where ``optional``).
     doc : str
@@ -69,6 +72,11 @@ class Param:
         Unit of a number (``"s"``, ``"ms"``, ``"links"``), for the docs.
     optional : bool
         ``None`` is a valid value (meaning "derived", as the doc says).
+    parse : callable, optional
+        ``text``: ``parse(value)`` raises :class:`~hedgerow.errors.ParameterError`
+        for a malformed value (its return value is ignored).
+    metavar : str
+        ``text``: the value's form in help (``unif:K|exp:K``).
     name : str
         Set by :meth:`bind` when the owning class is created.
     """
@@ -83,6 +91,8 @@ class Param:
     choices: tuple[str, ...] = ()
     unit: str = ""
     optional: bool = False
+    parse: Callable[[str], Any] | None = field(default=None, compare=False)
+    metavar: str = ""
     name: str = ""
 
     def bind(self, name: str) -> Param:
@@ -126,6 +136,26 @@ class Param:
             if not isinstance(value, str) or value.strip().lower() not in self.choices:
                 raise self._fail(owner, self.type_text(), value)
             return value.strip().lower()
+        if self.kind == "text":
+            if not isinstance(value, str) or not value.strip():
+                raise self._fail(owner, self.type_text(), value)
+            if self.parse is not None:
+                try:
+                    self.parse(value)
+                except ParameterError as e:
+                    raise ParameterError(
+                        f"{owner}: parameter {self.name} must be {self.type_text()}, got "
+                        f"{value!r} ({e})",
+                        key=self.name,
+                    ) from None
+            return value
+        if self.kind == "pairs":
+            items = value.items() if isinstance(value, Mapping) else value
+            try:
+                pairs = tuple((str(k), v) for k, v in items)
+            except (TypeError, ValueError):
+                raise self._fail(owner, self.type_text(), value) from None
+            return pairs
         if isinstance(value, bool):
             raise self._fail(owner, self.type_text(), value)
         try:
@@ -149,7 +179,10 @@ class Param:
         """``a whole number``, ``a number``, ``true or false``, ``one of a, b``."""
         if self.kind == "choice":
             return f"one of {', '.join(self.choices)}"
-        return {"int": "a whole number", "float": "a number", "bool": "true or false"}[self.kind]
+        if self.kind == "text":
+            return self.metavar or "a text"
+        return {"int": "a whole number", "float": "a number", "bool": "true or false",
+                "pairs": "a mapping of names to values"}[self.kind]
 
     def range_text(self) -> str:
         """The allowed values in words, e.g. ``a whole number >= 1`` or ``in (1, inf)``."""
@@ -169,6 +202,8 @@ class Param:
             text = "true/false"
         elif self.kind == "choice":
             text = "|".join(self.choices)
+        elif self.kind in ("text", "pairs"):
+            text = self.type_text()
         else:
             text = self.kind
             if self.low is not None or self.high is not None:
@@ -185,6 +220,10 @@ class Param:
             return ["maybe", 2.5]
         if self.kind == "choice":
             return ["no-such-choice", 3]
+        if self.kind == "text":
+            return [3, ""] + (["no:such:form"] if self.parse is not None else [])
+        if self.kind == "pairs":
+            return [3]
         bad: list[Any] = ["abc", float("nan")]
         if self.kind == "int":
             bad += [True, 1.5]
@@ -257,6 +296,40 @@ def Bool(default: bool, doc: str) -> Param:
 def Choice(default: str, choices: tuple[str, ...], doc: str) -> Param:
     """A parameter taking one of ``choices``."""
     return Param("choice", default, doc, choices=tuple(choices))
+
+
+def Text(
+    default: str | None,
+    doc: str,
+    *,
+    parse: Callable[[str], Any] | None = None,
+    metavar: str = "",
+    optional: bool = False,
+) -> Param:
+    """A string parameter in a written form, checked by ``parse`` (e.g. ``unif:K``).
+
+    Examples
+    --------
+    >>> def law(v):
+    ...     if not v.startswith("unif:"):
+    ...         raise ParameterError("not unif:K")
+    >>> Text(None, "law", parse=law, metavar="unif:K", optional=True).bind("p").validate("w", "x")
+    Traceback (most recent call last):
+    ...
+    hedgerow.errors.ParameterError: w: parameter p must be unif:K, got 'x' (not unif:K)
+    """
+    return Param("text", default, doc, parse=parse, metavar=metavar, optional=optional)
+
+
+def Pairs(doc: str) -> Param:
+    """Keyword arguments (a mapping, or ``(name, value)`` pairs), kept as a tuple of pairs.
+
+    Examples
+    --------
+    >>> Pairs("latency keywords").bind("kw").validate("w", {"grid": 2})
+    (('grid', 2),)
+    """
+    return Param("pairs", (), doc)
 
 
 def validate_params(owner: str, decl: Mapping[str, Param], values: Mapping[str, Any]) -> dict:

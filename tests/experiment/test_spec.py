@@ -108,7 +108,7 @@ def test_kind_run_rejects_a_workload():
         ({"latency": "moon"}, "scenario.latency: 'moon' is not one of unit-square, cities"),
         (
             {"run": {"name": "unit-square", "interest": 7}},
-            "scenario.run.interest: scenario: parameter interest must be in [0, 1], got 7",
+            "scenario.run.interest: must be in (0, 1], got 7",
         ),
     ],
 )
@@ -163,11 +163,11 @@ _CHURN = {"lifetime": 10}
         ),
         (
             {"kind": "run", "protocol": "topiary", "run": {**_RUN, "epochs": 0}},
-            "scenario.run.epochs: Input should be greater than or equal to 1",
+            "scenario.run.epochs: must be >= 1, got 0",
         ),
         (
             {"kind": "run", "protocol": "topiary", "run": {**_RUN, "topics": 0}},
-            "scenario.run.topics: scenario: parameter topics must be >= 1, got 0",
+            "scenario.run.topics: must be >= 1, got 0",
         ),
         (
             {"kind": "churn", "protocol": "spidercast", "params": {"kg": -1}, "churn": _CHURN},

@@ -66,7 +66,8 @@ def test_registry_names():
 @pytest.mark.parametrize("protocol", ["random-graph", "gossipsub", "scribe-random", "scribe-topic"])
 def test_static_baselines_report_one_epoch(protocol):
     rows = run_scenario(protocol, "cities", topics=20, epochs=5, messages=60)
-    assert len(rows) == 1 and set(rows[0]) == BASE_KEYS
+    assert len(rows) == 1 and set(rows[0]) == BASE_KEYS | RAN_STATIC
+    assert rows[0]["params"]["d"] == 5  # the scenario's budget, stated for this protocol
     assert rows[0]["avg_score"] is None
     assert 0.0 < rows[0]["receive_rate"] <= 1.0
     json.dumps(rows)
@@ -92,6 +93,9 @@ def test_every_protocol_gets_the_same_traffic():
 
 
 STREAK_KEYS = {"eclipse_streak_max", "eclipse_streak_p99"}
+#: what every row records of the protocol (scenarios.run.ran_with)
+RAN_STATIC = {"params"}
+RAN_ADAPTIVE = {"params", "out_degree", "in_limit"}
 
 
 def test_topic_attack_rows():
@@ -99,10 +103,10 @@ def test_topic_attack_rows():
     assert len(res.rows) == 2
     victim = {"victim_receive_rate", "victim_delay_mean_ms"}
     for row in res.rows[:-1]:
-        assert set(row) == BASE_KEYS | ATTACK_KEYS | victim
+        assert set(row) == BASE_KEYS | ATTACK_KEYS | victim | RAN_ADAPTIVE
         assert 0 <= row["attacker_slot_share"] <= 1
     # the last row also carries the eclipse streaks of the run
-    assert set(res.rows[-1]) == BASE_KEYS | ATTACK_KEYS | victim | STREAK_KEYS
+    assert set(res.rows[-1]) == BASE_KEYS | ATTACK_KEYS | victim | STREAK_KEYS | RAN_ADAPTIVE
     assert res.world.scenario.attackers == 500 and int((~res.world.honest).sum()) == 500
     assert res.scores.shape == (2, 1000)
     json.dumps(res.rows)
@@ -111,7 +115,7 @@ def test_topic_attack_rows():
 def test_eclipse_rows_and_attacker_links():
     res = simulate("topiary", "eclipse", epochs=1, topics=20, messages=50)
     row = res.rows[0]
-    assert set(row) == BASE_KEYS | ATTACK_KEYS | STREAK_KEYS
+    assert set(row) == BASE_KEYS | ATTACK_KEYS | STREAK_KEYS | RAN_ADAPTIVE
     # attackers only hold their clique; honest nodes keep <= d out-links
     honest = res.world.honest
     deg = res.overlay.degree()

@@ -29,11 +29,14 @@ def test_same_seed_same_world_other_seed_other_world():
     assert np.array_equal(pa, pb) and np.array_equal(ta, tb) and len(pa) == 50
 
 
-def test_every_setting_is_in_the_fingerprint():
+def test_every_world_setting_is_in_the_fingerprint():
     base = dict(seed=1, topics=10, nodes=200, messages=50)
     fp = make_world("unit-square", **base).fingerprint()
-    for change in ({"messages": 60}, {"ttl": 2}, {"epochs": 7}, {"interest": 0.3}):
+    for change in ({"messages": 60}, {"ttl": 2}, {"interest": 0.3}, {"proc_ms": 5.0}):
         assert make_world("unit-square", **{**base, **change}).fingerprint() != fp, change
+    # the run's length and the protocols' budgets are not the world
+    for change in ({"epochs": 7}, {"rt": 20}, {"cycles": 3}):
+        assert make_world("unit-square", **{**base, **change}).fingerprint() == fp, change
 
 
 def test_popularity_workload_scenario():

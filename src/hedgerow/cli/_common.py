@@ -1,4 +1,6 @@
-"""Shared CLI helpers: one-line errors and ``-p name=value`` parsing."""
+"""Shared CLI helpers: one-line errors, ``-p name=value`` parsing, and the options of the
+declared world settings (:func:`setting_options`, generated from
+:data:`~hedgerow.world_settings.WORLD_SETTINGS`)."""
 
 from __future__ import annotations
 
@@ -54,11 +56,17 @@ def parse_params(items: tuple[str, ...]) -> dict[str, object]:
     return out
 
 
+#: the synthetic workload's defaults when ``--subs`` / ``--popularity`` are not given
+WORKLOAD_DEFAULTS = {"topics": 100, "subs": "10", "popularity": "rss"}
+
+
 def workload_options(*, topics_required: bool = True, nodes_required: bool = True):
     """The synthetic-workload options shared by ``build`` and ``churn``.
 
     ``--nodes``, ``--topics``, ``--subs``, ``--popularity`` and ``--seed``
     (SpiderCast section 3.1; see :func:`hedgerow.workloads.make_instance`).
+    ``--subs`` and ``--popularity`` default to ``None`` so that a command can
+    tell them given (:data:`WORKLOAD_DEFAULTS` fill them otherwise).
     """
 
     def wrap(f):
@@ -69,21 +77,19 @@ def workload_options(*, topics_required: bool = True, nodes_required: bool = Tru
                 "--topics",
                 type=int,
                 required=topics_required,
-                default=None if topics_required else 100,
-                show_default=not topics_required,
-                help="Number of topics.",
+                default=None,
+                help="Number of topics." + ("" if topics_required else " (default: 100)"),
             ),
             click.option(
                 "--subs",
-                default="10",
-                show_default=True,
-                help="Subscriptions per node: S or MIN:MAX.",
+                default=None,
+                help="Subscriptions per node: S or MIN:MAX (default: 10).",
             ),
             click.option(
                 "--popularity",
-                default="rss",
-                show_default=True,
-                help="Topic popularity: rss, zipf1, zipf2, nyse, uniform or zipf:ALPHA.",
+                default=None,
+                help="Topic popularity: rss, zipf1, zipf2, nyse, uniform or zipf:ALPHA "
+                "(default: rss).",
             ),
             click.option(
                 "--seed",
@@ -151,70 +157,125 @@ def _json_default(value: object) -> object:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-#: the scenario overrides of ``run`` and ``compare``: one ``--option`` of :func:`scenario_options`
-#: each, handed to the command as one ``settings`` dict (``None`` = the scenario's value)
-SCENARIO_OVERRIDES = (
-    "epochs", "topics", "interest", "attackers", "messages", "ttl", "social", "adaptive",
-    "publishers", "topology", "nodes", "rt", "cycles", "alpha", "churn", "attack",
-)
+def _setting_help(setting, *, scenario_default: bool) -> str:
+    """An option's help from its declaration: doc, type or range, unit, default, families."""
+    p = setting.param
+    if p.kind in ("int", "float"):
+        kind = p.kind + ("" if p.low is None and p.high is None else " " + p.range_text())
+    elif p.kind == "choice":
+        kind = "|".join(p.choices)
+    else:
+        kind = p.type_text()
+    if p.unit:
+        kind += f", {p.unit}"
+    default = "the scenario's" if scenario_default else str(p.default)
+    text = f"{setting.doc[0].upper()}{setting.doc[1:]} ({kind}; default: {default})."
+    if setting.applies:
+        text += f" Applies to {', '.join(setting.applies)} worlds."
+    return text
+
+
+def setting_option(setting, *, scenario_default: bool = True):
+    """The click option of one declared world setting (``--rt``, ``--wasted/--no-wasted``).
+
+    Every option defaults to ``None`` (not given): the command fills the
+    scenario's value or the declared default, and can tell a value the user
+    gave from one it did not.
+    """
+    p = setting.param
+    helptext = _setting_help(setting, scenario_default=scenario_default)
+    if p.kind == "bool":
+        flag = f"{setting.flag}/--no-{setting.flag[2:]}"
+        return click.option(flag, setting.name, default=None, help=helptext)
+    kw: dict = {"default": None, "help": helptext}
+    if p.kind == "int":
+        kw["type"] = int
+    elif p.kind == "float":
+        kw["type"] = float
+    elif p.kind == "choice":
+        kw["type"] = click.Choice(list(p.choices))
+    else:
+        kw["metavar"] = p.metavar or "TEXT"
+    return click.option(setting.flag, setting.name, **kw)
+
+
+def cli_settings(section: str) -> tuple[str, ...]:
+    """The world settings of ``section`` that the commands take as options (in table order)."""
+    from hedgerow.world_settings import settings_in
+
+    return tuple(k for k, s in settings_in(section).items() if not s.cli)
+
+
+def setting_options(section: str):
+    """One option per declared world setting of ``section`` (``run`` or ``churn``).
+
+    The command receives them as one ``settings`` dict (``None`` = not given);
+    a bad value is a one-line error naming the option (``--rt: ...``).
+    """
+    from hedgerow.world_settings import WORLD_SETTINGS
+
+    names = cli_settings(section)
+
+    def wrap(f):
+        @functools.wraps(f)
+        def collect(*args, **kwargs):
+            settings = {k: kwargs.pop(k) for k in names}
+            _check_options(settings)
+            return f(*args, settings=settings, **kwargs)
+
+        for name in reversed(names):
+            collect = setting_option(WORLD_SETTINGS[name],
+                                     scenario_default=section == "run")(collect)
+        return collect
+
+    return wrap
+
+
+def _check_options(settings: dict) -> None:
+    """Each given setting checked by its declaration; the error names the option."""
+    from hedgerow.errors import ParameterError
+    from hedgerow.world_settings import WORLD_SETTINGS, check_setting
+
+    for k, v in settings.items():
+        if v is None:
+            continue
+        try:
+            settings[k] = check_setting(k, v)
+        except ParameterError as e:
+            msg = str(e)
+            cut = msg.find(f"parameter {k} ")
+            tail = msg[cut + len(f"parameter {k} "):] if cut >= 0 else msg
+            raise ParameterError(f"{WORLD_SETTINGS[k].flag}: {tail}", key=k) from None
+
+
+#: the scenario overrides of ``run``, ``compare`` and ``draw``: one ``--option`` per world
+#: setting of the ``run`` section with an option (generated, :func:`setting_options`)
+SCENARIO_OVERRIDES = cli_settings("run")
 
 
 def scenario_options(f):
-    """``--scenario``, ``--seed`` and the scenario overrides shared by ``run`` and ``compare``.
+    """``--scenario``, ``--seed`` and the world settings shared by ``run``, ``compare`` and
+    ``draw`` (:func:`setting_options`), handed to the command as ``settings``.
 
-    The command receives ``scenario``, ``seed`` and ``settings``: the overrides
-    of :data:`SCENARIO_OVERRIDES` by name, ready for ``check_run`` and
-    ``resolve_scenario``.
+    A named social input (given, or the scenario's default) is ingested once here.
     """
-    opts = [
-        click.option(
-            "--scenario", "-s", required=True,
-            help="Named scenario, the world every protocol runs in (listed below).",
-        ),
-        click.option("--seed", type=int, default=0, show_default=True, help="The run's seed."),
-        click.option("--epochs", type=int, default=None, help="Epochs of adaptive protocols."),
-        click.option("--topics", type=int, default=None, help="Number of topics."),
-        click.option("--interest", type=float, default=None,
-                     help="Subscription probability per (node, topic) (interest workloads)."),
-        click.option("--attackers", type=int, default=None, help="Attackers (attack scenarios)."),
-        click.option("--messages", type=int, default=None, help="Messages per epoch."),
-        click.option("--ttl", type=int, default=None, help="Initial TTL of every message."),
-        click.option(
-            "--social", default=None, metavar="DIR",
-            help="Workload: the users of an ingested social sample: an ingest output folder, or "
-            "a named input (fb1k, fb4k, tw1k, tw10k, vitis-tw10k), ingested on first use.",
-        ),
-        click.option("--adaptive", type=int, default=None, metavar="N",
-                     help="Broadcast worlds: N nodes re-select their peers (0 = all)."),
-        click.option("--publishers", default=None, metavar="unif:K|exp:K",
-                     help="Broadcast worlds: K publishers, equal or exp(-k/10) probabilities."),
-        click.option("--topology", default=None, metavar="FILE",
-                     help="Broadcast worlds: delays, node delays and publishing probabilities "
-                     "from a Goldfish-format topology JSON."),
-        click.option("--nodes", type=int, default=None, help="Number of nodes (sized networks)."),
-        click.option("--rt", type=int, default=None,
-                     help="Routing-table size of protocols declaring rt (Vitis, RVR, OPT)."),
-        click.option("--cycles", type=int, default=None,
-                     help="Gossip cycles of protocols declaring cycles (Vitis, RVR, OPT)."),
-        click.option("--alpha", type=float, default=None,
-                     help="Publication-rate skew, power law (correlated workloads, Vitis IV-D)."),
-        click.option("--churn", default=None, metavar="onoff:F:ON:OFF",
-                     help="Broadcast worlds: a fraction F of the nodes alternate online and "
-                     "offline sessions of mean ON and OFF epochs."),
-        click.option("--attack", default=None, type=click.Choice(["withhold", "relay"]),
-                     help="Fast-relay worlds (goldfish-withhold): relays that withhold while "
-                     "they hold exploit slots, or the honest control."),
-    ]
 
     @functools.wraps(f)
-    def collect(*args, **kwargs):
-        settings = {k: kwargs.pop(k) for k in SCENARIO_OVERRIDES}
-        _prepare_social(settings.get("social"))
-        return f(*args, settings=settings, **kwargs)
+    def prepare(*args, **kwargs):
+        from hedgerow.scenarios.world import SCENARIOS
 
-    for opt in reversed(opts):
-        collect = opt(collect)
-    return collect
+        social = kwargs["settings"].get("social")
+        named = SCENARIOS.get(kwargs.get("scenario"))
+        _prepare_social(social if social is not None or named is None else named.social)
+        return f(*args, **kwargs)
+
+    wrapped = setting_options("run")(prepare)
+    wrapped = click.option("--seed", type=int, default=0, show_default=True,
+                           help="The run's seed.")(wrapped)
+    return click.option(
+        "--scenario", "-s", required=True,
+        help="Named scenario, the world every protocol runs in (listed below).",
+    )(wrapped)
 
 
 def _prepare_social(social: str | None) -> None:

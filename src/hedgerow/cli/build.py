@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from hedgerow.cli._common import (
+    WORKLOAD_DEFAULTS,
     ProtocolCommand,
     parse_params,
     print_json,
@@ -53,12 +54,27 @@ def build_cmd(
 
     instance = None
     if social is not None:
+        synthetic = {"--nodes": nodes, "--topics": topics, "--subs": subs,
+                     "--popularity": popularity}
+        given = [k for k, v in synthetic.items() if v is not None]
+        if given:
+            raise ParameterError(f"{given[0]} cannot be used with --social {social}, whose "
+                                 "users and topics are the workload; give one")
         instance = _social_instance(social)
         nodes, topics = instance.n_nodes, instance.n_topics
-    elif nodes is None or topics is None:
+    elif nodes is None:
         raise ParameterError("give --nodes and --topics (synthetic workload) or --social NAME")
+    topics = WORKLOAD_DEFAULTS["topics"] if topics is None else topics
+    subs = WORKLOAD_DEFAULTS["subs"] if subs is None else subs
+    popularity = WORKLOAD_DEFAULTS["popularity"] if popularity is None else popularity
     options = parse_params(params)
     if membership is not None:
+        if "membership" in options:
+            raise ParameterError(
+                f"membership is given twice, as --membership {membership:g} and as -p "
+                f"membership={options['membership']}; give one",
+                key="membership",
+            )
         options["membership"] = membership
     show = not as_json or stderr_console.is_terminal
     with build_progress(protocol, nodes, enabled=show) as update:

@@ -8,8 +8,10 @@ import math
 import click
 
 from hedgerow.cli._common import (
+    WORKLOAD_DEFAULTS,
     ProtocolCommand,
     parse_params,
+    setting_options,
     stderr_console,
     workload_options,
 )
@@ -28,17 +30,11 @@ def _clean(value):
     "--scenario",
     default=None,
     metavar="NAME",
-    help="Named churn scenario: maintained protocols replay it event by event (fb1k-google,"
-    " tw1k-google, ...); cycle protocols run it cycle by cycle (vitis-flash-crowd,"
-    " vitis-trace).",
+    help="Named churn scenario; it brings its own workload and churn. Maintained protocols replay "
+    "it event by event (fb1k-google, tw1k-google, ...), cycle protocols run it cycle by cycle "
+    "(vitis-flash-crowd, vitis-trace).",
 )
-@click.option("--events", "n_events", type=int, default=None, help="Replay the first N events.")
-@click.option(
-    "--lifetime",
-    type=float,
-    default=None,
-    help="Mean online time λ in seconds (offline: λ/4). Synthetic churn of section 3.8.",
-)
+@setting_options("churn")
 @click.option(
     "--trace",
     type=click.Path(file_okay=False),
@@ -46,18 +42,7 @@ def _clean(value):
     help="Replay a join/leave trace (an output folder of `hedgerow ingest churn`).",
 )
 @click.option(
-    "--speedup", type=float, default=1.0, show_default=True, help="Trace seconds per second."
-)
-@click.option("--duration", type=float, default=1000.0, show_default=True, help="Seconds.")
-@click.option(
-    "--snapshot-every", type=float, default=200.0, show_default=True, help="Snapshot period (s)."
-)
-@click.option(
-    "--timeout",
-    type=float,
-    default=0.1,
-    show_default=True,
-    help="Seconds per connect_timeout (one maintenance iteration).",
+    "--speedup", type=float, default=None, help="Trace seconds per second (default: 1)."
 )
 @click.option(
     "-p", "params", multiple=True, metavar="NAME=VALUE", help="Protocol parameter (repeatable)."
@@ -74,13 +59,9 @@ def churn_cmd(
     popularity,
     seed,
     scenario,
-    n_events,
-    lifetime,
+    settings,
     trace,
     speedup,
-    duration,
-    snapshot_every,
-    timeout,
     params,
     as_json,
 ):
@@ -91,14 +72,16 @@ def churn_cmd(
     --scenario NAME the named workload x churn pair is replayed event by
     event (OMen's churn rounds) with the invariants checked after each event;
     --json then prints one line per event.  Otherwise each node is online
-    for Exp(λ) seconds and offline for Exp(λ/4), and rejoins with a new
-    interest; or the join/leave events of --trace are replayed.
+    for Exp(λ) seconds and offline for Exp(off_ratio x λ), and rejoins with a
+    new interest; or the join/leave events of --trace are replayed.
     Every --snapshot-every seconds the overlay of the nodes online for over
     2 s is measured: degree, partitioned topics, under-covered nodes, and the
     control messages per join/leave so far.  A cycle-driven gossip protocol
     (vitis, rvr) runs a named cycle scenario (vitis-flash-crowd, vitis-trace;
-    --nodes reduces it), one row every few cycles: ring correctness, hit ratio,
-    overhead, delay.  An option the chosen churn does not use is an error.
+    --nodes reduces it), one row every few cycles: ring correctness, hit
+    ratio, overhead, delay.  The churn settings' options and defaults come
+    from the declared world settings; an option the chosen churn does not use
+    is an error.
 
     \b
     Example:
@@ -110,18 +93,14 @@ def churn_cmd(
     from hedgerow.progress import progress_bar
     from hedgerow.scenarios.churn_drivers import ChurnRequest, run_churn_request
 
-    ctx = click.get_current_context()
-    names = {"nodes": "nodes", "topics": "topics", "subs": "subs", "popularity": "popularity",
-             "n_events": "events", "lifetime": "lifetime", "trace": "trace",
-             "speedup": "speedup", "duration": "duration", "snapshot_every": "snapshot_every",
-             "timeout": "timeout"}
-    given = frozenset(key for opt, key in names.items()
-                      if ctx.get_parameter_source(opt) == click.core.ParameterSource.COMMANDLINE)
-    request = ChurnRequest(
-        scenario=scenario, events=n_events, lifetime=lifetime, trace=trace, speedup=speedup,
-        duration=duration, snapshot_every=snapshot_every, timeout=timeout,
-        workload={"nodes": nodes, "topics": topics, "subs": subs, "popularity": popularity},
-        given=frozenset(given | ({"scenario"} if scenario else set())),
+    workload = {"nodes": nodes, "topics": topics, "subs": subs, "popularity": popularity}
+    given = {k for k, v in {**workload, **settings, "trace": trace, "speedup": speedup,
+                            "scenario": scenario}.items() if v is not None}
+    request = ChurnRequest.from_settings(
+        {**settings, "scenario": scenario, "trace": trace, "speedup": speedup},
+        workload={**workload, **{k: v if workload[k] is None else workload[k]
+                                 for k, v in WORKLOAD_DEFAULTS.items()}},
+        given=given,
     )
     ensure_inputs(inputs_of({"churn": {"scenario": scenario}}),
                   log=lambda m: click.echo(m, err=True))
@@ -130,16 +109,18 @@ def churn_cmd(
         task = bar.add_task(protocol, total=None, status="start")
         outcome = run_churn_request(
             protocol, request, seed=seed, params=parse_params(params),
-            nodes=nodes if "nodes" in given and scenario else None,
+            nodes=nodes if scenario is not None else None,
             progress=lambda done, total: bar.update(task, completed=done, total=total,
                                                     status="running"),
         )
     for w in outcome.summary["warnings"]:
         click.echo(f"warning: {w}", err=True)
     if as_json:
+        ran = {"params": outcome.summary["params"]}
         for row in outcome.rows:
             click.echo(json.dumps({"kind": outcome.row_kind,
-                                   **{k: _clean(v) for k, v in row.items()}}, default=str))
+                                   **{k: _clean(v) for k, v in row.items()}, **ran},
+                                  default=str))
         summary = {k: _clean(v) for k, v in outcome.summary.items()}
         click.echo(json.dumps({"kind": "summary", **summary}, default=str))
         return

@@ -27,23 +27,37 @@ _COLUMNS = (
 
 def _params_by_protocol(items: tuple[str, ...], protocols: list[str]) -> dict[str, dict]:
     """``-p topiary.eta=3`` -> ``{"topiary": {"eta": 3}}``; ``-p d=4`` goes to every protocol
-    that declares ``d``."""
+    that declares ``d``.  A parameter set twice for one protocol (``-p vitis.rt=20 -p rt=25``)
+    is an error naming both."""
     from hedgerow.errors import ParameterError
-    from hedgerow.protocols import REGISTRY
+    from hedgerow.protocols import protocol_class
 
     out: dict[str, dict] = {}
-    for key, value in parse_params(items).items():
+    given: dict[tuple[str, str], str] = {}
+
+    def put(proto: str, name: str, value: object, item: str) -> None:
+        if (proto, name) in given:
+            raise ParameterError(
+                f"-p {given[proto, name]} and -p {item} both set {proto}'s {name}; give one",
+                key=name,
+            )
+        given[proto, name] = item
+        out.setdefault(proto, {})[name] = value
+
+    for item in items:
+        key, value = next(iter(parse_params((item,)).items()))
+        text = item.strip()
         if "." in key:
             proto, name = key.split(".", 1)
             if proto not in protocols:
                 raise ParameterError(f"-p {key}: {proto!r} is not among the compared protocols")
-            out.setdefault(proto, {})[name] = value
+            put(proto, name, value, text)
             continue
-        takers = [p for p in protocols if key in REGISTRY[p].params]
+        takers = [p for p in protocols if key in protocol_class(p).params]
         if not takers:
             raise ParameterError(f"-p {key}: no compared protocol has a parameter {key!r}")
         for p in takers:
-            out.setdefault(p, {})[key] = value
+            put(p, key, value, text)
     return out
 
 
@@ -75,13 +89,16 @@ def compare_cmd(protocols, scenario, seed, settings, params, forwarding, no_diam
     from hedgerow.progress import progress_bar
     from hedgerow.protocols import protocol_class
     from hedgerow.scenarios.run import check_run, compare
+    from hedgerow.scenarios.world import check_bound_settings, resolve_scenario
 
     names = [p.strip() for p in protocols.split(",") if p.strip()]
     for n in names:
         protocol_class(n)
     by_proto = _params_by_protocol(params, names)
     for n in names:
-        check_run(n, scenario, params=by_proto.get(n), forwarding=forwarding, **settings)
+        check_run(n, scenario, params=by_proto.get(n), forwarding=forwarding, alone=False,
+                  **settings)
+    check_bound_settings(resolve_scenario(scenario, **settings), names)
     rows = []
     with progress_bar(enabled=not as_json) as bar:
         task = bar.add_task(f"compare on {scenario}", total=len(names))

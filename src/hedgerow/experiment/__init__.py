@@ -2,8 +2,10 @@
 
 One job per module:
 
-* :mod:`~hedgerow.experiment.spec`: the pydantic models of a spec,
-  :class:`ResolvedRun` and the stable run id (:func:`run_id_of`);
+* :mod:`~hedgerow.experiment.models`: the pydantic models of a spec's sections
+  (``scenario.run`` and ``scenario.churn`` generated from the declared world
+  settings), :class:`ResolvedRun` and the stable run id (:func:`run_id_of`);
+* :mod:`~hedgerow.experiment.spec`: :class:`ExperimentSpec`, the whole spec;
 * :mod:`~hedgerow.experiment.expand`: grid x variants x seeds -> resolved runs;
 * :mod:`~hedgerow.experiment.errors`: validation errors as ``key.path: message``;
 * :mod:`~hedgerow.experiment.load`: YAML -> spec, errors at ``FILE:LINE: key.path``;

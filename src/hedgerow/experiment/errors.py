@@ -1,7 +1,7 @@
 """Validation errors of experiment specs as ``key.path: message`` text.
 
-Validators of the models in :mod:`hedgerow.experiment.spec` raise
-:class:`~hedgerow.experiment.spec._KeyError` to name the key at fault below
+Validators of the models in :mod:`hedgerow.experiment.models` raise
+:class:`~hedgerow.experiment.models._KeyError` to name the key at fault below
 the field they check; :func:`_format_errors` turns a pydantic :class:`~pydantic.ValidationError`
 into one ``key.path: message`` line per error (unknown keys first, with the
 allowed keys), and :func:`_point_error` points an error of a resolved grid
@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hedgerow.experiment.spec import _ALLOWED_FIELDS, Variant, _KeyError, canonical_json
+from hedgerow.experiment.models import _ALLOWED_FIELDS, Variant, _KeyError, canonical_json
 
 
 def _point_error(

@@ -18,18 +18,20 @@ from pydantic import ValidationError
 
 from hedgerow.errors import SpecError
 from hedgerow.experiment.errors import _point_error
-from hedgerow.experiment.spec import (
-    ExperimentSpec,
+from hedgerow.experiment.models import (
     ResolvedRun,
     ScenarioSpec,
     Variant,
     canonical_json,
     run_id_of,
 )
+from hedgerow.world_settings import WORLD_SETTINGS
 
 __all__ = ["SETTABLE_KEYS", "expand", "grid_keys", "iter_dotted"]
 
-#: the keys a grid or a variant override may set (``NAME`` = any protocol parameter)
+#: the keys a grid or a variant override may set (``NAME`` = any protocol parameter): the
+#: spec's own keys, then every world setting's spec key unless its declaration says why not
+#: (:data:`~hedgerow.world_settings.WORLD_SETTINGS`)
 SETTABLE_KEYS = (
     "scenario.protocol",
     "scenario.params.NAME",
@@ -37,33 +39,11 @@ SETTABLE_KEYS = (
     "scenario.workload.topics",
     "scenario.workload.subs",
     "scenario.workload.popularity",
-    "scenario.latency",
     "scenario.diameter",
     "scenario.run.name",
-    "scenario.run.epochs",
-    "scenario.run.topics",
-    "scenario.run.interest",
-    "scenario.run.attackers",
-    "scenario.run.messages",
-    "scenario.run.ttl",
-    "scenario.run.nodes",
-    "scenario.run.social",
     "scenario.run.forwarding",
-    "scenario.run.adaptive",
-    "scenario.run.publishers",
-    "scenario.run.adaptive_pool",
-    "scenario.run.rt",
-    "scenario.run.cycles",
-    "scenario.run.alpha",
-    "scenario.run.churn",
-    "scenario.run.attack",
-    "scenario.churn.lifetime",
-    "scenario.churn.duration",
-    "scenario.churn.snapshot_every",
-    "scenario.churn.off_ratio",
-    "scenario.churn.timeout",
     "scenario.churn.scenario",
-    "scenario.churn.events",
+    *(s.spec_path for s in WORLD_SETTINGS.values() if not s.sweep),
 )
 
 
@@ -98,7 +78,7 @@ def _check_settable(key: str) -> None:
         raise ValueError(f"{key!r} is not a settable key; allowed: {', '.join(SETTABLE_KEYS)}")
 
 
-def grid_keys(spec: ExperimentSpec) -> list[str]:
+def grid_keys(spec: Any) -> list[str]:
     """The dotted keys a spec's grid and variants vary (grid keys first).
 
     Examples
@@ -117,8 +97,9 @@ def grid_keys(spec: ExperimentSpec) -> list[str]:
     return keys
 
 
-def expand(spec: ExperimentSpec) -> list[ResolvedRun]:
-    """All runs of a spec: variants x grid (in file order) x seeds, each validated.
+def expand(spec: Any) -> list[ResolvedRun]:
+    """All runs of a spec (an :class:`~hedgerow.experiment.spec.ExperimentSpec`): variants x
+    grid (in file order) x seeds, each validated.
 
     :meth:`ExperimentSpec.expand <hedgerow.experiment.spec.ExperimentSpec.expand>`
     calls this.

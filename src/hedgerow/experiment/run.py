@@ -115,6 +115,13 @@ def failed_rows(run: Any, error: str, tb: str = "", wall: float = 0.0) -> list[d
     return [_finish(row, "failed", wall, uuid.uuid4().hex)]
 
 
+def _ran_with(scenario: Mapping[str, Any]) -> dict[str, Any]:
+    """The checked parameters of the run's protocol (rows that do not carry their own)."""
+    from hedgerow.protocols import get_protocol
+
+    return get_protocol(scenario["protocol"], **dict(scenario.get("params") or {})).checked()
+
+
 def run_one(run: Any) -> list[dict[str, Any]]:
     """Run one resolved run and return its tidy rows.
 
@@ -126,7 +133,9 @@ def run_one(run: Any) -> list[dict[str, Any]]:
     Returns
     -------
     list of dict
-        One row for ``kind: build``, one per epoch for ``kind: run``; on any
+        One row for ``kind: build``, one per epoch for ``kind: run``; the
+        ``param_<name>`` columns hold every parameter value the protocol ran
+        with (defaults and the scenario's bound values included); on any
         exception one row with ``status = "failed"``, ``error`` (type and
         message) and ``traceback``.
 
@@ -150,6 +159,7 @@ def run_one(run: Any) -> list[dict[str, Any]]:
         return failed_rows(p, msg, traceback.format_exc(limit=20), wall)
     wall = time.perf_counter() - t0
     base = base_row(p)
+    ran = _ran_with(p["scenario"])
     rows = []
     at = time.time()
     epochs = len(results) > 1 or p["scenario"].get("kind") == "run"
@@ -157,6 +167,8 @@ def run_one(run: Any) -> list[dict[str, Any]]:
         m = dict(metrics)
         epoch = m.pop("epoch", i if epochs else None)
         row = dict(base)
+        for k, v in (m.pop("params", None) or ran).items():
+            row[f"param_{k}"] = param_text(v)
         for k, v in flatten_metrics(m, reserved=CORE_COLUMNS).items():
             # a metric repeating a descriptive column with the same value adds nothing
             if k.startswith("metric_") and row.get(k[len("metric_") :]) == v:

@@ -39,6 +39,8 @@ def inputs_of(scenario: Mapping[str, Any]) -> list[str]:
     ['vitis-tw10k']
     >>> inputs_of({"kind": "run", "run": {"name": "vitis-twitter", "social": "my/folder"}})
     []
+    >>> inputs_of({"kind": "run", "run": {"name": "vitis-twitter"}})
+    ['vitis-tw10k']
     """
     from hedgerow.scenarios.events import CHURN_SCENARIOS
 
@@ -49,6 +51,11 @@ def inputs_of(scenario: Mapping[str, Any]) -> list[str]:
     for part in scenario.values():
         if isinstance(part, Mapping):
             social = part.get("social")
+            if social is None and part is scenario.get("run"):
+                from hedgerow.scenarios.world import SCENARIOS
+
+                named = SCENARIOS.get(str(part.get("name")))
+                social = None if named is None else named.social  # the scenario's default
             if is_social_input(social):
                 found.append(social)
     return list(dict.fromkeys(found))

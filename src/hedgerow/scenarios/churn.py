@@ -93,6 +93,7 @@ from hedgerow.protocols.engine_api import ChurnEngine
 from hedgerow.scenarios.churn_setup import churn_control, churn_protocol
 from hedgerow.scenarios.observers import snapshot
 from hedgerow.scenarios.traces import EVENT_DTYPE, JOIN, LEAVE
+from hedgerow.world_settings import WORLD_SETTINGS
 
 __all__ = [
     "ChurnResult",
@@ -535,13 +536,13 @@ def run_churn(
     instance: Instance,
     *,
     lifetime: float | None = None,
-    duration: float = 1000.0,
-    snapshot_every: float = 200.0,
+    duration: float = WORLD_SETTINGS["duration"].default,
+    snapshot_every: float = WORLD_SETTINGS["snapshot_every"].default,
     seed: int = 0,
     params: dict[str, Any] | None = None,
     trace: tuple[np.ndarray, np.ndarray] | None = None,
-    off_ratio: float = 0.25,
-    timeout: float = 0.1,
+    off_ratio: float = WORLD_SETTINGS["off_ratio"].default,
+    timeout: float = WORLD_SETTINGS["timeout"].default,
     exclude: float = 2.0,
     warmup: float = 10.0,
     min_off: float | None = None,

@@ -48,6 +48,7 @@ from hedgerow.errors import ParameterError
 from hedgerow.protocols import REGISTRY, capabilities, protocol_names
 from hedgerow.scenarios.events import CHURN_SCENARIOS, churn_scenario_names
 from hedgerow.scenarios.world import instance_fingerprint
+from hedgerow.world_settings import WORLD_SETTINGS
 
 __all__ = [
     "CHURN_DRIVERS",
@@ -93,23 +94,40 @@ class ChurnRequest:
     lifetime: float | None = None
     trace: str | None = None
     speedup: float = 1.0
-    duration: float = 1000.0
-    snapshot_every: float = 200.0
-    off_ratio: float = 0.25
-    timeout: float = 0.1
+    duration: float = WORLD_SETTINGS["duration"].default
+    snapshot_every: float = WORLD_SETTINGS["snapshot_every"].default
+    off_ratio: float = WORLD_SETTINGS["off_ratio"].default
+    timeout: float = WORLD_SETTINGS["timeout"].default
     workload: Mapping[str, Any] | None = None
     diameter: bool = False
     given: frozenset[str] = frozenset()
 
     @classmethod
+    def from_settings(cls, settings: Mapping[str, Any], *,
+                      workload: Mapping[str, Any] | None = None,
+                      given: set[str] | frozenset[str] = frozenset(),
+                      diameter: bool = False) -> ChurnRequest:
+        """A request from churn settings (``None``: not given, the declared default).
+
+        Examples
+        --------
+        >>> r = ChurnRequest.from_settings({"lifetime": 50.0, "duration": None})
+        >>> r.lifetime, r.duration, r.snapshot_every
+        (50.0, 1000.0, 200.0)
+        """
+        keys = {k: v for k, v in settings.items() if v is not None and k in _REQUEST_KEYS}
+        return cls(workload=workload, diameter=diameter, given=frozenset(given), **keys)
+
+    @classmethod
     def from_spec(cls, scen: Mapping[str, Any]) -> ChurnRequest:
         """The request of a resolved ``kind: churn`` scenario (its ``churn`` section)."""
-        opts = dict(scen.get("churn") or {})
-        keys = {k: opts[k] for k in ("scenario", "events", "lifetime", "duration",
-                                     "snapshot_every", "off_ratio", "timeout")
-                if opts.get(k) is not None}
-        return cls(workload=scen.get("workload"), diameter=bool(scen.get("diameter", True)),
-                   **keys)
+        return cls.from_settings(dict(scen.get("churn") or {}), workload=scen.get("workload"),
+                                 diameter=bool(scen.get("diameter", True)))
+
+
+#: the churn settings a request holds
+_REQUEST_KEYS = ("scenario", "events", "lifetime", "trace", "speedup", "duration",
+                 "snapshot_every", "off_ratio", "timeout")
 
 
 @dataclass
@@ -214,7 +232,7 @@ def _cycle(protocol: str, request: ChurnRequest, *, seed: int, params: Mapping[s
     raw = run_gossip_churn(protocol, inst, online0, events, duration=cycles,
                            sample_every=int(sc.every), seed=seed, params=params,
                            on_row=on_row)
-    fp = instance_fingerprint(inst)
+    fp = instance_fingerprint(inst, seed=seed)
     values = get_protocol(protocol, **dict(params)).checked()
     hits = [r["hit_ratio"] for r in raw if r["hit_ratio"] is not None]
     after = [r["hit_ratio"] for r in raw
@@ -257,30 +275,31 @@ def _maintained(protocol: str, request: ChurnRequest, *, seed: int, params: Mapp
                 progress: Progress | None, nodes: int | None) -> ChurnOutcome:
     """A maintained overlay: a named scenario event by event, or snapshots of synthetic or
     traced churn (the control differs; the driver interface is the engine's)."""
-    if nodes is not None:
-        raise ParameterError(f"{protocol}: nodes= reduces a cycle churn scenario only; a"
-                             " maintained run takes the workload's nodes", key="nodes")
     if request.scenario is not None:
-        return _events(protocol, request, seed=seed, params=params, progress=progress)
+        return _events(protocol, request, seed=seed, params=params, progress=progress,
+                       nodes=nodes)
+    if nodes is not None:
+        raise ParameterError(f"{protocol}: nodes= reduces a named churn scenario; a synthetic"
+                             " run takes the workload's nodes", key="nodes")
     return _snapshots(protocol, request, seed=seed, params=params, progress=progress)
 
 
 def _events(protocol: str, request: ChurnRequest, *, seed: int, params: Mapping[str, Any],
-            progress: Progress | None) -> ChurnOutcome:
+            progress: Progress | None, nodes: int | None) -> ChurnOutcome:
     from hedgerow.scenarios.events import load_churn_scenario, run_events
 
     assert request.scenario is not None
     sc = _scenario(request.scenario, "maintained")
     _refuse(protocol, request, {"scenario", "events", "timeout"},
             f"by the churn scenario {sc.name} (it sets the workload and the churn)")
-    inst, online0, events = load_churn_scenario(sc.name, seed=seed)
+    inst, online0, events = load_churn_scenario(sc.name, seed=seed, nodes=nodes)
     total = request.events if request.events is not None else (sc.events or len(events))
     res = run_events(
         protocol, inst, online0, events, seed=seed, params=dict(params), n_events=total,
         timeout=float(request.timeout),
         progress=None if progress is None else (lambda d, t: progress(float(d), float(t))),
     )
-    fp = instance_fingerprint(inst)
+    fp = instance_fingerprint(inst, seed=seed)
     rows = []
     for row in res.rows:
         r = {"epoch": int(row["event"]), **row, "world": fp}
@@ -333,7 +352,7 @@ def _snapshots(protocol: str, request: ChurnRequest, *, seed: int, params: Mappi
         timeout=float(request.timeout), seed=seed, params=dict(params), trace=trace,
         diameter=request.diameter, progress=progress,
     )
-    fp = instance_fingerprint(inst)
+    fp = instance_fingerprint(inst, seed=seed)
     rows = []
     for i, row in enumerate(res.rows):
         out = {"epoch": i, **row, "world": fp}

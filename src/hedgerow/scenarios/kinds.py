@@ -32,15 +32,13 @@ from hedgerow.errors import ParameterError
 from hedgerow.protocols import get_protocol, protocol_class
 from hedgerow.scenarios.run import check_run, simulate, structure
 from hedgerow.scenarios.static import build_record
+from hedgerow.world_settings import settings_in
 
 __all__ = ["KINDS", "Kind"]
 
-#: ``scenario.run`` keys that override the named scenario
-RUN_SETTINGS = (
-    "epochs", "topics", "interest", "attackers", "messages", "ttl", "nodes", "social",
-    "adaptive", "publishers", "topology", "proc_ms", "adaptive_pool", "wasted",
-    "rt", "cycles", "alpha", "churn", "attack",
-)
+#: ``scenario.run`` keys that override the named scenario: the ``run`` section of the
+#: world settings (``latency`` is read from ``scenario.latency``)
+RUN_SETTINGS = tuple(k for k in settings_in("run") if k != "latency")
 
 
 @dataclass(frozen=True)
@@ -83,7 +81,7 @@ def _run_build(scen: Mapping[str, Any]) -> list[dict[str, Any]]:
         params=_params(scen),
         diameter=bool(scen.get("diameter", True)),
     )
-    row = {k: v for k, v in rec.items() if k not in ("protocol", "params", "seed", "timings")}
+    row = {k: v for k, v in rec.items() if k not in ("protocol", "seed", "timings")}
     row.update(rec["timings"])
     row["warnings"] = "; ".join(rec["warnings"])
     return [row]

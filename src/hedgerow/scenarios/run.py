@@ -5,6 +5,14 @@ epoch.  :func:`compare` is ``hedgerow compare``: several protocols on the
 *same* world (one seed, one fingerprint), a row per protocol with the
 structure, delivery and cost metrics of every overlay.
 
+A protocol runs with the values its scenario states for it
+(``Scenario.protocol_params``, :func:`~hedgerow.scenarios.world.protocol_params`)
+and the caller's ``params``; a value given twice (a world setting and the
+parameter it is bound to) is an error naming both.  Every row carries
+``params``, the parameter values the protocol actually ran with (and, for an
+adaptive protocol, ``out_degree`` and ``in_limit``, what its parameters amount
+to: Perigee's preset included).
+
 Examples
 --------
 >>> rows = run_scenario("random-graph", "cities", topics=10, messages=50)
@@ -13,6 +21,8 @@ Examples
 >>> table = compare(["ringpt", "random-graph"], "cities", topics=10, messages=50)
 >>> [r["protocol"] for r in table], table[0]["world"] == table[1]["world"]
 (['ringpt', 'random-graph'], True)
+>>> table[1]["params"]["d"]  # random-graph runs with the scenario's degree budget
+5
 >>> run_scenario("topiary", "moon")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
@@ -31,11 +41,17 @@ from hedgerow.errors import ParameterError
 from hedgerow.metrics import overlay_summary
 from hedgerow.metrics.routing import ROUTING_KEYS
 from hedgerow.model.overlay import Overlay
-from hedgerow.protocols import get_protocol, protocol_class
-from hedgerow.protocols.base import OverlayProtocol
+from hedgerow.protocols import get_protocol
+from hedgerow.protocols.base import AdaptiveProtocol, OverlayProtocol
 from hedgerow.scenarios.epochs import RunResult, forwarding_policy, run_protocol
 from hedgerow.scenarios.routing import ROUTING_EXTRA
-from hedgerow.scenarios.world import Scenario, World, make_world, resolve_scenario
+from hedgerow.scenarios.world import (
+    World,
+    check_bound_settings,
+    make_world,
+    protocol_params,
+    resolve_scenario,
+)
 
 __all__ = [
     "BROADCAST_KEYS",
@@ -43,6 +59,7 @@ __all__ = [
     "check_run",
     "compare",
     "make_protocol",
+    "ran_with",
     "run_scenario",
     "simulate",
 ]
@@ -101,26 +118,33 @@ BEYOND_KEYS = (
 )
 
 
-def _with_budget(name: str, params: Mapping[str, Any] | None, sc: Scenario) -> dict[str, Any]:
-    """``params`` plus the scenario's ``d`` (degree budget, or Vitis's gateway hops),
-    ``rt`` (routing-table size) and ``cycles`` (gossip cycles) where the protocol declares them."""
-    out = dict(params or {})
-    declared = protocol_class(name).params
-    for key in ("d", "rt", "cycles"):
-        if key in declared and key not in out:
-            out[key] = getattr(sc, key)
+def ran_with(proto: OverlayProtocol) -> dict[str, Any]:
+    """What a row records of the protocol: ``params`` (the checked values it ran with) and,
+    for an adaptive protocol, ``out_degree`` and ``in_limit`` (its effective budgets).
+
+    Examples
+    --------
+    >>> from hedgerow.protocols import get_protocol
+    >>> r = ran_with(get_protocol("perigee", preset="goldfish"))
+    >>> r["params"]["preset"], r["out_degree"], r["in_limit"]
+    ('goldfish', 4, 8)
+    """
+    out: dict[str, Any] = {"params": proto.checked()}
+    if isinstance(proto, AdaptiveProtocol):
+        out["out_degree"] = int(proto.out_degree())
+        out["in_limit"] = int(proto.incoming_limit())
     return out
 
 
 def make_protocol(
     name: str, world: World, params: Mapping[str, Any] | None = None
 ) -> OverlayProtocol:
-    """Protocol ``name`` with ``params``, given the world's degree budget ``d`` when it has one.
+    """Protocol ``name`` with the values the world's scenario states for it, then ``params``.
 
     The parameters are validated against the world's instance; the error names
-    the protocol and the parameter.
+    the protocol and the parameter (a value given twice names both).
     """
-    proto = get_protocol(name, **_with_budget(name, params, world.scenario))
+    proto = get_protocol(name, **protocol_params(world.scenario, name, params))
     proto._validate(world.instance)
     return proto
 
@@ -131,11 +155,19 @@ def check_run(
     *,
     params: Mapping[str, Any] | None = None,
     forwarding: str | None = None,
+    alone: bool = True,
     **settings: Any,
 ) -> None:
-    """Validate a run's names, settings, forwarding and parameters without building its world."""
+    """Validate a run's names, settings, forwarding and parameters without building its world.
+
+    ``alone``: the protocol runs by itself, so a setting the scenario hands only to
+    other protocols is an error (:func:`~hedgerow.scenarios.world.check_bound_settings`;
+    :func:`compare` checks its protocols together).
+    """
     sc = resolve_scenario(scenario, **settings)
-    proto = get_protocol(protocol, **_with_budget(protocol, params, sc))
+    if alone:
+        check_bound_settings(sc, [protocol])
+    proto = get_protocol(protocol, **protocol_params(sc, protocol, params))
     forwarding_policy(proto, forwarding)  # the instance: a parameter may set its policy
     values = proto.checked()
     if sc.nodes and "d" in values and values["d"] >= sc.nodes:
@@ -158,12 +190,26 @@ def simulate(
 ) -> RunResult:
     """Run ``protocol`` on the named ``scenario``: rows, scores and final overlay.
 
-    ``settings`` override the scenario (``epochs, topics, interest,
-    attackers, messages, ttl, nodes``); ``params`` are the protocol's.
+    ``settings`` override the scenario (any setting of the ``run`` section of
+    :data:`~hedgerow.scenarios.world.WORLD_SETTINGS`); ``params`` are the
+    protocol's.  Every row carries :func:`ran_with` (``params`` ...).
     """
-    world = make_world(scenario, seed=seed, **settings)
+    sc = resolve_scenario(scenario, **settings)
+    check_bound_settings(sc, [protocol])
+    protocol_params(sc, protocol, params)  # a value given twice fails before the world is made
+    world = make_world(sc, seed=seed)
     proto = make_protocol(protocol, world, params)
-    return run_protocol(proto, world, forwarding=forwarding, on_epoch=on_epoch)
+    record = ran_with(proto)
+
+    def stamp(row: dict[str, Any]) -> None:
+        row.update(record)
+        if on_epoch is not None:
+            on_epoch(row)
+
+    res = run_protocol(proto, world, forwarding=forwarding, on_epoch=stamp)
+    for row in res.rows:
+        row.update(record)
+    return res
 
 
 def run_scenario(protocol: str, scenario: str, **kwargs: Any) -> list[dict[str, Any]]:
@@ -209,13 +255,15 @@ def compare(
     on_row : callable, optional
         Called with each row as soon as it is ready.
     **settings
-        Scenario overrides (``epochs, topics, interest, attackers, messages, ttl, nodes``).
+        Scenario overrides (the ``run`` section of
+        :data:`~hedgerow.scenarios.world.WORLD_SETTINGS`).
 
     Returns
     -------
     list of dict
         Keys :data:`COMPARE_KEYS` (``None`` where a metric does not apply),
-        plus ``seconds`` (wall time of the protocol's run).
+        plus ``params`` (and ``out_degree``, ``in_limit``: :func:`ran_with`) and
+        ``seconds`` (wall time of the protocol's run).
     """
     if not protocols:
         raise ParameterError("compare needs at least one protocol")
@@ -224,8 +272,11 @@ def compare(
         if name not in protocols:
             raise ParameterError(f"parameters given for {name!r}, which is not compared")
     for name in protocols:  # the instances: a parameter may set the policy (OPT's forward)
-        check_run(name, scenario, params=params.get(name), forwarding=forwarding, **settings)
-    world = make_world(scenario, seed=seed, **settings)
+        check_run(name, scenario, params=params.get(name), forwarding=forwarding, alone=False,
+                  **settings)
+    sc = resolve_scenario(scenario, **settings)
+    check_bound_settings(sc, protocols)
+    world = make_world(sc, seed=seed)
     fp = world.fingerprint()
     rows = []
     for name in protocols:
@@ -247,6 +298,7 @@ def compare(
             if key in last:
                 row[key] = last[key]
         row["epochs"] = len(res.rows)
+        row.update(ran_with(proto))
         row["seconds"] = round(seconds, 3)
         for k, v in row.items():
             if isinstance(v, np.generic):

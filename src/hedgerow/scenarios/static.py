@@ -168,7 +168,7 @@ def build_record(
         "subs": inst.meta.get("subs", "social"),
         "popularity": popularity if instance is None else inst.meta.get("popularity", "social"),
         "seed": seed,
-        "world": instance_fingerprint(inst),
+        "world": instance_fingerprint(inst, seed=seed),
         **overlay_summary(measured, inst, diameter=diameter),
         "control_messages": int(stats.get("control_messages", 0)),
         "messages": dict(stats.get("messages", {})),

@@ -1,0 +1,311 @@
+"""The world's settings, declared once: :data:`WORLD_SETTINGS`.
+
+This module is pure data over :mod:`hedgerow.params` (it imports nothing
+heavier), so that the spec models, the CLI and the docs can read it without
+loading the simulator; the named scenarios over it are
+:mod:`hedgerow.scenarios.world.catalogue`, where a text setting's form
+(``onoff:F:ON:OFF``, ``unif:K``, a latency model's name) is read by the code
+that uses it when a scenario is resolved.
+
+Every setting a named scenario, a run, a sweep or a churn run can take is one
+:class:`WorldSetting` here, written with the :mod:`hedgerow.params`
+vocabulary (type, range or choices, default, unit, one-line doc) plus the
+world family it belongs to, the scenario families it applies to and where a
+spec holds it.  Everything else is generated from this table:
+
+* the validation of a setting (:func:`check_setting`, and
+  :func:`~hedgerow.scenarios.world.resolve_scenario`; a bad value names the
+  setting, and the spec loader turns that into a key path such as
+  ``scenario.run.rt``; the CLI names the option, ``--rt``);
+* the pydantic models of a spec's ``scenario.run`` and ``scenario.churn``
+  sections (:mod:`hedgerow.experiment.models`);
+* the keys a sweep grid may vary (every setting unless ``sweep`` states why
+  not);
+* the options of ``hedgerow run``, ``compare``, ``churn`` and ``draw`` with
+  their help (:func:`hedgerow.cli._common.setting_options`);
+* the world-settings reference in ``docs/specs.md`` (:func:`settings_reference`).
+
+Adding a world setting is one declaration below plus the code that uses it
+(``docs/contributing.md`` walks through one).
+
+Examples
+--------
+>>> s = WORLD_SETTINGS["rt"]
+>>> s.family, s.spec_path, s.flag, s.param.describe()
+('gossip', 'scenario.run.rt', '--rt', 'int >= 3 (entries), default 15')
+>>> check_setting("rt", 2, owner="run")
+Traceback (most recent call last):
+...
+hedgerow.errors.ParameterError: run: parameter rt must be >= 3, got 2
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hedgerow.errors import ParameterError
+from hedgerow.params import Bool, Choice, Float, Int, Pairs, Param, Text
+
+__all__ = [
+    "ADAPTIVE_POOLS",
+    "RELAY_ATTACKS",
+    "SECTIONS",
+    "WORLD_SETTINGS",
+    "WorldSetting",
+    "check_setting",
+    "settings_in",
+    "settings_reference",
+]
+
+#: where adaptive nodes of a broadcast world may be drawn from
+ADAPTIVE_POOLS = ("all", "non-publishers")
+#: the attacks a fast-relay world switches between (withholding relays, the honest control;
+#: the names :mod:`hedgerow.scenarios.attackers` sets up)
+RELAY_ATTACKS = ("withhold", "relay")
+#: the spec sections that hold world settings: ``run`` (a named scenario's settings; ``latency``
+#: sits at ``scenario.latency``) and ``churn`` (a churn run's)
+SECTIONS = ("run", "churn")
+
+
+@dataclass(frozen=True)
+class WorldSetting:
+    """One world setting.
+
+    Attributes
+    ----------
+    param : Param
+        Type, range or choices, default, unit and doc (:mod:`hedgerow.params`).
+    family : str
+        The part of the world it sets: a workload family (``interest``,
+        ``popularity``, ``broadcast``, ``correlated``, ``social``) or
+        ``workload``, ``network``, ``traffic``, ``clock``, ``attack``,
+        ``churn``, ``gossip``.
+    section : {"run", "churn"}
+        The spec section that holds it.
+    applies : tuple of str
+        The scenario families it applies to (empty: every scenario); a
+        scenario's families are its workload, ``attack`` when it has attackers
+        and ``relay`` when they are fast relays.
+    excludes : tuple of str
+        Scenario families it may not be used with.
+    sweep : str
+        Empty when a sweep grid may vary it; otherwise the reason it may not.
+    cli : str
+        Empty when the commands take it as an option; otherwise the reason
+        they do not.
+    """
+
+    param: Param
+    family: str
+    section: str = "run"
+    applies: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()
+    sweep: str = ""
+    cli: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.param.name
+
+    @property
+    def default(self) -> Any:
+        return self.param.default
+
+    @property
+    def doc(self) -> str:
+        return self.param.doc
+
+    @property
+    def spec_path(self) -> str:
+        """Where a spec sets it (``scenario.run.rt``; ``scenario.latency`` for the network)."""
+        if self.name == "latency":
+            return "scenario.latency"
+        return f"scenario.{self.section}.{self.name}"
+
+    @property
+    def flag(self) -> str:
+        """Its command-line option (``--snapshot-every``)."""
+        return "--" + self.name.replace("_", "-")
+
+
+def _declare(**settings: WorldSetting) -> dict[str, WorldSetting]:
+    out = {}
+    for name, s in settings.items():
+        out[name] = WorldSetting(**{**s.__dict__, "param": s.param.bind(name)})
+    return out
+
+
+_KW_ONLY = "keyword arguments of the latency model: specs and the Python API only"
+
+#: every world setting, by name (the name is the spec key in its section and the option name)
+WORLD_SETTINGS: dict[str, WorldSetting] = _declare(
+    # ---------------------------------------------------------------- workload
+    topics=WorldSetting(Int(100, "number of topics", low=1, unit="topics"), "workload"),
+    interest=WorldSetting(
+        Float(0.2, "subscription probability of each (node, topic) pair", low=0.0, high=1.0,
+              low_open=True),
+        "interest",
+    ),
+    subs=WorldSetting(
+        Int(10, "subscriptions per node", low=1, unit="topics"),
+        "popularity", applies=("popularity", "correlated"),
+    ),
+    social=WorldSetting(
+        Text(None, "the users of an ingested social sample: a named input (fb1k, fb4k, tw1k, "
+             "tw10k, vitis-tw10k; ingested on first use) or an ingest output folder",
+             metavar="NAME|DIR", optional=True),
+        "social", excludes=("attack",),
+    ),
+    alpha=WorldSetting(
+        Float(0.0, "publication-rate skew, power law (Vitis IV-D)", low=0.0, high=100.0),
+        "correlated", applies=("correlated",),
+    ),
+    # ---------------------------------------------------------------- broadcast
+    adaptive=WorldSetting(
+        Int(0, "nodes that re-select their peers (0 = all)", low=0, unit="nodes"),
+        "broadcast", applies=("broadcast",),
+    ),
+    adaptive_pool=WorldSetting(
+        Choice("all", ADAPTIVE_POOLS, "where the adaptive nodes are drawn from"),
+        "broadcast", applies=("broadcast",),
+    ),
+    publishers=WorldSetting(
+        Text(None, "publishing law: K publishers with equal or exp(-k/10) probabilities "
+             "(default: every node, equal)", metavar="unif:K|exp:K",
+             optional=True),
+        "broadcast", applies=("broadcast",),
+    ),
+    topology=WorldSetting(
+        Text(None, "delays, node delays and publishing probabilities from a Goldfish-format "
+             "topology JSON", metavar="FILE", optional=True),
+        "broadcast", applies=("broadcast",),
+    ),
+    wasted=WorldSetting(
+        Bool(True, "measure the wasted latency every epoch (all-pairs shortest paths)"),
+        "broadcast", applies=("broadcast",),
+    ),
+    # ---------------------------------------------------------------- network
+    nodes=WorldSetting(
+        Int(None, "number of nodes, attackers included (sized networks; default: the "
+            "scenario's, a data set's own size)", low=2, unit="nodes", optional=True),
+        "network",
+    ),
+    latency=WorldSetting(
+        Text(None, "latency model replacing the scenario's network (hedgerow.latency)",
+             metavar="MODEL|file:PATH", optional=True),
+        "network",
+    ),
+    latency_kw=WorldSetting(Pairs("keyword arguments of the latency model"), "network",
+                            cli=_KW_ONLY),
+    proc_ms=WorldSetting(
+        Float(None, "fixed node (processing) delay (default: drawn, mean 20 ms)", low=0.0,
+              high=1e6, unit="ms", optional=True),
+        "network",
+    ),
+    # ---------------------------------------------------------------- traffic and clock
+    epochs=WorldSetting(Int(150, "epochs of adaptive protocols", low=1, unit="epochs"), "clock"),
+    messages=WorldSetting(Int(1000, "messages per epoch", low=1, unit="messages"), "traffic"),
+    ttl=WorldSetting(Int(1, "initial TTL of every message", low=0, unit="hops"), "traffic"),
+    # ---------------------------------------------------------------- attack
+    attackers=WorldSetting(
+        Int(0, "attackers among the nodes", low=1, unit="nodes"), "attack", applies=("attack",),
+    ),
+    attack=WorldSetting(
+        Param("choice", None, "fast relays that withhold while they hold exploit slots, or the "
+              "honest control", choices=RELAY_ATTACKS, optional=True),
+        "attack", applies=("relay",),
+    ),
+    # ---------------------------------------------------------------- churn
+    churn=WorldSetting(
+        Text(None, "on/off churn between epochs: a fraction F of the nodes alternate online and "
+             "offline sessions of mean ON and OFF epochs; or a replayed trace",
+             metavar="onoff:F:ON:OFF|trace:NAME:HOURS", optional=True),
+        "churn", applies=("broadcast",),
+    ),
+    lifetime=WorldSetting(
+        Float(None, "mean online time λ of synthetic churn (offline: off_ratio x λ)", low=0.0,
+              low_open=True, unit="s", optional=True),
+        "churn", section="churn",
+    ),
+    events=WorldSetting(
+        Int(None, "events replayed (a named churn scenario; default: all)", low=1,
+            unit="events", optional=True),
+        "churn", section="churn",
+    ),
+    duration=WorldSetting(
+        Float(1000.0, "simulated time", low=0.0, low_open=True, unit="s"), "churn",
+        section="churn",
+    ),
+    snapshot_every=WorldSetting(
+        Float(200.0, "snapshot period", low=0.0, low_open=True, unit="s"), "churn",
+        section="churn",
+    ),
+    off_ratio=WorldSetting(
+        Float(0.25, "mean offline time / λ", low=0.0, low_open=True), "churn", section="churn",
+    ),
+    timeout=WorldSetting(
+        Float(0.1, "time of one connect_timeout (one maintenance iteration)", low=0.0,
+              low_open=True, unit="s"),
+        "churn", section="churn",
+    ),
+    # ---------------------------------------------------------------- gossip
+    rt=WorldSetting(
+        Int(15, "routing-table size of the gossip protocols (Vitis, RVR, OPT)", low=3,
+            unit="entries"),
+        "gossip",
+    ),
+    cycles=WorldSetting(
+        Int(100, "gossip cycles of the gossip protocols (Vitis, RVR, OPT)", low=1,
+            unit="cycles"),
+        "gossip",
+    ),
+)
+
+
+def settings_in(section: str) -> dict[str, WorldSetting]:
+    """The settings a spec section holds (``run`` or ``churn``), in table order.
+
+    Examples
+    --------
+    >>> list(settings_in("churn"))
+    ['lifetime', 'events', 'duration', 'snapshot_every', 'off_ratio', 'timeout']
+    """
+    if section not in SECTIONS:
+        raise ParameterError(f"unknown section {section!r}; allowed: {', '.join(SECTIONS)}")
+    return {k: s for k, s in WORLD_SETTINGS.items() if s.section == section}
+
+
+def check_setting(name: str, value: Any, *, owner: str = "scenario") -> Any:
+    """``value`` of setting ``name`` checked and coerced (a :class:`ParameterError` names it)."""
+    if name not in WORLD_SETTINGS:
+        raise ParameterError(
+            f"{owner}: unknown setting {name!r}; allowed: {', '.join(WORLD_SETTINGS)}", key=name
+        )
+    return WORLD_SETTINGS[name].param.validate(owner, value)
+
+
+def settings_reference() -> str:
+    """The world-settings table of ``docs/specs.md`` (kept equal to it by a test).
+
+    Examples
+    --------
+    >>> settings_reference().splitlines()[0]
+    '| setting | spec key | option | family | applies to | type and default | meaning |'
+    """
+    lines = [
+        "| setting | spec key | option | family | applies to | type and default | meaning |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, s in WORLD_SETTINGS.items():
+        applies = ", ".join(s.applies) or "all"
+        if s.excludes:
+            applies += f" (not {', '.join(s.excludes)})"
+        option = f"`{s.flag}`" if not s.cli else "-"
+        key = f"`{s.spec_path}`" + ("" if not s.sweep else " (not swept)")
+        meaning = s.doc + (f"; {s.cli}" if s.cli else "") + (f"; {s.sweep}" if s.sweep else "")
+        lines.append(
+            f"| `{name}` | {key} | {option} | {s.family} | {applies} | {s.param.describe()} "
+            f"| {meaning} |"
+        )
+    return "\n".join(lines) + "\n"
