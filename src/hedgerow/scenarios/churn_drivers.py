@@ -181,12 +181,16 @@ def churn_shape(protocol: str) -> str:
     )
 
 
+def _flag(key: str) -> str:
+    """The option that sets ``key`` (``--snapshot-every``)."""
+    return WORLD_SETTINGS[key].flag if key in WORLD_SETTINGS else f"--{key.replace('_', '-')}"
+
+
 def _refuse(protocol: str, request: ChurnRequest, used: set[str], why: str) -> None:
+    """A setting the user gave that this driver does not use: one line naming it."""
     extra = sorted(request.given - used)
     if extra:
-        raise ParameterError(
-            f"{protocol}: {', '.join(extra)} not used {why}", key=extra[0]
-        )
+        raise ParameterError(f"{', '.join(map(_flag, extra))} {why}", key=extra[0])
 
 
 def _scenario(name: str, shape: str) -> Any:
@@ -220,7 +224,8 @@ def _cycle(protocol: str, request: ChurnRequest, *, seed: int, params: Mapping[s
             f"{protocol} is a cycle protocol: it runs a named cycle churn scenario (--scenario "
             f"{', '.join(churn_scenario_names('cycle'))})", key="scenario")
     _refuse(protocol, request, {"scenario", "nodes"},
-            f"by the cycle churn scenario {request.scenario}")
+            f"cannot be used with --scenario {request.scenario}, which brings its own churn"
+            " (only --nodes reduces it)")
     sc = _scenario(request.scenario, "cycle")
     inst, online0, events = load_churn_scenario(sc.name, seed=seed, nodes=nodes)
     cycles = int(sc.cycles)
@@ -291,7 +296,7 @@ def _events(protocol: str, request: ChurnRequest, *, seed: int, params: Mapping[
     assert request.scenario is not None
     sc = _scenario(request.scenario, "maintained")
     _refuse(protocol, request, {"scenario", "events", "timeout"},
-            f"by the churn scenario {sc.name} (it sets the workload and the churn)")
+            f"cannot be used with --scenario {sc.name}, which brings its own workload and churn")
     inst, online0, events = load_churn_scenario(sc.name, seed=seed, nodes=nodes)
     total = request.events if request.events is not None else (sc.events or len(events))
     res = run_events(
@@ -339,7 +344,8 @@ def _snapshots(protocol: str, request: ChurnRequest, *, seed: int, params: Mappi
     _refuse(protocol, request,
             {"nodes", "topics", "subs", "popularity", "lifetime", "trace", "duration",
              "snapshot_every", "timeout", "off_ratio"} | ({"speedup"} if request.trace else set()),
-            "by synthetic churn" if request.trace is None else "by a replayed trace")
+            "is not used by synthetic churn (--lifetime)" if request.trace is None
+            else "is not used by a replayed trace (--trace)")
     inst = make_instance(nodes=wl["nodes"], topics=wl.get("topics"), subs=wl.get("subs"),
                          popularity=wl.get("popularity"), seed=seed)
     trace = None
