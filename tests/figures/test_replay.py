@@ -56,7 +56,7 @@ def test_replay_data_puts_protocols_side_by_side(traces):
     # the same message of the same world in both panels; ringpt on a circle, spidercast on the plane
     assert data["panels"][0]["layout"] == "plane" and data["panels"][1]["layout"] == "ring"
     for panel in data["panels"]:
-        c = panel["messages"]["0:0"]
+        c = panel["messages"]["0"]
         assert len(c["s"]) == len(c["r"]) == len(c["t0"]) == len(c["t1"]) == len(c["f"])
         assert all(a <= b for a, b in zip(c["t0"], c["t1"], strict=True))
         assert sum(panel["copies"]) == sum(len(m["s"]) for m in panel["messages"].values())

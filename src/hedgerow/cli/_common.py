@@ -253,6 +253,30 @@ def _check_options(settings: dict) -> None:
 SCENARIO_OVERRIDES = cli_settings("run")
 
 
+def trace_options(f):
+    """``--trace FILE``, ``--trace-sample K``, ``--trace-epochs last|all``, handed to the command
+    as ``trace`` (the keyword arguments of :func:`hedgerow.scenarios.run.compare`)."""
+
+    @functools.wraps(f)
+    def gather(*args, trace, trace_sample, trace_epochs, **kwargs):
+        opts = {} if trace is None else {"trace": trace, "trace_sample": trace_sample,
+                                          "trace_epochs": trace_epochs}
+        return f(*args, trace=opts, **kwargs)
+
+    for option in reversed((
+        click.option("--trace", default=None, metavar="FILE",
+                     help="Write every copy of the traced messages to this Parquet file "
+                     "(hedgerow replay draws it)."),
+        click.option("--trace-sample", type=click.IntRange(min=1), default=None, metavar="K",
+                     help="Trace K messages per traced epoch, drawn from the seed (default: "
+                     "all); bounds a large run's trace."),
+        click.option("--trace-epochs", type=click.Choice(["last", "all"]), default="last",
+                     show_default=True, help="Which epochs are traced."),
+    )):
+        gather = option(gather)
+    return gather
+
+
 def scenario_options(f):
     """``--scenario``, ``--seed`` and the world settings shared by ``run``, ``compare`` and
     ``draw`` (:func:`setting_options`), handed to the command as ``settings``.

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import click
 
-from hedgerow.cli._common import ProtocolCommand, parse_params, print_json, scenario_options
+from hedgerow.cli._common import (
+    ProtocolCommand,
+    parse_params,
+    print_json,
+    scenario_options,
+    trace_options,
+)
 
 #: columns of the table (key, header, format)
 _COLUMNS = (
@@ -74,8 +80,9 @@ def _params_by_protocol(items: tuple[str, ...], protocols: list[str]) -> dict[st
 @click.option("--no-diameter", is_flag=True, help="Skip the topic diameters.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per protocol on stdout.")
 @click.option("--no-timings", is_flag=True, help="Leave the wall-clock 'seconds' field out.")
+@trace_options
 def compare_cmd(protocols, scenario, seed, settings, params, forwarding, no_diameter, as_json,
-                no_timings):
+                no_timings, trace):
     """Run every protocol of --protocols on ONE world (same workload, network, traffic and
     seed) and print a row per protocol: structure, delivery and cost.
 
@@ -112,7 +119,9 @@ def compare_cmd(protocols, scenario, seed, settings, params, forwarding, no_diam
             bar.advance(task)
 
         compare(names, scenario, seed=seed, params=by_proto, forwarding=forwarding,
-                diameter=not no_diameter, on_row=on_row, **settings)
+                diameter=not no_diameter, on_row=on_row, **trace, **settings)
+    if trace:
+        click.echo(f"trace -> {trace['trace']}", err=True)
     if as_json:
         return
     table = Table(title=f"{scenario}, seed {seed}, world {rows[0]['world']}")

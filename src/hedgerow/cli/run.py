@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import click
 
-from hedgerow.cli._common import ProtocolCommand, parse_params, print_json, scenario_options
+from hedgerow.cli._common import (
+    ProtocolCommand,
+    parse_params,
+    print_json,
+    scenario_options,
+    trace_options,
+)
 
 #: row keys shown in the table, with their headers and formats
 _COLUMNS = (
@@ -45,7 +51,8 @@ _COLUMNS = (
               help="Dissemination policy: ttl, topic, flood or mesh (default: the protocol's "
               "own; mesh needs a protocol that labels its links with topics).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON line per epoch on stdout.")
-def run_cmd(protocol, scenario, seed, settings, params, forwarding, as_json):
+@trace_options
+def run_cmd(protocol, scenario, seed, settings, params, forwarding, as_json, trace):
     """Run PROTOCOL on a named scenario and print one row per epoch.
 
     Adaptive protocols run the scenario's epochs; static ones build once and
@@ -74,7 +81,9 @@ def run_cmd(protocol, scenario, seed, settings, params, forwarding, as_json):
             bar.advance(task)
 
         simulate(protocol, scenario, seed=seed, params=options, forwarding=forwarding,
-                 on_epoch=on_epoch, **settings)
+                 on_epoch=on_epoch, **trace, **settings)
+    if trace:
+        click.echo(f"trace -> {trace['trace']}", err=True)
     if as_json:
         return
     present = [c for c in _COLUMNS if any(r.get(c[0]) is not None for r in rows)]

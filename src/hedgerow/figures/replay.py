@@ -70,11 +70,13 @@ def replay_data(
 ) -> dict[str, Any]:
     """The data the page draws, from trace files of one world (a ``ParameterError`` otherwise).
 
-    Returns a dict: ``world`` (layout, positions, scenario, seed, fingerprint), ``messages``
-    (the ``[epoch, message, topic, publisher]`` every protocol has, at most ``max_messages``,
-    from the last epochs), ``panels`` (per protocol: links, and per message the copies as
-    columns ``s, r, t0, t1, f`` plus ``hops``), ``subscribers`` (per topic) and per-node copy
-    counts over every traced message.
+    Each protocol is shown in its latest traced epoch (a static protocol's run is epoch 0, an
+    adaptive one's its last, so their messages differ unless both traced one epoch of the
+    same traffic; the message list says which).  Returns a dict: ``world`` (geometry,
+    scenario, seed, fingerprint), ``messages`` (``[index, label]``, at most ``max_messages``
+    indices every protocol traced), ``panels`` (per protocol: layout, links, and per message
+    its epoch, topic, publisher and copies as columns ``s, r, t0, t1, f, h``),
+    ``subscribers`` (per topic) and per-node copy counts over every traced message.
     """
     if not paths:
         raise ParameterError("replay needs at least one trace file", key="traces")
@@ -94,46 +96,54 @@ def replay_data(
             subs.update(meta.get("subscribers", {}))
         frames.append((df, meta))
     assert world is not None
-    # messages every protocol traced, latest epochs first
-    common = None
-    for df, _ in frames:
-        for _proto, part in df.groupby("protocol"):
-            pairs = part[["epoch", "message"]].drop_duplicates().to_numpy().tolist()
-            keys = set(map(tuple, pairs))
-            common = keys if common is None else common & keys
-    if not common:
-        raise ParameterError("the traces share no message (same world, same epochs?)",
-                             key="traces")
-    chosen = sorted(common, key=lambda k: (-k[0], k[1]))[:max_messages]
-    chosen.sort()
-    panels = []
-    info: dict[tuple[int, int], list[int]] = {}
+    # each protocol's latest traced epoch (a static protocol's run is epoch 0, an adaptive one's
+    # its last): the messages it traced there, by index; the page shows the indices all share
+    parts = []
     for df, meta in frames:
         for proto, part in df.groupby("protocol", sort=False):
-            desc = meta["protocols"].get(proto, {})
-            n = int(world["n_nodes"])
-            counts = np.bincount(part["receiver"].to_numpy(), minlength=n)
-            dups = np.bincount(part.loc[~part["first"], "receiver"].to_numpy(), minlength=n)
-            xy, layout = _layout(world, proto)
-            msgs = {}
-            for (ep, mi), g in part.groupby(["epoch", "message"]):
-                if (ep, mi) not in chosen:
-                    continue
-                g = g.sort_values(["arrival_ms", "receiver"], kind="stable")
-                info[(ep, mi)] = [int(g["topic"].iat[0]), int(g["publisher"].iat[0])]
-                msgs[f"{ep}:{mi}"] = {
-                    "s": g["sender"].tolist(), "r": g["receiver"].tolist(),
-                    "t0": _round(g["send_ms"]), "t1": _round(g["arrival_ms"]),
-                    "f": g["first"].astype(int).tolist(), "h": g["hops"].tolist(),
-                }
-            panels.append({
-                "protocol": proto, "links": desc.get("links", []),
-                "xy": _round(xy, 5), "layout": layout,
-                "params": desc.get("params", {}), "messages": msgs,
-                "copies": counts.tolist(), "duplicates": dups.tolist(),
-                "traced": int(part[["epoch", "message"]].drop_duplicates().shape[0]),
-            })
-    messages = [[int(e), int(m), *info.get((e, m), [-1, -1])] for e, m in chosen]
+            part = part[part["epoch"] == part["epoch"].max()]
+            parts.append((proto, part, meta["protocols"].get(proto, {})))
+    common = None
+    for _, part, _ in parts:
+        ids = set(part["message"].unique().tolist())
+        common = ids if common is None else common & ids
+    if not common:
+        raise ParameterError("the traces share no message index (different samples?)",
+                             key="traces")
+    chosen = sorted(common)[:max_messages]
+    n = int(world["n_nodes"])
+    panels, seen = [], {}
+    for proto, part, desc in parts:
+        counts = np.bincount(part["receiver"].to_numpy(), minlength=n)
+        dups = np.bincount(part.loc[~part["first"], "receiver"].to_numpy(), minlength=n)
+        xy, layout = _layout(world, proto)
+        msgs = {}
+        for mi, g in part[part["message"].isin(chosen)].groupby("message"):
+            g = g.sort_values(["arrival_ms", "receiver"], kind="stable")
+            head = (int(g["epoch"].iat[0]), int(g["topic"].iat[0]), int(g["publisher"].iat[0]))
+            seen.setdefault(int(mi), set()).add(head)
+            msgs[str(int(mi))] = {
+                "epoch": head[0], "topic": head[1], "pub": head[2],
+                "s": g["sender"].tolist(), "r": g["receiver"].tolist(),
+                "t0": _round(g["send_ms"]), "t1": _round(g["arrival_ms"]),
+                "f": g["first"].astype(int).tolist(), "h": g["hops"].tolist(),
+            }
+        panels.append({
+            "protocol": proto, "links": desc.get("links", []),
+            "xy": _round(xy, 5), "layout": layout,
+            "params": desc.get("params", {}), "messages": msgs,
+            "copies": counts.tolist(), "duplicates": dups.tolist(),
+            "traced": int(part["message"].nunique()),
+        })
+    messages = []
+    for mi in chosen:
+        heads = seen.get(mi, set())
+        if len(heads) == 1:
+            e, t, pub = next(iter(heads))
+            label = f"message {mi} (epoch {e}, topic {t}, from node {pub})"
+        else:
+            label = f"message {mi} (each protocol's last epoch: different messages)"
+        messages.append([mi, label])
     return {"world": world, "messages": messages, "panels": panels, "subscribers": subs}
 
 

@@ -32,7 +32,9 @@ hedgerow.errors.ParameterError: unknown scenario 'moon'; allowed: cities, eclips
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -41,10 +43,12 @@ from hedgerow.errors import ParameterError
 from hedgerow.metrics import overlay_summary
 from hedgerow.metrics.routing import ROUTING_KEYS
 from hedgerow.model.overlay import Overlay
+from hedgerow.params import as_int
 from hedgerow.protocols import get_protocol
 from hedgerow.protocols.base import AdaptiveProtocol, OverlayProtocol
 from hedgerow.scenarios.epochs import RunResult, forwarding_policy, run_protocol
 from hedgerow.scenarios.routing import ROUTING_EXTRA
+from hedgerow.scenarios.tracing import TraceObserver, Tracer
 from hedgerow.scenarios.world import (
     World,
     check_bound_settings,
@@ -52,6 +56,7 @@ from hedgerow.scenarios.world import (
     protocol_params,
     resolve_scenario,
 )
+from hedgerow.trace import TraceWriter
 
 __all__ = [
     "BROADCAST_KEYS",
@@ -186,13 +191,19 @@ def simulate(
     params: Mapping[str, Any] | None = None,
     forwarding: str | None = None,
     on_epoch: Callable[[dict[str, Any]], None] | None = None,
+    trace: str | Path | None = None,
+    trace_sample: int | None = None,
+    trace_epochs: str = "last",
     **settings: Any,
 ) -> RunResult:
     """Run ``protocol`` on the named ``scenario``: rows, scores and final overlay.
 
     ``settings`` override the scenario (any setting of the ``run`` section of
     :data:`~hedgerow.scenarios.world.WORLD_SETTINGS`); ``params`` are the
-    protocol's.  Every row carries :func:`ran_with` (``params`` ...).
+    protocol's.  Every row carries :func:`ran_with` (``params`` ...).  With ``trace``
+    (a Parquet file), every copy of ``trace_sample`` messages (all when ``None``) of the last
+    epoch (``trace_epochs="all"``: of every epoch) is written there
+    (:mod:`hedgerow.trace`; rows unchanged).
     """
     sc = resolve_scenario(scenario, **settings)
     check_bound_settings(sc, [protocol])
@@ -206,10 +217,43 @@ def simulate(
         if on_epoch is not None:
             on_epoch(row)
 
-    res = run_protocol(proto, world, forwarding=forwarding, on_epoch=stamp)
+    tracer = _tracer(trace, trace_sample, trace_epochs)
+    with _tracing(tracer, world):
+        res = run_protocol(proto, world, forwarding=forwarding, on_epoch=stamp,
+                           observers=_trace_observers(tracer))
     for row in res.rows:
         row.update(record)
     return res
+
+
+def _tracer(trace: str | Path | None, sample: int | None, epochs: str) -> Tracer | None:
+    """The run's :class:`Tracer` (its file's folder checked before any work), or ``None``."""
+    if trace is None:
+        return None
+    if epochs not in ("last", "all"):
+        raise ParameterError(f"trace_epochs must be last or all, got {epochs!r}",
+                             key="trace_epochs")
+    if sample is not None:
+        sample = as_int("trace", "trace_sample", sample, minimum=1)
+    return Tracer(TraceWriter(trace), sample=sample, epochs=epochs)
+
+
+def _trace_observers(tracer: Tracer | None) -> list[TraceObserver]:
+    return [] if tracer is None else [TraceObserver(tracer)]
+
+
+@contextmanager
+def _tracing(tracer: Tracer | None, world: World) -> Iterator[None]:
+    """Close the trace when the runs end, or leave no file behind when one fails."""
+    if tracer is None:
+        yield
+        return
+    try:
+        yield
+    except BaseException:
+        tracer.writer.abort()
+        raise
+    tracer.close(world)
 
 
 def run_scenario(protocol: str, scenario: str, **kwargs: Any) -> list[dict[str, Any]]:
@@ -234,6 +278,9 @@ def compare(
     forwarding: str | None = None,
     diameter: bool = True,
     on_row: Callable[[dict[str, Any]], None] | None = None,
+    trace: str | Path | None = None,
+    trace_sample: int | None = None,
+    trace_epochs: str = "last",
     **settings: Any,
 ) -> list[dict[str, Any]]:
     """Run every protocol of ``protocols`` on one world; one row per protocol.
@@ -254,6 +301,13 @@ def compare(
         Compute the topic diameters.
     on_row : callable, optional
         Called with each row as soon as it is ready.
+    trace : str or Path, optional
+        A Parquet file receiving every copy of the protocols' last epoch
+        (:mod:`hedgerow.trace`; one file for all, a ``protocol`` column apart); rows unchanged.
+    trace_sample : int, optional
+        Messages traced per epoch (all when ``None``): bounds a large run's trace.
+    trace_epochs : {"last", "all"}, default "last"
+        Which epochs are traced.
     **settings
         Scenario overrides (the ``run`` section of
         :data:`~hedgerow.scenarios.world.WORLD_SETTINGS`).
@@ -276,13 +330,28 @@ def compare(
                   **settings)
     sc = resolve_scenario(scenario, **settings)
     check_bound_settings(sc, protocols)
+    tracer = _tracer(trace, trace_sample, trace_epochs)
     world = make_world(sc, seed=seed)
+    with _tracing(tracer, world):
+        return _compare_rows(protocols, world, params, forwarding, diameter, on_row, tracer)
+
+
+def _compare_rows(
+    protocols: list[str],
+    world: World,
+    params: Mapping[str, Mapping[str, Any]],
+    forwarding: str | None,
+    diameter: bool,
+    on_row: Callable[[dict[str, Any]], None] | None,
+    tracer: Tracer | None,
+) -> list[dict[str, Any]]:
     fp = world.fingerprint()
     rows = []
     for name in protocols:
         proto = make_protocol(name, world, params.get(name))
         t0 = time.perf_counter()
-        res = run_protocol(proto, world, forwarding=forwarding)
+        res = run_protocol(proto, world, forwarding=forwarding,
+                           observers=_trace_observers(tracer))
         seconds = time.perf_counter() - t0
         last = res.rows[-1]
         shape = structure(res.overlay, world, diameter=diameter)
