@@ -296,6 +296,7 @@ def _cycle_run(cls: type[OverlayProtocol], inst: Any, seed: int, k: int = 6) -> 
 
     n = inst.n_nodes
     proto = _quick(cls)
+    assert isinstance(proto, CycleProtocol), f"{cls.name}: not a CycleProtocol"
     eng = proto.cycle_engine(inst, proto.streams(seed))
     assert isinstance(eng, CycleEngine), f"{cls.name}: cycle_engine() is not a CycleEngine"
     assert eng.n == n, f"{cls.name}: engine has {eng.n} nodes, instance {n}"

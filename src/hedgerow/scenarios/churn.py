@@ -80,7 +80,7 @@ import math
 import time as _time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -89,6 +89,7 @@ from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
 from hedgerow.protocols import protocol_names
+from hedgerow.protocols.base import MaintainedProtocol
 from hedgerow.protocols.engine_api import ChurnEngine
 from hedgerow.scenarios.churn_setup import churn_control, churn_protocol
 from hedgerow.scenarios.observers import snapshot
@@ -616,7 +617,8 @@ def run_churn(
     topic_rng = streams.stream("churn:interest")
 
     sim = Simulator(seconds_per_unit=timeout)
-    engine: ChurnEngine = setup.proto.maintenance_engine(instance, setup.streams, sim=sim)
+    engine: ChurnEngine = cast(MaintainedProtocol, setup.proto).maintenance_engine(
+        instance, setup.streams, sim=sim)
     engine.start(online0)
     control = _Control(
         engine,

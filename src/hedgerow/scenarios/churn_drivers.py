@@ -346,8 +346,10 @@ def _snapshots(protocol: str, request: ChurnRequest, *, seed: int, params: Mappi
              "snapshot_every", "timeout", "off_ratio"} | ({"speedup"} if request.trace else set()),
             "is not used by synthetic churn (--lifetime)" if request.trace is None
             else "is not used by a replayed trace (--trace)")
-    inst = make_instance(nodes=wl["nodes"], topics=wl.get("topics"), subs=wl.get("subs"),
-                         popularity=wl.get("popularity"), seed=seed)
+    if wl.get("topics") is None:
+        raise ParameterError("give --topics (synthetic workload)", key="topics")
+    inst = make_instance(seed=seed, **{k: wl[k] for k in ("nodes", "topics", "subs", "popularity")
+                                       if wl.get(k) is not None})
     trace = None
     if request.trace is not None:
         trace = trace_churn(load_events(request.trace), inst.n_nodes, speedup=request.speedup,

@@ -46,7 +46,7 @@ import dataclasses
 import time as _time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -55,6 +55,7 @@ from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
 from hedgerow.protocols import protocol_class
+from hedgerow.protocols.base import MaintainedProtocol
 from hedgerow.scenarios.churn_setup import churn_control, churn_protocol
 from hedgerow.scenarios.inputs import INPUTS, input_folder, inputs_dir, prepared_folder
 from hedgerow.scenarios.invariants import Hook, InvariantObserver
@@ -206,7 +207,7 @@ def synthetic_churn(n: int, kind: str, *, seed: int, events: int = 500, lifetime
     if kind == "burst":
         online0 = rng.random(n) < 0.9
         on = online0.copy()
-        out = []
+        out: list[tuple[float, int, int]] = []
         t = 0.0
         while len(out) < events:
             t += 1.0
@@ -375,7 +376,8 @@ def run_events(
         events = events[: int(n_events)]
     streams = RngStreams(seed)
     sim = Simulator(seconds_per_unit=timeout)
-    engine = setup.proto.maintenance_engine(instance, setup.streams, sim=sim)
+    engine = cast(MaintainedProtocol, setup.proto).maintenance_engine(instance, setup.streams,
+                                                                      sim=sim)
     t0 = _time.perf_counter()
     engine.start(online0)
     engine.run_until(sim.to_units(gap))

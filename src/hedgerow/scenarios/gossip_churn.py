@@ -39,7 +39,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -48,6 +48,7 @@ from hedgerow.errors import ParameterError
 from hedgerow.metrics.routing import RoutingTally
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
+from hedgerow.protocols.base import CycleProtocol
 from hedgerow.protocols.engine_api import CycleEngine
 from hedgerow.scenarios.churn_setup import churn_control, churn_protocol
 from hedgerow.scenarios.traces import JOIN, LEAVE
@@ -128,7 +129,7 @@ def run_gossip_churn(
                              key="duration")
     setup = churn_protocol(protocol, instance, capability="cycle", seed=seed, params=params)
     online0, ev = churn_control(instance, online0, events)
-    eng: CycleEngine = setup.proto.cycle_engine(instance, setup.streams)
+    eng: CycleEngine = cast(CycleProtocol, setup.proto).cycle_engine(instance, setup.streams)
     eng.start(online0)
     joined = np.where(np.asarray(online0, bool), 0, np.iinfo(np.int64).max).astype(np.int64)
     rng = RngStreams(seed).stream("messages")
