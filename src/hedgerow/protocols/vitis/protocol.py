@@ -71,6 +71,7 @@ Relay forwarding (``relay_links``, default ``"induced"``)
     §III-C's rule (forward to every neighbour that subscribes to or relays the
     topic); ``"paths"`` keeps only cluster links and the links of the lookup
     paths (Figure 3's picture).  Both reach the same nodes on a connected tree.
+
 Ties among friends of equal utility are broken by a seeded random key.
 
 Examples
