@@ -19,7 +19,7 @@ SPACE = _fuzz.build_space()
 KEYS = [(c, o) for c, opts in SPACE.cases.items() for o in opts]
 
 #: the CI profile's size: every (command, option) once in the sweep below, plus these draws
-CI_EXAMPLES = 1000
+CI_EXAMPLES = 5000
 
 
 @pytest.fixture(scope="module")
