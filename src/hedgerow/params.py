@@ -40,7 +40,10 @@ __all__ = [
     "as_bool",
     "as_choice",
     "as_float",
+    "as_instance",
     "as_int",
+    "as_mapping",
+    "as_names",
     "check_memory",
     "validate_params",
 ]
@@ -382,6 +385,83 @@ def as_bool(owner: str, name: str, value: Any) -> bool:
 def as_choice(owner: str, name: str, value: Any, choices: tuple[str, ...]) -> str:
     """One of ``choices`` (case-insensitive), or a :class:`ParameterError`."""
     return Choice(choices[0], choices, name).bind(name).validate(owner, value)
+
+
+def as_instance(owner: str, name: str, value: Any, cls: type | tuple[type, ...]) -> Any:
+    """``value`` when it is a ``cls``, else a :class:`ParameterError` naming the argument.
+
+    Examples
+    --------
+    >>> as_instance("overlay_summary", "overlay", "x", dict)
+    Traceback (most recent call last):
+    ...
+    hedgerow.errors.ParameterError: overlay_summary: overlay must be a dict, got str 'x'
+    """
+    if not isinstance(value, cls):
+        kinds = cls if isinstance(cls, tuple) else (cls,)
+        want = " or ".join(k.__name__ for k in kinds)
+        raise ParameterError(f"{owner}: {name} must be a {want}, got {type(value).__name__} "
+                             f"{_short(value)}", key=name)
+    return value
+
+
+def as_mapping(owner: str, name: str, value: Any) -> dict[str, Any]:
+    """A mapping as a dict (``None`` -> ``{}``), or a :class:`ParameterError` naming it.
+
+    Examples
+    --------
+    >>> as_mapping("simulate", "params", None)
+    {}
+    >>> as_mapping("simulate", "params", "eta=2")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hedgerow.errors.ParameterError: simulate: params must be a mapping such as {'eta': 2}, got ...
+    """
+    from collections.abc import Mapping
+
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ParameterError(f"{owner}: {name} must be a mapping such as {{'eta': 2}}, got "
+                             f"{type(value).__name__} {_short(value)}", key=name)
+    return dict(value)
+
+
+def as_names(owner: str, name: str, value: Any) -> list[str]:
+    """A list of distinct names (not one string), or a :class:`ParameterError` naming it.
+
+    Examples
+    --------
+    >>> as_names("compare", "protocols", ("a", "b"))
+    ['a', 'b']
+    >>> as_names("compare", "protocols", "spidercast")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hedgerow.errors.ParameterError: compare: protocols must be a list of names such as ...
+    >>> as_names("compare", "protocols", ["a", "a"])
+    Traceback (most recent call last):
+    ...
+    hedgerow.errors.ParameterError: compare: protocols lists 'a' twice
+    """
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise ParameterError(f"{owner}: {name} must be a list of names such as "
+                             f"['spidercast'], got {type(value).__name__} {_short(value)}",
+                             key=name)
+    names = list(value)
+    seen: set[str] = set()
+    for v in names:
+        if not isinstance(v, str):
+            raise ParameterError(f"{owner}: {name} must hold names (str), got "
+                                 f"{type(v).__name__} {_short(v)}", key=name)
+        if v in seen:
+            raise ParameterError(f"{owner}: {name} lists {v!r} twice", key=name)
+        seen.add(v)
+    return names
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def available_memory_bytes() -> int:

@@ -62,6 +62,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from hedgerow.errors import DataError, ParameterError
@@ -200,6 +201,10 @@ class TraceWriter:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        if not str(path).strip() or not self.path.name:
+            raise ParameterError(f"--trace {str(path)!r}: name a file to write", key="trace")
+        if self.path.is_dir():
+            raise ParameterError(f"--trace {self.path}: is a folder; name a file", key="trace")
         if not self.path.parent.is_dir():
             raise ParameterError(f"--trace {self.path}: folder {self.path.parent} does not exist",
                                  key="trace")
@@ -225,7 +230,7 @@ class TraceWriter:
         }
         table = pa.Table.from_pydict(cols, schema=SCHEMA)
         if self._writer is None:
-            self._writer = pq.ParquetWriter(self._part, SCHEMA)
+            self._writer = pq.ParquetWriter(_local(self._part), SCHEMA, filesystem=_LOCAL)
         self._writer.write_table(table)
         self.rows += k
 
@@ -237,10 +242,11 @@ class TraceWriter:
         """Write ``PATH`` with ``world`` (geometry, fingerprint) and the protocols as metadata."""
         meta = {**world, **self.meta}
         schema = SCHEMA.with_metadata({META_KEY: json.dumps(meta, default=_plain).encode()})
-        with pq.ParquetWriter(self.path.with_name(self.path.name + ".tmp"), schema) as out:
+        with pq.ParquetWriter(_local(self.path.with_name(self.path.name + ".tmp")), schema,
+                              filesystem=_LOCAL) as out:
             if self._writer is not None:
                 self._writer.close()
-                src = pq.ParquetFile(self._part)
+                src = pq.ParquetFile(_local(self._part), filesystem=_LOCAL)
                 for i in range(src.num_row_groups):
                     out.write_table(src.read_row_group(i).cast(schema))
             else:
@@ -257,6 +263,15 @@ class TraceWriter:
         for p in (self._part, self.path.with_name(self.path.name + ".tmp")):
             if p.exists():
                 p.unlink()
+
+
+#: a local path is never read as a URI (a file named ``unif:0`` is a file)
+_LOCAL = pafs.LocalFileSystem()
+
+
+def _local(path: Path) -> str:
+    """The absolute form pyarrow takes as a local path whatever its name holds."""
+    return str(Path(path).absolute())
 
 
 def _plain(value: Any) -> Any:
@@ -278,7 +293,7 @@ def read_trace(path: str | Path) -> tuple[Any, dict[str, Any]]:
     """
     p = Path(path)
     try:
-        f = pq.ParquetFile(p)
+        f = pq.ParquetFile(_local(p), filesystem=_LOCAL)
         raw = (f.schema_arrow.metadata or {}).get(META_KEY)
         if raw is None:
             raise DataError(f"{p} is not a hedgerow trace (no {META_KEY.decode()} metadata)")

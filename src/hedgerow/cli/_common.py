@@ -18,14 +18,37 @@ stderr_console = Console(stderr=True)
 
 
 class HedgerowGroup(click.Group):
-    """A click group that turns :class:`HedgerowError` into one line and exit 2."""
+    """A click group that turns a user's error into one line and exit 2.
+
+    Click's usage errors (an option's wrong type, a missing argument) are one
+    ``error:`` line as well, naming the command's help.
+
+    :class:`HedgerowError` is the library's own; an :class:`OSError` met on a
+    user's path (a folder that cannot be written, a disk that fills) is the
+    last line of :mod:`hedgerow.userfiles`' boundary and is named the same way.
+    """
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except HedgerowError as e:
-            click.echo(f"error: {e}", err=True)
+            click.echo(f"error: {_one_line(e)}", err=True)
             sys.exit(2)
+        except click.UsageError as e:  # a bad option or argument: one line too, with the help
+            where = e.ctx.command_path if e.ctx is not None else "hedgerow"
+            click.echo(f"error: {_one_line(e.format_message())} (see {where} -h)", err=True)
+            sys.exit(2)
+        except OSError as e:
+            if type(e).__module__ not in ("builtins", "io"):
+                raise
+            where = f"{e.filename}: " if e.filename is not None else ""
+            click.echo(f"error: {where}{e.strerror or _one_line(e)}", err=True)
+            sys.exit(2)
+
+
+def _one_line(e: BaseException) -> str:
+    """An error's message on one line (a library's multi-line text folded)."""
+    return " ".join(str(e).split("\n")).strip() or type(e).__name__
 
 
 def parse_value(text: str):

@@ -51,6 +51,9 @@ def _clean(value):
     "--json", "as_json", is_flag=True,
     help="One JSON line per row (snapshot, event or sample), then a summary line."
 )
+@click.option("--no-timings", is_flag=True,
+              help="Leave the wall-clock fields (wall_seconds, repair_seconds...) out of the "
+                   "output, so that two runs of a seed print the same bytes.")
 def churn_cmd(
     protocol,
     nodes,
@@ -64,6 +67,7 @@ def churn_cmd(
     speedup,
     params,
     as_json,
+    no_timings,
 ):
     """Run PROTOCOL under churn (SpiderCast section 3.8, OMen section 6, Vitis section IV-F).
 
@@ -119,12 +123,20 @@ def churn_cmd(
         ran = {"params": outcome.summary["params"]}
         for row in outcome.rows:
             click.echo(json.dumps({"kind": outcome.row_kind,
-                                   **{k: _clean(v) for k, v in row.items()}, **ran},
+                                   **{k: _clean(v) for k, v in row.items()
+                                      if not (no_timings and _wall_clock(k))}, **ran},
                                   default=str))
-        summary = {k: _clean(v) for k, v in outcome.summary.items()}
+        summary = {k: _clean(v) for k, v in outcome.summary.items()
+                   if not (no_timings and _wall_clock(k))}
         click.echo(json.dumps({"kind": "summary", **summary}, default=str))
         return
     _print(outcome)
+
+
+def _wall_clock(key: str) -> bool:
+    """A field measured by the clock on the wall (left out by ``--no-timings``)."""
+    return key in ("wall_seconds", "start_seconds", "seconds") or key.startswith(
+        ("repair_seconds", "repair_cpu_seconds", "omen_repair_seconds"))
 
 
 def _print(outcome) -> None:

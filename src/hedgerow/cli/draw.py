@@ -28,10 +28,20 @@ def draw_cmd(protocol: str, scenario: str, seed: int, settings: dict, topic: int
     settings, as for run and compare).
     """
     from hedgerow.errors import HedgerowError
-    from hedgerow.figures.draw import draw_overlay, make_overlay, write_graphml
+    from hedgerow.figures.draw import (
+        check_image_path,
+        draw_overlay,
+        make_overlay,
+        write_graphml,
+    )
+    from hedgerow.userfiles import check_writable
 
     if out is None and graphml is None:
         raise HedgerowError("hedgerow draw: give --out FILE.png and/or --graphml FILE")
+    if out is not None:
+        check_writable(check_image_path(out))
+    if graphml is not None:
+        check_writable(graphml)
     settings = {k: v for k, v in settings.items() if v is not None}
     overlay, world = make_overlay(protocol, scenario, seed=seed,
                                   params=parse_params(params) or None, **settings)

@@ -53,7 +53,7 @@ def _run(job: str, fn: Callable[..., dict], out: str, master: str | None, **kwar
 
     check_out(out, bool(kwargs.get("force")))
     for key in ("servers", "pings", "matrix", "edges", "trace"):
-        if kwargs.get(key):
+        if kwargs.get(key) is not None:  # an empty path is an error, not the default
             require_input(kwargs[key], f"--{key}")
     check_master(master)
     log_file = None
@@ -114,7 +114,9 @@ def perigee_cmd(matrix, out, force, master) -> None:
 @_verbose
 def social_cmd(edges, size, seeds, seed, directed, out, force, master) -> None:
     """BFS (snowball) sample of a social graph as a subscription instance."""
-    from hedgerow.pipeline.ingest.social import ingest_social
+    from hedgerow.pipeline.ingest.social import _parse_size, ingest_social
+
+    _parse_size(size)  # a bad --size: one line, before the JVM
 
     _run(
         "social", ingest_social, out, master, size=size, edges=edges, seeds=seeds, seed=seed,
@@ -135,8 +137,11 @@ def social_cmd(edges, size, seeds, seed, directed, out, force, master) -> None:
 def follower_graph_cmd(users, seed, exponent, mean, max_frac, out, force, master) -> None:
     """Synthetic power-law follower graph (Vitis Twitter statistics), generated in Spark."""
     from hedgerow.pipeline.ingest.follower_graph import degree_bounds, ingest_follower_graph
+    from hedgerow.workloads.memory import check_sizes
 
     degree_bounds(users, exponent, mean, max_frac)  # bad values: one line, before the JVM
+    check_sizes(f"a follower graph of {users:,} users with {mean:g} followees on average",
+                users=users, mean_degree=mean)
     _run(
         "follower-graph", ingest_follower_graph, out, master, users=users, seed=seed,
         exponent=exponent, mean=mean, max_frac=max_frac, force=force,
@@ -174,6 +179,10 @@ def churn_cmd(source, trace, nodes, seed, population, out, force, master) -> Non
         k = int(nodes)
     else:
         raise ParameterError(f"--nodes must be a positive integer or 'all', got {nodes!r}")
+    if k is not None:
+        from hedgerow.workloads.memory import check_sizes
+
+        check_sizes(f"a churn sample of {k:,} nodes", nodes=k, churn=True)
     _run(
         "churn", ingest_churn, out, master, source=source, trace=trace, nodes=k, seed=seed,
         population=population, force=force,
@@ -189,10 +198,12 @@ def ccdf_cmd(folders, labels, out) -> None:
     import pandas as pd
 
     from hedgerow.errors import ParameterError
+    from hedgerow.userfiles import check_writable
     from hedgerow.workloads.social import degree_ccdf, load_instance, plot_ccdfs
 
     if labels and len(labels) != len(folders):
         raise ParameterError(f"give one --label per folder ({len(folders)}), got {len(labels)}")
+    check_writable(out, folder=True)
     names = list(labels) if labels else [Path(f).name for f in folders]
     curves = {name: degree_ccdf(load_instance(f)) for name, f in zip(names, folders, strict=True)}
     dest = Path(out)

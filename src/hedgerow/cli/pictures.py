@@ -35,6 +35,7 @@ def pictures_cmd(protocol, nodes, topics, subs, popularity, seed, params, topic,
     matplotlib.use("Agg")
     import numpy as np
 
+    from hedgerow.cli._common import WORKLOAD_DEFAULTS
     from hedgerow.metrics.connectivity import topic_components
     from hedgerow.protocols import get_protocol
     from hedgerow.protocols.vitis.pictures import (
@@ -43,11 +44,21 @@ def pictures_cmd(protocol, nodes, topics, subs, popularity, seed, params, topic,
         draw_topic,
         write_graphml,
     )
+    from hedgerow.userfiles import check_writable
     from hedgerow.workloads import make_instance
 
-    inst = make_instance(nodes=nodes, topics=topics, subs=subs, popularity=popularity,
-                         seed=seed)
+    check_writable(out_dir, folder=True)
+    if topic is not None and not 0 <= topic < topics:
+        raise click.BadParameter(f"{topic} is not a topic of 0..{topics - 1}",
+                                 param_hint="--topic")
     proto = get_protocol(protocol, **parse_params(params))
+    proto.checked()  # a bad -p value before the workload is drawn
+    inst = make_instance(
+        nodes=nodes, topics=topics,
+        subs=WORKLOAD_DEFAULTS["subs"] if subs is None else subs,
+        popularity=WORKLOAD_DEFAULTS["popularity"] if popularity is None else popularity,
+        seed=seed,
+    )  # fmt: skip
     ov = proto.build(inst, seed=seed)
     if topic is None:
         topic = int(np.argmax(topic_components(ov, inst)))

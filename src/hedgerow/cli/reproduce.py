@@ -52,13 +52,31 @@ def reproduce_cmd(paper: str | None, out: Path, quick: bool, master: str | None,
     from hedgerow.figures.papers import get_paper
 
     p = get_paper(paper)
+    from hedgerow.userfiles import check_writable
+
+    check_writable(out, folder=True)
     if report_only:
-        from hedgerow.pipeline.reproduce import write_report
+        from hedgerow.errors import DataError
+        from hedgerow.pipeline.reproduce import missing_runs, write_report
+
+        missing, expected = missing_runs(p, out, quick=quick)
+        if missing == expected:
+            q = " --quick" if quick else ""
+            raise DataError(f"{out}: holds none of the {expected} runs of {p.name}{q} (run "
+                            f"hedgerow reproduce {p.name}{q} --out {out} first)")
 
         s = write_report(p, out, quick=quick)
     else:
         from hedgerow.cli._common import log_path
         from hedgerow.pipeline.reproduce import reproduce
+        from hedgerow.pipeline.session import check_master, preflight
+
+        check_master(master)  # the checks of sweep, before a JVM starts or OUT is written
+        preflight(master)
+        from hedgerow.pipeline.store import sweep_lock
+
+        with sweep_lock(out, "reproduce"):  # another writer in OUT: one line, before the JVM
+            pass
 
         s = reproduce(paper, out, quick=quick, master=master, progress=progress,
                       log=lambda m: click.echo(m, err=True),
@@ -66,7 +84,11 @@ def reproduce_cmd(paper: str | None, out: Path, quick: bool, master: str | None,
     passed, failed, not_run = s["checks"]
     within, outside = s["values"]
     took = f" in {s['seconds']:.0f}s" if "seconds" in s else ""
-    click.echo(f"{p.name}{' (quick)' if quick else ''}: {len(s['figures'])} figures, checks "
+    missing, expected = s["runs"]
+    drawn = sum(v is not None for v in s["figures"].values())
+    runs = f"{missing} of {expected} runs missing; " if missing else ""
+    click.echo(f"{p.name}{' (quick)' if quick else ''}: {runs}{drawn} of {len(s['figures'])} "
+               "figures drawn, checks "
                f"{passed} passed, {failed} failed, {not_run} not run; paper values "
                f"{within}/{within + outside} within tolerance{took} -> {s['path']}")
     if s.get("failed"):

@@ -76,10 +76,12 @@ def sweep_cmd(
     from hedgerow.pipeline.session import check_master, preflight
     from hedgerow.pipeline.store import finished_run_ids
     from hedgerow.pipeline.sweep import run_sweep
+    from hedgerow.userfiles import check_writable
 
     check_utf8(spec)
     parsed = load_spec(spec)
     check_master(master)
+    check_writable(out, folder=True)
     warn = _warner()
     if dry_run:
         runs = parsed.expand()
@@ -226,8 +228,19 @@ def report_cmd(
     from hedgerow.pipeline.report import aggregate, check_options, choose_engine, render
     from hedgerow.pipeline.store import read_manifest, row_files
 
+    for flag, given in (("--by", by), ("--pivot", pivot), ("--epochs", epochs)):
+        if given is not None and not given.strip(" ,"):
+            raise HedgerowError(f"{flag}: empty; leave the option out for the default")
+    if master is not None:
+        from hedgerow.pipeline.session import check_master
+
+        check_master(master)  # also with --engine local: a typo is never ignored
     if not row_files(out):
         raise HedgerowError(f"{out}: no result rows (run hedgerow sweep SPEC --out {out} first)")
+    if html_file is not None:
+        from hedgerow.userfiles import check_writable
+
+        check_writable(html_file)
     by_list = [b.strip() for b in by.split(",") if b.strip()] if by else None
     manifest = read_manifest(out, experiment) or {}
     if pivot is None and fmt == "markdown" and not by_list:

@@ -20,6 +20,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
@@ -154,6 +155,11 @@ class WorkloadSpec(_Strict):
         hi = int(str(self.subs).split(":")[-1])
         if hi > self.topics:
             raise ValueError(f"subs {self.subs!r} exceeds topics {self.topics}")
+        from hedgerow.params import check_memory
+        from hedgerow.workloads.subscriptions import instance_bytes
+
+        check_memory(f"a workload of {self.nodes:,} nodes, {self.topics:,} topics and {hi} "
+                     "subscriptions", instance_bytes(self.nodes, self.topics, hi))
         return self
 
 
@@ -269,6 +275,17 @@ ChurnOptions = create_model(
 )
 
 
+def _social_exists(social: Any) -> None:
+    """A ``run.social`` that names no prepared input must be an existing folder (at load)."""
+    if social is None:
+        return
+    from hedgerow.scenarios.inputs import is_social_input
+
+    if not is_social_input(social) and not Path(str(social)).is_dir():
+        raise _KeyError(("run", "social"), f"{social!r} is neither a named social input nor an "
+                        "existing folder (an output of hedgerow ingest social)")
+
+
 def _kind_check(scen: ScenarioSpec) -> None:
     """Check a scenario with its kind's check (:data:`hedgerow.scenarios.kinds.KINDS`).
 
@@ -378,6 +395,7 @@ class ScenarioSpec(_Strict):
                 )
             if self.run is None:
                 raise _KeyError(("run",), "kind run needs scenario.run with at least name")
+            _social_exists(getattr(self.run, "social", None))
         _kind_check(self)
         return self
 
@@ -439,6 +457,17 @@ class ReportSpec(_Strict):
     #: ``kind: run`` / ``churn``: epochs (snapshots) to report (negative: from each run's
     #: end; ``[0, -1]``)
     epochs: list[int] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _pivot_in_by(self) -> ReportSpec:
+        from hedgerow.experiment.rows import column_for_key
+
+        if self.pivot is None or self.pivot == "metric" or not self.by:
+            return self  # metric: one column per metric, the report's own layout
+        if column_for_key(self.pivot) not in {column_for_key(b) for b in self.by}:
+            raise ValueError(f"pivot {self.pivot!r} is not among by ({', '.join(self.by)}); "
+                             "add it to by, or use pivot: metric")
+        return self
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,34 @@ __all__ = ["base_row", "execute", "failed_rows", "run_one"]
 
 
 def _payload(run: Any) -> dict[str, Any]:
-    """Accept a :class:`hedgerow.experiment.spec.ResolvedRun` or its payload dict."""
+    """Accept a :class:`hedgerow.experiment.spec.ResolvedRun` or its payload dict.
+
+    Anything else is a :class:`ParameterError` naming the argument ``run``.
+
+    Examples
+    --------
+    >>> _payload({"bad": 1})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hedgerow.errors.ParameterError: run_one: run must be a ResolvedRun ...; missing: ...
+    """
+    from collections.abc import Mapping
+
+    from hedgerow.errors import ParameterError
+
     if hasattr(run, "payload"):
         return run.payload()
+    need = ("experiment", "label", "run_id", "scenario")
+    what = ("run_one: run must be a ResolvedRun or its payload (a dict with keys "
+            f"{', '.join(need)})")
+    if not isinstance(run, Mapping):
+        raise ParameterError(f"{what}; got {type(run).__name__}", key="run")
+    missing = [k for k in need if k not in run]
+    if missing:
+        raise ParameterError(f"{what}; missing: {', '.join(missing)}", key="run")
+    if not isinstance(run["scenario"], Mapping):
+        raise ParameterError(f"run_one: run['scenario'] must be a dict, got "
+                             f"{type(run['scenario']).__name__}", key="run.scenario")
     return dict(run)
 
 

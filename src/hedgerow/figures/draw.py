@@ -148,6 +148,29 @@ def topic_components(overlay: Any, world: Any, topic: int) -> np.ndarray:
     return out
 
 
+def check_image_path(path: str | Path) -> Path:
+    """Refuse, before any build, an image path whose suffix matplotlib cannot write.
+
+    Examples
+    --------
+    >>> check_image_path("overlay.svg").suffix
+    '.svg'
+    >>> check_image_path("overlay.jpeg2")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hedgerow.errors.ParameterError: --out overlay.jpeg2: unknown image format 'jpeg2' (use ...)
+    """
+    from matplotlib.figure import Figure
+
+    p = Path(path)
+    kinds = sorted(Figure().canvas.get_supported_filetypes())
+    fmt = p.suffix[1:].lower()
+    if fmt not in kinds:
+        raise ParameterError(f"--out {p}: unknown image format {fmt!r} (use one of: "
+                             f"{', '.join(kinds)})", key="out")
+    return p
+
+
 def draw_overlay(
     overlay: Any,
     world: Any,

@@ -214,8 +214,12 @@ def paper_report(
     *,
     timings: Mapping[str, Any] | None = None,
     description: str = "",
+    runs: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
     """Draw every figure of ``paper`` and write ``dest/<paper>[-quick].html``.
+
+    ``runs`` is ``(missing, expected)``: the runs of the paper's experiments not
+    yet in the results, stated in the header when any is missing.
 
     Returns a summary: ``path``, ``figures`` (id -> PNG path or ``None``),
     ``checks`` (passed, failed, not run) and paper-value cells within/outside
@@ -284,6 +288,11 @@ def paper_report(
               f"<code>{_e(paper.name)}</code>{' (quick)' if results.quick else ''} · "
               f"documented in {_e(paper.doc)} · written "
               f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}</p>")
+    if runs is not None and runs[0]:
+        header += (f"<p class=notrun><b>Incomplete: {runs[0]} of {runs[1]} runs missing</b> "
+                   f"(figures and checks cover the runs present; <code>hedgerow reproduce "
+                   f"{_e(paper.name)}{' --quick' if results.quick else ''}</code> runs the "
+                   "rest)</p>")
     body = (f"{quick}{cards}{('<p>' + _e(description) + '</p>') if description else ''}"
             f"<nav>{''.join(nav)}<a href=\"#provenance\">provenance</a></nav>"
             f"{''.join(sections)}{_provenance(paper, results, timings or {})}")

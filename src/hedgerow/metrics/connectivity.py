@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hedgerow.metrics._args import checked
 from hedgerow.metrics._kernels import (
     measured_component_counts,
     topic_component_counts,
@@ -43,6 +44,7 @@ def topic_components(
     >>> topic_components(ov, inst, measured=np.array([True, False, False, False])).tolist()
     [1, 0]
     """
+    checked("topic_components", overlay=overlay, instance=instance)
     args = topic_kernel_args(overlay, instance)
     if measured is None:
         return topic_component_counts(*args)
@@ -54,9 +56,11 @@ def topic_components(
 
 def partitioned_topics(overlay: Overlay, instance: Instance) -> int:
     """Number of topics whose subgraph ``G_t`` has more than one component."""
+    checked("partitioned_topics", overlay=overlay, instance=instance)
     return int((topic_components(overlay, instance) > 1).sum())
 
 
 def total_topic_components(overlay: Overlay, instance: Instance) -> int:
     """Sum of components over all topic subgraphs (= number of topics when all connected)."""
+    checked("total_topic_components", overlay=overlay, instance=instance)
     return int(topic_components(overlay, instance).sum())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hedgerow.metrics._args import checked
 from hedgerow.model.overlay import Overlay
 
 
@@ -34,6 +35,7 @@ def degree_stats(overlay: Overlay) -> dict[str, float]:
     >>> s["avg_degree"], s["max_degree"]
     (1.3333333333333333, 2)
     """
+    checked("degree_stats", overlay=overlay)
     d = overlay.degree()
     lo, hi = degree_ci95(d)
     return {
@@ -55,4 +57,5 @@ def degree_histogram(overlay: Overlay) -> np.ndarray:
     >>> degree_histogram(Overlay.from_edges(3, [(0, 1), (1, 2)])).tolist()
     [0, 2, 1]
     """
+    checked("degree_histogram", overlay=overlay)
     return np.bincount(overlay.degree())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hedgerow.metrics._args import checked
 from hedgerow.metrics._kernels import (
     topic_diameter_kernel,
     topic_kernel_args,
@@ -40,6 +41,7 @@ def topic_diameters(overlay: Overlay, instance: Instance) -> np.ndarray:
     >>> topic_diameters(ov, inst).tolist()
     [3, 0]
     """
+    checked("topic_diameters", overlay=overlay, instance=instance)
     return topic_diameter_kernel(*topic_kernel_args(overlay, instance))
 
 
@@ -62,6 +64,7 @@ def topic_overlay_diameters(overlay: Overlay, instance: Instance) -> np.ndarray:
     >>> topic_overlay_diameters(ov, inst).tolist()  # through the overlay: 0-1-2-3 and 1-2-3
     [3, 2]
     """
+    checked("topic_overlay_diameters", overlay=overlay, instance=instance)
     indptr, indices, _, _, masks, _ = topic_kernel_args(overlay, instance)
     return topic_overlay_diameter_kernel(
         indptr, indices, instance.sub_indptr, masks, instance.n_topics

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from hedgerow.errors import ParameterError
+from hedgerow.metrics._args import checked
 from hedgerow.metrics._kernels import tdi_kernel
 from hedgerow.model.instance import Instance
 
@@ -23,6 +24,7 @@ def tdi(instance: Instance, d: int) -> float:
     >>> tdi(inst, 1)
     75.0
     """
+    checked("tdi", instance=instance)
     if d < 1:
         raise ParameterError(f"tdi needs d >= 1, got {d}")
     per_node = tdi_kernel(instance.masks, instance.n_subs.astype(np.int64), int(d))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hedgerow.metrics._args import checked
 from hedgerow.metrics.connectivity import topic_components
 from hedgerow.metrics.degree import degree_stats
 from hedgerow.metrics.diameter import topic_diameters, topic_overlay_diameters
@@ -20,6 +21,7 @@ def overlay_summary(overlay: Overlay, instance: Instance, *, diameter: bool = Tr
     :mod:`hedgerow.metrics.diameter`).  Averages are over topics with at least
     two subscribers.
     """
+    checked("overlay_summary", overlay=overlay, instance=instance)
     out = dict(degree_stats(overlay))
     comps = topic_components(overlay, instance)
     out["partitioned_topics"] = int((comps > 1).sum())

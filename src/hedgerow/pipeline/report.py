@@ -421,6 +421,10 @@ def check_options(
     files = good_row_files(out, warn)
     if not files:
         raise _no_rows(out)
+    known = _experiments(files)
+    if experiment not in known:  # before the columns of other experiments are resolved
+        raise HedgerowError(f"{out}: no rows of experiment {experiment!r}; "
+                            f"found: {', '.join(known) or '(none)'}")
     columns, numeric = row_schema(files)
     by_cols, mets = resolve_options(columns, numeric, manifest, by, metrics, experiment)
     if epochs is None:

@@ -122,18 +122,31 @@ def _score_runs(paper: Paper, results: Results, log: Callable[[str], None]) -> d
     return times
 
 
+def missing_runs(paper: Paper, out: str | Path, *, quick: bool = False) -> tuple[int, int]:
+    """``(missing, expected)``: the runs of ``paper``'s experiments that ``out`` does not hold."""
+    from hedgerow.pipeline.store import finished_run_ids
+
+    out = Path(out)
+    expected = {r.run_id for n in paper.experiments for r in spec_for(n, quick).expand()}
+    done = finished_run_ids(out) if out.is_dir() else set()
+    return len(expected - done), len(expected)
+
+
 def write_report(paper: Paper, out: str | Path, *, quick: bool = False,
                  timings: dict[str, Any] | None = None) -> dict[str, Any]:
     """Draw the figures and write the HTML report (and the index) from what ``out`` holds."""
     from hedgerow.figures.html import index_page, paper_report
 
     out = Path(out)
+    missing, expected = missing_runs(paper, out, quick=quick)
     results = Results(out, quick=quick)
     stem = paper.name + ("-quick" if quick else "")
     tfile = out / "_reproduce" / f"{stem}.json"
     if timings is None and tfile.is_file():
         timings = json.loads(tfile.read_text()).get("experiments", {})
-    summary = paper_report(paper, results, out / "report", timings=timings or {})
+    summary = paper_report(paper, results, out / "report", timings=timings or {},
+                           runs=(missing, expected))
+    summary["runs"] = (missing, expected)
     summary["title"] = paper.title + (" (quick)" if quick else "")
     index = []
     for p in PAPERS.values():

@@ -493,9 +493,11 @@ def churn_warnings(
         missing = int((~seen).sum())
         if missing:
             used = int(np.flatnonzero(seen).max()) + 1 if seen.any() else 0
+            why = (f"the trace has fewer nodes than the workload; use --nodes {used}"
+                   if used < instance.n_nodes else "the trace's node ids leave gaps")
             out.append(
                 f"{missing} of {instance.n_nodes} nodes never appear in the trace and stay"
-                f" offline (the trace has fewer nodes than the workload; use --nodes {used})"
+                f" offline ({why})"
             )
     return out
 

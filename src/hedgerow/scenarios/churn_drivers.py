@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from hedgerow.errors import ParameterError
-from hedgerow.protocols import REGISTRY, capabilities, protocol_names
+from hedgerow.protocols import REGISTRY, capabilities, get_protocol, protocol_names
 from hedgerow.scenarios.events import CHURN_SCENARIOS, churn_scenario_names
 from hedgerow.scenarios.world import instance_fingerprint
 from hedgerow.world_settings import WORLD_SETTINGS
@@ -348,6 +348,15 @@ def _snapshots(protocol: str, request: ChurnRequest, *, seed: int, params: Mappi
             else "is not used by a replayed trace (--trace)")
     if wl.get("topics") is None:
         raise ParameterError("give --topics (synthetic workload)", key="topics")
+    if not math.isfinite(float(request.duration)):
+        raise ParameterError(f"--duration must be a finite time, got {request.duration}",
+                             key="duration")
+    from hedgerow.workloads.memory import check_sizes
+    from hedgerow.workloads.subscriptions import parse_subs
+
+    check_sizes(f"churn on {int(wl['nodes']):,} nodes and {int(wl['topics']):,} topics",
+                nodes=int(wl["nodes"]), topics=int(wl["topics"]),
+                subs=parse_subs(wl.get("subs") or 1)[1], churn=True)
     inst = make_instance(seed=seed, **{k: wl[k] for k in ("nodes", "topics", "subs", "popularity")
                                        if wl.get(k) is not None})
     trace = None
@@ -418,6 +427,7 @@ def run_churn_request(
     if not isinstance(seed, int | np.integer) or seed < 0:
         raise ParameterError(f"--seed must be >= 0, got {seed}", key="seed")
     shape = churn_shape(protocol)
+    get_protocol(protocol, **dict(params or {})).checked()  # a bad -p before any work
     out = CHURN_DRIVERS[shape](protocol, request, seed=int(seed), params=dict(params or {}),
                                progress=progress, nodes=nodes)
     out.summary.setdefault("warnings", [])

@@ -43,7 +43,7 @@ from hedgerow.errors import ParameterError
 from hedgerow.metrics import overlay_summary
 from hedgerow.metrics.routing import ROUTING_KEYS
 from hedgerow.model.overlay import Overlay
-from hedgerow.params import as_int
+from hedgerow.params import as_instance, as_int, as_mapping, as_names
 from hedgerow.protocols import get_protocol
 from hedgerow.protocols.base import AdaptiveProtocol, OverlayProtocol
 from hedgerow.scenarios.epochs import RunResult, forwarding_policy, run_protocol
@@ -206,6 +206,9 @@ def simulate(
     epoch (``trace_epochs="all"``: of every epoch) is written there
     (:mod:`hedgerow.trace`; rows unchanged).
     """
+    as_instance("simulate", "protocol", protocol, str)
+    as_instance("simulate", "scenario", scenario, str)
+    params = as_mapping("simulate", "params", params) or None
     sc = resolve_scenario(scenario, **settings)
     check_bound_settings(sc, [protocol])
     protocol_params(sc, protocol, params)  # a value given twice fails before the world is made
@@ -322,9 +325,13 @@ def compare(
         plus ``params`` (and ``out_degree``, ``in_limit``: :func:`ran_with`) and
         ``seconds`` (wall time of the protocol's run).
     """
+    protocols = as_names("compare", "protocols", protocols)
+    as_instance("compare", "scenario", scenario, str)
     if not protocols:
-        raise ParameterError("compare needs at least one protocol")
-    params = dict(params or {})
+        raise ParameterError("compare needs at least one protocol", key="protocols")
+    params = as_mapping("compare", "params", params)
+    for name, given in params.items():
+        as_mapping("compare", f"params[{name!r}]", given)
     for name in params:
         if name not in protocols:
             raise ParameterError(f"parameters given for {name!r}, which is not compared")

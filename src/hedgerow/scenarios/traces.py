@@ -11,7 +11,6 @@ and ``event`` (int8, :data:`JOIN` = 1 or :data:`LEAVE` = -1).  See
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -19,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from hedgerow.errors import DataError, ParameterError
+from hedgerow.userfiles import read_json, read_parquet
 
 JOIN = 1
 LEAVE = -1
@@ -58,7 +58,8 @@ def load_events(path: str | os.PathLike) -> np.ndarray:
     p = Path(path)
     if not (p / "events").exists():
         raise DataError(f"{p}: not a churn ingest output (missing events/)")
-    df = pd.read_parquet(p / "events", columns=["seq", "time_s", "node", "event"])
+    df = read_parquet(p / "events", what="events/ table",
+                      columns=["seq", "time_s", "node", "event"])
     df = df.sort_values("seq", kind="stable")
     bad = ~df["event"].isin([JOIN, LEAVE])
     if bad.any():
@@ -75,13 +76,13 @@ def load_nodes(path: str | os.PathLike) -> pd.DataFrame:
     p = Path(path)
     if not (p / "nodes").exists():
         raise DataError(f"{p}: not a churn ingest output (missing nodes/)")
-    return pd.read_parquet(p / "nodes").sort_values("node").reset_index(drop=True)
+    return read_parquet(p / "nodes", what="nodes/ table").sort_values("node").reset_index(drop=True)
 
 
 def load_meta(path: str | os.PathLike) -> dict:
     """The ``meta.json`` of a churn output folder ({} when absent)."""
     m = Path(path) / "meta.json"
-    return json.loads(m.read_text()) if m.exists() else {}
+    return read_json(m, what="meta.json") if m.exists() else {}
 
 
 def trace_churn(

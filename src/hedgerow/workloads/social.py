@@ -9,7 +9,6 @@ friend of) that user.  See :mod:`hedgerow.pipeline.ingest.social` and
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pandas as pd
 
 from hedgerow.errors import DataError
 from hedgerow.model import Instance
+from hedgerow.userfiles import read_json, read_parquet
 
 
 def _folder(path: str | os.PathLike) -> Path:
@@ -31,7 +31,7 @@ def _folder(path: str | os.PathLike) -> Path:
 def load_meta(path: str | os.PathLike) -> dict:
     """The ``meta.json`` of an ingest output folder ({} when absent)."""
     m = Path(path) / "meta.json"
-    return json.loads(m.read_text()) if m.exists() else {}
+    return read_json(m, what="meta.json") if m.exists() else {}
 
 
 def load_instance(path: str | os.PathLike) -> Instance:
@@ -67,8 +67,11 @@ def load_instance(path: str | os.PathLike) -> Instance:
     (3, [1, 2])
     """
     p = _folder(path)
-    users = pd.read_parquet(p / "users")
-    subs = pd.read_parquet(p / "subscriptions", columns=["node", "topic"])
+    users = read_parquet(p / "users", what="users/ table")
+    subs = read_parquet(p / "subscriptions", what="subscriptions/ table",
+                        columns=["node", "topic"])
+    if "node" not in users.columns:
+        raise DataError(f"{p}: users/ table has no 'node' column")
     n = len(users)
     if n == 0:
         raise DataError(f"{p}: users/ is empty")

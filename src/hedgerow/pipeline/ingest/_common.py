@@ -130,12 +130,34 @@ def require_input(path: str | os.PathLike, what: str) -> str:
     DataError
         When a local path does not exist (remote URLs are checked by Spark).
     """
+    if not str(path).strip():
+        raise DataError(f"{what}: empty path")
     p = local_path(path)
     if p is not None:
         if not p.is_file():
             raise DataError(f"{what} file missing: {p}")
+        _check_text(p, what)
         return str(p.resolve())
     return str(path)
+
+
+def _check_text(p: Path, what: str) -> None:
+    """An input the jobs read as text: readable, not empty, and text (gzip or plain UTF-8)
+    in its first bytes; checked before a JVM starts."""
+    from hedgerow.userfiles import reading
+
+    with reading(p, f"{what} file"), open(p, "rb") as fh:
+        head = fh.read(65536)
+    if not head:
+        raise DataError(f"{what} {p}: the file is empty")
+    if head[:2] == b"\x1f\x8b":  # gzip: the jobs check its lines
+        return
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if e.start < len(head) - 4:  # not only a character cut at the 64 KiB boundary
+            raise DataError(f"{what} {p}: not a text table (byte {e.start} is not UTF-8)"
+                            ) from None
 
 
 def _gzip_break_line(path: Path) -> int | None:
@@ -329,7 +351,9 @@ def check_out(out: str | os.PathLike, force: bool) -> Path:
         raise ParameterError(f"--out {p} exists and is not a folder")
     if p.exists() and any(p.iterdir()) and not force:
         raise ParameterError(f"--out {p} exists and is not empty (pass --force to replace it)")
-    return p
+    from hedgerow.userfiles import check_writable
+
+    return check_writable(p, folder=True)
 
 
 @contextlib.contextmanager

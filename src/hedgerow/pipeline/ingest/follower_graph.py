@@ -87,6 +87,9 @@ def degree_bounds(n: int, alpha: float, mean: float, max_frac: float) -> tuple[f
     >>> round(truncated_mean(1.65, a, b), 6), round(b)
     (88.0, 1500)
     """
+    for name, value in (("exponent", alpha), ("mean", mean), ("max_frac", max_frac)):
+        if not math.isfinite(value):
+            raise ParameterError(f"{name} must be a finite number, got {value}", key=name)
     if not 1.0 < alpha < 2.0:
         raise ParameterError(f"exponent must be in (1, 2) for this generator, got {alpha}")
     if n < 2:

@@ -544,6 +544,10 @@ def resolve_scenario(name: str, **overrides: Any) -> Scenario:
             changes["events"] = "per-topic-owner"
     if "topology" in changes:
         changes["nodes"] = 0
+    if changes.get("nodes") and "publishers" not in changes and sc.publishers is not None:
+        law, _, k = sc.publishers.partition(":")
+        if k.isdigit() and int(k) == sc.nodes:  # every node publishes: so it stays
+            changes["publishers"] = f"{law}:{changes['nodes']}"
     if sc.workload == "social" and sc.social is None and "social" not in changes:
         raise ParameterError(
             f"scenario {name!r} needs its follower graph: --social DIR (the output of "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +9,7 @@ import numpy as np
 
 from hedgerow.errors import DataError
 from hedgerow.latency import from_matrix
+from hedgerow.userfiles import read_json
 
 __all__ = ["read_topology_json"]
 
@@ -33,8 +33,8 @@ def read_topology_json(path: str) -> dict[str, Any]:
     p = Path(path)
     if not p.exists():
         raise DataError(f"topology file missing: {p}")
+    data = read_json(p, what="topology file")
     try:
-        data = json.loads(p.read_text())
         nodes = sorted(data["nodes"], key=lambda x: int(x["id"]))
         adj = np.array([nd["adj"] for nd in nodes], dtype=np.float64)
         proc = np.array([float(nd["proc_delay"]) for nd in nodes])

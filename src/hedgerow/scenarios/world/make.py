@@ -42,6 +42,7 @@ from hedgerow.scenarios.world.wire import WIRE_SETTINGS, world_network
 from hedgerow.workloads import make_instance
 from hedgerow.workloads.correlated import correlated_instance, with_owner_subscriptions
 from hedgerow.workloads.interest import interest_bytes, interest_instance
+from hedgerow.workloads.memory import check_sizes
 from hedgerow.workloads.publishers import publisher_probabilities
 from hedgerow.world_settings import check_setting
 
@@ -57,6 +58,14 @@ __all__ = [
 
 #: attack name -> function(instance, attackers, rng) -> AttackSetup
 ATTACK_SETUPS = {"topic": topic_attack, "eclipse": eclipse_attack}
+
+
+def _check_traffic(sc: Scenario, nodes: int) -> None:
+    """Refuse an epoch's traffic whose deliveries do not fit in memory (one estimate,
+    :func:`hedgerow.workloads.memory.check_sizes`)."""
+    messages = int(getattr(sc, "messages", 0) or 0)
+    check_sizes(f"scenario {sc.name!r} with {messages:,} messages per epoch among "
+                f"{int(nodes):,} nodes", nodes=int(nodes), messages=messages)
 
 
 def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> World:
@@ -87,8 +96,11 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
             sc = replace(sc, nodes=social.n_nodes)
         lat_kw = {"ms": 1.0} if sc.latency == "constant" else {}
         lat_kw.update(sc.latency_kw)
+        if sc.nodes:
+            _check_traffic(sc, sc.nodes)  # before the network is drawn
         lat = latency_model(sc.latency, sc.nodes or None, streams.stream("latency"), **lat_kw)
     n = lat.n_nodes
+    _check_traffic(sc, n)
     if social is not None and n != social.n_nodes:
         raise ParameterError(
             f"scenario: the social sample has {social.n_nodes} users but the {sc.latency} network"

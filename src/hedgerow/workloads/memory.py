@@ -1,0 +1,91 @@
+"""The one memory estimate of every command that allocates by size.
+
+Every size a user gives (nodes, topics, subscriptions, messages, users) goes
+through :func:`memory_estimate` before anything is allocated or Spark is
+started; :func:`check_sizes` refuses, as :func:`hedgerow.params.check_memory`
+does, with one line stating the estimate.  The per-unit costs are the arrays
+the runs keep; ``tests/workloads/test_memory.py`` checks them against
+allocations measured with :mod:`tracemalloc`.
+
+Examples
+--------
+>>> memory_estimate(nodes=1000, topics=100, subs=10) < 16 * 2**20
+True
+>>> check_sizes("1e9 messages", nodes=100, messages=10**9)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+hedgerow.errors.ParameterError: 1e9 messages needs about 1,490.1 GiB of memory; this machine ...
+"""
+
+from __future__ import annotations
+
+from hedgerow.params import check_memory
+from hedgerow.workloads.subscriptions import instance_bytes
+
+__all__ = [
+    "CHURN_NODE_BYTES",
+    "DELIVERY_CELL_BYTES",
+    "EDGE_BYTES",
+    "check_sizes",
+    "memory_estimate",
+]
+
+#: bytes of one (message, node) cell of a delivery: arrival time (float64), hops and parent
+#: (int32 each), kept for every message of an epoch (:mod:`hedgerow.dissemination.engine`)
+DELIVERY_CELL_BYTES = 8 + 4 + 4
+
+#: bytes per node of a maintained overlay under churn (links, views, timers and the event
+#: queue of SpiderCast's engine; measured: about 4.5 KiB per node at 8,000 and 32,000 nodes)
+CHURN_NODE_BYTES = 4 * 2**10
+
+#: bytes of one follower edge of a generated graph (two int64 ids), before Spark writes it
+EDGE_BYTES = 16
+
+
+def memory_estimate(
+    *,
+    nodes: int = 0,
+    topics: int = 0,
+    subs: int = 0,
+    messages: int = 0,
+    churn: bool = False,
+    users: int = 0,
+    mean_degree: float = 0.0,
+) -> float:
+    """Estimated bytes a run of these sizes holds at once.
+
+    Parameters
+    ----------
+    nodes, topics, subs : int
+        The workload (``subs``: the most subscriptions of one node); its CSR,
+        CSC and bit masks (:func:`~hedgerow.workloads.subscriptions.instance_bytes`).
+    messages : int
+        Messages of one epoch: one delivery cell per (message, node).
+    churn : bool
+        A maintained overlay under churn: :data:`CHURN_NODE_BYTES` per node.
+    users, mean_degree : int, float
+        A generated follower graph: ``users * mean_degree`` edges.
+
+    Examples
+    --------
+    >>> memory_estimate(nodes=100, messages=1000)
+    1600000.0
+    >>> memory_estimate(users=10_000, mean_degree=88.0) / 2**20
+    13.427734375
+    """
+    total = 0.0
+    if nodes and topics:
+        total += instance_bytes(int(nodes), int(topics), max(int(subs), 1))
+    total += float(messages) * float(nodes) * DELIVERY_CELL_BYTES
+    if churn:
+        total += float(nodes) * CHURN_NODE_BYTES
+    total += float(users) * float(mean_degree) * EDGE_BYTES
+    return total
+
+
+def check_sizes(what: str, **sizes: float) -> None:
+    """Refuse, before allocating, sizes whose :func:`memory_estimate` does not fit in memory.
+
+    ``what`` names the sizes in the one-line :class:`~hedgerow.errors.ParameterError`.
+    """
+    check_memory(what, memory_estimate(**sizes))

@@ -1,0 +1,55 @@
+"""The one memory estimate against allocations measured with tracemalloc."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from hedgerow.cli import main
+from hedgerow.dissemination.engine import MessageBatch, disseminate
+from hedgerow.errors import ParameterError
+from hedgerow.model import Overlay
+from hedgerow.workloads import make_instance
+from hedgerow.workloads.memory import CHURN_NODE_BYTES, check_sizes, memory_estimate
+
+
+def _peak(fn) -> int:
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_delivery_estimate_matches_the_measured_allocation():
+    """A delivery of M messages among N nodes holds M x N cells of arrival, hops, parent."""
+    n, m = 400, 3000
+    inst = make_instance(nodes=n, topics=5, subs=2, seed=1)
+    rng = np.random.default_rng(0)
+    edges = {(int(u), int(v)) for u, v in rng.integers(0, n, (4 * n, 2)) if u != v}
+    a = Overlay.from_edges(n, sorted(edges)).undirected_csr()
+    batch = MessageBatch.create(rng.integers(0, n, m), rng.integers(0, 5, m), ttl=np.full(m, 4))
+    args = (a.indptr, a.indices, np.ones(a.nnz), np.ones(n), inst.masks, batch)
+    disseminate(*args)  # compiled before measuring
+    measured = _peak(lambda: disseminate(*args))
+    estimate = memory_estimate(nodes=n, messages=m)
+    assert 0.8 * measured <= estimate <= 1.25 * measured, (estimate, measured)
+
+
+def test_churn_estimate_covers_the_measured_allocation(capsys):
+    argv = ["churn", "spidercast", "--topics", "20", "--subs", "3", "--lifetime", "50",
+            "--duration", "1", "--snapshot-every", "1", "--json"]
+    main([*argv, "--nodes", "300"])  # compiled before measuring
+    small = _peak(lambda: main([*argv, "--nodes", "2000"]))
+    large = _peak(lambda: main([*argv, "--nodes", "6000"]))
+    capsys.readouterr()
+    per_node = (large - small) / 4000
+    assert 0.5 * per_node <= CHURN_NODE_BYTES <= 2.0 * per_node, per_node
+
+
+def test_sizes_that_do_not_fit_are_refused_naming_the_estimate():
+    with pytest.raises(ParameterError, match=r"10\^8 churn nodes needs about [\d,.]+ GiB"):
+        check_sizes("10^8 churn nodes", nodes=10**8, topics=8, subs=2, churn=True)
