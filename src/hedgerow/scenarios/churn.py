@@ -80,7 +80,7 @@ import math
 import time as _time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -89,6 +89,7 @@ from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
 from hedgerow.protocols import get_protocol, protocol_names
+from hedgerow.protocols.base import MaintainedProtocol
 from hedgerow.protocols.engine_api import ChurnEngine
 from hedgerow.scenarios.observers import snapshot
 from hedgerow.scenarios.traces import EVENT_DTYPE, JOIN, LEAVE
@@ -612,7 +613,7 @@ def run_churn(
     params = dict(params or {})
     if float(params.get("membership", 1.0)) != 1.0:
         raise ParameterError("churn runs use full membership (section 3.8); drop membership")
-    proto = get_protocol(protocol, **params)
+    proto = cast(MaintainedProtocol, get_protocol(protocol, **params))
     proto.check_params()
     proto._validate(instance)
     streams = RngStreams(seed)

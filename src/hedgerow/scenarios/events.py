@@ -45,7 +45,7 @@ from __future__ import annotations
 import time as _time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -54,6 +54,7 @@ from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
 from hedgerow.protocols import get_protocol, protocol_class, protocol_names
+from hedgerow.protocols.base import MaintainedProtocol
 from hedgerow.scenarios.inputs import INPUTS, input_folder, inputs_dir, prepared_folder
 from hedgerow.scenarios.invariants import Hook, InvariantObserver
 from hedgerow.scenarios.traces import EVENT_DTYPE, JOIN, LEAVE, load_events, trace_churn
@@ -159,7 +160,7 @@ def synthetic_churn(n: int, kind: str, *, seed: int, events: int = 500, lifetime
     if kind == "burst":
         online0 = rng.random(n) < 0.9
         on = online0.copy()
-        out = []
+        out: list[tuple[float, int, int]] = []
         t = 0.0
         while len(out) < events:
             t += 1.0
@@ -302,7 +303,7 @@ def run_events(
         if int(n_events) < 1:
             raise ParameterError(f"events must be >= 1, got {n_events}", key="events")
         events = events[: int(n_events)]
-    proto = get_protocol(protocol, **dict(params or {}))
+    proto = cast(MaintainedProtocol, get_protocol(protocol, **dict(params or {})))
     proto._validate(instance)
     streams = RngStreams(seed)
     sim = Simulator(seconds_per_unit=timeout)
