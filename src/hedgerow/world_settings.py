@@ -203,6 +203,53 @@ WORLD_SETTINGS: dict[str, WorldSetting] = _declare(
               high=1e6, unit="ms", optional=True),
         "network",
     ),
+    # ---------------------------------------------------------------- bytes on the wire
+    bandwidth=WorldSetting(
+        Text(None, "upload and download bandwidth of every node in Mbit/s (docs/network.md): "
+             "one value for all (UP or UP:DOWN), classes with shares "
+             "(NAME:SHARE:UP:DOWN,...), or a file of per-node 'upload download' lines "
+             "(default: unlimited)", metavar="UP[:DOWN]|NAME:SHARE:UP:DOWN,...|file:PATH",
+             optional=True),
+        "network",
+    ),
+    download_queues=WorldSetting(
+        Bool(False, "copies queue on the receiver's downlink (FIFO) as well as the sender's "
+             "uplink"),
+        "network",
+    ),
+    validation_ms=WorldSetting(
+        Float(0.0, "constant validation delay before a node forwards a message it received",
+              low=0.0, high=1e6, unit="ms"),
+        "network",
+    ),
+    validation_ms_per_kb=WorldSetting(
+        Float(0.0, "validation delay per KiB of the message, added to validation_ms", low=0.0,
+              high=1e6, unit="ms/KiB"),
+        "network",
+    ),
+    loss=WorldSetting(
+        Float(0.0, "independent probability that a copy is lost (it still occupies the uplink)",
+              low=0.0, high=1.0, high_open=True),
+        "network",
+    ),
+    jitter_ms=WorldSetting(
+        Float(0.0, "each copy's link delay gets a uniform draw in [0, jitter_ms)", low=0.0,
+              high=1e6, unit="ms"),
+        "network",
+    ),
+    size=WorldSetting(
+        Text(None, "payload bytes of every message: one value (k = KiB, m = MiB suffixes), "
+             "a uniform draw per message (uniform:LO:HI) or per topic (topic-uniform:LO:HI) "
+             "(default: 0, the uncontended model)",
+             metavar="BYTES|uniform:LO:HI|topic-uniform:LO:HI", optional=True),
+        "traffic",
+    ),
+    publication=WorldSetting(
+        Text(None, "when an epoch's messages are published: a Poisson process of RATE "
+             "messages per second (default: all at instant 0)", metavar="poisson:RATE",
+             optional=True),
+        "traffic",
+    ),
     # ---------------------------------------------------------------- traffic and clock
     epochs=WorldSetting(Int(150, "epochs of adaptive protocols", low=1, unit="epochs"), "clock"),
     messages=WorldSetting(Int(1000, "messages per epoch", low=1, unit="messages"), "traffic"),

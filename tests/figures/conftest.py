@@ -37,6 +37,8 @@ LEVELS = {
     "wasted_latency_p25_ms": 190.0, "wasted_latency_p50_ms": 220.0,
     "wasted_latency_p75_ms": 260.0, "wasted_latency_mean_ms": 230.0, "t90_ms": 590.0,
     "honest_exploit_peer_share": 1.0, "attacker_tenure_mean_epochs": 3.0,
+    # bytes on the wire
+    "delay_p90_ms": 700.0, "sent_payload_mean": 1e7, "message_bytes_mean": 16384.0,
 }
 EPOCHS = 4
 

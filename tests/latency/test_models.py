@@ -121,14 +121,15 @@ class TestProcessingDelays:
 
 class TestRegistry:
     def test_names(self):
-        assert LATENCY_MODELS == ("unit-square", "cities", "perigee", "constant")
+        assert LATENCY_MODELS == ("unit-square", "cities", "cities-placed", "perigee", "constant")
         rng = RngStreams(0).stream("latency")
         assert latency_model("unit-square", 7, rng, scale_ms=10).scale_ms == 10.0
         assert latency_model("constant", 3, ms=5).constant_ms == 5.0
 
     def test_unknown_name_lists_allowed(self):
         with pytest.raises(
-            ParameterError, match="allowed: unit-square, cities, perigee, constant, file:PATH"
+            ParameterError,
+            match="allowed: unit-square, cities, cities-placed, perigee, constant, file:PATH",
         ):
             latency_model("king", 10)
 
@@ -151,3 +152,19 @@ class TestRegistry:
             latency_model(f"file:{p}", 4, RngStreams(0).stream("l"))
         with pytest.raises(DataError, match="missing"):
             latency_model(f"file:{tmp_path / 'nope.txt'}", None)
+
+
+def test_cities_placed_puts_any_number_of_nodes_on_the_cities():
+    from hedgerow.latency import cities, cities_placed
+
+    base = cities().matrix()
+    m = latency_model("cities-placed", 600, RngStreams(1).stream("latency"), local_ms=2.0)
+    city = np.asarray(m.info["city"])
+    assert m.n_nodes == 600 and city.max() < 246
+    a, b = np.flatnonzero(city != city[0])[0], 0
+    assert m.delay(a, b) == base[city[a], city[b]]
+    same = np.flatnonzero(city == city[0])
+    if len(same) > 1:
+        assert m.delay(same[0], same[1]) == 2.0
+    with pytest.raises(ParameterError, match="needs an rng"):
+        cities_placed(10, None)

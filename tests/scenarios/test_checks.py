@@ -20,9 +20,9 @@ from hedgerow.testing import parametrize_with_checks
 #: the checks every protocol gets, and those of each capability
 EVERY = ("check_declared_params", "check_param_round_trip", "check_invalid_values")
 PER_CAPABILITY = {
-    "static": ("check_static_build", "check_static_in_epoch_loop"),
-    "adaptive": ("check_adaptive_epochs",),
-    "maintained": ("check_maintained_churn",),
+    "static": ("check_static_build", "check_static_in_epoch_loop", "check_bandwidth_limited"),
+    "adaptive": ("check_adaptive_epochs", "check_bandwidth_limited"),
+    "maintained": ("check_maintained_churn", "check_bandwidth_limited"),
 }
 
 
@@ -54,6 +54,7 @@ def test_check_protocol_runs_the_checks_by_name():
         "check_invalid_values",
         "check_static_build",
         "check_static_in_epoch_loop",
+        "check_bandwidth_limited",
     ]
 
 

@@ -42,10 +42,12 @@ def test_registry_names():
     assert capabilities(REGISTRY["topiary"]) == ("adaptive",)
     for name in TOPIARY_BASELINES:
         assert capabilities(REGISTRY[name]) == ("static",)
-    assert sorted(SCENARIOS) == ["cities", "eclipse", "goldfish-churn", "goldfish-fig2",
+    assert sorted(SCENARIOS) == ["cities", "eclipse", "eth-blocks", "goldfish-churn",
+                                 "goldfish-fig2",
                                  "goldfish-random", "goldfish-real", "goldfish-withhold",
                                  "perigee-matrix",
-                                 "rss-unit-square", "topic-attack", "unit-square", "vitis-high",
+                                 "rss-unit-square", "topic-attack", "unit-square",
+                                 "unit-square-bw", "vitis-high",
                                  "vitis-low", "vitis-random",
                                  "vitis-twitter"]
     us = SCENARIOS["unit-square"]

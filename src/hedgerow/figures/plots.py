@@ -102,6 +102,10 @@ def _num(values: pd.Series) -> np.ndarray:
     return pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
 
 
+#: the line styles of a figure's groups, in order
+_STYLES = ("-", "--", ":", "-.")
+
+
 def lines(
     table: pd.DataFrame,
     *,
@@ -111,8 +115,14 @@ def lines(
     xlabel: str | None = None,
     title: str = "",
     logy: Sequence[str] = (),
+    group: str | None = None,
+    logx: bool = False,
 ) -> Figure:
     """One panel per metric: ``metric`` against ``x``, one line per ``series``.
+
+    With ``group`` (a column), one line per ``(series, group value)``: the
+    series' colour, a line style per group value.  ``logx`` draws ``x`` on a
+    symmetric log scale (it may hold 0).
 
     Examples
     --------
@@ -131,15 +141,20 @@ def lines(
     colours = _colours(len(names))
     for ax, (metric, ylabel) in zip(axes, panels, strict=True):
         sub = table[table["metric"] == metric]
+        groups = list(dict.fromkeys(sub[group])) if group is not None else [None]
         for i, name in enumerate(names):
-            s = sub[sub[series] == name]
-            if s.empty:
-                continue
-            s = s.assign(_x=_num(s[x])).sort_values("_x")
-            c = colours[i % len(colours)]
-            err = np.nan_to_num(_num(s["ci95"]), nan=0.0)
-            ax.errorbar(s["_x"], _num(s["mean"]), yerr=err, color=c, marker="o", ms=4,
-                        capsize=3, lw=1.4, label=str(name))
+            for j, g in enumerate(groups):
+                s = sub[sub[series] == name]
+                if g is not None:
+                    s = s[s[group] == g]
+                if s.empty:
+                    continue
+                s = s.assign(_x=_num(s[x])).sort_values("_x")
+                c = colours[i % len(colours)]
+                err = np.nan_to_num(_num(s["ci95"]), nan=0.0)
+                ax.errorbar(s["_x"], _num(s["mean"]), yerr=err, color=c, marker="o", ms=4,
+                            capsize=3, lw=1.4, ls=_STYLES[j % len(_STYLES)],
+                            label=str(name) if j == 0 else "_nolegend_")
             if "paper" in s:
                 p = _num(s["paper"])
                 if np.isfinite(p).any():
@@ -150,7 +165,16 @@ def lines(
         ax.set_ylabel(ylabel)
         if metric in logy:
             ax.set_yscale("log")
+        if logx:
+            ax.set_xscale("symlog", linthresh=1024.0)
+            ax.set_xlim(left=0)
         ax.grid(alpha=0.3)
+    if group is not None and len(table):  # one legend entry per line style
+        from matplotlib.lines import Line2D
+
+        for j, g in enumerate(dict.fromkeys(table[group])):
+            axes[-1].add_line(Line2D([], [], color="0.3", ls=_STYLES[j % len(_STYLES)],
+                                     label=f"{group}: {g}"))
     _finish(fig, axes, title, has_paper)
     return fig
 

@@ -108,7 +108,8 @@ def draw_figure(fig: FigureSpec, results: Results, table: pd.DataFrame | None = 
         if fig.x is None:
             raise ParameterError(f"figure {fig.id}: a lines figure needs x", key="x")
         return plots.lines(table, x=fig.x, panels=fig.panels, series=fig.series,
-                           xlabel=fig.xlabel, title=title, logy=fig.logy)
+                           xlabel=fig.xlabel, title=title, logy=fig.logy, group=fig.group,
+                           logx=fig.logx)
     if fig.kind == "epochs":
         return plots.epochs(table, panels=fig.panels, series=fig.series, title=title)
     if fig.kind == "bars":

@@ -13,6 +13,7 @@ from hedgerow.latency.model import (
 from hedgerow.latency.processing import DEFAULT_PROC_MS, processing_delays
 from hedgerow.latency.real import (
     cities,
+    cities_placed,
     fill_missing_one_hop,
     from_matrix_file,
     perigee_matrix,
@@ -27,6 +28,7 @@ __all__ = [
     "UNIT_SQUARE_SCALE_MS",
     "LatencyModel",
     "cities",
+    "cities_placed",
     "constant",
     "fill_missing_one_hop",
     "from_matrix",

@@ -1,4 +1,5 @@
-"""Latency models by name: ``unit-square``, ``cities``, ``perigee``, ``constant``, ``file:PATH``."""
+"""Latency models by name: ``unit-square``, ``cities``, ``cities-placed``, ``perigee``,
+``constant``, ``file:PATH``."""
 
 from __future__ import annotations
 
@@ -8,14 +9,21 @@ import numpy as np
 
 from hedgerow.errors import ParameterError
 from hedgerow.latency.model import LatencyModel, constant, unit_square
-from hedgerow.latency.real import _maybe_subset, cities, from_matrix_file, perigee_matrix
+from hedgerow.latency.real import (
+    _maybe_subset,
+    cities,
+    cities_placed,
+    from_matrix_file,
+    perigee_matrix,
+)
 
 #: Names accepted by :func:`latency_model` (plus ``file:PATH``).
-LATENCY_MODELS = ("unit-square", "cities", "perigee", "constant")
+LATENCY_MODELS = ("unit-square", "cities", "cities-placed", "perigee", "constant")
 
 _ALLOWED_KW = {
     "unit-square": {"scale_ms", "grid", "ceil"},
     "cities": {"one_way", "complete_only"},
+    "cities-placed": {"local_ms"},
     "perigee": set(),
     "constant": {"ms"},
     "file": set(),
@@ -31,7 +39,8 @@ def latency_model(
     ----------
     name : str
         ``"unit-square"`` (keywords ``scale_ms``, ``grid``, ``ceil``), ``"cities"``
-        (``one_way``, ``complete_only``),
+        (``one_way``, ``complete_only``), ``"cities-placed"`` (``local_ms``; any
+        number of nodes on the cities),
         ``"perigee"``, ``"constant"`` (``ms``, required) or ``"file:PATH"``.
     n_nodes : int or None
         Number of nodes.  Real data sets have a fixed size (246 cities,
@@ -52,8 +61,9 @@ def latency_model(
     >>> try:
     ...     latency_model("moon", 4)
     ... except ParameterError as err:
-    ...     print(err)
-    unknown latency model 'moon'; allowed: unit-square, cities, perigee, constant, file:PATH
+    ...     print(err)  # doctest: +NORMALIZE_WHITESPACE
+    unknown latency model 'moon'; allowed: unit-square, cities, cities-placed, perigee,
+    constant, file:PATH
     """
     if not isinstance(name, str):
         raise ParameterError(f"latency model name must be a string, got {name!r}")
@@ -79,6 +89,10 @@ def latency_model(
         return constant(int(n_nodes), kw["ms"])
     if key == "cities":
         return cities(n_nodes, rng, **kw)
+    if key == "cities-placed":
+        if n_nodes is None:
+            raise ParameterError("latency model 'cities-placed' needs n_nodes")
+        return cities_placed(int(n_nodes), rng, **kw)
     if key == "perigee":
         return perigee_matrix(n_nodes, rng)
     path = name[len("file:") :]

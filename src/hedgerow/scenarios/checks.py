@@ -24,6 +24,10 @@ static             builds from quick parameters; same seed, same overlay; no
                    link topics (``link_topics_``) that name overlay links, where
                    declared (``labels_links``, required by ``"mesh"``);
                    runs through the epoch loop (one row)
+every capability   one run on a bandwidth-limited world (:data:`LIMITED_WIRE`):
+                   the byte columns in every row; bytes sent = received +
+                   lost, each copy its message's size; no uplink busy longer
+                   than the run; no negative queueing
 adaptive           out-degree <= d after every epoch; never a link to itself
                    or an unknown node; same seed, identical epochs
 maintained         after churn stops: symmetric links, no link to an offline
@@ -264,21 +268,68 @@ def check_maintained_churn(cls: type[OverlayProtocol]) -> None:
         assert split == 0, f"{cls.name}: {split} topics split among online nodes after churn"
 
 
+# --------------------------------------------------------------------------- bytes on the wire
+#: the bandwidth-limited world of :func:`check_bandwidth_limited`: two classes, 16 KiB messages
+#: published 50 per second, 2% of copies lost
+LIMITED_WIRE: dict[str, Any] = {
+    "bandwidth": "home:0.7:8:16,dc:0.3:100:100",
+    "size": "16k",
+    "publication": "poisson:50",
+    "validation_ms": 1.0,
+    "loss": 0.02,
+}
+
+
+def check_bandwidth_limited(cls: type[OverlayProtocol]) -> None:
+    """One run on a bandwidth-limited world: rows carry the byte columns, bytes are conserved
+    (sent = received + lost, every copy of its message's size), uplinks busy at most the span."""
+    from hedgerow.scenarios.observers import BYTES_KEYS, EpochObserver
+
+    world = world_for_instance(_instance(), seed=2, messages=30, epochs=2, **LIMITED_WIRE)
+    wires: list[Any] = []
+
+    class Keep(EpochObserver):
+        def observe(self, run: Any, ep: Any) -> dict[str, Any]:
+            wires.append(ep.rec.wire)
+            return {}
+
+    with _registered(cls):
+        res = run_protocol(_quick(cls), world, observers=[Keep()])
+    assert res.rows, f"{cls.name}: no row on a bandwidth-limited world"
+    for row in res.rows:
+        missing = [k for k in BYTES_KEYS if k not in row]
+        assert not missing, f"{cls.name}: byte columns missing: {missing[:3]}"
+        assert row["receive_rate"] is None or 0.0 <= row["receive_rate"] <= 1.0
+    for d in wires:
+        sent = float(np.sum(d.copies * d.size))
+        assert np.isclose(d.sent_bytes.sum(), sent), f"{cls.name}: bytes sent != copies x size"
+        got = d.received_bytes.sum() + float(np.sum(d.lost * d.size))
+        assert np.isclose(got, sent), f"{cls.name}: bytes received + lost != bytes sent"
+        first, last = d.span
+        assert (d.uplink_busy <= (last - first) + 1e-6).all(), (
+            f"{cls.name}: an uplink busy longer than the run"
+        )
+        assert (d.queue_delay >= 0).all(), f"{cls.name}: negative queueing"
+
+
 # --------------------------------------------------------------------------- registry
 _EVERY: tuple[Check, ...] = (check_declared_params, check_param_round_trip, check_invalid_values)
 _BY_CAPABILITY: dict[type, tuple[Check, ...]] = {
-    StaticProtocol: (check_static_build, check_static_in_epoch_loop),
-    AdaptiveProtocol: (check_adaptive_epochs,),
-    MaintainedProtocol: (check_maintained_churn,),
+    StaticProtocol: (check_static_build, check_static_in_epoch_loop, check_bandwidth_limited),
+    AdaptiveProtocol: (check_adaptive_epochs, check_bandwidth_limited),
+    MaintainedProtocol: (check_maintained_churn, check_bandwidth_limited),
 }
 
 
 def protocol_checks(cls: type[OverlayProtocol]) -> Iterator[Check]:
-    """The checks that apply to ``cls`` (every protocol's, then each capability's)."""
-    yield from _EVERY
-    for base, checks in _BY_CAPABILITY.items():
-        if issubclass(cls, base):
-            yield from checks
+    """The checks that apply to ``cls`` (every protocol's, then each capability's; a check
+    two capabilities share runs once)."""
+    seen: set[Check] = set()
+    for check in (*_EVERY, *(c for base, checks in _BY_CAPABILITY.items()
+                             if issubclass(cls, base) for c in checks)):
+        if check not in seen:
+            seen.add(check)
+            yield check
 
 
 def as_protocol_class(protocol: Any) -> type[OverlayProtocol]:

@@ -21,7 +21,9 @@ capability, never on its class:
   the next out-links; only the world's active nodes (and, under churn, the
   online ones) re-select;
 * a **static** protocol builds once on the world's instance and is measured
-  on the first epoch's traffic (one row).  Under the ``"mesh"`` policy its
+  on the first epoch's traffic (one row); a protocol that only maintains
+  (OMen) is measured the same way on the overlay its engine settles on when
+  every node joins at once (:func:`settled_overlay`).  Under the ``"mesh"`` policy its
   links carry the topics the build gave them (``link_topics_``); eclipse
   attackers' clique links carry every topic.
 
@@ -45,23 +47,27 @@ from typing import Any
 
 import numpy as np
 
-from hedgerow.dissemination import POLICIES, edge_delays
+from hedgerow.dissemination import POLICIES, Delivery, MessageBatch, edge_delays
 from hedgerow.dissemination.chunks import disseminate_chunks
+from hedgerow.dissemination.contended import disseminate_contended
 from hedgerow.dissemination.mesh import EntryTopics, entry_topics
+from hedgerow.engine import Simulator
 from hedgerow.errors import ParameterError
 from hedgerow.model.outlinks import closure_csr, entry_index, out_overlay
 from hedgerow.model.overlay import Overlay
 from hedgerow.protocols.base import (
     AdaptiveProtocol,
     EpochView,
+    MaintainedProtocol,
     OverlayProtocol,
     StaticProtocol,
 )
 from hedgerow.scenarios.controls import Epoch, EpochControl, EpochRun, controls_for
 from hedgerow.scenarios.observers import EpochDelivery, EpochObserver, observers_for
 from hedgerow.scenarios.world import World
+from hedgerow.world_settings import WORLD_SETTINGS
 
-__all__ = ["RunResult", "forwarding_policy", "run_protocol"]
+__all__ = ["RunResult", "forwarding_policy", "run_protocol", "settled_overlay"]
 
 
 @dataclass
@@ -136,14 +142,22 @@ def _disseminate(
     on_chunk: Callable[[np.ndarray, Any, np.ndarray], None] | None = None,
     labels: EntryTopics | None = None,
     silent: np.ndarray | None = None,
+    epoch: int = 0,
 ) -> EpochDelivery:
     """One epoch's messages over the CSR graph; the per-message arrays of the observers.
 
     ``silent`` (nodes that forward nothing of the attack's topic this epoch)
-    replaces the attack's fixed silent set.
+    replaces the attack's fixed silent set.  On a contended world
+    (:attr:`World.contended`) every message of the epoch is simulated together
+    (:func:`_disseminate_contended`); otherwise in memory-bounded chunks, as
+    before.
     """
     attack = world.attack
     ed = np.asarray(edge_delays(indptr, indices, world.latency), dtype=np.float64)
+    if world.contended:
+        return _disseminate_contended(world, indptr, indices, ed, publisher, topic, policy,
+                                      epoch=epoch, record_edges=record_edges,
+                                      on_chunk=on_chunk, labels=labels, silent=silent)
     rec = EpochDelivery.empty(publisher, topic, world.n_nodes)
     for sel, dl, emap in disseminate_chunks(
         indptr,
@@ -163,6 +177,53 @@ def _disseminate(
         rec.add(sel, dl)
         if on_chunk is not None:
             on_chunk(sel, dl, emap)
+    return rec
+
+
+def _disseminate_contended(
+    world: World,
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    ed: np.ndarray,
+    publisher: np.ndarray,
+    topic: np.ndarray,
+    policy: str,
+    *,
+    epoch: int,
+    record_edges: bool,
+    on_chunk: Callable[[np.ndarray, Any, np.ndarray], None] | None,
+    labels: EntryTopics | None,
+    silent: np.ndarray | None,
+) -> EpochDelivery:
+    """The epoch's messages as one contended simulation
+    (:func:`~hedgerow.dissemination.disseminate_contended`): one chunk, every message.
+
+    Sizes, publication instants and the loss and jitter keys are the epoch's
+    (:meth:`World.wire`); the :class:`~hedgerow.dissemination.ContendedDelivery`
+    is kept on the record (``rec.wire``) for the byte measures.
+    """
+    attack = world.attack
+    quiet = silent if silent is not None else (None if attack is None else attack.silent)
+    if quiet is not None and np.any(quiet):
+        raise ParameterError(
+            "bandwidth: nodes that withhold a topic are not modelled on a contended network; "
+            "drop the network settings or choose a world without withholding attackers",
+            key="bandwidth",
+        )
+    assert world.network is not None
+    size, published, rng = world.wire(epoch, topic)
+    batch = MessageBatch.create(publisher, topic, world.scenario.ttl)
+    d = disseminate_contended(
+        indptr, indices, ed, world.proc, world.instance.masks, batch, world.network,
+        size=size, publish_at=published, policy=policy, labels=labels, rng=rng,
+        record_edges=record_edges,
+    )
+    rec = EpochDelivery.empty(publisher, topic, world.n_nodes)
+    everything = np.arange(len(publisher))
+    rec.add(everything, d)
+    rec.wire = d
+    if on_chunk is not None:
+        on_chunk(everything, d, np.arange(len(indices), dtype=np.int64))
     return rec
 
 
@@ -221,10 +282,30 @@ def _resender(
     world: World, indptr: np.ndarray, indices: np.ndarray, ep: Epoch, policy: str
 ) -> Callable[[np.ndarray, Callable[..., None]], None]:
     """``ep.resend``: messages ``ids`` of ``ep`` sent again as the epoch sent them, every
-    link's arrival recorded, each chunk handed to ``on_chunk``."""
+    link's arrival recorded, each chunk handed to ``on_chunk``.
+
+    On a contended world messages of an epoch meet in the queues, so the whole
+    epoch is sent again (same sizes, instants and draws) and ``on_chunk`` gets
+    the rows of ``ids``.
+    """
 
     def resend(ids: np.ndarray, on_chunk: Callable[..., None]) -> None:
         assert ep.publisher is not None and ep.topic is not None
+        if world.contended:
+            ids = np.asarray(ids, dtype=np.int64)
+
+            def rows(sel: np.ndarray, d: Any, emap: np.ndarray) -> None:
+                fields: dict[str, Any] = {
+                    f: None if getattr(d, f) is None else getattr(d, f)[ids]
+                    for f in Delivery.__dataclass_fields__
+                }
+                part = Delivery(**fields)
+                on_chunk(np.arange(len(ids)), part, emap)
+
+            _disseminate(world, indptr, indices, ep.publisher, ep.topic, policy,
+                         record_edges=True, on_chunk=rows, labels=ep.labels, silent=ep.silent,
+                         epoch=ep.number)
+            return
         _disseminate(world, indptr, indices, ep.publisher[ids], ep.topic[ids], policy,
                      record_edges=True, on_chunk=on_chunk, labels=ep.labels, silent=ep.silent)
 
@@ -258,11 +339,56 @@ def _start(run: EpochRun, controls: list[EpochControl], observers: list[EpochObs
         part.start(run)
 
 
+#: timeouts a maintained protocol's engine runs between two looks at whether it settled
+SETTLE_STEP = 20.0
+#: at most this many steps before the overlay is taken as it is
+SETTLE_STEPS = 50
+
+
+def settled_overlay(proto: MaintainedProtocol, world: World) -> tuple[Overlay, dict[str, Any]]:
+    """The overlay a maintained protocol's engine reaches when every node joins at once.
+
+    The engine (:meth:`~hedgerow.protocols.MaintainedProtocol.maintenance_engine`,
+    on an event core of one ``timeout`` per unit, the protocol's own streams)
+    starts with every node online and runs :data:`SETTLE_STEP` timeouts at a
+    time until no node is under-covered, at most :data:`SETTLE_STEPS` times;
+    no node leaves.  This is how a protocol that only maintains (OMen) runs
+    through :func:`run_protocol` as a static overlay.  The statistics are the
+    engine's ``control_messages`` and the time it ran (``settle_timeouts``).
+
+    Examples
+    --------
+    >>> from hedgerow.protocols import get_protocol
+    >>> from hedgerow.scenarios.world import make_world
+    >>> w = make_world("rss-unit-square", seed=1, nodes=60, messages=20)
+    >>> ov, stats = settled_overlay(get_protocol("omen"), w)
+    >>> ov.n_nodes, stats["control_messages"] > 0
+    (60, True)
+    """
+    sim = Simulator(seconds_per_unit=WORLD_SETTINGS["timeout"].default)
+    engine = proto.maintenance_engine(world.instance, proto.streams(world.seed), sim=sim)
+    engine.start(np.ones(world.n_nodes, dtype=bool))
+    t = 0.0
+    for _ in range(SETTLE_STEPS):
+        t += SETTLE_STEP
+        engine.run_until(t)
+        if not np.any(engine.undercovered()):
+            break
+    stats = {"control_messages": int(engine.control_messages), "settle_timeouts": t}
+    return engine.overlay(), stats
+
+
 def _run_static(
-    proto: StaticProtocol, world: World, policy: str, emit: Callable[[dict], None],
+    proto: OverlayProtocol, world: World, policy: str, emit: Callable[[dict], None],
     extra: Sequence[EpochObserver] = (),
 ) -> RunResult:
-    built = proto.build(world.instance, seed=world.seed)
+    if isinstance(proto, StaticProtocol):
+        built = proto.build(world.instance, seed=world.seed)
+        stats = dict(proto.stats_)
+    else:
+        assert isinstance(proto, MaintainedProtocol)
+        built, stats = settled_overlay(proto, world)
+        proto.stats_ = stats  # type: ignore[attr-defined]  # what RoutingMeasures reads
     overlay = with_attackers(built, world)
     a = overlay.undirected_csr()
     indptr, indices = a.indptr.astype(np.int64), a.indices.astype(np.int64)
@@ -293,11 +419,12 @@ def _run_static(
         assert ep.topic is not None, "a traffic control sets publisher and topic together"
         ep.labels = labels
         ep.rec = _disseminate(world, indptr, indices, ep.publisher, ep.topic, policy,
-                              record_edges=False, labels=labels, silent=ep.silent)
+                              record_edges=False, labels=labels, silent=ep.silent,
+                              epoch=ep.number)
         ep.resend = _resender(world, indptr, indices, ep, policy)
 
     _run_epoch(run, ep, controls, observers, disseminate, emit)
-    return RunResult([], np.full((1, world.n_nodes), np.nan), overlay, world, dict(proto.stats_))
+    return RunResult([], np.full((1, world.n_nodes), np.nan), overlay, world, stats)
 
 
 @dataclass
@@ -364,7 +491,8 @@ def _run_adaptive(
         slot_full = entry_index(indptr, indices, out.reshape(-1), src_of_slot).reshape(n, d)
         feed = _ChunkFeed(proto, state, ep.publisher, ep.topic, slot_full, indptr, indices)
         ep.rec = _disseminate(world, indptr, indices, ep.publisher, ep.topic, policy,
-                              record_edges=True, on_chunk=feed, silent=ep.silent)
+                              record_edges=True, on_chunk=feed, silent=ep.silent,
+                              epoch=ep.number)
         linked = np.zeros((n, n), dtype=bool)
         linked[np.repeat(np.arange(n), np.diff(indptr)), indices] = True
         ep.new_out, ep.score = proto.select(state, inst, out, linked, ep.selecting)
@@ -428,7 +556,7 @@ def run_protocol(
     if isinstance(proto, AdaptiveProtocol):
         n_epochs = world.scenario.epochs if epochs is None else int(epochs)
         res = _run_adaptive(proto, world, policy, n_epochs, emit, keep_outs, observers)
-    elif isinstance(proto, StaticProtocol):
+    elif isinstance(proto, (StaticProtocol, MaintainedProtocol)):
         res = _run_static(proto, world, policy, emit, observers)
     else:  # pragma: no cover - every registered protocol has one of the two
         raise ParameterError(f"{proto.name} can neither build nor adapt an overlay")

@@ -76,6 +76,15 @@ Per-epoch row keys (:func:`epoch_row`)
     slot of one honest adaptive node
     (:func:`hedgerow.metrics.attack.hold_tenures`): how long a withholder
     survives before the node evicts it.
+``sent_payload_mean`` ... ``received_control_max``, ``duplicate_bytes``, ``queueing_share`` ...
+    (contended worlds, :data:`BYTES_KEYS`: also ``duplicate_byte_share``,
+    ``uplink_utilisation_{mean,p50,p99,max}``, ``copies_lost``, ``lost_share``,
+    ``message_bytes_mean``) bytes sent and received per node
+    (mean, p50, p99, max over every node; payload and control apart),
+    duplicate bytes, uplink utilisation, the share of delivery delay spent
+    queueing and copies lost (:mod:`hedgerow.metrics.bytes`), and the mean
+    message size.  The delay and receive-rate columns above are then under
+    load.
 ``eclipse_streak_max``, ``eclipse_streak_p99`` (attack scenarios, last epoch only)
     Over the honest nodes, the longest run of consecutive epochs without an
     honest out-neighbour within the last :data:`STREAK_WINDOW` epochs
@@ -100,6 +109,7 @@ from hedgerow.metrics.attack import (
     honest_out_mask,
     slot_stats,
 )
+from hedgerow.metrics.bytes import bytes_measures
 from hedgerow.metrics.delivery import delivery_measures, delivery_stats, relay_share
 from hedgerow.metrics.propagation import (
     connection_churn,
@@ -117,8 +127,10 @@ from hedgerow.scenarios.routing import measure_routing, routing_row
 from hedgerow.scenarios.world import World
 
 __all__ = [
+    "BYTES_KEYS",
     "STREAK_WINDOW",
     "BroadcastMeasures",
+    "BytesMeasures",
     "ChurnMeasures",
     "EclipseStreaks",
     "EpochDelivery",
@@ -136,6 +148,7 @@ __all__ = [
     "relay_tenure_stats",
     "snapshot",
     "streak_stats",
+    "wire_measures",
 ]
 
 
@@ -170,7 +183,11 @@ def num(x: Any) -> float | None:
 
 @dataclass
 class EpochDelivery:
-    """The per-message arrays of one epoch's dissemination, gathered over chunks."""
+    """The per-message arrays of one epoch's dissemination, gathered over chunks.
+
+    ``wire`` is the epoch's :class:`~hedgerow.dissemination.ContendedDelivery`
+    on a contended world (bytes, queues, loss; ``None`` otherwise).
+    """
 
     publisher: np.ndarray
     topic: np.ndarray
@@ -179,6 +196,7 @@ class EpochDelivery:
     copies: np.ndarray
     relay_copies: np.ndarray
     duplicates: np.ndarray
+    wire: Any = None
 
     @classmethod
     def empty(cls, publisher: np.ndarray, topic: np.ndarray, n_nodes: int) -> EpochDelivery:
@@ -529,6 +547,55 @@ class EclipseStreaks(EpochObserver):
         return streak_stats(np.array(self.history), honest)
 
 
+#: the byte and queue columns of an epoch's row on a contended world
+#: (:func:`hedgerow.metrics.bytes.bytes_measures`, delivery columns left to :class:`EpochRow`)
+BYTES_KEYS = (
+    *(f"{d}_{k}_{s}" for d in ("sent", "received") for k in ("payload", "control")
+      for s in ("mean", "p50", "p99", "max")),
+    "duplicate_bytes",
+    "duplicate_byte_share",
+    *(f"uplink_utilisation_{s}" for s in ("mean", "p50", "p99", "max")),
+    "queueing_share",
+    "copies_lost",
+    "lost_share",
+    "message_bytes_mean",
+)
+
+
+def wire_measures(
+    d: Any, interest: np.ndarray, receivers: np.ndarray | None = None
+) -> dict[str, Any]:
+    """The :data:`BYTES_KEYS` columns of a contended epoch (``None`` for NaN, as JSON has none).
+
+    Bytes per node are over every node of the world; the queueing share over the
+    ``receivers`` (honest and online) subscribers, as the delay columns.
+
+    Examples
+    --------
+    >>> from hedgerow.scenarios.world import make_world
+    >>> from hedgerow.scenarios.epochs import run_protocol
+    >>> from hedgerow.protocols import get_protocol
+    >>> w = make_world("unit-square-bw", seed=1, nodes=60, messages=20)
+    >>> row = run_protocol(get_protocol("ringpt"), w).rows[0]
+    >>> row["sent_payload_mean"] > 0, 0 <= row["uplink_utilisation_max"] <= 1
+    (True, True)
+    """
+    m = bytes_measures(d, interest, receivers=receivers)
+    row: dict[str, Any] = {k: m[k] for k in BYTES_KEYS if k in m}
+    row["message_bytes_mean"] = float(np.mean(d.size)) if len(d.size) else None
+    return {k: v if isinstance(v, int) else num(v) for k, v in row.items()}
+
+
+class BytesMeasures(EpochObserver):
+    """The byte and queue columns of a contended world's epochs (:func:`wire_measures`)."""
+
+    def observe(self, run: EpochRun, ep: Epoch) -> dict[str, Any]:
+        assert ep.rec is not None
+        honest = run.world.honest
+        receivers = honest if ep.online is None else honest & np.asarray(ep.online, dtype=bool)
+        return wire_measures(ep.rec.wire, run.interest, receivers)
+
+
 class RoutingMeasures(EpochObserver):
     """Routing worlds (``events`` per topic): every event routed on the built overlay.
 
@@ -560,6 +627,7 @@ def observers_for(
     :class:`RoutingMeasures`      a static run on a routing world (``events`` not
                                   ``traffic``), alone
     :class:`EpochRow`             every other run
+    :class:`BytesMeasures`        a contended world (:attr:`World.contended`)
     :class:`ChurnMeasures`        ``churn`` (adaptive runs)
     :class:`BroadcastMeasures`    ``workload="broadcast"`` (``publisher_probs``)
     :class:`RelayMeasures`        ``attack`` ``withhold`` or ``relay``
@@ -588,6 +656,8 @@ def observers_for(
     attack = world.attack
     relay = attack is not None and attack.kind in RELAY_ATTACKS
     observers: list[EpochObserver] = [EpochRow()]
+    if world.contended:
+        observers.append(BytesMeasures())
     if churn:
         observers.append(ChurnMeasures())
     if world.publisher_probs is not None:

@@ -47,7 +47,7 @@ from hedgerow.params import as_int
 from hedgerow.protocols import get_protocol
 from hedgerow.protocols.base import AdaptiveProtocol, OverlayProtocol
 from hedgerow.scenarios.epochs import RunResult, forwarding_policy, run_protocol
-from hedgerow.scenarios.observers import EpochObserver
+from hedgerow.scenarios.observers import BYTES_KEYS, EpochObserver
 from hedgerow.scenarios.routing import ROUTING_EXTRA
 from hedgerow.scenarios.tracing import TraceObserver, Tracer
 from hedgerow.scenarios.world import (
@@ -318,6 +318,8 @@ def compare(
     -------
     list of dict
         Keys :data:`COMPARE_KEYS` (``None`` where a metric does not apply),
+        on a contended world the byte columns
+        :data:`~hedgerow.scenarios.observers.BYTES_KEYS` of the last epoch,
         plus ``params`` (and ``out_degree``, ``in_limit``: :func:`ran_with`) and
         ``seconds`` (wall time of the protocol's run).
     """
@@ -365,6 +367,9 @@ def _compare_rows(
                 row[key] = last.get(key)
         control = res.stats.get("control_messages")
         row["control_messages"] = None if control is None else int(control)
+        if world.contended:
+            for key in BYTES_KEYS:
+                row[key] = last.get(key)
         for key in (*ROUTING_KEYS, *ROUTING_EXTRA, *BEYOND_KEYS):
             if key in last:
                 row[key] = last[key]

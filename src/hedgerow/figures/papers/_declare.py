@@ -169,7 +169,8 @@ class Check:
 class FigureSpec:
     """One paper figure and how it is drawn from an experiment's rows.
 
-    ``kind`` is ``lines`` (a metric against ``x``), ``epochs`` (per epoch),
+    ``kind`` is ``lines`` (a metric against ``x``; with ``group`` a line per
+    series and group value, ``logx`` a log x axis), ``epochs`` (per epoch),
     ``bars`` (one bar per series, grouped by ``group``) or ``scores``
     (:class:`ScoreRun`).  ``labels`` keeps only these series; ``last``
     (``lines``/``bars``) uses each run's last epoch only.
@@ -191,6 +192,7 @@ class FigureSpec:
     readings: Sequence[tuple[str, str]] = ()
     logy: Sequence[str] = ()
     score_run: ScoreRun | None = None
+    logx: bool = False
 
 
 @dataclass(frozen=True)

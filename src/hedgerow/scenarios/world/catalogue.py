@@ -47,6 +47,7 @@ from typing import Any
 from hedgerow.errors import ParameterError
 from hedgerow.latency import LATENCY_MODELS
 from hedgerow.scenarios.epoch_churn import parse_churn, parse_trace
+from hedgerow.scenarios.world.wire import parse_bandwidth, parse_publication, parse_size
 from hedgerow.workloads.publishers import parse_publishers
 from hedgerow.world_settings import RELAY_ATTACKS, WORLD_SETTINGS, check_setting
 
@@ -63,7 +64,7 @@ __all__ = [
 ]
 
 #: latency models whose size the run chooses (the others are real data sets of fixed size)
-SIZED_MODELS = ("unit-square", "constant")
+SIZED_MODELS = ("unit-square", "cities-placed", "constant")
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,12 @@ class Scenario:
     rt, cycles : int
         Routing-table size and gossip cycles, handed to the gossip protocols
         ``protocol_params`` binds them to (Vitis, RVR, OPT).
+    bandwidth, download_queues, validation_ms, validation_ms_per_kb, loss, jitter_ms
+        The network of bytes (:mod:`hedgerow.scenarios.world.wire`,
+        ``docs/network.md``); any of them, ``size`` or ``publication`` away
+        from its default makes the world contended.
+    size, publication : str or None
+        Payload bytes of the messages and when they are published.
     note : str
         A caveat stamped on every row (e.g. a synthetic stand-in for real data).
     protocol_params : mapping
@@ -212,6 +219,14 @@ class Scenario:
     churn: str | None = _default("churn")
     rt: int = _default("rt")
     cycles: int = _default("cycles")
+    bandwidth: str | None = _default("bandwidth")
+    download_queues: bool = _default("download_queues")
+    validation_ms: float = _default("validation_ms")
+    validation_ms_per_kb: float = _default("validation_ms_per_kb")
+    loss: float = _default("loss")
+    jitter_ms: float = _default("jitter_ms")
+    size: str | None = _default("size")
+    publication: str | None = _default("publication")
     note: str = ""
     protocol_params: Mapping[str, Mapping[str, Any]] = field(
         default_factory=lambda: dict(STANDARD_BINDINGS)
@@ -317,6 +332,39 @@ SCENARIOS: dict[str, Scenario] = {
             "paper; attack=relay is the honest control)",
             attack="withhold",
             attackers=8,
+        ),
+        Scenario(
+            "unit-square-bw",
+            "unit-square with bytes on the wire: 1000 nodes, 20 Mbit/s up and 50 down each, "
+            "64 KiB messages published as a Poisson process of 20 per second, 100 per epoch",
+            latency="unit-square",
+            nodes=1000,
+            d=6,
+            messages=100,
+            bandwidth="20:50",
+            size="64k",
+            publication="poisson:20",
+        ),
+        Scenario(
+            "eth-blocks",
+            "1000 nodes on the 246 WonderNetwork cities, one topic (a block/blob gossip "
+            "network), 80% home nodes at 25/50 Mbit/s up/down (EIP-7870) and 20% data-centre "
+            "nodes at 1 Gbit/s, 128 KiB to 1 MiB messages, 0.5 per second (Poisson; about a "
+            "block and its blobs per 12-s slot), 50 per epoch, 2 ms + 1 ms/MiB validation "
+            "(docs/network.md)",
+            latency="cities-placed",
+            nodes=1000,
+            d=8,
+            topics=1,
+            interest=1.0,
+            epochs=10,
+            messages=50,
+            ttl=0,
+            bandwidth="home:0.8:25:50,datacentre:0.2:1000:1000",
+            validation_ms=2.0,
+            validation_ms_per_kb=1.0 / 1024.0,
+            size="uniform:128k:1m",
+            publication="poisson:0.5",
         ),
         Scenario(
             "perigee-matrix",
@@ -426,7 +474,14 @@ def _read_churn(value: str) -> None:
 
 
 #: the text settings' forms, read by the code that uses them (setting -> reader that raises)
-_FORMS = {"latency": _read_latency, "churn": _read_churn, "publishers": parse_publishers}
+_FORMS = {
+    "latency": _read_latency,
+    "churn": _read_churn,
+    "publishers": parse_publishers,
+    "bandwidth": parse_bandwidth,
+    "size": parse_size,
+    "publication": parse_publication,
+}
 
 
 def _family_error(name: str, key: str, family: str) -> ParameterError:

@@ -5,7 +5,9 @@ subscriptions), ``"latency"`` (positions or a subset of a real data set),
 ``"processing"`` (processing delays), ``"attackers"`` and ``"messages"`` (the
 traffic: epoch ``e`` takes the ``e``-th draw of that stream); broadcast worlds
 add ``"publishers"`` (who publishes, with which probability) and
-``"adaptive"`` (which nodes re-select their peers); churn ``"churn"``.
+``"adaptive"`` (which nodes re-select their peers); churn ``"churn"``;
+contended worlds ``"bandwidth"``, ``"sizes"`` and ``"wire:E"``
+(:mod:`~hedgerow.scenarios.world.wire`).
 
 Broadcast worlds (``workload="broadcast"``; Goldfish section V, Perigee): one
 topic every node subscribes to; each message's publisher is drawn i.i.d. from
@@ -35,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from hedgerow.dissemination.contended import Network
 from hedgerow.errors import DataError
 from hedgerow.latency import LatencyModel
 from hedgerow.model.instance import Instance
@@ -47,6 +50,7 @@ from hedgerow.scenarios.epoch_churn import (
     trace_schedule,
 )
 from hedgerow.scenarios.world.catalogue import Scenario
+from hedgerow.scenarios.world.wire import epoch_wire
 from hedgerow.workloads.publishers import draw_publishers
 from hedgerow.workloads.traffic import draw_messages
 
@@ -78,6 +82,11 @@ class World:
     adaptive_mask : numpy.ndarray or None
         Broadcast worlds: bool ``(n,)``, the nodes that re-select their peers
         (``None``: every node).
+    network : Network or None
+        The bandwidth and per-copy effects messages contend for
+        (:func:`~hedgerow.scenarios.world.wire.world_network`); ``None``: the
+        uncontended model (no setting of
+        :data:`~hedgerow.scenarios.world.wire.WIRE_SETTINGS` given).
     """
 
     scenario: Scenario
@@ -89,6 +98,7 @@ class World:
     attack: AttackSetup | None = None
     publisher_probs: np.ndarray | None = None
     adaptive_mask: np.ndarray | None = None
+    network: Network | None = None
     _fingerprint: list[str] = field(default_factory=list, repr=False, compare=False)
 
     @property
@@ -115,6 +125,21 @@ class World:
         if self.adaptive_mask is None:
             return np.ones(self.n_nodes, dtype=bool)
         return np.asarray(self.adaptive_mask, dtype=bool)
+
+    @property
+    def contended(self) -> bool:
+        """Whether the world's messages contend for bandwidth (it has a :attr:`network`)."""
+        return self.network is not None
+
+    def wire(
+        self, epoch: int, topic: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.random.Generator]:
+        """Epoch ``epoch``'s message sizes, publication instants and loss/jitter generator.
+
+        Streams ``"wire:E"`` and ``"sizes"``
+        (:func:`~hedgerow.scenarios.world.wire.epoch_wire`).
+        """
+        return epoch_wire(self.scenario, self.seed, epoch, topic, self.instance.n_topics)
 
     def online_schedule(self, epochs: int) -> np.ndarray | None:
         """``(epochs, n)`` bool: who takes part in each epoch (``None`` without churn).
@@ -238,5 +263,12 @@ class World:
                 add(a.silent, np.int64(-1 if a.victim_topic is None else a.victim_topic))
         publisher, topic = next(self.traffic())
         add(publisher, topic)
+        net = self.network
+        if net is not None:  # a contended world: its network and the first epoch's bytes
+            add(net.upload, net.download)
+            h.update(repr((net.download_queues, net.validation_ms, net.validation_ms_per_byte,
+                           net.loss, net.jitter_ms)).encode())
+            size, published, _ = self.wire(0, topic)
+            add(size, published)
         self._fingerprint.append(h.hexdigest()[:16])
         return self._fingerprint[0]

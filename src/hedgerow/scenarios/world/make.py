@@ -35,13 +35,15 @@ from hedgerow.scenarios.attackers import (
     topic_attack,
 )
 from hedgerow.scenarios.inputs import social_folder
-from hedgerow.scenarios.world.catalogue import Scenario, resolve_scenario
+from hedgerow.scenarios.world.catalogue import _FORMS, Scenario, resolve_scenario
 from hedgerow.scenarios.world.core import World
 from hedgerow.scenarios.world.formats import read_topology_json
+from hedgerow.scenarios.world.wire import WIRE_SETTINGS, world_network
 from hedgerow.workloads import make_instance
 from hedgerow.workloads.correlated import correlated_instance, with_owner_subscriptions
 from hedgerow.workloads.interest import interest_bytes, interest_instance
 from hedgerow.workloads.publishers import publisher_probabilities
+from hedgerow.world_settings import check_setting
 
 __all__ = [
     "ATTACK_SETUPS",
@@ -156,6 +158,7 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
         attack=attack,
         publisher_probs=probs,
         adaptive_mask=adaptive_mask,
+        network=world_network(sc, n, streams),
     )
 
 
@@ -239,10 +242,12 @@ def world_for_instance(
     epochs: int = 150,
     messages: int = 1000,
     ttl: int = 1,
+    **wire: Any,
 ) -> World:
     """A world made around a given ``instance``: its nodes placed on ``latency``, no attackers.
 
-    This is where :func:`hedgerow.build` runs an adaptive protocol.
+    This is where :func:`hedgerow.build` runs an adaptive protocol; ``wire``
+    are network settings, as :func:`custom_world`'s.
 
     Examples
     --------
@@ -263,7 +268,7 @@ def world_for_instance(
         )
     proc = processing_delays(n, streams.stream("processing"))
     return custom_world(
-        instance, lat, proc, seed=seed, d=d, epochs=epochs, messages=messages, ttl=ttl
+        instance, lat, proc, seed=seed, d=d, epochs=epochs, messages=messages, ttl=ttl, **wire
     )
 
 
@@ -278,11 +283,15 @@ def custom_world(
     messages: int = 1000,
     ttl: int = 1,
     attack: AttackSetup | None = None,
+    **wire: Any,
 ) -> World:
     """A world from parts a caller already has (tests, notebooks, other workloads).
 
     ``instance`` is the subscriptions without attackers' professed interest
     when ``attack`` is given (the attack setup carries its own instance).
+    ``wire`` takes the network settings
+    (:data:`~hedgerow.scenarios.world.wire.WIRE_SETTINGS`: ``bandwidth``,
+    ``size``, ``publication``, ...), checked as a scenario's.
 
     Examples
     --------
@@ -291,7 +300,25 @@ def custom_world(
     >>> inst = make_instance(nodes=20, topics=4, subs=2)
     >>> custom_world(inst, constant(20, 10.0), np.full(20, 1.0), epochs=3).scenario.epochs
     3
+    >>> w = custom_world(inst, constant(20, 10.0), np.full(20, 1.0), bandwidth="10:20",
+    ...                  size="16k")
+    >>> w.contended, float(w.network.upload[0]), w.wire(0, np.array([0, 1]))[0].tolist()
+    (True, 10.0, [16384.0, 16384.0])
     """
+    unknown = sorted(set(wire) - set(WIRE_SETTINGS))
+    if unknown:
+        raise ParameterError(
+            f"custom world: unknown setting {unknown[0]!r}; network settings: "
+            f"{', '.join(WIRE_SETTINGS)}",
+            key=unknown[0],
+        )
+    checked: dict[str, Any] = {}
+    for key, value in wire.items():
+        if value is None:
+            continue
+        checked[key] = check_setting(key, value)
+        if key in _FORMS:
+            _FORMS[key](checked[key])
     n = instance.n_nodes if attack is None else attack.instance.n_nodes
     if latency.n_nodes != n or len(proc) != n:
         raise ParameterError(
@@ -310,8 +337,10 @@ def custom_world(
         ttl=as_int("scenario", "ttl", ttl, minimum=0),
         attack=None if attack is None else attack.kind,
         attackers=0 if attack is None else len(attack.attackers),
+        **checked,
     )
     inst = instance if attack is None else attack.instance
     pubs = instance if attack is None else attack.publishers
     seed = as_int("scenario", "seed", seed, minimum=0)
-    return World(sc, seed, inst, pubs, latency, np.asarray(proc, dtype=np.float64), attack)
+    return World(sc, seed, inst, pubs, latency, np.asarray(proc, dtype=np.float64), attack,
+                  network=world_network(sc, n, RngStreams(seed)))
