@@ -180,7 +180,8 @@ _CHURN = {"lifetime": 10}
         ),
         (
             {"kind": "churn", "protocol": "topiary", "churn": _CHURN},
-            "scenario.protocol: topiary is not a maintained protocol (it is adaptive)",
+            "scenario.protocol: topiary does not run under churn; churn protocols (maintained or "
+            "cycle)",
         ),
     ],
     ids=lambda x: x.split(":")[0] if isinstance(x, str) else None,

@@ -253,7 +253,8 @@ def test_maintenance_heals_after_crashes_and_joins():
     joining nodes (bootstrap of 5, empty table) are absorbed the same way."""
     inst = _correlated(400, 10, 5, 10, seed=5)
     v = Vitis(rt=8, d=3, stale=3)
-    run = v.start(inst, v.streams(4), alive=np.arange(400) < 300)
+    run = v.cycle_engine(inst, v.streams(4))
+    run.start(np.arange(400) < 300)
     for _ in range(40):
         run.cycle()
     assert run.ring_curve[-1] == 1.0

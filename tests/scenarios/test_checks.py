@@ -23,6 +23,7 @@ PER_CAPABILITY = {
     "static": ("check_static_build", "check_static_in_epoch_loop", "check_bandwidth_limited"),
     "adaptive": ("check_adaptive_epochs", "check_bandwidth_limited"),
     "maintained": ("check_maintained_churn", "check_bandwidth_limited"),
+    "cycle": ("check_cycle_engine",),
 }
 
 
@@ -120,3 +121,29 @@ def test_a_nondeterministic_build_fails_its_check():
 
     with pytest.raises(AssertionError, match="same seed, other overlay"):
         check_protocol(Unseeded)
+
+
+@pytest.mark.parametrize("name", ["vitis", "rvr"])
+def test_cycle_protocols_are_declared_and_checked(name):
+    """The cycle-driven shape is a capability: listed, and its engine check runs."""
+    from hedgerow.protocols import protocol_names
+
+    assert {"rvr", "vitis"} <= set(protocol_names(capability="cycle"))
+    assert "check_cycle_engine" in check_protocol(name)
+
+
+def test_a_broken_cycle_engine_fails_its_check():
+    """The cycle check is not vacuous: an engine whose leave() keeps nodes online is caught."""
+    from hedgerow.protocols.baselines.rvr import RVR, RVREngine
+    from hedgerow.scenarios.checks import check_cycle_engine
+
+    class StickyEngine(RVREngine):
+        def leave(self, nodes):
+            pass
+
+    class Sticky(RVR):
+        def cycle_engine(self, instance, streams):
+            return StickyEngine(self._validate(instance), instance, streams)
+
+    with pytest.raises(AssertionError, match="leave"):
+        check_cycle_engine(Sticky)

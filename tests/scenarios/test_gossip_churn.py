@@ -47,7 +47,7 @@ def test_leaving_nodes_are_neither_publishers_nor_receivers(inst):
 
 def test_protocols_without_an_engine_are_refused():
     inst = Instance.from_lists([[0]] * 4, n_topics=1)
-    with pytest.raises(ParameterError, match="cycle engine"):
+    with pytest.raises(ParameterError, match="cycle protocols: rvr, vitis"):
         run_gossip_churn("ringpt", inst, np.ones(4, bool), np.zeros(0, EVENT_DTYPE), duration=2)
 
 

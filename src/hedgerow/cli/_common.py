@@ -115,7 +115,8 @@ class ProtocolCommand(click.Command):
     """
 
     def __init__(
-        self, *args, capability: str | None = None, scenarios: bool = False, **kwargs
+        self, *args, capability: str | tuple[str, ...] | None = None, scenarios: bool = False,
+        **kwargs
     ) -> None:
         super().__init__(*args, **kwargs)
         self.capability = capability
@@ -125,7 +126,8 @@ class ProtocolCommand(click.Command):
         from hedgerow.protocols import REGISTRY, capabilities, protocol_names
 
         rows = []
-        for name in protocol_names(self.capability):
+        caps = self.capability if isinstance(self.capability, tuple) else (self.capability,)
+        for name in sorted({n for c in caps for n in protocol_names(c)}):
             cls = REGISTRY[name]
             ps = ", ".join(cls.params) or "no parameters"
             rows.append((name, f"[{'/'.join(capabilities(cls))}] -p {ps}"))

@@ -1,4 +1,4 @@
-"""``hedgerow churn``: keep an overlay under churn and print periodic snapshots."""
+"""``hedgerow churn``: run a protocol under churn with the driver of its capability."""
 
 from __future__ import annotations
 
@@ -23,15 +23,16 @@ def _clean(value):
     return value
 
 
-@click.command("churn", cls=ProtocolCommand, capability="maintained")
+@click.command("churn", cls=ProtocolCommand, capability=("maintained", "cycle"))
 @click.argument("protocol")
 @workload_options(topics_required=False, nodes_required=False)
 @click.option(
     "--scenario",
     default=None,
     metavar="NAME",
-    help="Named churn scenario, replayed event by event (fb1k-google, tw1k-google, ...); it "
-    "brings its own workload and churn.",
+    help="Named churn scenario; it brings its own workload and churn. Maintained protocols replay "
+    "it event by event (fb1k-google, tw1k-google, ...), cycle protocols run it cycle by cycle "
+    "(vitis-flash-crowd, vitis-trace).",
 )
 @setting_options("churn")
 @click.option(
@@ -47,7 +48,8 @@ def _clean(value):
     "-p", "params", multiple=True, metavar="NAME=VALUE", help="Protocol parameter (repeatable)."
 )
 @click.option(
-    "--json", "as_json", is_flag=True, help="One JSON line per snapshot, then a summary line."
+    "--json", "as_json", is_flag=True,
+    help="One JSON line per row (snapshot, event or sample), then a summary line."
 )
 def churn_cmd(
     protocol,
@@ -63,190 +65,81 @@ def churn_cmd(
     params,
     as_json,
 ):
-    """Run PROTOCOL's overlay under churn (SpiderCast section 3.8) and snapshot it.
+    """Run PROTOCOL under churn (SpiderCast section 3.8, OMen section 6, Vitis section IV-F).
 
-    PROTOCOL is any maintained protocol (listed below).  With --scenario
-    NAME the named workload x churn pair is replayed event by event (OMen's
-    churn rounds) with the invariants checked after each event; --json then
-    prints one line per event.  Otherwise each node is online
-    for Exp(λ) seconds and offline for Exp(off_ratio x λ), and rejoins with a new
-    interest; or the join/leave events of --trace are replayed.
+    PROTOCOL is any maintained or cycle-driven protocol (listed below); the
+    driver is the one of its capability.  A maintained overlay: with
+    --scenario NAME the named workload x churn pair is replayed event by
+    event (OMen's churn rounds) with the invariants checked after each event;
+    --json then prints one line per event.  Otherwise each node is online
+    for Exp(λ) seconds and offline for Exp(off_ratio x λ), and rejoins with a
+    new interest; or the join/leave events of --trace are replayed.
     Every --snapshot-every seconds the overlay of the nodes online for over
     2 s is measured: degree, partitioned topics, under-covered nodes, and the
-    control messages per join/leave so far.  The churn settings' options and
-    defaults come from the declared world settings.
+    control messages per join/leave so far.  A cycle-driven gossip protocol
+    (vitis, rvr) runs a named cycle scenario (vitis-flash-crowd, vitis-trace;
+    --nodes reduces it), one row every few cycles: ring correctness, hit
+    ratio, overhead, delay.  The churn settings' options and defaults come
+    from the declared world settings; an option the chosen churn does not use
+    is an error.
 
     \b
     Example:
       hedgerow churn spidercast --nodes 1250 --lifetime 100 --duration 1000 --seed 1
       hedgerow churn lowoda-inc --scenario fb1k-google --events 200 --json
+      hedgerow churn vitis --scenario vitis-flash-crowd --seed 1
     """
-    from hedgerow.errors import ParameterError
-    from hedgerow.world_settings import WORLD_SETTINGS
-
-    workload = {"--nodes": nodes, "--topics": topics, "--subs": subs,
-                "--popularity": popularity, "--trace": trace, "--speedup": speedup}
-    if scenario is not None:
-        unused = {**workload, **{WORLD_SETTINGS[k].flag: v for k, v in settings.items()
-                                 if k not in ("events", "timeout")}}
-        given = [k for k, v in unused.items() if v is not None]
-        if given:
-            raise ParameterError(
-                f"{given[0]} cannot be used with --scenario {scenario}, which brings its own "
-                "workload and churn; give one"
-            )
-        _scenario_run(protocol, scenario, settings, seed, params, as_json)
-        return
-    if settings["events"] is not None:
-        raise ParameterError("--events replays a named churn scenario: give --scenario NAME")
-    if trace is None and speedup is not None:
-        raise ParameterError("--speedup replays a trace: give --trace DIR")
-    opts = {k: WORLD_SETTINGS[k].default if v is None else v for k, v in settings.items()}
-    _synthetic_run(protocol, nodes, topics, subs, popularity, seed, opts, trace,
-                   1.0 if speedup is None else speedup, params, as_json)
-
-
-def _synthetic_run(protocol, nodes, topics, subs, popularity, seed, opts, trace, speedup,
-                   params, as_json) -> None:
-    """Synthetic churn (``--lifetime``) or a replayed ``--trace`` on a synthetic workload."""
-    from hedgerow.errors import ParameterError
+    from hedgerow.pipeline.inputs import ensure_inputs, inputs_of
     from hedgerow.progress import progress_bar
-    from hedgerow.scenarios.churn import run_churn
-    from hedgerow.scenarios.traces import load_events, trace_churn
-    from hedgerow.workloads import make_instance
+    from hedgerow.scenarios.churn_drivers import ChurnRequest, run_churn_request
 
-    if seed < 0:
-        raise ParameterError(f"--seed must be >= 0, got {seed}")
-    if nodes is None:
-        raise ParameterError("give --nodes (synthetic workload) or --scenario NAME")
-    lifetime, duration = opts["lifetime"], opts["duration"]
-    if (lifetime is None) == (trace is None):
-        raise ParameterError("give exactly one of --lifetime (synthetic churn) and --trace")
-    topics = WORKLOAD_DEFAULTS["topics"] if topics is None else topics
-    subs = WORKLOAD_DEFAULTS["subs"] if subs is None else subs
-    popularity = WORKLOAD_DEFAULTS["popularity"] if popularity is None else popularity
-    inst = make_instance(nodes=nodes, topics=topics, subs=subs, popularity=popularity, seed=seed)
-    churn = None
-    if trace is not None:
-        churn = trace_churn(load_events(trace), inst.n_nodes, speedup=speedup, duration=duration)
+    workload = {"nodes": nodes, "topics": topics, "subs": subs, "popularity": popularity}
+    given = {k for k, v in {**workload, **settings, "trace": trace, "speedup": speedup,
+                            "scenario": scenario}.items() if v is not None}
+    request = ChurnRequest.from_settings(
+        {**settings, "scenario": scenario, "trace": trace, "speedup": speedup},
+        workload={**workload, **{k: v if workload[k] is None else workload[k]
+                                 for k, v in WORKLOAD_DEFAULTS.items()}},
+        given=given,
+    )
+    ensure_inputs(inputs_of({"churn": {"scenario": scenario}}),
+                  log=lambda m: click.echo(m, err=True))
     show = not as_json or stderr_console.is_terminal
-    with progress_bar(f"churn {protocol}", enabled=show) as bar:
-        task = bar.add_task(protocol, total=duration)
-        result = run_churn(
-            protocol,
-            inst,
-            lifetime=lifetime,
-            duration=duration,
-            snapshot_every=opts["snapshot_every"],
-            off_ratio=opts["off_ratio"],
-            seed=seed,
-            params=parse_params(params),
-            trace=churn,
-            timeout=opts["timeout"],
-            progress=lambda now, total: bar.update(task, completed=now),
+    with progress_bar(f"churn {protocol}", enabled=show, status=True) as bar:
+        task = bar.add_task(protocol, total=None, status="start")
+        outcome = run_churn_request(
+            protocol, request, seed=seed, params=parse_params(params),
+            nodes=nodes if scenario is not None else None,
+            progress=lambda done, total: bar.update(task, completed=done, total=total,
+                                                    status="running"),
         )
-    for w in result.summary["warnings"]:
+    for w in outcome.summary["warnings"]:
         click.echo(f"warning: {w}", err=True)
     if as_json:
-        from hedgerow.protocols import get_protocol
-
-        ran = {"params": get_protocol(protocol, **parse_params(params)).checked()}
-        for row in result.rows:
-            click.echo(json.dumps({"kind": "snapshot", **{k: _clean(v) for k, v in row.items()},
-                                   **ran}))
-        summary = {**{k: _clean(v) for k, v in result.summary.items()}, **ran}
-        click.echo(json.dumps({"kind": "summary", **summary}))
-        return
-    _print(result)
-
-
-def _scenario_run(protocol, scenario, settings, seed, params, as_json) -> None:
-    """``--scenario``: prepare the inputs, replay event by event, print rows."""
-    from hedgerow.errors import ParameterError
-    from hedgerow.pipeline.inputs import ensure_inputs
-    from hedgerow.progress import progress_bar
-    from hedgerow.scenarios.events import (
-        CHURN_SCENARIOS,
-        churn_scenario_names,
-        load_churn_scenario,
-        run_events,
-    )
-    from hedgerow.world_settings import WORLD_SETTINGS
-
-    if seed < 0:
-        raise ParameterError(f"--seed must be >= 0, got {seed}")
-    if scenario not in CHURN_SCENARIOS:
-        raise ParameterError(
-            f"unknown churn scenario {scenario!r}; allowed: {', '.join(churn_scenario_names())}"
-        )
-    sc = CHURN_SCENARIOS[scenario]
-    ensure_inputs(sc.inputs(), log=lambda m: click.echo(m, err=True))
-    inst, online0, events = load_churn_scenario(scenario, seed=seed)
-    n_events = settings["events"]
-    total = n_events if n_events is not None else (sc.events or len(events))
-    show = not as_json or stderr_console.is_terminal
-    # the start (initial overlay, and OMen's warm-up gossip: minutes at 10K) comes before the
-    # first event; the status column says so until the first event is done
-    with progress_bar(f"churn {protocol}", enabled=show, status=True) as bar:
-        task = bar.add_task(protocol, total=min(total, len(events)),
-                            status="start: initial overlay and warm-up")
-        res = run_events(
-            protocol, inst, online0, events, seed=seed, params=parse_params(params),
-            n_events=total,
-            timeout=WORLD_SETTINGS["timeout"].default if settings["timeout"] is None
-            else settings["timeout"],
-            progress=lambda done, _t: bar.update(task, completed=done, status="events"),
-        )
-    summary = {"scenario": scenario, "note": sc.note, **res.summary}
-    if as_json:
-        ran = {"params": res.summary["params"]}
-        for row in res.rows:
-            click.echo(json.dumps({**{k: _clean(v) for k, v in row.items()}, **ran},
+        ran = {"params": outcome.summary["params"]}
+        for row in outcome.rows:
+            click.echo(json.dumps({"kind": outcome.row_kind,
+                                   **{k: _clean(v) for k, v in row.items()}, **ran},
                                   default=str))
-        click.echo(json.dumps({"kind": "summary", **{k: _clean(v) for k, v in summary.items()}},
-                              default=str))
+        summary = {k: _clean(v) for k, v in outcome.summary.items()}
+        click.echo(json.dumps({"kind": "summary", **summary}, default=str))
         return
-    from rich.console import Console
-
-    c = Console()
-    c.print(f"{protocol} on {scenario}: {summary['events']} events ({summary['joins']} joins,"
-            f" {summary['leaves']} leaves), start max/avg degree {summary['start_max_degree']}"
-            f" / {summary['start_avg_degree']:.2f}")
-    c.print(f"mean max degree {summary['mean_max_degree']:.1f}, mean avg degree"
-            f" {summary['mean_avg_degree']:.2f}, median repair"
-            f" {1000 * summary['repair_seconds_median']:.2f} ms, violations"
-            f" {summary['violations']} {summary['violations_by_kind']}")
-    if sc.note:
-        c.print(f"note: {sc.note}")
+    _print(outcome)
 
 
-def _print(result) -> None:
+def _print(outcome) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    cols = [
-        ("time_s", "t (s)"),
-        ("online", "online"),
-        ("measured", "measured"),
-        ("avg_degree", "degree"),
-        ("max_degree", "max"),
-        ("partitioned_topics", "split topics"),
-        ("undercovered_nodes", "under-cov."),
-        ("messages_per_op", "msgs/op"),
-    ]
-    s = result.summary
-    table = Table(title=f"{s['protocol']} under churn, {s['nodes']} nodes")
-    for _, title in cols:
-        table.add_column(title, justify="right")
-    for row in result.rows:
-        table.add_row(
-            *(f"{row[k]:.4g}" if isinstance(row[k], float) else str(row[k]) for k, _ in cols)
-        )
     console = Console()
-    console.print(table)
-    console.print(
-        f"{s['connected_snapshots']} of {s['snapshots']} snapshots with every topic connected;"
-        f" {s['joins']} joins, {s['leaves']} leaves, {s['messages_per_op']:.1f} control messages"
-        f" per join/leave; joins complete in {s['join_seconds_median']:.2f} s (median),"
-        f" {s['join_seconds_p99']:.2f} s (99th percentile)"
-    )
+    if outcome.columns:
+        table = Table(title=outcome.title)
+        for _, title in outcome.columns:
+            table.add_column(title, justify="right")
+        for row in outcome.rows:
+            table.add_row(*("-" if row.get(k) is None else
+                            f"{row[k]:.4g}" if isinstance(row[k], float) else str(row[k])
+                            for k, _ in outcome.columns))
+        console.print(table)
+    for line in outcome.lines:
+        console.print(line)

@@ -291,8 +291,8 @@ def _kind_check(scen: ScenarioSpec) -> None:
         key = getattr(e, "key", None)
         if key in cls.params or key in scen.params:
             path: tuple = ("params", key)
-        elif key == "latency":
-            path = ("latency",)
+        elif key in ("latency", "protocol"):
+            path = (key,)
         elif key in (*RUN_SETTINGS, "name", "forwarding") and scen.run is not None:
             path = ("run", key)
         else:

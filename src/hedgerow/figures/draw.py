@@ -71,7 +71,6 @@ def make_overlay(
         res = simulate(protocol, scenario, seed=seed, params=params, **settings)
         return res.overlay, res.world
     from hedgerow.engine import Simulator
-    from hedgerow.model import RngStreams
     from hedgerow.scenarios import make_world
 
     world = make_world(scenario, seed=seed, **{k: v for k, v in settings.items()
@@ -79,7 +78,7 @@ def make_overlay(
     proto = cast(MaintainedProtocol, get_protocol(protocol, **dict(params or {})))
     proto.check_params()
     engine = proto.maintenance_engine(
-        world.instance, RngStreams(seed).child(f"protocol:{protocol}"), sim=Simulator()
+        world.instance, proto.streams(seed), sim=Simulator()
     )
     engine.start(np.ones(world.n_nodes, dtype=bool))
     engine.run_until(engine.sim.now + 500.0)
@@ -87,7 +86,7 @@ def make_overlay(
 
 
 def _is_ring(protocol: str) -> bool:
-    return protocol in RING_PROTOCOLS or getattr(protocol_class(protocol), "layout", "") == "ring"
+    return protocol in RING_PROTOCOLS or protocol_class(protocol).layout == "ring"
 
 
 def node_layout(world: Any, protocol: str) -> tuple[np.ndarray, str]:

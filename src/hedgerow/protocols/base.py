@@ -22,6 +22,12 @@ What a protocol can do is declared by the capability classes it derives from
     keeps an overlay under churn through an engine with ``join`` / ``leave``
     (:class:`hedgerow.protocols.engine_api.ChurnEngine`); the churn driver,
     controls and observers talk to it only through that interface.
+``cycle`` (:class:`CycleProtocol`)
+    a cycle-driven gossip protocol (PeerSim's ``CDProtocol``): an engine
+    (:class:`hedgerow.protocols.engine_api.CycleEngine`) runs one gossip
+    period for every online node per :meth:`~CycleEngine.cycle` and takes
+    joins and leaves between cycles (:meth:`CycleProtocol.cycle_engine`);
+    the churn driver of :mod:`hedgerow.scenarios.gossip_churn` runs it.
 
 Tags every protocol declares: ``claims_topic_connected`` (every topic
 subgraph connected, without churn), ``directed`` (out-links chosen per node),
@@ -29,7 +35,10 @@ subgraph connected, without churn), ``directed`` (out-links chosen per node),
 ``"topic"`` topic-only flooding, ``"ttl"`` Topiary's TTL rule, ``"flood"``,
 ``"mesh"`` per-topic links), ``labels_links`` (a static build also sets
 ``link_topics_``, the topics each link serves, which ``"mesh"`` needs),
-``quick_params`` (cheap settings for the conformance checks).
+``quick_params`` (cheap settings for the conformance checks), and the tags
+that drivers read: ``repairs_tco``, ``repair_kind`` and ``invariant_hooks``
+(what the event-by-event churn observer checks, :mod:`hedgerow.scenarios.events`)
+and ``layout`` (how ``hedgerow draw`` places the nodes).
 """
 
 from __future__ import annotations
@@ -49,10 +58,12 @@ from hedgerow.params import Param, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from hedgerow.engine.core import Simulator
+    from hedgerow.protocols.engine_api import CycleEngine
 
 __all__ = [
     "CAPABILITIES",
     "AdaptiveProtocol",
+    "CycleProtocol",
     "EpochView",
     "MaintainedProtocol",
     "OverlayProtocol",
@@ -62,7 +73,7 @@ __all__ = [
 ]
 
 #: the capabilities, in the order help texts list them
-CAPABILITIES = ("static", "adaptive", "maintained")
+CAPABILITIES = ("static", "adaptive", "maintained", "cycle")
 
 
 def protocol_streams(seed: int, key: str) -> RngStreams:
@@ -106,6 +117,17 @@ class OverlayProtocol:
     quick_params: ClassVar[Mapping[str, Any]] = {}
     #: a setting the user can try when a topic-connected promise is broken (warnings)
     connectivity_hint: ClassVar[str] = ""
+    #: whether a maintained engine repairs toward a topic-connected overlay (TCO) after every
+    #: join and leave, so the event-by-event churn observer checks the TCO invariants
+    repairs_tco: ClassVar[bool] = False
+    #: with ``repairs_tco``: the repair family the observer checks (e.g. ``"greedy"``)
+    repair_kind: ClassVar[str | None] = None
+    #: extra invariant checks of the event-by-event churn observer
+    #: (:class:`~hedgerow.scenarios.invariants.InvariantObserver` hooks)
+    invariant_hooks: ClassVar[tuple[Any, ...]] = ()
+    #: how ``hedgerow draw`` places the nodes: ``"ring"`` on a circle by node id, ``""`` by
+    #: the world (geography, plane or circle)
+    layout: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -327,6 +349,21 @@ class MaintainedProtocol(OverlayProtocol, ABC):
         """The configured engine (not yet started) for ``instance``."""
 
 
+class CycleProtocol(OverlayProtocol, ABC):
+    """Capability ``cycle``: a cycle-driven gossip protocol (PeerSim's ``CDProtocol``).
+
+    :meth:`cycle_engine` returns an object implementing
+    :class:`hedgerow.protocols.engine_api.CycleEngine`: the state of every
+    node, one gossip period per :meth:`~hedgerow.protocols.engine_api.CycleEngine.cycle`,
+    joins and leaves between cycles.  A static build of such a protocol is the
+    same engine run for its ``cycles`` with every node online.
+    """
+
+    @abstractmethod
+    def cycle_engine(self, instance: Instance, streams: RngStreams) -> CycleEngine:
+        """The configured engine (not yet started) for ``instance``."""
+
+
 def capabilities(proto: OverlayProtocol | type[OverlayProtocol]) -> tuple[str, ...]:
     """The capabilities a protocol (class or instance) declares, in :data:`CAPABILITIES` order.
 
@@ -341,6 +378,7 @@ def capabilities(proto: OverlayProtocol | type[OverlayProtocol]) -> tuple[str, .
         "static": issubclass(cls, StaticProtocol),
         "adaptive": issubclass(cls, AdaptiveProtocol),
         "maintained": issubclass(cls, MaintainedProtocol),
+        "cycle": issubclass(cls, CycleProtocol),
     }
     return tuple(c for c in CAPABILITIES if found[c])
 

@@ -1,4 +1,9 @@
-"""The interface a churn scenario drives: what a maintained overlay protocol offers.
+"""The interfaces a churn scenario drives: what maintained and cycle-driven protocols offer.
+
+Two protocol shapes run under churn, each behind one interface here:
+:class:`ChurnEngine` (event-driven, a maintained overlay on the scenario's
+event core) and :class:`CycleEngine` (cycle-driven gossip, PeerSim's
+``CDProtocol``: one period for every online node per :meth:`CycleEngine.cycle`).
 
 A protocol whose overlay is *maintained* — kept by nodes that react to joins
 and leaves, as SpiderCast's message-passing engine does — hands a churn
@@ -29,7 +34,7 @@ from hedgerow.engine.core import Simulator
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 
-__all__ = ["ChurnEngine"]
+__all__ = ["ChurnEngine", "CycleEngine"]
 
 
 @runtime_checkable
@@ -92,4 +97,61 @@ class ChurnEngine(Protocol):
 
     def subscriptions(self) -> Instance:
         """The current interests of all ``n`` nodes (a rejoining node may have new topics)."""
+        ...
+
+
+@runtime_checkable
+class CycleEngine(Protocol):
+    """A cycle-driven gossip overlay that nodes join and leave between cycles.
+
+    Returned by :meth:`CycleProtocol.cycle_engine
+    <hedgerow.protocols.base.CycleProtocol.cycle_engine>` (Vitis, RVR) and run by
+    :func:`hedgerow.scenarios.gossip_churn.run_gossip_churn`.  One cycle is one
+    gossip period ``delta t`` for every online node (peer sampling, overlay
+    construction, the protocol's own exchange); joins and leaves come between
+    cycles, in the control's order.
+
+    Attributes
+    ----------
+    n : int
+        Number of nodes, online or not.
+
+    Arguments of the methods are positional (implementations name them freely).
+    """
+
+    n: int
+
+    @property
+    def online(self) -> np.ndarray:
+        """Bool mask of the nodes online now (set by :meth:`start`)."""
+        ...
+
+    def start(self, online0: np.ndarray, /) -> None:
+        """Begin: the nodes of ``online0`` are online with bootstrap samples, no cycle run yet."""
+        ...
+
+    def join(self, nodes: np.ndarray, /) -> None:
+        """``nodes`` (re)join with empty tables and a bootstrap sample of online nodes."""
+        ...
+
+    def leave(self, nodes: np.ndarray, /) -> None:
+        """``nodes`` leave (crash): offline, their state forgotten."""
+        ...
+
+    def cycle(self) -> None:
+        """One gossip period for every online node."""
+        ...
+
+    def ring_correct(self) -> float:
+        """Share of online nodes whose table holds their true live successor and predecessor."""
+        ...
+
+    def link_topics(self) -> np.ndarray:
+        """The forwarding links now, ``(k, 3)`` int64 rows ``(u, v, topic)`` between online
+        nodes (the ``"mesh"`` policy's input)."""
+        ...
+
+    def overlay(self) -> Overlay:
+        """The routing tables now as a directed overlay on all ``n`` nodes, links between
+        online nodes only."""
         ...

@@ -11,6 +11,12 @@
   from :mod:`hedgerow.metrics`;
 * :mod:`~hedgerow.scenarios.churn` -- overlays under churn (SpiderCast 3.8): the controls
   and the driver :func:`~hedgerow.scenarios.churn.run_churn` over the ChurnEngine interface;
+* :mod:`~hedgerow.scenarios.gossip_churn` -- cycle-driven protocols (Vitis, RVR) under churn
+  over the CycleEngine interface; :mod:`~hedgerow.scenarios.events` -- maintained overlays
+  event by event, and the named churn scenarios;
+* :mod:`~hedgerow.scenarios.churn_drivers` -- the one churn entry
+  (:func:`~hedgerow.scenarios.churn_drivers.run_churn_request`): the driver by the protocol's
+  capability, for ``hedgerow churn`` and the ``churn`` kind;
 * :mod:`~hedgerow.scenarios.traces` -- replayed join/leave traces;
 * :mod:`~hedgerow.scenarios.kinds` -- the one table of run kinds (build, run, churn);
 * :mod:`~hedgerow.scenarios.run` -- :func:`simulate` (``hedgerow run``) and :func:`compare`

@@ -33,6 +33,11 @@ adaptive           out-degree <= d after every epoch; never a link to itself
 maintained         after churn stops: symmetric links, no link to an offline
                    node, counts consistent with a recount; topic-connected
                    where claimed, once the overlay settled
+cycle              the engine is a ``CycleEngine``; joins come online and get
+                   links, leaves go offline; no self-loop, unknown node or
+                   link to an offline node, in the overlay or the forwarding
+                   links; online count equal to a recount of the control;
+                   same seed, same state after k cycles
 =================  ============================================================
 """
 
@@ -51,6 +56,7 @@ from hedgerow.model.overlay import Overlay
 from hedgerow.protocols import REGISTRY, protocol_class
 from hedgerow.protocols.base import (
     AdaptiveProtocol,
+    CycleProtocol,
     MaintainedProtocol,
     OverlayProtocol,
     StaticProtocol,
@@ -312,12 +318,88 @@ def check_bandwidth_limited(cls: type[OverlayProtocol]) -> None:
         assert (d.queue_delay >= 0).all(), f"{cls.name}: negative queueing"
 
 
+# --------------------------------------------------------------------------- cycle
+def _cycle_links_ok(cls: type[OverlayProtocol], eng: Any, n_topics: int, when: str) -> None:
+    online = np.asarray(eng.online, dtype=bool)
+    n = eng.n
+    e = eng.overlay().edges()
+    if len(e):
+        assert (e[:, 0] != e[:, 1]).all(), f"{cls.name}: {when}: self-loop"
+        assert e.min() >= 0 and e.max() < n, f"{cls.name}: {when}: link to an unknown node"
+        assert online[e].all(), f"{cls.name}: {when}: link to an offline node"
+    lt = np.asarray(eng.link_topics())
+    assert lt.ndim == 2 and lt.shape[1] == 3 and lt.dtype == np.int64, (
+        f"{cls.name}: {when}: link_topics() is not a (k, 3) int64 array")
+    if len(lt):
+        assert (lt[:, 0] != lt[:, 1]).all(), f"{cls.name}: {when}: forwarding self-loop"
+        assert lt[:, :2].min() >= 0 and lt[:, :2].max() < n, (
+            f"{cls.name}: {when}: forwarding link to an unknown node")
+        assert online[lt[:, :2]].all(), f"{cls.name}: {when}: forwarding link to an offline node"
+        assert lt[:, 2].min() >= -1 and lt[:, 2].max() < n_topics, (
+            f"{cls.name}: {when}: forwarding link of an unknown topic")
+    ring = float(eng.ring_correct())
+    assert 0.0 <= ring <= 1.0, f"{cls.name}: {when}: ring_correct {ring} outside [0, 1]"
+
+
+def _cycle_run(cls: type[OverlayProtocol], inst: Any, seed: int, k: int = 6) -> Any:
+    """The scripted churn of :func:`check_cycle_engine`; returns the engine and its states."""
+    from hedgerow.protocols.engine_api import CycleEngine
+
+    n = inst.n_nodes
+    proto = _quick(cls)
+    assert isinstance(proto, CycleProtocol), f"{cls.name}: not a CycleProtocol"
+    eng = proto.cycle_engine(inst, proto.streams(seed))
+    assert isinstance(eng, CycleEngine), f"{cls.name}: cycle_engine() is not a CycleEngine"
+    assert eng.n == n, f"{cls.name}: engine has {eng.n} nodes, instance {n}"
+    on = np.arange(n) % 5 != 0
+    eng.start(on)
+    assert np.array_equal(eng.online, on), f"{cls.name}: start() did not set who is online"
+    states = []
+    for _ in range(k):
+        eng.cycle()
+    _cycle_links_ok(cls, eng, inst.n_topics, f"after {k} cycles")
+    states.append((eng.overlay().edges(), np.asarray(eng.link_topics())))
+    leavers = np.flatnonzero(on)[:: 6]
+    eng.leave(leavers)
+    on[leavers] = False
+    assert not eng.online[leavers].any(), f"{cls.name}: leave() left nodes online"
+    eng.cycle()
+    _cycle_links_ok(cls, eng, inst.n_topics, "after leaves")
+    joiners = np.flatnonzero(~on)[:6]
+    eng.join(joiners)
+    on[joiners] = True
+    assert eng.online[joiners].all(), f"{cls.name}: join() did not bring nodes online"
+    for _ in range(k):
+        eng.cycle()
+    _cycle_links_ok(cls, eng, inst.n_topics, "after joins")
+    assert int(eng.online.sum()) == int(on.sum()), (
+        f"{cls.name}: {int(eng.online.sum())} nodes online, the control says {int(on.sum())}")
+    e = eng.overlay().edges()
+    linked = np.zeros(n, bool)
+    if len(e):
+        linked[e.ravel()] = True
+    assert linked[joiners].all(), f"{cls.name}: a joined node has no link after {k} cycles"
+    states.append((e, np.asarray(eng.link_topics())))
+    return states
+
+
+def check_cycle_engine(cls: type[OverlayProtocol]) -> None:
+    """Joins, leaves and cycles keep a valid overlay; same seed, same state after k cycles."""
+    inst = make_instance(nodes=80, topics=10, subs="2:4", popularity="rss", seed=6)
+    a = _cycle_run(cls, inst, seed=5)
+    b = _cycle_run(cls, inst, seed=5)
+    for (ea, la), (eb, lb) in zip(a, b, strict=True):
+        assert np.array_equal(ea, eb) and np.array_equal(la, lb), (
+            f"{cls.name}: same seed, other state after the same cycles")
+
+
 # --------------------------------------------------------------------------- registry
 _EVERY: tuple[Check, ...] = (check_declared_params, check_param_round_trip, check_invalid_values)
 _BY_CAPABILITY: dict[type, tuple[Check, ...]] = {
     StaticProtocol: (check_static_build, check_static_in_epoch_loop, check_bandwidth_limited),
     AdaptiveProtocol: (check_adaptive_epochs, check_bandwidth_limited),
     MaintainedProtocol: (check_maintained_churn, check_bandwidth_limited),
+    CycleProtocol: (check_cycle_engine,),
 }
 
 

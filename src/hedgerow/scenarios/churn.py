@@ -88,9 +88,10 @@ from hedgerow.engine.core import Simulator
 from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
-from hedgerow.protocols import get_protocol, protocol_names
+from hedgerow.protocols import protocol_names
 from hedgerow.protocols.base import MaintainedProtocol
 from hedgerow.protocols.engine_api import ChurnEngine
+from hedgerow.scenarios.churn_setup import churn_control, churn_protocol
 from hedgerow.scenarios.observers import snapshot
 from hedgerow.scenarios.traces import EVENT_DTYPE, JOIN, LEAVE
 from hedgerow.world_settings import WORLD_SETTINGS
@@ -445,7 +446,7 @@ def _churn_events(
     off_ratio: float,
     trace: tuple[np.ndarray, np.ndarray] | None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(online0, events)``: synthetic on/off churn, or the given trace checked."""
+    """``(online0, events)``: synthetic on/off churn, or the given trace."""
     if trace is None:
         if lifetime is None:
             raise ParameterError("give a lifetime (synthetic churn) or a trace")
@@ -456,11 +457,7 @@ def _churn_events(
             streams.stream("churn:times"),
             off_ratio=off_ratio,
         )
-    online0, events = trace
-    online0 = np.asarray(online0, dtype=bool)
-    if len(online0) != instance.n_nodes:
-        raise ParameterError("the trace's online mask does not match the number of nodes")
-    return online0, events
+    return trace
 
 
 def churn_warnings(
@@ -595,12 +592,6 @@ def run_churn(
     -------
     ChurnResult
     """
-    names = maintained_protocols()
-    if protocol not in names:
-        raise ParameterError(
-            f"churn runs need a message-passing overlay protocol ({', '.join(names)});"
-            f" got {protocol!r}"
-        )
     for name, value in (
         ("duration", duration),
         ("snapshot_every", snapshot_every),
@@ -612,12 +603,13 @@ def run_churn(
         raise ParameterError("exclude and warmup must not be negative")
     params = dict(params or {})
     if float(params.get("membership", 1.0)) != 1.0:
-        raise ParameterError("churn runs use full membership (section 3.8); drop membership")
-    proto = cast(MaintainedProtocol, get_protocol(protocol, **params))
-    proto.check_params()
-    proto._validate(instance)
+        raise ParameterError("churn runs use full membership (section 3.8); drop membership",
+                             key="membership")
+    setup = churn_protocol(protocol, instance, capability="maintained", seed=seed,
+                           params=params)
     streams = RngStreams(seed)
     online0, events = _churn_events(instance, streams, lifetime, duration, off_ratio, trace)
+    online0, events = churn_control(instance, online0, events)
     warnings = churn_warnings(
         instance, online0, events, duration, snapshot_every, trace is not None
     )
@@ -625,9 +617,8 @@ def run_churn(
     topic_rng = streams.stream("churn:interest")
 
     sim = Simulator(seconds_per_unit=timeout)
-    engine: ChurnEngine = proto.maintenance_engine(
-        instance, streams.child(f"protocol:{protocol}"), sim=sim
-    )
+    engine: ChurnEngine = cast(MaintainedProtocol, setup.proto).maintenance_engine(
+        instance, setup.streams, sim=sim)
     engine.start(online0)
     control = _Control(
         engine,
@@ -660,4 +651,6 @@ def run_churn(
     js = np.asarray(control.join_times, dtype=np.float64)
     summary = _summary(protocol, instance, lifetime, duration, rows, control, js, wall)
     summary["warnings"] = warnings
+    summary["params"] = setup.values
+    summary["seed"] = int(seed)
     return ChurnResult(rows=rows, summary=summary, join_seconds=js, engine=engine)

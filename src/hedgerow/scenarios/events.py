@@ -42,6 +42,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import time as _time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -53,8 +54,9 @@ from hedgerow.engine.core import Simulator
 from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
-from hedgerow.protocols import get_protocol, protocol_class, protocol_names
+from hedgerow.protocols import protocol_class
 from hedgerow.protocols.base import MaintainedProtocol
+from hedgerow.scenarios.churn_setup import churn_control, churn_protocol
 from hedgerow.scenarios.inputs import INPUTS, input_folder, inputs_dir, prepared_folder
 from hedgerow.scenarios.invariants import Hook, InvariantObserver
 from hedgerow.scenarios.traces import EVENT_DTYPE, JOIN, LEAVE, load_events, trace_churn
@@ -92,10 +94,27 @@ class ChurnScenario:
     churn : str
         A churn input of :data:`INPUTS` (``google1k``...) or ``onoff`` /
         ``burst`` (:func:`synthetic_churn`).
+        For a cycle-driven scenario (``shape="cycle"``): ``correlated-high``,
+        ``correlated-low`` or ``correlated-random`` (Vitis section IV-A's
+        subscriptions, :func:`~hedgerow.workloads.correlated.correlated_instance`).
+    churn : str
+        A churn input of :data:`INPUTS` (``google1k``...) or ``onoff`` /
+        ``burst`` (:func:`synthetic_churn`); for a cycle-driven scenario also
+        ``flash`` (:func:`~hedgerow.scenarios.churn.flash_crowd`).
     events : int or None
         Events replayed by default (``None``: the whole trace).
     note : str
         What differs from the paper's setting.
+    shape : {"maintained", "cycle"}
+        The protocols it runs (the capability): maintained overlays event by
+        event (:func:`run_events`), or cycle-driven gossip sampled every
+        ``every`` cycles (:func:`~hedgerow.scenarios.gossip_churn.run_gossip_churn`).
+    nodes, cycles, every : int or None
+        Cycle-driven: workload nodes, cycles run, cycles between samples.
+    at, lifetime : float or None
+        Cycle-driven ``flash``: the crowd's cycle, then λ of the on/off churn (cycles).
+    speedup : float or None
+        Cycle-driven trace: trace seconds per cycle.
     """
 
     name: str
@@ -104,6 +123,13 @@ class ChurnScenario:
     churn: str
     events: int | None = None
     note: str = ""
+    shape: str = "maintained"
+    nodes: int | None = None
+    cycles: int | None = None
+    every: int | None = None
+    at: float | None = None
+    lifetime: float | None = None
+    speedup: float | None = None
 
     def inputs(self) -> list[str]:
         """The named ingest outputs this scenario reads."""
@@ -132,13 +158,34 @@ CHURN_SCENARIOS: dict[str, ChurnScenario] = {
                       "times, SpiderCast §3.8)", "fb1k", "onoff", events=500),
         ChurnScenario("fb1k-burst", "FB 1K under bursts: 3 nodes crash at once, then rejoin",
                       "fb1k", "burst", events=300),
+        ChurnScenario("vitis-flash-crowd", "Vitis IV-F (Fig. 12): 2,000 of 4,000 nodes online,"
+                      " the other 2,000 join within 5 cycles after cycle 100, then on/off churn"
+                      " (λ 600 cycles); correlated subscriptions (IV-A, high); 160 cycles",
+                      "correlated-high", "flash", shape="cycle", nodes=4000, cycles=160,
+                      every=5, at=100.0, lifetime=600.0,
+                      note="a flash crowd stands in for the paper's Skype superpeer trace"),
+        ChurnScenario("vitis-flash-crowd-quick", "vitis-flash-crowd reduced: 1,000 nodes, the"
+                      " crowd at cycle 60, 100 cycles", "correlated-high", "flash",
+                      shape="cycle", nodes=1000, cycles=100, every=5, at=60.0, lifetime=600.0,
+                      note="a flash crowd stands in for the paper's Skype superpeer trace"),
+        ChurnScenario("vitis-trace", "Vitis IV-F under the Google 2011 machine events of 4,039"
+                      " machines, one hour of trace per cycle; correlated subscriptions (IV-A,"
+                      " high); 160 cycles", "correlated-high", "google4k", shape="cycle",
+                      nodes=4039, cycles=160, every=5, speedup=3600.0,
+                      note="machine events stand in for the paper's Skype superpeer trace"),
     )
 }
 
 
-def churn_scenario_names() -> list[str]:
-    """Names of :data:`CHURN_SCENARIOS`."""
-    return sorted(CHURN_SCENARIOS)
+def churn_scenario_names(shape: str | None = None) -> list[str]:
+    """Names of :data:`CHURN_SCENARIOS` (only those for protocols of ``shape`` when given).
+
+    Examples
+    --------
+    >>> churn_scenario_names("cycle")
+    ['vitis-flash-crowd', 'vitis-flash-crowd-quick', 'vitis-trace']
+    """
+    return sorted(n for n, s in CHURN_SCENARIOS.items() if shape in (None, s.shape))
 
 
 def synthetic_churn(n: int, kind: str, *, seed: int, events: int = 500, lifetime: float = 100.0,
@@ -178,11 +225,21 @@ def synthetic_churn(n: int, kind: str, *, seed: int, events: int = 500, lifetime
     raise ParameterError(f"unknown synthetic churn {kind!r}; allowed: onoff, burst", key="churn")
 
 
-def load_churn_scenario(name: str, *, seed: int = 0) -> tuple[Instance, np.ndarray, np.ndarray]:
+def load_churn_scenario(
+    name: str, *, seed: int = 0, nodes: int | None = None
+) -> tuple[Instance, np.ndarray, np.ndarray]:
     """``(instance, online0, events)`` of a named churn scenario.
 
-    Raises :class:`DataError` when an input is not prepared and
-    :class:`ParameterError` when the trace has more nodes than the workload.
+    ``nodes`` replaces a cycle-driven scenario's number of nodes (a reduced run; the other
+    scenarios read their workload from their inputs and refuse it).  Raises
+    :class:`DataError` when an input is not prepared and :class:`ParameterError` when the
+    trace has more nodes than the workload.
+
+    Examples
+    --------
+    >>> inst, on, ev = load_churn_scenario("vitis-flash-crowd", seed=1, nodes=100)
+    >>> inst.n_nodes, int(on.sum()), float(ev["time_s"].max()) <= 160.0
+    (100, 50, True)
     """
     if name not in CHURN_SCENARIOS:
         raise ParameterError(
@@ -190,6 +247,15 @@ def load_churn_scenario(name: str, *, seed: int = 0) -> tuple[Instance, np.ndarr
             key="scenario",
         )
     sc = CHURN_SCENARIOS[name]
+    if sc.shape == "cycle":
+        if nodes is not None:
+            if int(nodes) < 2:
+                raise ParameterError(f"nodes must be >= 2, got {nodes}", key="nodes")
+            sc = dataclasses.replace(sc, nodes=int(nodes))
+        return _cycle_scenario(sc, seed)
+    if nodes is not None:
+        raise ParameterError(f"churn scenario {name} reads its nodes from its workload"
+                             f" ({sc.workload}); drop nodes", key="nodes")
     if sc.workload in SYNTHETIC_WORKLOADS:
         from hedgerow.workloads.powerlaw import powerlaw_instance
 
@@ -209,6 +275,24 @@ def load_churn_scenario(name: str, *, seed: int = 0) -> tuple[Instance, np.ndarr
     return inst, online0, events
 
 
+def _cycle_scenario(sc: ChurnScenario, seed: int) -> tuple[Instance, np.ndarray, np.ndarray]:
+    """A cycle-driven scenario's workload and control (times in cycles)."""
+    from hedgerow.workloads.correlated import correlated_instance
+
+    assert sc.nodes is not None and sc.cycles is not None
+    inst = correlated_instance(sc.nodes, correlation=sc.workload.split("-", 1)[1], seed=seed)
+    if sc.churn == "flash":
+        from hedgerow.scenarios.churn import flash_crowd
+
+        assert sc.lifetime is not None and sc.at is not None
+        online0, events = flash_crowd(sc.nodes, sc.lifetime, float(sc.cycles),
+                                      RngStreams(seed).stream("churn"), at=sc.at)
+        return inst, online0, events
+    online0, events = trace_churn(load_events(prepared_folder(sc.churn)), sc.nodes,
+                                  speedup=sc.speedup or 1.0, duration=float(sc.cycles))
+    return inst, online0, events
+
+
 @dataclass
 class EventsResult:
     """What :func:`run_events` returns: per-event ``rows``, a ``summary``, the final ``engine``."""
@@ -221,9 +305,9 @@ class EventsResult:
 
 def _observer_for(protocol: str, n_topics: int, hooks) -> InvariantObserver:
     cls = protocol_class(protocol)
-    repairs = bool(getattr(cls, "repairs_tco", False))
-    kind = getattr(cls, "repair_kind", None) if repairs else None
-    hooks = (*hooks, *getattr(cls, "invariant_hooks", ()))
+    repairs = bool(cls.repairs_tco)
+    kind = cls.repair_kind if repairs else None
+    hooks = (*hooks, *cls.invariant_hooks)
     return InvariantObserver(n_topics, expect_tco=repairs, repair=kind, hooks=tuple(hooks))
 
 
@@ -254,7 +338,7 @@ def run_events(
         Nodes online at the start, then :data:`~hedgerow.scenarios.traces.EVENT_DTYPE`
         events (e.g. from :func:`load_churn_scenario`).
     seed : int
-        The run's seed (protocol streams ``protocol:<name>``).
+        The run's seed (the protocol's streams: ``proto.streams(seed)``).
     params : dict, optional
         Protocol parameters.
     n_events : int, optional
@@ -279,35 +363,21 @@ def run_events(
         ``msg_<kind>``, the engine's own per-event figures, ``viol_<name>`` and
         ``violations``.
     """
-    names = protocol_names("maintained")
-    if protocol not in names:
-        raise ParameterError(
-            f"churn runs need a maintained protocol ({', '.join(names)}); got {protocol!r}",
-            key="protocol",
-        )
     if rejoin not in ("same", "redraw"):
         raise ParameterError(f"rejoin must be 'same' or 'redraw', got {rejoin!r}", key="rejoin")
     if not gap > 0 or not timeout > 0:
         raise ParameterError("gap and timeout must be positive")
-    online0 = np.asarray(online0, dtype=bool)
-    if online0.shape != (instance.n_nodes,):
-        raise ParameterError(
-            f"the churn's online mask has {online0.shape[0]} nodes, the workload"
-            f" {instance.n_nodes}", key="trace")
-    events = np.asarray(events, dtype=EVENT_DTYPE)
-    if len(events) and int(events["node"].max()) >= instance.n_nodes:
-        raise ParameterError(
-            f"the trace has node {int(events['node'].max())}, but the workload has"
-            f" {instance.n_nodes} nodes", key="trace")
+    setup = churn_protocol(protocol, instance, capability="maintained", seed=seed,
+                           params=params)
+    online0, events = churn_control(instance, online0, events)
     if n_events is not None:
         if int(n_events) < 1:
             raise ParameterError(f"events must be >= 1, got {n_events}", key="events")
         events = events[: int(n_events)]
-    proto = cast(MaintainedProtocol, get_protocol(protocol, **dict(params or {})))
-    proto._validate(instance)
     streams = RngStreams(seed)
     sim = Simulator(seconds_per_unit=timeout)
-    engine = proto.maintenance_engine(instance, streams.child(f"protocol:{protocol}"), sim=sim)
+    engine = cast(MaintainedProtocol, setup.proto).maintenance_engine(instance, setup.streams,
+                                                                      sim=sim)
     t0 = _time.perf_counter()
     engine.start(online0)
     engine.run_until(sim.to_units(gap))
@@ -376,7 +446,7 @@ def run_events(
     rep_cpu = np.array([r["repair_cpu_seconds"] for r in rows]) if rows else np.zeros(0)
     summary = {
         "protocol": protocol,
-        "params": proto.checked(),
+        "params": setup.values,
         "seed": int(seed),
         "nodes": instance.n_nodes,
         "events": len(rows),

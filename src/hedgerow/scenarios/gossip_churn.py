@@ -10,14 +10,13 @@ staying near 99%.  We have no Skype trace: the controls are the flash crowd of
 events of ``hedgerow ingest churn``).
 
 The driver is cycle-driven, as the gossip layer: one cycle is one second
-(``delta t`` of Algorithm 1).  A protocol takes part when it has
-``cycle_engine(instance, streams)`` returning an engine with ``n``,
-``online``, ``start(online0)``, ``join(nodes)``, ``leave(nodes)``,
-``cycle()``, ``link_topics()`` (the per-topic forwarding links now: the
-``"mesh"`` rule) and ``ring_correct()`` (RVR), or when its ``start(instance,
-streams, alive)`` returns a running network with ``alive``, ``join``,
-``leave``, ``cycle`` and ``relays()`` (Vitis: the relay paths of the current
-gateways, rebuilt at every sample as the gateways' periodic RequestRelay).
+(``delta t`` of Algorithm 1).  It runs any protocol of capability ``cycle``
+(:class:`~hedgerow.protocols.base.CycleProtocol`: Vitis, RVR) through the
+engine its ``cycle_engine(instance, streams)`` returns, a
+:class:`~hedgerow.protocols.engine_api.CycleEngine`, and through nothing
+else: ``link_topics()`` gives the per-topic forwarding links now (the
+``"mesh"`` rule; for Vitis the relay paths of the current gateways, rebuilt at
+every sample as the gateways' periodic RequestRelay).
 Every ``sample_every`` cycles the observer publishes one event per topic
 that has an online subscriber (from a uniform online subscriber) and
 measures, with :mod:`hedgerow.metrics.routing`, the hit ratio and delay
@@ -40,7 +39,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -49,54 +48,12 @@ from hedgerow.errors import ParameterError
 from hedgerow.metrics.routing import RoutingTally
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
-from hedgerow.protocols import get_protocol
-from hedgerow.scenarios.traces import EVENT_DTYPE, JOIN, LEAVE
+from hedgerow.protocols.base import CycleProtocol
+from hedgerow.protocols.engine_api import CycleEngine
+from hedgerow.scenarios.churn_setup import churn_control, churn_protocol
+from hedgerow.scenarios.traces import JOIN, LEAVE
 
 __all__ = ["run_gossip_churn", "sample_events"]
-
-
-class _RunAdapter:
-    """A Vitis-style running network seen as a cycle engine."""
-
-    def __init__(self, run: Any) -> None:
-        self.run = run
-        self.n = run.n
-
-    @property
-    def online(self) -> np.ndarray:
-        return self.run.alive
-
-    def join(self, nodes: np.ndarray) -> None:
-        self.run.join(nodes)
-
-    def leave(self, nodes: np.ndarray) -> None:
-        self.run.leave(nodes)
-
-    def cycle(self) -> None:
-        self.run.cycle()
-
-    def ring_correct(self) -> float:
-        from hedgerow.protocols.vitis import ring
-
-        return ring.ring_correct(self.run.view, self.run.ids, self.run.alive)
-
-    def link_topics(self) -> np.ndarray:
-        return self.run.relays()["link_topics"]
-
-
-def _engine(proto: Any, instance: Instance, seed: int, online0: np.ndarray) -> Any:
-    streams = proto.streams(seed)
-    if hasattr(proto, "cycle_engine"):
-        eng = proto.cycle_engine(instance, streams)
-        eng.start(online0)
-        return eng
-    run = proto.start(instance, streams, online0) if hasattr(proto, "start") else None
-    if run is None or not all(hasattr(run, k) for k in ("join", "leave", "cycle", "relays")):
-        raise ParameterError(
-            f"{proto.name} has no cycle engine; gossip churn runs take: rvr, vitis",
-            key="protocol",
-        )
-    return _RunAdapter(run)
 
 
 def sample_events(
@@ -148,7 +105,7 @@ def run_gossip_churn(
     Parameters
     ----------
     protocol : str
-        A registered protocol with a cycle engine (``rvr``, ``vitis``).
+        A protocol of capability ``cycle`` (``rvr``, ``vitis``); its parameters in ``params``.
     instance : Instance
         Subscriptions (kept by rejoining nodes, section IV-F changes none).
     online0, events : numpy.ndarray
@@ -167,16 +124,13 @@ def run_gossip_churn(
         ``hit_ratio``, ``overhead``, ``overhead_copies``, ``delay_hops``, ``delay_hops_max``,
         ``events``.
     """
-    proto = get_protocol(protocol, **dict(params or {}))
-    if not (hasattr(proto, "cycle_engine") or hasattr(proto, "start")):
-        raise ParameterError(
-            f"{protocol} has no cycle engine; gossip churn runs take: rvr, vitis",
-            key="protocol",
-        )
     if duration < 1 or sample_every < 1 or grace < 0:
-        raise ParameterError("duration and sample_every must be >= 1 cycle, grace >= 0")
-    ev = np.asarray(events, dtype=EVENT_DTYPE)
-    eng = _engine(proto, instance, seed, np.asarray(online0, bool))
+        raise ParameterError("duration and sample_every must be >= 1 cycle, grace >= 0",
+                             key="duration")
+    setup = churn_protocol(protocol, instance, capability="cycle", seed=seed, params=params)
+    online0, ev = churn_control(instance, online0, events)
+    eng: CycleEngine = cast(CycleProtocol, setup.proto).cycle_engine(instance, setup.streams)
+    eng.start(online0)
     joined = np.where(np.asarray(online0, bool), 0, np.iinfo(np.int64).max).astype(np.int64)
     rng = RngStreams(seed).stream("messages")
     masks = instance.masks

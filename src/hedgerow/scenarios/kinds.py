@@ -17,6 +17,7 @@ kind              protocols    rows
 ``build``         any          one: the build record's metrics
 ``run``           any          one per epoch; the last also has the structure
 ``churn``         maintained   one per snapshot; with ``churn.scenario`` one per event
+                  cycle        one per sample of a named cycle scenario (``vitis-flash-crowd``)
 ``optimum``       goldfish     one: Goldfish V-B Fig. 2's flags for one graph
 ================  ===========  ==============================================
 """
@@ -28,25 +29,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from hedgerow.errors import ParameterError
-from hedgerow.model.instance import Instance
 from hedgerow.protocols import get_protocol, protocol_class
 from hedgerow.scenarios.run import check_run, simulate, structure
 from hedgerow.scenarios.static import build_record
-from hedgerow.scenarios.world import instance_fingerprint
-from hedgerow.workloads import make_instance
-from hedgerow.world_settings import WORLD_SETTINGS, settings_in
+from hedgerow.world_settings import settings_in
 
 __all__ = ["KINDS", "Kind"]
 
 #: ``scenario.run`` keys that override the named scenario: the ``run`` section of the
 #: world settings (``latency`` is read from ``scenario.latency``)
 RUN_SETTINGS = tuple(k for k in settings_in("run") if k != "latency")
-
-
-def _churn_opt(opts: Mapping[str, Any], key: str) -> Any:
-    """A ``scenario.churn`` value, or its declared default (:data:`WORLD_SETTINGS`)."""
-    value = opts.get(key)
-    return WORLD_SETTINGS[key].default if value is None else value
 
 
 @dataclass(frozen=True)
@@ -65,17 +57,6 @@ def _params(scen: Mapping[str, Any]) -> dict[str, Any]:
 
 def _seed(scen: Mapping[str, Any]) -> int:
     return int(scen.get("seed", 0))
-
-
-def _workload(scen: Mapping[str, Any]) -> Instance:
-    wl = scen["workload"]
-    return make_instance(
-        nodes=wl["nodes"],
-        topics=wl["topics"],
-        subs=wl["subs"],
-        popularity=wl["popularity"],
-        seed=_seed(scen),
-    )
 
 
 # --------------------------------------------------------------------------- build
@@ -147,57 +128,22 @@ def _run_epochs(scen: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 # --------------------------------------------------------------------------- churn
 def _check_churn(scen: Mapping[str, Any]) -> None:
-    _check_protocol(scen, "maintained")
-    if float(_params(scen).get("membership", 1.0)) != 1.0:
+    """The protocol runs under churn (maintained or cycle); its parameters are valid."""
+    from hedgerow.scenarios.churn_drivers import churn_shape
+
+    shape = churn_shape(scen["protocol"])
+    _check_protocol(scen, shape)
+    if shape == "maintained" and float(_params(scen).get("membership", 1.0)) != 1.0:
         raise ParameterError("churn runs use full membership (section 3.8)", key="membership")
 
 
-def _run_events(scen: Mapping[str, Any], opts: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """``churn.scenario``: a named churn scenario, one row per event (OMen's churn rounds)."""
-    from hedgerow.scenarios.events import load_churn_scenario, run_events
-
-    inst, online0, events = load_churn_scenario(opts["scenario"], seed=_seed(scen))
-    res = run_events(
-        scen["protocol"], inst, online0, events, seed=_seed(scen), params=_params(scen),
-        n_events=opts.get("events"), timeout=float(_churn_opt(opts, "timeout")),
-    )
-    fp = instance_fingerprint(inst, seed=_seed(scen))
-    out = []
-    for row in res.rows:
-        r = {"epoch": int(row["event"]), **row, "world": fp}
-        r["start_max_degree"] = res.summary["start_max_degree"]
-        r["start_avg_degree"] = res.summary["start_avg_degree"]
-        out.append(r)
-    return out
-
-
 def _run_churn(scen: Mapping[str, Any]) -> list[dict[str, Any]]:
-    from hedgerow.scenarios.churn import run_churn
+    """One row per snapshot, event or sample: the driver of the protocol's capability."""
+    from hedgerow.scenarios.churn_drivers import ChurnRequest, run_churn_request
 
-    opts = dict(scen["churn"])
-    if opts.get("scenario"):
-        return _run_events(scen, opts)
-    inst = _workload(scen)
-    res = run_churn(
-        scen["protocol"],
-        inst,
-        lifetime=float(opts["lifetime"]),
-        duration=float(_churn_opt(opts, "duration")),
-        snapshot_every=float(_churn_opt(opts, "snapshot_every")),
-        off_ratio=float(_churn_opt(opts, "off_ratio")),
-        timeout=float(_churn_opt(opts, "timeout")),
-        seed=_seed(scen),
-        params=_params(scen),
-        diameter=bool(scen.get("diameter", True)),
-    )
-    fp = instance_fingerprint(inst, seed=_seed(scen))
-    rows = []
-    for i, row in enumerate(res.rows):
-        out = {"epoch": i, **row, "world": fp}
-        for k in ("join_seconds_median", "join_seconds_p99", "connected_snapshots"):
-            out[k] = res.summary[k]
-        rows.append(out)
-    return rows
+    out = run_churn_request(scen["protocol"], ChurnRequest.from_spec(scen), seed=_seed(scen),
+                            params=_params(scen))
+    return out.rows
 
 
 # --------------------------------------------------------------------------- optimum
@@ -229,7 +175,9 @@ KINDS: dict[str, Kind] = {
     for k in (
         Kind("build", None, _check_build, _run_build),
         Kind("run", None, _check_run, _run_epochs),
-        Kind("churn", "maintained", _check_churn, _run_churn),
+        # maintained or cycle: the churn driver is chosen by the protocol's capability
+        # (hedgerow.scenarios.churn_drivers.CHURN_DRIVERS)
+        Kind("churn", None, _check_churn, _run_churn),
         Kind("optimum", None, _check_optimum, _run_optimum),
     )
 }

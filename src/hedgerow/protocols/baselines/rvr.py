@@ -71,7 +71,7 @@ from hedgerow.model.outlinks import out_overlay
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.params import Choice, Int
-from hedgerow.protocols.base import StaticProtocol
+from hedgerow.protocols.base import CycleProtocol, StaticProtocol
 from hedgerow.protocols.vitis import ring
 
 __all__ = ["RVR", "RVREngine", "rendezvous_trees"]
@@ -148,7 +148,7 @@ def _oriented(edges: np.ndarray, view: np.ndarray) -> np.ndarray:
 
 
 class RVREngine:
-    """RVR kept cycle by cycle under churn (the engine of :mod:`hedgerow.scenarios.gossip_churn`).
+    """RVR kept cycle by cycle under churn: its :class:`~hedgerow.protocols.engine_api.CycleEngine`.
 
     Each cycle runs the peer sampling and one T-Man cycle over the online
     nodes; a node that leaves forgets its state, its entries drop out of the
@@ -215,6 +215,14 @@ class RVREngine:
         """Share of online nodes holding their true live successor and predecessor."""
         return ring.ring_correct(self.view, self.ids, self.online)
 
+    def overlay(self) -> Overlay:
+        """The routing tables as a directed overlay (links between online nodes)."""
+        p, j = np.nonzero(self.view >= 0)
+        q = self.view[p, j].astype(np.int64)
+        ok = self.online[p] & self.online[q] & (p != q)
+        edges = np.unique(np.column_stack([p[ok], q[ok]]), axis=0)
+        return Overlay.from_edges(self.n, edges, directed=True)
+
     def link_topics(self) -> np.ndarray:
         """Every online subscriber's join routed now: the trees' ``(u, v, topic)`` links."""
         indptr, nbrs = ring.link_csr(self.view, self.online)
@@ -223,7 +231,7 @@ class RVREngine:
         return _oriented(edges, self.view)
 
 
-class RVR(StaticProtocol):
+class RVR(StaticProtocol, CycleProtocol):
     """RVR: Scribe-like trees by rendezvous routing on a gossip-built ring + small world.
 
     Forwards along each topic's tree (``"mesh"``); ``link_topics_`` holds

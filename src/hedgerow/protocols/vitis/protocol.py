@@ -71,6 +71,7 @@ Relay forwarding (``relay_links``, default ``"induced"``)
     §III-C's rule (forward to every neighbour that subscribes to or relays the
     topic); ``"paths"`` keeps only cluster links and the links of the lookup
     paths (Figure 3's picture).  Both reach the same nodes on a connected tree.
+
 Ties among friends of equal utility are broken by a seeded random key.
 
 Examples
@@ -98,7 +99,7 @@ from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.params import Bool, Choice, Int
-from hedgerow.protocols.base import StaticProtocol
+from hedgerow.protocols.base import CycleProtocol, StaticProtocol
 from hedgerow.protocols.vitis.kernels import gateway_round, relay_paths, vitis_select
 from hedgerow.protocols.vitis.ring import (
     KIND_EMPTY,
@@ -182,9 +183,12 @@ def _orient(view, links):  # pragma: no cover - compiled
 class VitisRun:
     """The state of one Vitis network and its cycle (Algorithms 1-7), arrays only.
 
-    Built by :meth:`Vitis.start`; :meth:`cycle` runs one gossip period for
-    every online node, :meth:`join` / :meth:`leave` change who is online,
-    :meth:`relays` builds the relay paths of the current gateways.
+    Vitis's :class:`~hedgerow.protocols.engine_api.CycleEngine`, built by
+    :meth:`Vitis.cycle_engine` (not started: :meth:`start` sets who is online)
+    or started at once with ``alive`` (every node by default; ``start=False``
+    leaves it unstarted); :meth:`cycle` runs one gossip period for every online
+    node, :meth:`join` / :meth:`leave` change who is online, :meth:`relays`
+    builds the relay paths of the current gateways.
 
     Attributes
     ----------
@@ -202,7 +206,8 @@ class VitisRun:
     """
 
     def __init__(self, proto_values: dict[str, Any], instance: Instance,
-                 streams: RngStreams, alive: np.ndarray | None = None) -> None:
+                 streams: RngStreams, alive: np.ndarray | None = None, *,
+                 start: bool = True) -> None:
         v = proto_values
         self.v = v
         self.instance = instance
@@ -215,14 +220,13 @@ class VitisRun:
         self._rng_sample = streams.stream("gossip:sample")
         self._rng_tman = streams.stream("gossip:exchange")
         self._rng_join = streams.stream("vitis:join")
-        self.alive = np.ones(n, bool) if alive is None else np.asarray(alive, bool).copy()
+        self.alive = np.zeros(n, bool)
         self.targets = harmonic_targets(self.ids, v["k"] - 2, self._rng_sw, n_estimate=n,
                                         direction=v["sw_direction"])
         self.rates = (np.ones(instance.n_topics) if instance.topic_rates is None
                       else np.asarray(instance.topic_rates, np.float64))
         self.kind = np.full((n, v["rt"]), KIND_EMPTY, np.int8)
         self.sampling = PeerSampling(n, v["cache"], kind=v["sampler"])
-        self.sampling.bootstrap(self.alive, self._rng_sample)
         select = vitis_select(self.ids, self.targets, self.kind, instance.sub_indptr,
                               instance.sub_topics, self.rates, streams.stream("vitis:ties"))
         partner = (ring_partner(self.ids, v["psi"]) if v["partner"] == "ranked"
@@ -230,7 +234,7 @@ class VitisRun:
         self.tman = TMan(v["rt"], select, partner=partner, include_self=v["include_self"])
         self.view = self.tman.empty_view(n)
         #: cycle at which each offline node went silent (ageing of its descriptors)
-        self.left_at = np.where(self.alive, np.iinfo(np.int64).max // 2, 0).astype(np.int64)
+        self.left_at = np.zeros(n, np.int64)
         nnz = len(instance.sub_topics)
         owner = np.repeat(np.arange(n, dtype=np.int32), instance.n_subs)
         self._owner = owner
@@ -243,6 +247,20 @@ class VitisRun:
         self.seconds = {"sampling": 0.0, "tman": 0.0, "profile": 0.0}
         self.ring_curve: list[float] = []
         self.gateway_curve: list[int] = []
+        if start:
+            self.start(np.ones(n, bool) if alive is None else alive)
+
+    def start(self, online0: np.ndarray) -> None:
+        """The nodes of ``online0`` come online with bootstrap samples (no cycle run yet)."""
+        self.alive[:] = np.asarray(online0, bool)
+        self.sampling.bootstrap(self.alive, self._rng_sample)
+        self.left_at[:] = np.where(self.alive, np.iinfo(np.int64).max // 2, 0)
+
+    @property
+    def online(self) -> np.ndarray:
+        """The online nodes (:attr:`alive`; the :class:`~hedgerow.protocols.engine_api.CycleEngine`
+        name)."""
+        return self.alive
 
     # ------------------------------------------------------------- the cycle
     def links(self) -> tuple[np.ndarray, np.ndarray]:
@@ -311,7 +329,16 @@ class VitisRun:
         self.left_at[nodes] = self.cycles
         self.sampling.alive = self.alive
 
+    def ring_correct(self) -> float:
+        """Share of online nodes holding their true live successor and predecessor."""
+        return ring_correct(self.view, self.ids, self.alive)
+
     # ------------------------------------------------------------- relays
+    def link_topics(self) -> np.ndarray:
+        """The forwarding links of the current gateways' relay paths (:meth:`relays`), rebuilt
+        now as the gateways' periodic RequestRelay."""
+        return self.relays()["link_topics"]
+
     def relays(self) -> dict[str, Any]:
         """Relay paths of the current gateways (RequestRelay), and the forwarding labels."""
         inst = self.instance
@@ -349,7 +376,7 @@ class VitisRun:
         return Overlay.from_edges(self.n, edges, directed=True)
 
 
-class Vitis(StaticProtocol):
+class Vitis(StaticProtocol, CycleProtocol):
     """Vitis (IPDPS 2011): ring + small-world + friends by eq. (1), gateways, relay paths.
 
     After :meth:`build`: ``run_`` (the :class:`VitisRun`), ``link_topics_``,
@@ -403,10 +430,9 @@ class Vitis(StaticProtocol):
         """Out-degree bound: the routing-table size (in-degree is not bounded)."""
         return self.checked()["rt"]
 
-    def start(self, instance: Instance, streams: RngStreams,
-              alive: np.ndarray | None = None) -> VitisRun:
-        """A fresh network state (no cycle run yet)."""
-        return VitisRun(self._validate(instance), instance, streams, alive)
+    def cycle_engine(self, instance: Instance, streams: RngStreams) -> VitisRun:
+        """A fresh network state, not started (:meth:`VitisRun.start`), no cycle run yet."""
+        return VitisRun(self._validate(instance), instance, streams, start=False)
 
     def _build(self, instance: Instance, streams: RngStreams, *, progress: Any
                ) -> tuple[Overlay, dict[str, Any]]:
