@@ -8,6 +8,7 @@ import functools
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -62,7 +63,7 @@ def parse_value(text: str):
     return value if isinstance(value, (int, float, bool, str)) else text
 
 
-def parse_params(items: tuple[str, ...]) -> dict[str, object]:
+def parse_params(items: tuple[str, ...]) -> dict[str, Any]:
     """``("kg=3", "adaptive=true")`` -> ``{"kg": 3, "adaptive": True}``.
 
     Items without ``=`` raise a usage error.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
@@ -28,10 +29,10 @@ def list_cmd(as_json: bool) -> None:
 
     from hedgerow.data import DATASETS, verify
 
-    status = {}
+    status: dict[str, list[Any]] = {}
     for s in verify():
         status.setdefault(s.dataset, []).append(s)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, ds in sorted(DATASETS.items()):
         st = status[name]
         states = {s.status for s in st}

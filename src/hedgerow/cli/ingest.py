@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -34,7 +35,7 @@ _verbose = click.option(
 )
 _force = click.option("--force", is_flag=True, help="Replace a non-empty --out folder.")
 _seed = click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
-_infile = {"type": click.Path(dir_okay=False), "default": None}
+_infile: dict[str, Any] = {"type": click.Path(dir_okay=False), "default": None}
 
 
 def _report(meta: dict, out: str) -> None:

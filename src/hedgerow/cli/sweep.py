@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -252,7 +253,7 @@ def report_cmd(
         except ValueError:
             raise HedgerowError(f"--epochs {epochs!r}: expected integers like 0,-1") from None
     warn = _warner()
-    kw = {"by": by_list, "metrics": list(metrics) or None, "epochs": epoch_list}
+    kw: dict[str, Any] = {"by": by_list, "metrics": list(metrics) or None, "epochs": epoch_list}
     check_options(out, experiment, warn=warn, **kw)
     spark = None
     if choose_engine(out, master, engine) == "spark":

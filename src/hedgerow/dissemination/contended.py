@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -59,7 +60,7 @@ from hedgerow.dissemination.engine import (
     _per_entry,
     disseminate,
 )
-from hedgerow.dissemination.mesh import as_entry_topics, disseminate_mesh
+from hedgerow.dissemination.mesh import EntryTopics, as_entry_topics, disseminate_mesh
 from hedgerow.errors import ParameterError
 
 __all__ = [
@@ -154,7 +155,7 @@ class Network:
 
     @classmethod
     def uniform(
-        cls, n: int, upload: float = np.inf, download: float = np.inf, **kw: object
+        cls, n: int, upload: float = np.inf, download: float = np.inf, **kw: Any
     ) -> Network:
         """Every node with the same upload and download bandwidth (Mbit/s)."""
         return cls(np.full(int(n), float(upload)), np.full(int(n), float(download)), **kw)
@@ -165,7 +166,7 @@ class Network:
         n: int,
         classes: Mapping[str, tuple[float, float, float]],
         rng: np.random.Generator,
-        **kw: object,
+        **kw: Any,
     ) -> Network:
         """Nodes drawn into bandwidth classes ``{name: (share, upload, download)}``.
 
@@ -453,7 +454,8 @@ def disseminate_contended(
     if uncontended and not force_contended and not published.any():
         if policy == "mesh":
             d = disseminate_mesh(
-                ip, ix, edge_delay, proc_delay, masks, batch, labels, record_edges=record_edges
+                ip, ix, edge_delay, proc_delay, masks, batch,
+                cast("EntryTopics | ArrayLike", labels), record_edges=record_edges,
             )
         else:
             d = disseminate(
@@ -484,7 +486,7 @@ def disseminate_contended(
             f"{C.MAX_IDS} nodes or CSR entries per batch"
         )
     if policy == "mesh":
-        lab = as_entry_topics(labels, nnz)
+        lab = as_entry_topics(cast("EntryTopics | ArrayLike", labels), nnz)
         lab_ptr, lab_topics = lab.indptr, lab.topics
         code = C.POLICY_MESH
     else:

@@ -181,7 +181,8 @@ def _check_world_settings(cls: type[BaseModel], values: Any) -> Any:
         return values
     out = dict(values)
     for name, value in values.items():
-        if name in cls.model_fields and name in cls._settings and value is not None:
+        # _settings: set on the models _section_model creates
+        if name in cls.model_fields and name in cls._settings and value is not None:  # type: ignore[attr-defined]
             try:
                 out[name] = check_setting(name, value)
             except HedgerowError as e:
@@ -201,10 +202,11 @@ def _section_model(
 
     names = [k for k in settings_in(section) if k != "latency"]
     fields = {**explicit, **{k: _setting_field(k) for k in names}}
-    validators = {"_world": model_validator(mode="before")(classmethod(_check_world_settings))}
-    model = create_model(model_name, __base__=_Strict, __doc__=doc, __validators__=validators,
+    # pydantic's stubs type neither a classmethod validator nor create_model's __validators__
+    validators = {"_world": model_validator(mode="before")(classmethod(_check_world_settings))}  # type: ignore[arg-type]
+    model = create_model(model_name, __base__=_Strict, __doc__=doc, __validators__=validators,  # type: ignore[arg-type]
                          **fields)
-    model._settings = frozenset(names)
+    model._settings = frozenset(names)  # type: ignore[attr-defined]  # read by the validator
     return model
 
 
@@ -234,7 +236,7 @@ RunOptions = _section_model(
 )
 
 
-def _one_source(self: BaseModel) -> BaseModel:
+def _one_source(self: Any) -> Any:  # a ChurnOptions (created at import: its fields are dynamic)
     if (self.lifetime is None) == (self.scenario is None):
         raise ValueError("give exactly one of lifetime (synthetic churn) and scenario")
     if self.scenario is not None:
@@ -271,7 +273,7 @@ ChurnOptions = _section_model(
 )
 ChurnOptions = create_model(
     "ChurnOptions", __base__=ChurnOptions, __doc__=ChurnOptions.__doc__,
-    __validators__={"_one_source": model_validator(mode="after")(_one_source)},
+    __validators__={"_one_source": model_validator(mode="after")(_one_source)},  # type: ignore[dict-item]
 )
 
 
@@ -336,8 +338,9 @@ class ScenarioSpec(_Strict):
     )
     seed: int = Field(0, ge=0, description="seed of the run")
     diameter: bool = Field(True, description="compute topic diameters (kind build)")
-    run: RunOptions | None = Field(None, description="epoch scenario options (kind run)")
-    churn: ChurnOptions | None = Field(None, description="churn options (kind churn)")
+    # dynamically created pydantic models: valid types at run time, variables to the checker
+    run: RunOptions | None = Field(None, description="epoch scenario options (kind run)")  # type: ignore[valid-type]
+    churn: ChurnOptions | None = Field(None, description="churn options (kind churn)")  # type: ignore[valid-type]
 
     @field_validator("params")
     @classmethod

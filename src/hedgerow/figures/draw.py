@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -62,7 +62,7 @@ def make_overlay(
     every node of the world online and the overlay is drawn once its start has settled.
     """
     from hedgerow.protocols import get_protocol
-    from hedgerow.protocols.base import capabilities
+    from hedgerow.protocols.base import MaintainedProtocol, capabilities
 
     caps = capabilities(protocol_class(protocol))
     if "static" in caps or "adaptive" in caps:
@@ -75,7 +75,7 @@ def make_overlay(
 
     world = make_world(scenario, seed=seed, **{k: v for k, v in settings.items()
                                                if k == "nodes"})
-    proto = get_protocol(protocol, **dict(params or {}))
+    proto = cast(MaintainedProtocol, get_protocol(protocol, **dict(params or {})))
     proto.check_params()
     engine = proto.maintenance_engine(
         world.instance, proto.streams(seed), sim=Simulator()
@@ -268,7 +268,7 @@ def write_graphml(
     delays = (np.asarray(world.latency.delay(e[:, 0], e[:, 1]), dtype=float) if len(e)
               else np.zeros(0))
     for (u, v), d in zip(e, delays, strict=True):
-        attrs: dict[str, Any] = {"latency_ms": float(d)}
+        attrs = {"latency_ms": float(d)}
         if comp is not None:
             attrs["in_topic"] = bool(comp[u] >= 0 and comp[v] >= 0)
         g.add_edge(int(u), int(v), **attrs)

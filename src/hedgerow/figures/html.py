@@ -23,11 +23,11 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
-from hedgerow.figures.papers import Paper, Results
+from hedgerow.figures.papers import Paper, Results, ScoreRun
 from hedgerow.figures.render import draw_figure, figure_table
 
 __all__ = ["index_page", "paper_report", "table_page"]
@@ -246,10 +246,11 @@ def paper_report(
         else:
             figures[fig.id] = None
             img = "<p class=notrun>no data for this figure in the results</p>"
+        run = cast(ScoreRun, fig.score_run)  # set on every "scores" figure
         values, w, o = _value_rows(fig, table) if fig.kind != "scores" else (
             "<p>Per-node scores of an in-process run "
-            f"({_e(fig.score_run.protocol)} on {_e(fig.score_run.scenario)}, seed "
-            f"{fig.score_run.seed}); the paper states no numbers for this figure.</p>", 0, 0)
+            f"({_e(run.protocol)} on {_e(run.scenario)}, seed "
+            f"{run.seed}); the paper states no numbers for this figure.</p>", 0, 0)
         n_within += w
         n_outside += o
         checks, m = _checks(fig, results)

@@ -13,6 +13,7 @@ import math
 
 import pandas as pd
 
+from hedgerow.errors import ParameterError
 from hedgerow.experiment.reference import REFERENCES, Reference
 from hedgerow.figures.papers import FigureSpec, Results
 from hedgerow.figures.tidy import last_epochs, summarise
@@ -104,6 +105,8 @@ def draw_figure(fig: FigureSpec, results: Results, table: pd.DataFrame | None = 
     if table.empty:
         return None
     if fig.kind == "lines":
+        if fig.x is None:
+            raise ParameterError(f"figure {fig.id}: a lines figure needs x", key="x")
         return plots.lines(table, x=fig.x, panels=fig.panels, series=fig.series,
                            xlabel=fig.xlabel, title=title, logy=fig.logy, group=fig.group,
                            logx=fig.logx)

@@ -83,8 +83,8 @@ def replay_data(
     frames, world = [], None
     for p in paths:
         df, meta = read_trace(p)
-        w = {k: meta.get(k) for k in ("world", "scenario", "seed", "n_nodes", "coords",
-                                      "positions")}
+        w: dict[str, Any] = {k: meta.get(k) for k in ("world", "scenario", "seed", "n_nodes",
+                                                      "coords", "positions")}
         if world is None:
             world, subs = w, dict(meta.get("subscribers", {}))
         elif w["world"] != world["world"]:
@@ -112,7 +112,8 @@ def replay_data(
                              key="traces")
     chosen = sorted(common)[:max_messages]
     n = int(world["n_nodes"])
-    panels, seen = [], {}
+    panels: list[dict[str, Any]] = []
+    seen: dict[int, set[tuple[int, int, int]]] = {}
     for proto, part, desc in parts:
         counts = np.bincount(part["receiver"].to_numpy(), minlength=n)
         dups = np.bincount(part.loc[~part["first"], "receiver"].to_numpy(), minlength=n)

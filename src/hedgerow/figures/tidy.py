@@ -356,6 +356,7 @@ def summarise(
     stats = group_stats(ok, by, metrics, per_run_first=per_run_first) if metrics else None
     records = []
     for i, m in enumerate(metrics):
+        assert stats is not None  # metrics is not empty
         for row in stats.itertuples(index=False):
             r = dict(zip(stats.columns, row, strict=True))
             n = int(r[f"n{i}"])

@@ -51,7 +51,7 @@ def topic_components(
     mask = np.asarray(measured, dtype=np.bool_)
     if mask.shape != (instance.n_nodes,):
         raise ValueError(f"measured must be a bool mask of {instance.n_nodes} nodes")
-    return measured_component_counts(*args, mask)
+    return measured_component_counts(*args, mask)  # type: ignore[call-arg]  # numba dispatcher
 
 
 def partitioned_topics(overlay: Overlay, instance: Instance) -> int:

@@ -25,7 +25,7 @@ def degree_ci95(degrees: np.ndarray) -> tuple[float, float]:
     return float(d.mean() - half), float(d.mean() + half)
 
 
-def degree_stats(overlay: Overlay) -> dict[str, float]:
+def degree_stats(overlay: Overlay) -> dict[str, float | list[float]]:
     """Average, maximum, minimum, 95% CI of the mean and 2.5/97.5 percentiles.
 
     Examples

@@ -156,10 +156,10 @@ def delay_percentiles(
     [25.0]
     """
     got = _wanted(publisher, topic, interest, receivers) & np.isfinite(arrival)
-    q = np.asarray(q, dtype=np.float64)
+    qs = np.asarray(q, dtype=np.float64)
     if not got.any():
-        return np.full(q.shape, np.nan)
-    return np.percentile(arrival[got], q)
+        return np.full(qs.shape, np.nan)
+    return np.percentile(arrival[got], qs)
 
 
 def relay_share(copies: np.ndarray, relay_copies: np.ndarray) -> float:

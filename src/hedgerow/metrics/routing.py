@@ -157,8 +157,8 @@ class RoutingTally:
     weight_sum: float = 0.0
     events: int = 0
     has_copies: bool = True
-    node_recv: np.ndarray = field(default=None)  # type: ignore[assignment]
-    node_relay: np.ndarray = field(default=None)  # type: ignore[assignment]
+    node_recv: np.ndarray = field(default=None)  # type: ignore[arg-type]  # set in __post_init__
+    node_relay: np.ndarray = field(default=None)  # type: ignore[arg-type]  # set in __post_init__
 
     def __post_init__(self) -> None:
         if self.node_recv is None:

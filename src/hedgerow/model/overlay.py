@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -58,7 +58,7 @@ class Overlay:
             self._adj[v].add(u)
         self._csr = None
 
-    def add_edges(self, edges: Iterable[tuple[int, int]]) -> None:
+    def add_edges(self, edges: Iterable[Sequence[int]]) -> None:
         """Add many links."""
         for u, v in edges:
             self.add_edge(int(u), int(v))

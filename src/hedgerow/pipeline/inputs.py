@@ -10,7 +10,7 @@ leaves the existing ones untouched (an output folder is complete once its
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -54,7 +54,7 @@ def inputs_of(scenario: Mapping[str, Any]) -> list[str]:
             if social is None and part is scenario.get("run"):
                 from hedgerow.scenarios.world import SCENARIOS
 
-                named = SCENARIOS.get(str(part.get("name")))
+                named = SCENARIOS.get(str(scenario["run"].get("name")))  # part itself
                 social = None if named is None else named.social  # the scenario's default
             if is_social_input(social):
                 found.append(social)
@@ -75,8 +75,8 @@ def ensure_inputs(names, *, master: str | None = None, log=None,
         from hedgerow.pipeline.ingest.churn import ingest_churn
         from hedgerow.pipeline.ingest.follower_graph import ingest_follower_graph
         from hedgerow.pipeline.ingest.social import ingest_social
-        jobs = {"social": ingest_social, "follower-graph": ingest_follower_graph,
-                "churn": ingest_churn}
+        jobs: dict[str, Callable[..., Any]] = {
+            "social": ingest_social, "follower-graph": ingest_follower_graph, "churn": ingest_churn}
         with _session(spark, master) as spark:
             for n in todo:
                 job, args = INPUTS[n]

@@ -101,7 +101,8 @@ def _prepare_worker(env: Mapping[str, str]) -> None:
     threads = int(os.environ.get("HEDGEROW_TASK_THREADS", "1"))
     import numba
 
-    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+    # numba.config sets its options at import time: the stubs do not declare them
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
 
 
 def _json_default(value: Any) -> Any:

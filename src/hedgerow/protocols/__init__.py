@@ -165,8 +165,9 @@ def _load_plugin(ep: importlib.metadata.EntryPoint) -> type[OverlayProtocol]:
             f"{ep.value} declares no capability (derive from the class of one of"
             f" {', '.join(CAPABILITIES)} in hedgerow.protocols.base)"
         )
-    if getattr(obj, "__abstractmethods__", None):
-        missing = ", ".join(sorted(obj.__abstractmethods__))
+    abstract = getattr(obj, "__abstractmethods__", None)
+    if abstract:
+        missing = ", ".join(sorted(abstract))
         raise ValueError(f"{ep.value} is abstract (does not implement {missing})")
     if obj.name != ep.name:
         raise ValueError(

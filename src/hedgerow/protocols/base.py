@@ -272,6 +272,8 @@ class AdaptiveProtocol(OverlayProtocol, ABC):
 
     directed: ClassVar[bool] = True
     forwarding: ClassVar[str] = "ttl"
+    #: the last epoch's out-link table, set by the scenario's epoch loop
+    out_: np.ndarray
 
     @abstractmethod
     def out_degree(self) -> int:

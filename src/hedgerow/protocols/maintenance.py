@@ -807,6 +807,7 @@ class Maintenance:
         the receiver drops any request it still had pending with it.
         """
         self.lost_messages += 1
+        assert self.online is not None, "messages are lost only under churn"
         if not self.online[dst]:
             if self.online[src] and kind not in (LEAVE, HEARTBEAT):
                 self.sim.schedule(self._latency(dst, src), self._suspect, ti, src, dst)
@@ -815,6 +816,7 @@ class Maintenance:
 
     def _suspect(self, ti: int, p: int, q: int) -> None:
         """FAILUREDETECTIONSUSPECT (Figure 4, lines 29-30): ``q`` is gone."""
+        assert self.online is not None, "suspicions arise only under churn"
         if not self.online[p] or self.online[q]:
             return
         task = self.tasks[ti]

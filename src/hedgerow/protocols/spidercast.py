@@ -45,7 +45,7 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -128,7 +128,8 @@ class SpiderCast(StaticProtocol, MaintainedProtocol):
         kr_max = 3 if adaptive else kr
         subs = instance.n_subs.astype(np.int64)
         bound = (kg * subs + margin) if kg > 0 else 0
-        return bound + (kr_max * subs + margin if (kr_max > 0 or adaptive) else 0)
+        # an array: _check refuses kg = kr = 0 without adaptive
+        return cast(np.ndarray, bound + (kr_max * subs + margin if (kr_max > 0 or adaptive) else 0))
 
     def maintenance_engine(
         self, instance: Instance, streams: RngStreams, *, sim: Simulator | None = None

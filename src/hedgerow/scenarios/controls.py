@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -255,12 +255,14 @@ class OnlineChurn(EpochControl):
         self.link_rng = RngStreams(run.world.seed).stream("churn:links")
 
     def before(self, run: EpochRun, ep: Epoch) -> None:
+        assert self.schedule is not None, "a churn control in a world without churn"
+        proto = cast(AdaptiveProtocol, run.proto)  # churn controls run adaptive protocols only
         online = self.schedule[ep.number]
         out, drops = drop_dead(ep.out, online)
-        ep.out, dials = refill(out, online, run.proto.incoming_limit(), self.link_rng)
+        ep.out, dials = refill(out, online, proto.incoming_limit(), self.link_rng)
         ep.online = online
         ep.notes["drops"], ep.notes["dials"] = drops, dials
-        run.proto.set_online(online)
+        proto.set_online(online)
         ep.selecting = ep.selecting & online
 
 
@@ -287,6 +289,7 @@ class OnlineTraffic(EpochControl):
 
     def before(self, run: EpochRun, ep: Epoch) -> None:
         w = run.world
+        assert ep.online is not None and w.publisher_probs is not None, "the churn control ran"
         probs = np.where(ep.online, w.publisher_probs, 0.0)
         ep.publisher = draw_publishers(probs / probs.sum(), w.scenario.messages, self.rng)
         ep.topic = np.zeros(len(ep.publisher), dtype=np.int64)

@@ -334,7 +334,8 @@ def _run_epoch(
 
 
 def _start(run: EpochRun, controls: list[EpochControl], observers: list[EpochObserver]) -> None:
-    for part in (*controls, *observers):
+    parts: list[EpochControl | EpochObserver] = [*controls, *observers]
+    for part in parts:
         part.start(run)
 
 
@@ -415,6 +416,7 @@ def _run_static(
         # a static overlay never re-selects: every link is an exploitation link
         if ep.publisher is None:
             return  # nothing to send: the observers route their own events
+        assert ep.topic is not None, "a traffic control sets publisher and topic together"
         ep.labels = labels
         ep.rec = _disseminate(world, indptr, indices, ep.publisher, ep.topic, policy,
                               record_edges=False, labels=labels, silent=ep.silent,
@@ -483,6 +485,7 @@ def _run_adaptive(
         if keep_outs:
             outs.append(out.copy())
         indptr, indices = closure_csr(out, n, fixed)
+        assert ep.publisher is not None and ep.topic is not None, "adaptive worlds have traffic"
         state = proto.begin_epoch(inst, out, ep.publisher, ep.topic)
         # CSR entry of the link out[v, j] -> v: where v receives what its j-th out-neighbour sent
         slot_full = entry_index(indptr, indices, out.reshape(-1), src_of_slot).reshape(n, d)
@@ -501,6 +504,7 @@ def _run_adaptive(
     for epoch in range(epochs):
         ep = Epoch(epoch, out, run.selecting, epoch == epochs - 1)
         _run_epoch(run, ep, controls, observers, adapt, emit)
+        assert ep.score is not None and ep.new_out is not None, "adapt selected"
         scores.append(ep.score)
         out = ep.new_out
     proto.out_ = out

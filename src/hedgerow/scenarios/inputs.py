@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from hedgerow.errors import ParameterError
 
@@ -52,7 +52,7 @@ def input_folder(name: str) -> Path:
     return inputs_dir() / f"{prefix}-{name}"
 
 
-def is_social_input(name: object) -> bool:
+def is_social_input(name: object) -> TypeGuard[str]:
     """Whether ``name`` is a named social input (a sample or follower graph, not a churn trace).
 
     Examples

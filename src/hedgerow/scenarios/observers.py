@@ -94,11 +94,13 @@ Per-epoch row keys (:func:`epoch_row`)
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from hedgerow.errors import ParameterError
 from hedgerow.metrics import degree_ci95, topic_components, topic_diameters
 from hedgerow.metrics.attack import (
     eclipse_streaks,
@@ -117,6 +119,7 @@ from hedgerow.metrics.propagation import (
 )
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
+from hedgerow.protocols.base import StaticProtocol
 from hedgerow.protocols.engine_api import ChurnEngine
 from hedgerow.scenarios.attackers import RELAY_ATTACKS
 from hedgerow.scenarios.controls import Epoch, EpochRun, run_shape
@@ -296,6 +299,8 @@ def broadcast_measures(
         Bool ``(n,)``: nodes that relayed nothing this epoch (withholders); the
         wasted latency routes around them.
     """
+    if world.publisher_probs is None:
+        raise ParameterError("broadcast measures need a broadcast world (publisher_probs set)")
     probs = world.publisher_probs
     n = world.n_nodes
     measured = world.adaptive & world.honest
@@ -314,7 +319,7 @@ def broadcast_measures(
             ex[gone] = -1
             ex[gone[np.maximum(ex, 0)] & (ex >= 0)] = -1
         wl = wasted_latency(ex, world.latency.matrix(), world.proc, probs, 0.9)
-        summ = wasted_summary(wl, np.flatnonzero(measured))
+        summ: Mapping[str, float | None] = wasted_summary(wl, np.flatnonzero(measured))
         per_node = " ".join(f"{x:.1f}" for x in np.sort(wl[np.flatnonzero(measured)]))
     else:
         summ = dict.fromkeys(("mean", "p25", "p50", "p75"), None)
@@ -434,6 +439,7 @@ class EpochRow(EpochObserver):
     """The epoch's row itself: :func:`epoch_row` (delivery, delay, relaying, attack slots)."""
 
     def observe(self, run: EpochRun, ep: Epoch) -> dict[str, Any]:
+        assert ep.rec is not None and ep.links is not None, "the epoch ran"
         return epoch_row(ep.number, ep.rec, run.interest, ep.score, run.world, ep.links,
                          ep.online)
 
@@ -455,10 +461,11 @@ class ChurnMeasures(EpochObserver):
     """
 
     def observe(self, run: EpochRun, ep: Epoch) -> dict[str, Any]:
-        online = ep.online
+        online, picked = ep.online, ep.new_out
+        assert online is not None and picked is not None, "the churn control and adapt ran"
         drops, dials = ep.notes["drops"], ep.notes["dials"]
         n_on = max(int(online.sum()), 1)
-        picked = ep.new_out[ep.selecting]
+        picked = picked[ep.selecting]
         return {
             "online_nodes": int(online.sum()),
             "churn_drops_per_node": float(drops[online].sum()) / n_on,
@@ -472,6 +479,7 @@ class BroadcastMeasures(EpochObserver):
     """Broadcast-world keys (:func:`broadcast_measures`) over the epoch's exploitation links."""
 
     def observe(self, run: EpochRun, ep: Epoch) -> dict[str, Any]:
+        assert ep.rec is not None, "the epoch ran"
         return broadcast_measures(run.world, ep.rec, run.exploit(ep.out), ep.out, ep.new_out,
                                   online=ep.online, silent=ep.silent)
 
@@ -480,6 +488,7 @@ class RelayMeasures(EpochObserver):
     """Withholding keys (:func:`relay_attack_measures`) of the table the relay control read."""
 
     def observe(self, run: EpochRun, ep: Epoch) -> dict[str, Any]:
+        assert ep.exploit is not None, "the relay control ran"
         return relay_attack_measures(ep.exploit, run.watched, run.world.honest, ep.silent)
 
 
@@ -504,6 +513,7 @@ class RelayTenure(EpochObserver):
         self.history: list[np.ndarray] = []
 
     def observe(self, run: EpochRun, ep: Epoch) -> dict[str, Any]:
+        assert ep.exploit is not None, "the relay control ran"
         self.history.append(ep.exploit)
         if not ep.last:
             return {}
@@ -530,6 +540,7 @@ class EclipseStreaks(EpochObserver):
 
     def observe(self, run: EpochRun, ep: Epoch) -> dict[str, Any]:
         honest = run.world.honest
+        assert ep.links is not None, "the epoch ran"
         self.history.append(honest_out_mask(ep.links[0], ep.links[1], honest))
         if not ep.last:
             return {}
@@ -597,9 +608,11 @@ class RoutingMeasures(EpochObserver):
 
     def observe(self, run: EpochRun, ep: Epoch) -> dict[str, Any]:
         proto = run.proto
+        assert ep.indptr is not None and ep.indices is not None and ep.overlay is not None
         tally = measure_routing(run.world, ep.indptr, ep.indices, run.policy,
                                 link_topics=self.link_topics)
-        return routing_row(ep.number, tally, ep.overlay, run.world, dict(proto.stats_),
+        stats = cast(StaticProtocol, proto).stats_  # routing worlds run static builds
+        return routing_row(ep.number, tally, ep.overlay, run.world, dict(stats),
                            proto.get_params())
 
 

@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from hedgerow.errors import ParameterError
 from hedgerow.scenarios.star_lambda import star_lambda
 
 __all__ = ["FIG2_FAR", "FIG2_LIMIT_A", "FIG2_LIMIT_B", "fig2_graph", "star_lambda"]
@@ -92,6 +93,8 @@ def fig2_graph(seed: int, *, pool: str = "non-publishers", epochs: int = 300,
     world = make_world(scenario, seed=seed, adaptive=1, publishers="unif:3",
                        adaptive_pool=pool, epochs=epochs, wasted=False)
     star = int(np.flatnonzero(world.adaptive)[0])
+    if world.publisher_probs is None:
+        raise ParameterError(f"scenario {scenario!r} has no publishers (a broadcast world)")
     pubs = np.flatnonzero(world.publisher_probs > 0)
     proto = Goldfish(**(params or {}))
     t0 = time.perf_counter()

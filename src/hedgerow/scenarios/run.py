@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -47,7 +47,7 @@ from hedgerow.params import as_instance, as_int, as_mapping, as_names
 from hedgerow.protocols import get_protocol
 from hedgerow.protocols.base import AdaptiveProtocol, OverlayProtocol
 from hedgerow.scenarios.epochs import RunResult, forwarding_policy, run_protocol
-from hedgerow.scenarios.observers import BYTES_KEYS
+from hedgerow.scenarios.observers import BYTES_KEYS, EpochObserver
 from hedgerow.scenarios.routing import ROUTING_EXTRA
 from hedgerow.scenarios.tracing import TraceObserver, Tracer
 from hedgerow.scenarios.world import (
@@ -242,8 +242,9 @@ def _tracer(trace: str | Path | None, sample: int | None, epochs: str) -> Tracer
     return Tracer(TraceWriter(trace), sample=sample, epochs=epochs)
 
 
-def _trace_observers(tracer: Tracer | None) -> list[TraceObserver]:
-    return [] if tracer is None else [TraceObserver(tracer)]
+def _trace_observers(tracer: Tracer | None) -> list[EpochObserver]:
+    # TraceObserver is an epoch observer by duck type (the tracing module imports no observer)
+    return [] if tracer is None else [cast(EpochObserver, TraceObserver(tracer))]
 
 
 @contextmanager

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from hedgerow.errors import ParameterError
 from hedgerow.metrics import overlay_summary
@@ -152,8 +152,9 @@ def build_record(
     if instance is not None:
         inst = instance
     else:
-        inst = make_instance(nodes=nodes, topics=topics, subs=subs, popularity=popularity,
-                             seed=seed)
+        # make_instance refuses a missing nodes or topics itself (ParameterError)
+        inst = make_instance(nodes=cast(int, nodes), topics=cast(int, topics), subs=subs,
+                             popularity=popularity, seed=seed)
     t0 = time.perf_counter()
     overlay, stats = _build(proto, inst, seed, progress)
     seconds = time.perf_counter() - t0

@@ -26,6 +26,7 @@ class FixedOutDegree(StaticProtocol):
     forwarding: ClassVar[str] = "ttl"
     params = {"d": Int(6, "out-degree of every node", low=1, unit="links")}
     quick_params = {"d": 3}
+    d: int  # bound by ``params``
 
     def _check_instance(self, values: dict, instance: Instance) -> None:
         d = values["d"]

@@ -457,8 +457,8 @@ class OPT(StaticProtocol):
              "DEBS 2007)")
     directed = True
     #: ``"topic"``; ``"mesh"`` on an instance with ``forward="own"`` (its own-ring labels)
-    forwarding = _ByForward("topic", "mesh")  # type: ignore[assignment]
-    labels_links = _ByForward(False, True)  # type: ignore[assignment]
+    forwarding = _ByForward("topic", "mesh")
+    labels_links = _ByForward(False, True)
     params = {
         "rt": Int(15, "out-link bound (routing-table size) when bounded", low=1, unit="links"),
         "unbounded": Bool(False, "no bound: keep every link coverage needs (Vitis Fig. 11)"),

@@ -66,6 +66,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numba
 import numpy as np
@@ -583,7 +584,8 @@ def solve(
         c = np.zeros(p)
         if s == 0:
             return Solution(np.zeros(0), c, 0.0, 0)
-        a = np.bincount(prob.var, prob.weight * prob.x_o, minlength=s)
+        # weighted: float64 (numpy's stubs say int)
+        a = cast(np.ndarray, np.bincount(prob.var, prob.weight * prob.x_o, minlength=s))
         a /= np.maximum(np.bincount(prob.var, prob.weight, minlength=s), 1e-300)
         steps = _mm(a, c, prob.var, prob.row, prob.nbr, prob.weight, prob.n_common, prob.s1,
                     prob.s2, prob.x_o, int(max_steps or 500), float(tol), float(floor),

@@ -151,6 +151,8 @@ class Goldfish(AdaptiveProtocol):
                                     "(the authors' code)"),
     }
     quick_params = {"d_out": 3, "in_limit": 6}
+    d_out: int  # bound by ``params``
+    n_explore: int
 
     @property
     def n_exploit(self) -> int:

@@ -70,8 +70,8 @@ def omen_violations(engine: OmenEngine, *, settled: bool = True) -> list[str]:
         out.append("a link is one-sided")
     for ev in engine.events:
         if ev.edges and ev.shadow_set is not None:
-            e = np.asarray(ev.edges, dtype=np.int64)
-            if not np.isin(e, ev.shadow_set).all():
+            edges = np.asarray(ev.edges, dtype=np.int64)
+            if not np.isin(edges, ev.shadow_set).all():
                 out.append(f"event {ev.id}: an edge leaves its shadow set")
     live_subs = engine.live_subs
     for c in np.flatnonzero(on).tolist():

@@ -628,6 +628,7 @@ class OmenEngine:
             self._finish(ev)
             return
         topics = ev.topics
+        assert topics is not None, "a churn event carries its node's topics"
         if self.global_view:
             cands = self._global_candidates(v)
             if self.builder == "all":
@@ -717,6 +718,7 @@ class OmenEngine:
             self._process(c)
             return
         if rep.round:  # round 0 uses the set _start_repair has just recorded
+            assert ev.shadow_set is not None
             ev.shadow_set = np.union1d(ev.shadow_set, shadow)
         new = shadow_repair(
             self.masks, self.adj, self.deg, shadow, rep.topics,
@@ -800,8 +802,9 @@ class OmenEngine:
     # ------------------------------------------------------------------ views
     def _pending_nodes(self, s: int) -> set[int]:
         ids = list(self.standby[s]) + list(self.exeq[s])
-        if self.busy[s] is not None:
-            ids.append(self.busy[s].ev.id)
+        busy = self.busy[s]
+        if busy is not None:
+            ids.append(busy.ev.id)
         return {self.events[e].node for e in ids if not self.events[e].done}
 
     def _leave_pending(self, v: int) -> bool:

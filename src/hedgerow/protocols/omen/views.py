@@ -39,7 +39,9 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -433,7 +435,7 @@ class ViewTable:
         self.touched[:] = False
 
 
-def _skip_doubles(rng: np.random.Generator, state: dict, k: int) -> None:
+def _skip_doubles(rng: np.random.Generator, state: Mapping[str, Any], k: int) -> None:
     """Put ``rng`` back to ``state`` and on by ``k`` doubles, as ``rng.random(k)`` would.
 
     A double takes one 64-bit output; with no half-used 32-bit output buffered

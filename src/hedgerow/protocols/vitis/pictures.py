@@ -28,7 +28,8 @@ Examples
 
 from __future__ import annotations
 
-from typing import IO, Any
+from collections.abc import Sequence
+from typing import IO, Any, cast
 from xml.sax.saxutils import escape
 
 import numpy as np
@@ -97,7 +98,8 @@ def draw_overlay(proto: Any, ax: Any = None, *, kinds: tuple[str, ...] = ("ring"
         if name not in kinds:
             continue
         sel = ok & (group == g)
-        segs = np.stack([pos[p[sel]], pos[q[sel]]], axis=1)
+        # an (k, 2, 2) array is a sequence of segments (matplotlib's stubs want a Sequence)
+        segs = cast(Sequence[np.ndarray], np.stack([pos[p[sel]], pos[q[sel]]], axis=1))
         st = _STYLE[name]
         ax.add_collection(LineCollection(segs, colors=st["color"], linewidths=st["lw"],
                                          linestyles=st["ls"], alpha=st["alpha"],
@@ -138,10 +140,12 @@ def draw_topic(proto: Any, topic: int, ax: Any = None) -> Any:
     pl = rel["path_links"]
     path_links = pl[pl[:, 2] == topic]
     ax.scatter(pos[:, 0], pos[:, 1], s=2, c="0.85", zorder=1)
-    ax.add_collection(LineCollection(np.stack([pos[cl[:, 0]], pos[cl[:, 1]]], axis=1),
+    ax.add_collection(LineCollection(cast(Sequence[np.ndarray],
+                                          np.stack([pos[cl[:, 0]], pos[cl[:, 1]]], axis=1)),
                                      colors="0.4", linewidths=0.8, label="cluster links"))
     ax.add_collection(LineCollection(
-        np.stack([pos[path_links[:, 0]], pos[path_links[:, 1]]], axis=1), colors="tab:red",
+        cast(Sequence[np.ndarray],
+             np.stack([pos[path_links[:, 0]], pos[path_links[:, 1]]], axis=1)), colors="tab:red",
         linewidths=1.6, label="relay paths"))
     ax.scatter(pos[subs, 0], pos[subs, 1], s=30, c=comp[subs], cmap="tab20", zorder=3,
                label=f"subscribers ({subs.size}) by cluster ({np.unique(comp[subs]).size})")

@@ -82,6 +82,8 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
     if sc.workload == "social":
         from hedgerow.workloads.social import load_instance
 
+        if sc.social is None:
+            raise ParameterError("the social workload needs a social setting", key="social")
         social = load_instance(social_folder(sc.social))
         if sc.events == "per-topic-owner":
             social = with_owner_subscriptions(social)
@@ -139,7 +141,7 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
         attack = ATTACK_SETUPS[sc.attack](base, sc.attackers, streams.stream("attackers"))
     instance = base if attack is None else attack.instance
     publishers = instance if attack is None else attack.publishers
-    proc_kw = {} if sc.proc_ms is None else {"mean_ms": sc.proc_ms}
+    proc_kw: dict[str, Any] = {} if sc.proc_ms is None else {"mean_ms": sc.proc_ms}
     proc = processing_delays(n, streams.stream("processing"), **proc_kw)
     probs = adaptive_mask = None
     if sc.workload == "broadcast":
