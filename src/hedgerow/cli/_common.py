@@ -47,7 +47,7 @@ class HedgerowGroup(click.Group):
             sys.exit(2)
 
 
-def _one_line(e: BaseException) -> str:
+def _one_line(e: BaseException | str) -> str:
     """An error's message on one line (a library's multi-line text folded)."""
     return " ".join(str(e).split("\n")).strip() or type(e).__name__
 

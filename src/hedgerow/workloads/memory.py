@@ -19,6 +19,8 @@ hedgerow.errors.ParameterError: 1e9 messages needs about 1,490.1 GiB of memory; 
 
 from __future__ import annotations
 
+from typing import Any
+
 from hedgerow.params import check_memory
 from hedgerow.workloads.subscriptions import instance_bytes
 
@@ -83,7 +85,7 @@ def memory_estimate(
     return total
 
 
-def check_sizes(what: str, **sizes: float) -> None:
+def check_sizes(what: str, **sizes: Any) -> None:
     """Refuse, before allocating, sizes whose :func:`memory_estimate` does not fit in memory.
 
     ``what`` names the sizes in the one-line :class:`~hedgerow.errors.ParameterError`.
