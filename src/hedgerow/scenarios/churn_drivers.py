@@ -4,16 +4,16 @@
 hand a :class:`ChurnRequest` to :func:`run_churn_request`, which looks the
 protocol's shape up in :data:`CHURN_DRIVERS` and runs it:
 
-==============  =====================================================  ==================
-capability      driver                                                 rows
-==============  =====================================================  ==================
-``maintained``  :func:`~hedgerow.scenarios.churn.run_churn` (synthetic  one per snapshot
+==============  ===========================================================  ================
+capability      driver                                                       rows
+==============  ===========================================================  ================
+``maintained``  :func:`~hedgerow.scenarios.churn.run_churn` (synthetic       one per snapshot
                 or traced churn), or with a named scenario
-                :func:`~hedgerow.scenarios.events.run_events`           one per event
-``cycle``       :func:`~hedgerow.scenarios.gossip_churn.run_gossip_churn`  one per sample
+                :func:`~hedgerow.scenarios.events.run_events`                one per event
+``cycle``       :func:`~hedgerow.scenarios.gossip_churn.run_gossip_churn`    one per sample
                 over a named cycle-driven scenario (``vitis-flash-crowd``,
                 ``vitis-trace``)
-==============  =====================================================  ==================
+==============  ===========================================================  ================
 
 Every driver shares the setup of :mod:`hedgerow.scenarios.churn_setup` (the
 protocol's capability and parameters, its streams, the control).  A request
