@@ -103,12 +103,17 @@ def _checkout_data() -> Path:
     return Path(__file__).resolve().parents[3].parent / "shared" / "data"
 
 
+def _in_checkout() -> bool:
+    """Whether this package runs from a development checkout (not an installed copy)."""
+    return (Path(__file__).resolve().parents[3] / "pyproject.toml").is_file()
+
+
 def search_dirs() -> list[Path]:
     """The folders a data file is looked for in, in order (see the module docstring)."""
     env = _env_data()
     if env is not None:
         return [env]
-    return [cache_dir(), _checkout_data()]
+    return [cache_dir(), _checkout_data()] if _in_checkout() else [cache_dir()]
 
 
 def data_dir() -> Path:
