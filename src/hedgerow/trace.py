@@ -8,7 +8,7 @@ every CSR entry) into such rows, writes them to one Parquet file with the world'
 each protocol's overlay in the file's metadata (what :mod:`hedgerow.figures.replay` draws),
 and reads them back.
 
-Columns (:data:`SCHEMA`)
+Columns (:func:`schema`)
 ------------------------
 ``protocol``
     The protocol whose run sent the copy (one file may hold several protocols of one world).
@@ -61,36 +61,43 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.fs as pafs
-import pyarrow.parquet as pq
 
 from hedgerow.errors import DataError, ParameterError
 
 __all__ = [
-    "SCHEMA",
     "TraceWriter",
     "copy_rows",
     "first_arrivals",
     "read_trace",
     "sample_messages",
+    "schema",
 ]
 
-#: the columns of a trace, in order
-SCHEMA = pa.schema([
-    ("protocol", pa.dictionary(pa.int32(), pa.string())),
-    ("epoch", pa.int32()),
-    ("message", pa.int32()),
-    ("topic", pa.int32()),
-    ("publisher", pa.int32()),
-    ("sender", pa.int32()),
-    ("receiver", pa.int32()),
-    ("send_ms", pa.float64()),
-    ("arrival_ms", pa.float64()),
-    ("first", pa.bool_()),
-    ("hops", pa.int32()),
-    ("relay", pa.bool_()),
-])
+def schema() -> Any:
+    """The columns of a trace, in order (pyarrow is imported on first use: a run that traces
+    nothing never loads it)."""
+    import pyarrow as pa
+
+    return pa.schema([
+        ("protocol", pa.dictionary(pa.int32(), pa.string())),
+        ("epoch", pa.int32()),
+        ("message", pa.int32()),
+        ("topic", pa.int32()),
+        ("publisher", pa.int32()),
+        ("sender", pa.int32()),
+        ("receiver", pa.int32()),
+        ("send_ms", pa.float64()),
+        ("arrival_ms", pa.float64()),
+        ("first", pa.bool_()),
+        ("hops", pa.int32()),
+        ("relay", pa.bool_()),
+    ])
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SCHEMA":  # the columns of a trace, in order (``schema()``, made on first use)
+        return schema()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: the metadata key of a trace file (JSON: world, layout, positions, each protocol's links)
 META_KEY = b"hedgerow.trace"
@@ -126,7 +133,7 @@ def copy_rows(
     Returns
     -------
     dict
-        Column name -> array (:data:`SCHEMA` without ``protocol`` and ``epoch``).
+        Column name -> array (:func:`schema` without ``protocol`` and ``epoch``).
     """
     er = delivery.edge_recv
     if er is None:
@@ -212,12 +219,16 @@ class TraceWriter:
             raise ParameterError(f"--trace {self.path}: folder {self.path.parent} is not writable",
                                  key="trace")
         self._part = self.path.with_name(self.path.name + ".part")
-        self._writer: pq.ParquetWriter | None = None
+        self._writer: Any = None
         self.meta: dict[str, Any] = {"protocols": {}}
         self.rows = 0
 
     def add(self, protocol: str, epoch: int, rows: Mapping[str, np.ndarray]) -> None:
         """Append one chunk of copies of ``protocol`` in ``epoch``."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        columns = schema()
         k = len(rows["sender"])
         if k == 0:
             return
@@ -226,11 +237,11 @@ class TraceWriter:
                 pa.array(np.zeros(k, dtype=np.int32)), pa.array([protocol])
             ),
             "epoch": pa.array(np.full(k, epoch, dtype=np.int32)),
-            **{name: pa.array(rows[name]) for name in SCHEMA.names[2:]},
+            **{name: pa.array(rows[name]) for name in columns.names[2:]},
         }
-        table = pa.Table.from_pydict(cols, schema=SCHEMA)
+        table = pa.Table.from_pydict(cols, schema=columns)
         if self._writer is None:
-            self._writer = pq.ParquetWriter(_local(self._part), SCHEMA, filesystem=_LOCAL)
+            self._writer = pq.ParquetWriter(_local(self._part), columns, filesystem=_local_fs())
         self._writer.write_table(table)
         self.rows += k
 
@@ -240,17 +251,19 @@ class TraceWriter:
 
     def close(self, world: Mapping[str, Any]) -> Path:
         """Write ``PATH`` with ``world`` (geometry, fingerprint) and the protocols as metadata."""
+        import pyarrow.parquet as pq
+
         meta = {**world, **self.meta}
-        schema = SCHEMA.with_metadata({META_KEY: json.dumps(meta, default=_plain).encode()})
-        with pq.ParquetWriter(_local(self.path.with_name(self.path.name + ".tmp")), schema,
-                              filesystem=_LOCAL) as out:
+        stamped = schema().with_metadata({META_KEY: json.dumps(meta, default=_plain).encode()})
+        with pq.ParquetWriter(_local(self.path.with_name(self.path.name + ".tmp")), stamped,
+                              filesystem=_local_fs()) as out:
             if self._writer is not None:
                 self._writer.close()
-                src = pq.ParquetFile(_local(self._part), filesystem=_LOCAL)
+                src = pq.ParquetFile(_local(self._part), filesystem=_local_fs())
                 for i in range(src.num_row_groups):
-                    out.write_table(src.read_row_group(i).cast(schema))
+                    out.write_table(src.read_row_group(i).cast(stamped))
             else:
-                out.write_table(SCHEMA.empty_table().cast(schema))
+                out.write_table(schema().empty_table().cast(stamped))
         os.replace(self.path.with_name(self.path.name + ".tmp"), self.path)
         if self._part.exists():
             self._part.unlink()
@@ -265,8 +278,12 @@ class TraceWriter:
                 p.unlink()
 
 
-#: a local path is never read as a URI (a file named ``unif:0`` is a file)
-_LOCAL = pafs.LocalFileSystem()
+def _local_fs() -> Any:
+    """pyarrow's local file system: a local path is never read as a URI (a file named
+    ``unif:0`` is a file)."""
+    import pyarrow.fs as pafs
+
+    return pafs.LocalFileSystem()
 
 
 def _local(path: Path) -> str:
@@ -291,9 +308,12 @@ def read_trace(path: str | Path) -> tuple[Any, dict[str, Any]]:
     DataError
         One line naming the file when it is missing or not a trace.
     """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     p = Path(path)
     try:
-        f = pq.ParquetFile(_local(p), filesystem=_LOCAL)
+        f = pq.ParquetFile(_local(p), filesystem=_local_fs())
         raw = (f.schema_arrow.metadata or {}).get(META_KEY)
         if raw is None:
             raise DataError(f"{p} is not a hedgerow trace (no {META_KEY.decode()} metadata)")

@@ -289,8 +289,13 @@ def _resender(
     the rows of ``ids``.
     """
 
+    # the closure holds the epoch's values, not the epoch: an epoch that referred to itself
+    # through its resend would keep its arrays alive until a garbage collection, epoch after epoch
+    publisher, topic, labels, silent = ep.publisher, ep.topic, ep.labels, ep.silent
+    number = ep.number
+    assert publisher is not None and topic is not None
+
     def resend(ids: np.ndarray, on_chunk: Callable[..., None]) -> None:
-        assert ep.publisher is not None and ep.topic is not None
         if world.contended:
             ids = np.asarray(ids, dtype=np.int64)
 
@@ -302,12 +307,12 @@ def _resender(
                 part = Delivery(**fields)
                 on_chunk(np.arange(len(ids)), part, emap)
 
-            _disseminate(world, indptr, indices, ep.publisher, ep.topic, policy,
-                         record_edges=True, on_chunk=rows, labels=ep.labels, silent=ep.silent,
-                         epoch=ep.number)
+            _disseminate(world, indptr, indices, publisher, topic, policy,
+                         record_edges=True, on_chunk=rows, labels=labels, silent=silent,
+                         epoch=number)
             return
-        _disseminate(world, indptr, indices, ep.publisher[ids], ep.topic[ids], policy,
-                     record_edges=True, on_chunk=on_chunk, labels=ep.labels, silent=ep.silent)
+        _disseminate(world, indptr, indices, publisher[ids], topic[ids], policy,
+                     record_edges=True, on_chunk=on_chunk, labels=labels, silent=silent)
 
     return resend
 
