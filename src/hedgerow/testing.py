@@ -23,7 +23,7 @@ Examples
 >>> check_protocol("ringpt")[:2]
 ['check_declared_params', 'check_param_round_trip']
 >>> [check.__name__ for check in protocol_checks("ringpt")][-1]
-'check_static_in_epoch_loop'
+'check_bandwidth_limited'
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def protocol_checks(protocol: Any) -> list[Check]:
     Examples
     --------
     >>> [c.__name__ for c in protocol_checks("topiary")][-1]
-    'check_adaptive_epochs'
+    'check_bandwidth_limited'
     """
     return list(_checks.protocol_checks(_checks.as_protocol_class(protocol)))
 
@@ -101,7 +101,7 @@ def parametrize_with_checks(protocols: Iterable[Any]) -> Any:
     >>> mark.args[0]
     'protocol,check'
     >>> [p.id for p in mark.args[1]][-1]
-    'topiary-check_adaptive_epochs'
+    'topiary-check_bandwidth_limited'
     """
     import pytest  # only a test session needs it
 

@@ -66,6 +66,9 @@ def _rows(run, rng: np.random.Generator) -> list[dict]:
             row["type"] = ("join", "leave")[e % 2]  # churn rows are joins and leaves
         if run.scenario["protocol"] in ("vitis", "rvr"):
             row["rt"] = float(base.get("run_rt") or 15)  # Vitis rows report their table size
+            if kind == "churn":
+                row["cycle"] = 5 * (e + 1)  # cycle-driven churn rows are samples every 5 cycles
+                row["hit_ratio_min"] = row["hit_ratio"] * 0.97  # and carry the run's worst
         out.append(row)
     return out
 

@@ -107,6 +107,8 @@ def draw_figure(fig: FigureSpec, results: Results, table: pd.DataFrame | None = 
     if fig.kind == "lines":
         if fig.x is None:
             raise ParameterError(f"figure {fig.id}: a lines figure needs x", key="x")
+        if fig.x not in table:  # rows of another kind of run (e.g. snapshots, not cycles)
+            return None
         return plots.lines(table, x=fig.x, panels=fig.panels, series=fig.series,
                            xlabel=fig.xlabel, title=title, logy=fig.logy, group=fig.group,
                            logx=fig.logx)
