@@ -354,8 +354,9 @@ def test_churn_spec_errors_name_the_key():
     }
     parse_spec(base)
     for scen, match in [
-        ({"protocol": "ringpt"}, r"scenario.protocol: ringpt is not a maintained protocol"),
-        ({"protocol": "topiary"}, r"scenario.protocol: topiary is not a maintained protocol"),
+        ({"protocol": "ringpt"},
+         r"scenario.protocol: ringpt does not run under churn; churn protocols \(maintained"),
+        ({"protocol": "topiary"}, r"scenario.protocol: topiary does not run under churn"),
         ({"params": {"kg": -1}}, r"scenario.params.kg: spidercast: parameter kg must be >= 0"),
         ({"churn": None}, r"scenario.churn: kind churn needs scenario.churn"),
         ({"churn": {"lifetime": -1}}, r"scenario.churn.lifetime"),
