@@ -289,7 +289,7 @@ def test_reproduce_sends_spark_output_to_a_log_unless_verbose(tmp_path, monkeypa
 
     def fake(name, out, **kw):
         seen.update(kw)
-        return {"checks": (0, 0, 0), "values": (0, 0), "figures": [], "path": "x", "failed": 0,
+        return {"checks": (0, 0, 0), "values": (0, 0), "figures": {}, "path": "x", "failed": 0,
                 "runs": (0, 0)}
 
     monkeypatch.setattr(rep, "reproduce", fake)
