@@ -17,10 +17,8 @@ from hedgerow.data import DATASETS, data_path, dataset, fetch, store, verify
 from hedgerow.errors import DataError
 
 SHARED = store._checkout_data()
-needs_shared = pytest.mark.skipif(
-    not SHARED.is_dir(), reason="the project's shared data folder is not beside this checkout"
-)
-pytestmark = [pytest.mark.data, needs_shared]
+# like every test marked ``data``, these read the project's data folder beside the checkout
+pytestmark = pytest.mark.data
 
 
 @pytest.fixture

@@ -58,6 +58,7 @@ from hedgerow.dissemination.engine import (
     MessageBatch,
     _csr,
     _per_entry,
+    check_batch,
     disseminate,
 )
 from hedgerow.dissemination.mesh import EntryTopics, as_entry_topics, disseminate_mesh
@@ -472,14 +473,7 @@ def disseminate_contended(
     pd = np.ascontiguousarray(proc_delay, dtype=np.float64)
     mk = np.ascontiguousarray(masks)
     m = len(batch)
-    if m and (batch.publisher.min() < 0 or batch.publisher.max() >= n):
-        raise ParameterError(f"a publisher is outside 0..{n - 1}")
-    if m and (batch.topic.min() < 0 or batch.topic.max() >= 64 * mk.shape[1]):
-        raise ParameterError(f"a topic is outside 0..{64 * mk.shape[1] - 1} (the masks' width)")
-    if policy == "ttl" and m and batch.ttl.min() < 0:
-        raise ParameterError("TTL values must be non-negative")
-    if m and batch.ttl.max() > 2**31 - 1:
-        raise ParameterError(f"TTL values must be at most {2**31 - 1}")
+    check_batch(batch, n, mk.shape[1], policy)
     if m > C.MAX_MESSAGES or max(n, nnz) > C.MAX_IDS:
         raise ParameterError(
             f"the contended kernel takes at most {C.MAX_MESSAGES} messages and "

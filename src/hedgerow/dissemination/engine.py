@@ -269,6 +269,23 @@ def edge_delays(indptr: ArrayLike, indices: ArrayLike, latency: LatencyModel) ->
     return np.ascontiguousarray(latency.delay(rows, ix), dtype=np.float64)
 
 
+def check_batch(batch: MessageBatch, n: int, words: int, policy: str) -> None:
+    """A batch's publishers, topics and TTLs against ``n`` nodes and ``words`` mask words.
+
+    Raises a one-line :class:`ParameterError` naming what is out of range (shared by every
+    dissemination entry point).
+    """
+    m = len(batch)
+    if m and (batch.publisher.min() < 0 or batch.publisher.max() >= n):
+        raise ParameterError(f"a publisher is outside 0..{n - 1}")
+    if m and (batch.topic.min() < 0 or batch.topic.max() >= 64 * words):
+        raise ParameterError(f"a topic is outside 0..{64 * words - 1} (the masks' width)")
+    if policy == "ttl" and m and batch.ttl.min() < 0:
+        raise ParameterError("TTL values must be non-negative")
+    if m and batch.ttl.max() > _INT32_MAX:
+        raise ParameterError(f"TTL values must be at most {_INT32_MAX}")
+
+
 def disseminate(
     indptr: ArrayLike,
     indices: ArrayLike,
@@ -351,14 +368,7 @@ def disseminate(
     if policy not in KERNEL_POLICIES:
         raise ParameterError(f"unknown policy {policy!r}; allowed: {', '.join(POLICIES)}")
     m = len(batch)
-    if m and (batch.publisher.min() < 0 or batch.publisher.max() >= n):
-        raise ParameterError(f"a publisher is outside 0..{n - 1}")
-    if m and (batch.topic.min() < 0 or batch.topic.max() >= 64 * mk.shape[1]):
-        raise ParameterError(f"a topic is outside 0..{64 * mk.shape[1] - 1} (the masks' width)")
-    if policy == "ttl" and m and batch.ttl.min() < 0:
-        raise ParameterError("TTL values must be non-negative")
-    if m and batch.ttl.max() > _INT32_MAX:
-        raise ParameterError(f"TTL values must be at most {_INT32_MAX}")
+    check_batch(batch, n, mk.shape[1], policy)
     if nnz > _INT32_MAX:
         raise ParameterError(
             f"the kernels index CSR entries with int32: nnz must be <= {_INT32_MAX}"
