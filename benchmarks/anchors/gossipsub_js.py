@@ -112,7 +112,7 @@ class AnchorAbsent(SystemExit):
 def params_for(d: int, **overrides: Any) -> dict[str, Any]:
     """The case parameters for mesh degree ``d``.
 
-    ``D_lo = d - 2``, ``D_hi = max(12, 2 d)``, ``D_score = 2 d / 3`` (rounded
+    ``D_lo = d - 2``, ``D_hi = max(12, d + 4)``, ``D_score = 2 d / 3`` (rounded
     down), ``D_lazy = 6`` and ``D_out = 2``: the specification's defaults at
     ``d = 6`` and Ethereum's consensus-layer mesh (D 8, D_lo 6, D_hi 12) at
     ``d = 8``.
@@ -143,7 +143,7 @@ def params_for(d: int, **overrides: Any) -> dict[str, Any]:
     if unknown:
         raise ParameterError(f"{sorted(unknown)[0]}: not a GossipSub case parameter")
     d = int(d)
-    p = dict(BASE_PARAMS, D=d, D_lo=d - 2, D_hi=max(12, 2 * d), D_score=2 * d // 3)
+    p = dict(BASE_PARAMS, D=d, D_lo=d - 2, D_hi=max(12, d + 4), D_score=2 * d // 3)
     p.update(overrides)
     return p
 
