@@ -273,8 +273,9 @@ def measures(case: dict[str, Any], result: dict[str, Any]) -> dict[str, float]:
     - ``delivery``: delivered (message, subscriber) pairs over expected ones
       (every subscriber of the topic but the publisher);
     - ``latency_p50_ms``, ``latency_p99_ms``: of those first arrivals;
-    - ``mesh_mean``, ``mesh_p5``, ``mesh_p50``, ``mesh_p95``: mesh degree samples
-      after warm-up, and ``mesh_in_bounds`` the share within [D_lo, D_hi];
+    - ``mesh_mean``, ``mesh_p5``, ``mesh_p50``, ``mesh_p95``: the mean mesh degree of
+      each (node, topic) after warm-up (the result's samples averaged, or its means), their
+      mean and percentiles, and ``mesh_in_bounds`` the share of them within [D_lo, D_hi];
     - ``dup_per_delivery``: duplicates over delivered pairs;
     - ``<kind>_per_node_hb``: control entries of each kind per node per heartbeat;
     - ``wall_s`` and ``node_s_per_wall_s`` (simulated node-seconds per wall second).
@@ -309,7 +310,11 @@ def measures(case: dict[str, Any], result: dict[str, Any]) -> dict[str, float]:
         "latency_p50_ms": float(np.percentile(lat, 50)) if lat else float("nan"),
         "latency_p99_ms": float(np.percentile(lat, 99)) if lat else float("nan"),
     }
-    deg = np.array([x[2] for x in result["mesh_degree"]], dtype=float)
+    # one mean per (node, topic): a result may give samples at every heartbeat or the means
+    per_pair: dict[tuple[int, int], list[float]] = {}
+    for v, t, k in result["mesh_degree"]:
+        per_pair.setdefault((int(v), int(t)), []).append(float(k))
+    deg = np.array([np.mean(x) for x in per_pair.values()], dtype=float)
     lo, hi = case["params"]["D_lo"], case["params"]["D_hi"]
     if deg.size:
         out.update(mesh_mean=float(deg.mean()), mesh_p5=float(np.percentile(deg, 5)),

@@ -120,3 +120,20 @@ def test_absent_anchor_says_so(harness, monkeypatch, tmp_path, capsys):
 def test_harness_doctests(harness):
     res = doctest.testmod(harness)
     assert res.attempted >= 8 and res.failed == 0
+
+
+def test_mesh_samples_and_means_measure_alike(harness):
+    """Samples at every heartbeat and the per-(node, topic) means give the same mesh measures."""
+    case = harness.make_case(5, 1, 3, seed=1, degree=2, duration_ms=12000, warmup_ms=1000,
+                             drain_ms=1000)
+    base = {"deliveries": [], "duplicates": [0] * len(case["publications"]),
+            "control_sent": {k: [0] * 5 for k in harness.CONTROL_KINDS}, "heartbeats": 2,
+            "wall_seconds": 1.0, "simulated_ms": 12000}
+    samples = harness.measures(case, {**base, "mesh_degree": [[0, 0, 4], [0, 0, 6], [1, 0, 8],
+                                                              [1, 0, 8]]})
+    means = harness.measures(case, {**base, "mesh_degree": [[0, 0, 5.0], [1, 0, 8.0]]})
+    for key in ("mesh_mean", "mesh_p5", "mesh_p50", "mesh_p95", "mesh_in_bounds"):
+        assert samples[key] == pytest.approx(means[key])
+    assert samples["mesh_mean"] == pytest.approx(6.5)
+    lo, hi = case["params"]["D_lo"], case["params"]["D_hi"]
+    assert samples["mesh_in_bounds"] == pytest.approx(((lo <= 5 <= hi) + (lo <= 8 <= hi)) / 2)
