@@ -194,9 +194,27 @@ def random_graph(n: int, degree: int, rng: np.random.Generator) -> list[list[int
     return [list(e) for e in sorted(edges)]
 
 
+def edge_latencies(spec: str, m: int, rng: np.random.Generator) -> list[float]:
+    """One whole-ms latency per edge from ``"uniform:LO:HI"``.
+
+    >>> lat = edge_latencies("uniform:10:100", 5, np.random.default_rng(1))
+    >>> len(lat), all(10 <= x <= 100 and x == int(x) for x in lat)
+    (5, True)
+    """
+    parts = spec.split(":")
+    try:
+        lo, hi = float(parts[1]), float(parts[2])
+        ok = len(parts) == 3 and parts[0] == "uniform" and 0 <= lo <= hi
+    except (IndexError, ValueError):
+        ok = False
+    if not ok:
+        raise ParameterError(f"latency_ms: {spec!r} is not a number or uniform:LO:HI (ms)")
+    return [float(x) for x in rng.integers(int(lo), int(hi) + 1, size=m)]
+
+
 def make_case(n: int, topics: int, d: int, seed: int, *, degree: int = 20, rate: float = 1.0,
               size: int = 1024, duration_ms: int = 60000, warmup_ms: int = 10000,
-              drain_ms: int = 5000, latency_ms: float | list[float] = 20.0,
+              drain_ms: int = 5000, latency_ms: float | list[float] | str = 20.0,
               **params: Any) -> dict[str, Any]:
     """One case: graph, subscriptions, parameters and a publication schedule, from ``seed``.
 
@@ -217,8 +235,9 @@ def make_case(n: int, topics: int, d: int, seed: int, *, degree: int = 20, rate:
     duration_ms, warmup_ms, drain_ms : int
         Simulated time, warm-up (no publication, nothing counted) and the quiet
         end.
-    latency_ms : float or list of float
-        One-way latency of every edge, or one per edge.
+    latency_ms : float, list of float or str
+        One-way latency of every edge; one per edge; or ``"uniform:LO:HI"``, one whole
+        number of ms per edge drawn uniformly in [LO, HI] (stream ``"latency"``).
     **params
         Keys of :data:`BASE_PARAMS` to override (after :func:`params_for`).
 
@@ -247,6 +266,8 @@ def make_case(n: int, topics: int, d: int, seed: int, *, degree: int = 20, rate:
                              f"drain_ms, got {warmup_ms}, {duration_ms}, {drain_ms}")
     streams = RngStreams(seed)
     edges = random_graph(n, degree, streams.stream("graph"))
+    if isinstance(latency_ms, str):
+        latency_ms = edge_latencies(latency_ms, len(edges), streams.stream("latency"))
     if isinstance(latency_ms, list) and len(latency_ms) != len(edges):
         raise ParameterError(f"latency_ms: {len(latency_ms)} values for {len(edges)} edges")
     subscriptions = [[v, t] for v in range(n) for t in range(topics)]
@@ -450,7 +471,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", type=int, default=1024, help="message size in bytes")
     ap.add_argument("--duration-ms", type=int, default=60000)
     ap.add_argument("--warmup-ms", type=int, default=10000)
-    ap.add_argument("--latency-ms", type=float, default=20.0)
+    ap.add_argument("--latency-ms", default="20",
+                    help="one-way latency of every edge (ms), or uniform:LO:HI per edge")
     ap.add_argument("--variant", default="v1.1", choices=("v1.0", "v1.1", "v1.2"))
     ap.add_argument("--idontwant-threshold", type=int, default=None)
     ap.add_argument("--json", type=Path, default=None, help="write cases' measures here")
@@ -462,6 +484,10 @@ def main(argv: list[str] | None = None) -> int:
     except AnchorAbsent as absent:
         print(absent.message, file=sys.stderr)
         return 2
+    try:
+        latency: float | str = float(args.latency_ms)
+    except ValueError:
+        latency = args.latency_ms
     simulate = hedgerow_simulate()
     if simulate is None:
         print("Hedgerow's side is not there yet (hedgerow.protocols.gossipsub.simulate_case is "
@@ -474,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
             name = f"n{n}-t{topics}-d{d}"
             case = make_case(n, topics, d, args.seed, degree=min(args.degree, n - 1),
                              rate=args.rate, size=args.size, duration_ms=args.duration_ms,
-                             warmup_ms=args.warmup_ms, latency_ms=args.latency_ms,
+                             warmup_ms=args.warmup_ms, latency_ms=latency,
                              variant=args.variant, idontwant_threshold=args.idontwant_threshold)
             js_result = run_js(case, root, work, name)
             js = measures(case, js_result)

@@ -137,3 +137,16 @@ def test_mesh_samples_and_means_measure_alike(harness):
     assert samples["mesh_mean"] == pytest.approx(6.5)
     lo, hi = case["params"]["D_lo"], case["params"]["D_hi"]
     assert samples["mesh_in_bounds"] == pytest.approx(((lo <= 5 <= hi) + (lo <= 8 <= hi)) / 2)
+
+
+def test_latency_spread_is_one_draw_per_edge(harness):
+    case = harness.make_case(30, 1, 6, seed=4, degree=6, latency_ms="uniform:10:100")
+    lat = case["latency_ms"]
+    assert len(lat) == len(case["edges"]) and 10 <= min(lat) and max(lat) <= 100
+    assert lat == harness.make_case(30, 1, 6, seed=4, degree=6, latency_ms="uniform:10:100")[
+        "latency_ms"]
+    # the graph and the schedule do not depend on the latency draw
+    fixed = harness.make_case(30, 1, 6, seed=4, degree=6)
+    assert fixed["edges"] == case["edges"] and fixed["publications"] == case["publications"]
+    with pytest.raises(ParameterError, match=r"^latency_ms: 'normal:1:2'"):
+        harness.make_case(30, 1, 6, seed=4, degree=6, latency_ms="normal:1:2")
