@@ -488,20 +488,30 @@ def main(argv: list[str] | None = None) -> int:
         latency: float | str = float(args.latency_ms)
     except ValueError:
         latency = args.latency_ms
+    try:
+        settings = parse_settings(args.settings)
+        # every case is drawn before any run, so bad input stops before the first one
+        cases = {f"n{n}-t{t}-d{d}": make_case(
+            n, t, d, args.seed, degree=min(args.degree, n - 1), rate=args.rate, size=args.size,
+            duration_ms=args.duration_ms, warmup_ms=args.warmup_ms, latency_ms=latency,
+            variant=args.variant, idontwant_threshold=args.idontwant_threshold)
+            for n, t, d in settings}
+    except ParameterError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     simulate = hedgerow_simulate()
     if simulate is None:
         print("Hedgerow's side is not there yet (hedgerow.protocols.gossipsub.simulate_case is "
               "not importable): the JS side only")
+    else:
+        # load (compile) Hedgerow's kernels on a small case, outside the timed runs
+        simulate(make_case(10, 1, 3, args.seed, degree=4, duration_ms=3000, warmup_ms=1000,
+                           drain_ms=1000))
     report: dict[str, Any] = {"load_before": os.getloadavg(), "settings": {}}
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        for n, topics, d in parse_settings(args.settings):
-            name = f"n{n}-t{topics}-d{d}"
-            case = make_case(n, topics, d, args.seed, degree=min(args.degree, n - 1),
-                             rate=args.rate, size=args.size, duration_ms=args.duration_ms,
-                             warmup_ms=args.warmup_ms, latency_ms=latency,
-                             variant=args.variant, idontwant_threshold=args.idontwant_threshold)
+        for (n, topics, d), (name, case) in zip(settings, cases.items(), strict=True):
             js_result = run_js(case, root, work, name)
             js = measures(case, js_result)
             ours = None

@@ -150,3 +150,17 @@ def test_latency_spread_is_one_draw_per_edge(harness):
     assert fixed["edges"] == case["edges"] and fixed["publications"] == case["publications"]
     with pytest.raises(ParameterError, match=r"^latency_ms: 'normal:1:2'"):
         harness.make_case(30, 1, 6, seed=4, degree=6, latency_ms="normal:1:2")
+
+
+def test_bad_settings_are_one_line_before_any_run(harness, monkeypatch, tmp_path, capsys):
+    """Bad input is refused by name before the anchor is run (the anchor here is a stub folder)."""
+    for pkg in ("@libp2p/gossipsub", "@libp2p/utils", "@sinonjs/fake-timers"):
+        (tmp_path / "node_modules" / pkg).mkdir(parents=True)
+        (tmp_path / "node_modules" / pkg / "package.json").write_text("{}")
+    monkeypatch.setenv(harness.ENV, str(tmp_path))
+    monkeypatch.setattr(harness.shutil, "which", lambda name: name)
+    monkeypatch.setattr(harness, "run_js", lambda *a: pytest.fail("the anchor was run"))
+    assert harness.main(["--settings", "50:1"]) == 2
+    assert capsys.readouterr().err.startswith("error: settings: '50:1' is not nodes:topics:D")
+    assert harness.main(["--settings", "20:1:6", "--latency-ms", "gauss:1:2"]) == 2
+    assert capsys.readouterr().err.startswith("error: latency_ms: 'gauss:1:2'")
