@@ -278,8 +278,7 @@ _ETHEREUM: dict[str, tuple[Any, str]] = {
     "flood_publish": (True, _LODESTAR),
     "idontwant_threshold": (16_829, _LODESTAR + " (idontwantMinDataSize)"),
     "scoring": (True, "Lodestar and Lighthouse score peers (score_preset('ethereum'))"),
-    "connections": (100, "Lodestar network/options.ts targetPeers (Lighthouse also targets "
-                    "100)"),
+    "connections": (100, "Lodestar network/options.ts (targetPeers)"),
 }
 
 #: the presets: name -> {parameter: (value, source)}
@@ -327,17 +326,17 @@ def presets_reference() -> str:
     Examples
     --------
     >>> presets_reference().splitlines()[0]
-    '| parameter | meaning | v1.0 | v1.1 | v1.2 | ethereum | source of the ethereum value |'
+    '| parameter | meaning | v1.0 | v1.1 | v1.2 | ethereum | source (v1.2) | source (ethereum) |'
     """
     names = list(PRESETS)
     head = ("| parameter | meaning | " + " | ".join(names)
-            + " | source of the ethereum value |")
-    lines = [head, "|" + "---|" * (len(names) + 3)]
+            + " | source (v1.2) | source (ethereum) |")
+    lines = [head, "|" + "---|" * (len(names) + 4)]
     for key, p in PARAMS.items():
         cells = [_cell(PRESETS[n][key][0]) for n in names]
         unit = f" ({p.unit})" if p.unit else ""
         lines.append(f"| `{key}` | {p.doc}{unit} | " + " | ".join(cells)
-                     + f" | {PRESETS['ethereum'][key][1]} |")
+                     + f" | {PRESETS['v1.2'][key][1]} | {PRESETS['ethereum'][key][1]} |")
     return "\n".join(lines) + "\n"
 
 

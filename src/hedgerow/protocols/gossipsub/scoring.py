@@ -323,23 +323,28 @@ class PeerScoreParams:
             raise _fail("decay_interval_ms", "at least 1000 ms", self.decay_interval_ms)
 
     def topic_table(self) -> dict[str, np.ndarray]:
-        """The topics' parameters as arrays indexed by topic id (computed once).
+        """The topics' parameters as arrays by topic id, plus one row for unscored topics.
 
-        An unscored topic has weight 0 and decay factors 1.  The key
-        ``scored`` marks the scored topics.
+        Row ``len(topics)`` stands for every topic past the end; an unscored
+        row has weights 0, decay factors 1 and quantum 1.  ``scored`` marks
+        the scored rows; ``w1`` ... ``w4`` (and ``w3b``) are the term weights
+        already multiplied by the topic weight.  Computed once per object.
 
         Examples
         --------
-        >>> PeerScoreParams(topics=(None, TopicScoreParams())).topic_table()["scored"].tolist()
-        [False, True]
+        >>> table = PeerScoreParams(topics=(None, TopicScoreParams(topic_weight=0.5))).topic_table()
+        >>> table["scored"].tolist(), table["w2"].tolist()
+        ([False, True, False], [0.0, 0.5, 0.0])
         """
         if not self._table:
+            n_rows = len(self.topics) + 1
             names = [f.name for f in fields(TopicScoreParams)]
-            table = {n: np.zeros(len(self.topics)) for n in names}
+            table = {n: np.zeros(n_rows) for n in names}
             for n in names:
                 if n.endswith("_decay"):
                     table[n][:] = 1.0
-            scored = np.zeros(len(self.topics), dtype=bool)
+            table["time_in_mesh_quantum_ms"][:] = 1.0
+            scored = np.zeros(n_rows, dtype=bool)
             for t, tp in enumerate(self.topics):
                 if tp is None:
                     continue
@@ -347,8 +352,14 @@ class PeerScoreParams:
                 for n in names:
                     table[n][t] = getattr(tp, n)
             table["scored"] = scored
-            for a in table.values():
-                a.setflags(write=False)
+            tw = table["topic_weight"]
+            for key, name in (("w1", "time_in_mesh_weight"), ("w2", "first_deliveries_weight"),
+                              ("w3", "mesh_deliveries_weight"),
+                              ("w3b", "mesh_failure_penalty_weight"),
+                              ("w4", "invalid_deliveries_weight")):
+                table[key] = tw * table[name]
+            for arr in table.values():
+                arr.setflags(write=False)
             self._table.update(table)
         return self._table
 
@@ -473,25 +484,9 @@ class ScoreCounters:
         return len(self.conn_node)
 
 
-def _topic_values(params: PeerScoreParams, counters: ScoreCounters,
-                  name: str) -> np.ndarray:
-    """Per-slot value of a topic parameter (0, or 1 for a decay, where the topic is not scored)."""
-    table = params.topic_table()
-    n_t = len(params.topics)
-    t = counters.slot_topic
-    known = t < n_t
-    out = np.where(known, table[name][np.minimum(t, max(n_t - 1, 0))] if n_t else 0.0, 0.0)
-    if name.endswith("_decay"):
-        out = np.where(known, out, 1.0)
-    return out
-
-
-def _scored(params: PeerScoreParams, counters: ScoreCounters) -> np.ndarray:
-    n_t = len(params.topics)
-    if n_t == 0:
-        return np.zeros(counters.n_slots, dtype=bool)
-    t = counters.slot_topic
-    return (t < n_t) & params.topic_table()["scored"][np.minimum(t, n_t - 1)]
+def _rows(params: PeerScoreParams, counters: ScoreCounters) -> np.ndarray:
+    """Each slot's row of :meth:`PeerScoreParams.topic_table`."""
+    return np.minimum(counters.slot_topic, len(params.topics))
 
 
 # --------------------------------------------------------------------------- the score
@@ -515,8 +510,12 @@ def ip_colocation(counters: ScoreCounters, threshold: int) -> np.ndarray:
         return out
     node = counters.conn_node[has]
     key = node * (int(g[has].max()) + 1) + g[has]
-    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
-    surplus = np.maximum(counts[inverse] - threshold, 0).astype(np.float64)
+    if key.max() < 4 * key.size + 1024:        # few (node, group) pairs: count directly
+        per_key = np.bincount(key)[key]
+    else:
+        _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+        per_key = counts[inverse]
+    surplus = np.maximum(per_key - threshold, 0).astype(np.float64)
     out[has] = surplus * surplus
     return out
 
@@ -540,28 +539,38 @@ def topic_scores(counters: ScoreCounters, params: PeerScoreParams,
     >>> topic_scores(c, PeerScoreParams(topics=(tp,))).tolist()
     [-9.0]
     """
-    tv = lambda name: _topic_values(params, counters, name)  # noqa: E731
-    in_mesh = counters.in_mesh
-    mesh_time = counters.mesh_time_ms
-    active = counters.mesh_deliveries_active
-    if now_ms is not None:
-        mesh_time = np.where(in_mesh, now_ms - counters.graft_ms, mesh_time)
-        active = active | (in_mesh & (mesh_time > tv("mesh_deliveries_activation_ms")))
-    quantum = np.where(counters.slot_topic < len(params.topics),
-                       tv("time_in_mesh_quantum_ms"), 1.0)
-    quantum = np.where(quantum > 0, quantum, 1.0)
-    p1 = np.where(in_mesh, np.minimum(mesh_time / quantum, tv("time_in_mesh_cap")), 0.0)
-    p2 = np.minimum(counters.first_deliveries, tv("first_deliveries_cap"))
-    threshold = tv("mesh_deliveries_threshold")
-    deficit = np.where(active & (counters.mesh_deliveries < threshold),
-                       threshold - counters.mesh_deliveries, 0.0)
-    p3 = deficit * deficit
-    p3b = counters.mesh_failure_penalty
-    p4 = counters.invalid_deliveries * counters.invalid_deliveries
-    s = (tv("time_in_mesh_weight") * p1 + tv("first_deliveries_weight") * p2
-         + tv("mesh_deliveries_weight") * p3 + tv("mesh_failure_penalty_weight") * p3b
-         + tv("invalid_deliveries_weight") * p4)
-    return tv("topic_weight") * s
+    tab = params.topic_table()
+    row = _rows(params, counters)
+    # P2 (dense: most slots that ever delivered first keep a decaying count)
+    out = tab["w2"][row] * np.minimum(counters.first_deliveries, tab["first_deliveries_cap"][row])
+    # the other terms over the slots where they can be non-zero (distinct indices: `+=`)
+    m = np.flatnonzero(counters.in_mesh)                                        # P1
+    if m.size:
+        r = row[m]
+        t = counters.mesh_time_ms[m] if now_ms is None else now_ms - counters.graft_ms[m]
+        out[m] += tab["w1"][r] * np.minimum(t / tab["time_in_mesh_quantum_ms"][r],
+                                            tab["time_in_mesh_cap"][r])
+    active = counters.mesh_deliveries_active                                   # P3
+    if now_ms is None:
+        a = np.flatnonzero(active)
+    else:
+        a = np.flatnonzero(active | counters.in_mesh)
+        now_active = active[a] | (now_ms - counters.graft_ms[a]
+                                  > tab["mesh_deliveries_activation_ms"][row[a]])
+        a = a[now_active]
+    if a.size:
+        r = row[a]
+        deficit = np.maximum(tab["mesh_deliveries_threshold"][r] - counters.mesh_deliveries[a],
+                             0.0)
+        out[a] += tab["w3"][r] * deficit * deficit
+    if counters.mesh_failure_penalty.any():                                    # P3b
+        b = np.flatnonzero(counters.mesh_failure_penalty)
+        out[b] += tab["w3b"][row[b]] * counters.mesh_failure_penalty[b]
+    if counters.invalid_deliveries.any():                                      # P4
+        i = np.flatnonzero(counters.invalid_deliveries)
+        x = counters.invalid_deliveries[i]
+        out[i] += tab["w4"][row[i]] * x * x
+    return out
 
 
 def score(counters: ScoreCounters, params: PeerScoreParams,
@@ -648,14 +657,18 @@ def decay(counters: ScoreCounters, params: PeerScoreParams) -> None:
     ([116.4, 0.0], [0.0, 1.5])
     """
     dz = params.decay_to_zero
+    tab = params.topic_table()
+    row = _rows(params, counters)
+    scored = tab["scored"][row]
     for name, factor in (("first_deliveries", "first_deliveries_decay"),
                          ("mesh_deliveries", "mesh_deliveries_decay"),
                          ("mesh_failure_penalty", "mesh_failure_penalty_decay"),
                          ("invalid_deliveries", "invalid_deliveries_decay")):
         a = getattr(counters, name)
-        f = _topic_values(params, counters, factor)
-        a *= f
-        a[(a < dz) & (f != 1.0)] = 0.0
+        if not a.any():
+            continue
+        a *= tab[factor][row]
+        a[(a < dz) & scored] = 0.0
     bp = counters.behaviour_penalty
     bp *= params.behaviour_penalty_decay
     bp[bp < dz] = 0.0
@@ -681,17 +694,16 @@ def refresh(counters: ScoreCounters, params: PeerScoreParams, now_ms: float) -> 
     (True, [2001.0])
     """
     decay(counters, params)
-    m = counters.in_mesh & _scored(params, counters)
+    tab = params.topic_table()
+    m = np.flatnonzero(counters.in_mesh)
+    r = _rows(params, counters)[m]
+    m, r = m[tab["scored"][r]], r[tab["scored"][r]]
     counters.mesh_time_ms[m] = now_ms - counters.graft_ms[m]
-    act = _topic_values(params, counters, "mesh_deliveries_activation_ms")
-    counters.mesh_deliveries_active |= m & (counters.mesh_time_ms > act)
+    counters.mesh_deliveries_active[m] |= (counters.mesh_time_ms[m]
+                                           > tab["mesh_deliveries_activation_ms"][r])
 
 
 # --------------------------------------------------------------------------- events
-def _counts(slots: np.ndarray, n: int) -> np.ndarray:
-    return np.bincount(np.asarray(slots, dtype=np.int64), minlength=n)[:n].astype(np.float64)
-
-
 def graft(counters: ScoreCounters, slots: np.ndarray, now_ms: float) -> None:
     """Slots grafted at ``now_ms``: in the mesh, time in mesh 0, P3 not yet active."""
     counters.in_mesh[slots] = True
@@ -719,7 +731,7 @@ def prune(counters: ScoreCounters, params: PeerScoreParams, slots: np.ndarray) -
     ([9.0], False, False)
     """
     slots = np.unique(np.asarray(slots, dtype=np.int64))
-    thr = _topic_values(params, counters, "mesh_deliveries_threshold")[slots]
+    thr = params.topic_table()["mesh_deliveries_threshold"][_rows(params, counters)[slots]]
     md = counters.mesh_deliveries[slots]
     hit = counters.mesh_deliveries_active[slots] & (md < thr)
     deficit = np.where(hit, thr - md, 0.0)
@@ -743,11 +755,10 @@ def first_delivery(counters: ScoreCounters, params: PeerScoreParams, slots: np.n
     >>> c.first_deliveries.tolist(), c.mesh_deliveries.tolist()
     ([2.0, 1.0], [0.0, 1.0])
     """
-    k = _counts(slots, counters.n_slots)
-    k[~_scored(params, counters)] = 0.0
-    cap = _topic_values(params, counters, "first_deliveries_cap")
-    np.minimum(counters.first_deliveries + k, cap, out=counters.first_deliveries)
-    _mesh_add(counters, params, k)
+    idx, k = _scored_counts(params, counters, slots)
+    cap = params.topic_table()["first_deliveries_cap"][_rows(params, counters)[idx]]
+    counters.first_deliveries[idx] = np.minimum(counters.first_deliveries[idx] + k, cap)
+    _mesh_add(counters, params, idx, k)
 
 
 def mesh_delivery(counters: ScoreCounters, params: PeerScoreParams, slots: np.ndarray) -> None:
@@ -755,25 +766,31 @@ def mesh_delivery(counters: ScoreCounters, params: PeerScoreParams, slots: np.nd
 
     Only slots in the mesh count; the kernel decides what is near-first.
     """
-    k = _counts(slots, counters.n_slots)
-    k[~_scored(params, counters)] = 0.0
-    _mesh_add(counters, params, k)
+    idx, k = _scored_counts(params, counters, slots)
+    _mesh_add(counters, params, idx, k)
 
 
-def _mesh_add(counters: ScoreCounters, params: PeerScoreParams, k: np.ndarray) -> None:
-    k = np.where(counters.in_mesh, k, 0.0)
-    cap = _topic_values(params, counters, "mesh_deliveries_cap")
-    grown = k > 0
-    counters.mesh_deliveries[grown] = np.minimum(counters.mesh_deliveries[grown] + k[grown],
-                                                 cap[grown])
+def _scored_counts(params: PeerScoreParams, counters: ScoreCounters,
+                   slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct slots of ``slots`` on scored topics, and how often each occurs."""
+    idx, k = np.unique(np.asarray(slots, dtype=np.int64), return_counts=True)
+    keep = params.topic_table()["scored"][_rows(params, counters)[idx]]
+    return idx[keep], k[keep].astype(np.float64)
+
+
+def _mesh_add(counters: ScoreCounters, params: PeerScoreParams, idx: np.ndarray,
+              k: np.ndarray) -> None:
+    in_mesh = counters.in_mesh[idx]
+    idx, k = idx[in_mesh], k[in_mesh]
+    cap = params.topic_table()["mesh_deliveries_cap"][_rows(params, counters)[idx]]
+    counters.mesh_deliveries[idx] = np.minimum(counters.mesh_deliveries[idx] + k, cap)
 
 
 def invalid_delivery(counters: ScoreCounters, params: PeerScoreParams,
                      slots: np.ndarray) -> None:
     """Messages that failed validation (a slot may repeat): P4's counter (uncapped)."""
-    k = _counts(slots, counters.n_slots)
-    k[~_scored(params, counters)] = 0.0
-    counters.invalid_deliveries += k
+    idx, k = _scored_counts(params, counters, slots)
+    counters.invalid_deliveries[idx] += k
 
 
 def add_penalty(counters: ScoreCounters, conns: np.ndarray, count: float = 1.0) -> None:
