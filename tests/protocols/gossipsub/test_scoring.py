@@ -190,6 +190,9 @@ def test_unscored_topics_contribute_nothing_and_never_count():
     assert c.first_deliveries.tolist() == [0.0, 1.0, 0.0]
     assert c.invalid_deliveries.tolist() == [0.0, 0.0, 0.0]
     assert score(c, params).tolist() == [1.0]
+    c.first_deliveries[:] = [0.01, 0.01, 0.01]
+    decay(c, params)                       # only the scored topic decays (and drops to 0)
+    assert c.first_deliveries.tolist() == [0.01, 0.0, 0.01]
 
 
 def test_topic_score_cap_caps_the_topic_sum_only():
