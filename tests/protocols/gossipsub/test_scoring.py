@@ -20,6 +20,7 @@ from hedgerow.protocols.gossipsub.scoring import (
     decay,
     decay_convergence,
     decay_factor,
+    disconnect,
     first_delivery,
     graft,
     group_median,
@@ -263,6 +264,28 @@ def test_all_terms_together():
     topic_part = 0.5 * (0.1 * 10.0 + 1.0 * 2 - 0.5 * (6.0 - 2.0) ** 2 - 0.25 * 3.0 - 2.0 * 1.0)
     expected = topic_part + 1.5 * 2.0 - 1.0 * (2 - 1) ** 2 - 0.5 * (4.0 - 1.0) ** 2
     assert score(c, params, now_ms=10_000.0)[0] == pytest.approx(expected, abs=1e-12)
+
+
+# --------------------------------------------------------------------------- disconnection
+def test_disconnect_forgets_positive_peers_and_retains_the_others_with_p3b():
+    params = peer(topic(first_deliveries_weight=1.0, mesh_deliveries_weight=-1.0,
+                        mesh_deliveries_threshold=4.0, mesh_deliveries_cap=10.0,
+                        mesh_deliveries_decay=0.5, mesh_deliveries_activation_ms=1000.0,
+                        mesh_failure_penalty_weight=-1.0, mesh_failure_penalty_decay=0.5))
+    c = one_slot(3)
+    graft(c, np.array([0, 1, 2]), now_ms=0.0)
+    first_delivery(c, params, np.array([0, 0, 0, 0, 0, 1, 2]))    # 5, 1, 1
+    refresh(c, params, now_ms=2000.0)                                # 2.5, 0.5, 0.5; active
+    before = score(c, params)
+    assert before.tolist() == [2.5 - 1.5**2, 0.5 - 3.5**2, 0.5 - 3.5**2]
+    kept = disconnect(c, params, np.array([1, 0]))
+    assert kept.tolist() == [False, True]            # connection 0 (score 0.25) forgotten
+    assert c.first_deliveries.tolist() == [0.0, 0.0, 0.5]
+    assert c.mesh_failure_penalty.tolist() == [0.0, 3.5**2, 0.0]
+    assert c.in_mesh.tolist() == [False, False, True]
+    # the retained peer is still negative when it comes back: -P3b, no P3 out of the mesh
+    assert score(c, params)[1] == -(3.5**2)
+    assert score(c, params)[0] == 0.0
 
 
 # --------------------------------------------------------------------------- decay

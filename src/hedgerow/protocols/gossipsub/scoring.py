@@ -82,6 +82,7 @@ __all__ = [
     "decay",
     "decay_convergence",
     "decay_factor",
+    "disconnect",
     "first_delivery",
     "graft",
     "group_median",
@@ -800,6 +801,50 @@ def add_penalty(counters: ScoreCounters, conns: np.ndarray, count: float = 1.0) 
     the backoff and one per IHAVE whose promised message never came.
     """
     np.add.at(counters.behaviour_penalty, np.asarray(conns, dtype=np.int64), float(count))
+
+
+def disconnect(counters: ScoreCounters, params: PeerScoreParams, conns: np.ndarray,
+               now_ms: float | None = None) -> np.ndarray:
+    """Connections closed: what the implementations keep of their peers' counters.
+
+    A peer whose score is positive is forgotten (every counter of the
+    connection and its slots back to 0).  Otherwise the counters are kept
+    for ``retain_score_ms`` so that a peer cannot reset a negative score by
+    reconnecting: first deliveries are zeroed, a slot that was in the mesh
+    with an active P3 deficit takes the P3b penalty, and every slot leaves
+    the mesh.  Returns the mask (over ``conns``) of the retained ones; the
+    expiry is the caller's bookkeeping.
+
+    Examples
+    --------
+    >>> params = PeerScoreParams(topics=(TopicScoreParams(),))
+    >>> c = ScoreCounters.empty(slot_conn=[0, 1], slot_topic=[0, 0], conn_node=[0, 0])
+    >>> first_delivery(c, params, np.array([0]))
+    >>> c.behaviour_penalty[1] = 2.0                  # score -10 * 2² = -40: kept
+    >>> disconnect(c, params, np.array([0, 1])).tolist()
+    [False, True]
+    >>> c.first_deliveries.tolist(), c.behaviour_penalty.tolist()
+    ([0.0, 0.0], [0.0, 2.0])
+    """
+    conns = np.unique(np.asarray(conns, dtype=np.int64))
+    keep = score(counters, params, now_ms)[conns] <= 0.0
+    closing = np.zeros(counters.n_conns, dtype=bool)
+    closing[conns] = True
+    slots = np.flatnonzero(closing[counters.slot_conn])
+    kept = np.zeros(counters.n_conns, dtype=bool)
+    kept[conns[keep]] = True
+    kept_slots = slots[kept[counters.slot_conn[slots]]]
+    gone_slots = slots[~kept[counters.slot_conn[slots]]]
+    counters.first_deliveries[kept_slots] = 0.0
+    prune(counters, params, kept_slots[counters.in_mesh[kept_slots]])
+    counters.in_mesh[kept_slots] = False
+    for name in _SLOT_FLOATS:
+        getattr(counters, name)[gone_slots] = 0.0
+    counters.in_mesh[gone_slots] = False
+    counters.mesh_deliveries_active[gone_slots] = False
+    gone = conns[~keep]
+    counters.behaviour_penalty[gone] = 0.0
+    return keep
 
 
 # --------------------------------------------------------------------------- heartbeat helpers
