@@ -706,7 +706,15 @@ def refresh(counters: ScoreCounters, params: PeerScoreParams, now_ms: float) -> 
 
 # --------------------------------------------------------------------------- events
 def graft(counters: ScoreCounters, slots: np.ndarray, now_ms: float) -> None:
-    """Slots grafted at ``now_ms``: in the mesh, time in mesh 0, P3 not yet active."""
+    """Slots grafted at ``now_ms``: in the mesh, time in mesh 0, P3 not yet active.
+
+    Examples
+    --------
+    >>> c = ScoreCounters.empty(slot_conn=[0, 1], slot_topic=[0, 0], conn_node=[0, 0])
+    >>> graft(c, np.array([1]), now_ms=250.0)
+    >>> c.in_mesh.tolist(), c.graft_ms.tolist()
+    ([False, True], [0.0, 250.0])
+    """
     counters.in_mesh[slots] = True
     counters.graft_ms[slots] = now_ms
     counters.mesh_time_ms[slots] = 0.0
@@ -766,6 +774,15 @@ def mesh_delivery(counters: ScoreCounters, params: PeerScoreParams, slots: np.nd
     """Near-first deliveries (duplicates within ``mesh_deliveries_window_ms``): P3's counter only.
 
     Only slots in the mesh count; the kernel decides what is near-first.
+
+    Examples
+    --------
+    >>> params = PeerScoreParams(topics=(TopicScoreParams(mesh_deliveries_cap=100.0),))
+    >>> c = ScoreCounters.empty(slot_conn=[0, 1], slot_topic=[0, 0], conn_node=[0, 0])
+    >>> c.in_mesh[0] = True
+    >>> mesh_delivery(c, params, np.array([0, 0, 1]))
+    >>> c.mesh_deliveries.tolist(), c.first_deliveries.tolist()
+    ([2.0, 0.0], [0.0, 0.0])
     """
     idx, k = _scored_counts(params, counters, slots)
     _mesh_add(counters, params, idx, k)
@@ -789,7 +806,16 @@ def _mesh_add(counters: ScoreCounters, params: PeerScoreParams, idx: np.ndarray,
 
 def invalid_delivery(counters: ScoreCounters, params: PeerScoreParams,
                      slots: np.ndarray) -> None:
-    """Messages that failed validation (a slot may repeat): P4's counter (uncapped)."""
+    """Messages that failed validation (a slot may repeat): P4's counter (uncapped).
+
+    Examples
+    --------
+    >>> params = PeerScoreParams(topics=(TopicScoreParams(),))
+    >>> c = ScoreCounters.empty(slot_conn=[0], slot_topic=[0], conn_node=[0])
+    >>> invalid_delivery(c, params, np.array([0, 0, 0]))
+    >>> c.invalid_deliveries.tolist()
+    [3.0]
+    """
     idx, k = _scored_counts(params, counters, slots)
     counters.invalid_deliveries[idx] += k
 
@@ -799,6 +825,13 @@ def add_penalty(counters: ScoreCounters, conns: np.ndarray, count: float = 1.0) 
 
     go-libp2p-pubsub and the JS implementation add one for a GRAFT during
     the backoff and one per IHAVE whose promised message never came.
+
+    Examples
+    --------
+    >>> c = ScoreCounters.empty(slot_conn=[], slot_topic=[], conn_node=[0, 0])
+    >>> add_penalty(c, np.array([1, 1, 0]))
+    >>> c.behaviour_penalty.tolist()
+    [1.0, 2.0]
     """
     np.add.at(counters.behaviour_penalty, np.asarray(conns, dtype=np.int64), float(count))
 
