@@ -458,6 +458,18 @@ def test_topic_params_refused_with_the_field_named(field, value):
 
 
 @pytest.mark.parametrize(("field", "value"), [
+    ("first_deliveries_cap", -1.0),           # a cap is never negative, used or not
+    ("mesh_deliveries_threshold", -1.0),
+    ("mesh_failure_penalty_decay", 1.5),      # an unused decay still in [0, 1]
+    ("time_in_mesh_cap", -1.0),
+])
+def test_unused_terms_still_take_sane_values(field, value):
+    with pytest.raises(ParameterError) as e:
+        TopicScoreParams(**{**OFF, field: value})       # every weight 0
+    assert e.value.key == field
+
+
+@pytest.mark.parametrize(("field", "value"), [
     ("topic_score_cap", -1.0),
     ("app_specific_weight", -1.0),
     ("ip_colocation_factor_weight", 1.0),

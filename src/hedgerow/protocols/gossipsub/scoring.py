@@ -136,6 +136,9 @@ def _check_fields(obj: Any, prefix: str, rules: dict[str, str]) -> None:
         key = prefix + name
         if rule == "decay":
             _check_decay(key, value)
+        elif rule == "unit":
+            if not 0.0 <= _number(key, value) <= 1.0:
+                raise _fail(key, "in [0, 1]", value)
         elif rule == "any":
             _number(key, value)
         else:
@@ -152,7 +155,8 @@ class TopicScoreParams:
     a preset states every value (:mod:`hedgerow.protocols.gossipsub.params`).
     The constraints are the specification's and the implementations' checks:
     weights of rewards ``>= 0`` and of penalties ``<= 0``, decays in ``(0, 1)``
-    and caps ``> 0`` wherever their weight is not 0, the mesh-delivery cap at
+    and caps ``> 0`` wherever their weight is not 0 (an unused decay in
+    ``[0, 1]``, an unused cap or threshold ``>= 0``), the mesh-delivery cap at
     least its threshold, an activation window of at least 1 s.
 
     Attributes
@@ -217,10 +221,10 @@ class TopicScoreParams:
                                 "mesh_failure_penalty_weight": "<=0",
                                 "invalid_deliveries_weight": "<=0",
                                 "invalid_deliveries_decay": "decay",
-                                "time_in_mesh_cap": "any", "first_deliveries_decay": "any",
-                                "first_deliveries_cap": "any", "mesh_deliveries_decay": "any",
-                                "mesh_deliveries_cap": "any", "mesh_deliveries_threshold": "any",
-                                "mesh_failure_penalty_decay": "any"})
+                                "time_in_mesh_cap": ">=0", "first_deliveries_decay": "unit",
+                                "first_deliveries_cap": ">=0", "mesh_deliveries_decay": "unit",
+                                "mesh_deliveries_cap": ">=0", "mesh_deliveries_threshold": ">=0",
+                                "mesh_failure_penalty_decay": "unit"})
         if self.time_in_mesh_weight != 0:
             _check_sign(p + "time_in_mesh_cap", self.time_in_mesh_cap, ">0")
         if self.first_deliveries_weight != 0:
@@ -313,7 +317,7 @@ class PeerScoreParams:
                                  "ip_colocation_factor_weight": "<=0",
                                  "behaviour_penalty_weight": "<=0",
                                  "behaviour_penalty_threshold": ">=0",
-                                 "behaviour_penalty_decay": "any",
+                                 "behaviour_penalty_decay": "unit",
                                  "decay_to_zero": "decay", "retain_score_ms": ">=0"})
         thr = self.ip_colocation_factor_threshold
         if isinstance(thr, bool) or not isinstance(thr, (int, np.integer)) or thr < 1:
