@@ -108,6 +108,8 @@ _DECL: dict[str, Param] = {
     "idontwant_threshold": Int(None, "send IDONTWANT for messages of at least this size (v1.2; "
                                "derived: 1024 under v1.2, none before)", low=0, unit="bytes",
                                optional=True),
+    "max_idontwant_messages": Int(1000, "IDONTWANT messages accepted per peer per heartbeat "
+                                  "(v1.2; the JS implementation counts their ids)", low=1),
     "scoring": Bool(False, "peer scoring P1-P7 with the thresholds (v1.1)"),
     "connections": Int(50, "connection target: peers each node keeps connected", low=1,
                        unit="peers"),
@@ -218,6 +220,7 @@ _V10: dict[str, tuple[Any, str]] = {
     "prune_peers": (16, "unused before v1.1 (no peer exchange)"),
     "flood_publish": (False, "gossipsub-v1.0.md: publish to the mesh or fanout"),
     "idontwant_threshold": (None, "no IDONTWANT before v1.2"),
+    "max_idontwant_messages": (1000, "unused before v1.2; go-libp2p-pubsub default"),
     "scoring": (False, "no scoring before v1.1"),
     "connections": (50, _OURS),
 }
@@ -247,7 +250,9 @@ _V12: dict[str, tuple[Any, str]] = {
     **_V11,
     "variant": ("v1.2", "gossipsub-v1.2.md (/meshsub/1.2.0)"),
     "idontwant_threshold": (1024, "go-libp2p-pubsub default (gossipsub-v1.2.md leaves the "
-                            "policy to implementations)"),
+                            "policy to implementations; the JS implementation's is 512)"),
+    "max_idontwant_messages": (1000, "go-libp2p-pubsub default (gossipsub-v1.2.md, Parameters, "
+                               "gives none)"),
 }
 
 _ETHEREUM: dict[str, tuple[Any, str]] = {
@@ -277,6 +282,7 @@ _ETHEREUM: dict[str, tuple[Any, str]] = {
     "prune_peers": (16, _JS),
     "flood_publish": (True, _LODESTAR),
     "idontwant_threshold": (16_829, _LODESTAR + " (idontwantMinDataSize)"),
+    "max_idontwant_messages": (512, _JS),
     "scoring": (True, "Lodestar and Lighthouse score peers (score_preset('ethereum'))"),
     "connections": (100, "Lodestar network/options.ts (targetPeers)"),
 }
