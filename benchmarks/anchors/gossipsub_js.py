@@ -113,9 +113,10 @@ def params_for(d: int, **overrides: Any) -> dict[str, Any]:
     """The case parameters for mesh degree ``d``.
 
     ``D_lo = d - 2``, ``D_hi = max(12, d + 4)``, ``D_score = 2 d / 3`` (rounded
-    down), ``D_lazy = 6`` and ``D_out = 2``: the specification's defaults at
-    ``d = 6`` and Ethereum's consensus-layer mesh (D 8, D_lo 6, D_hi 12) at
-    ``d = 8``.
+    down), ``D_lazy = 6`` and ``D_out = 2`` (less where the specification's
+    ``D_out < D_lo`` and ``D_out <= D / 2`` ask for it): the specification's
+    defaults at ``d = 6`` and Ethereum's consensus-layer mesh (D 8, D_lo 6,
+    D_hi 12) at ``d = 8``.
 
     Parameters
     ----------
@@ -136,6 +137,8 @@ def params_for(d: int, **overrides: Any) -> dict[str, Any]:
     (8, 6, 12, 5, 2)
     >>> params_for(6, variant="v1.2")["variant"]
     'v1.2'
+    >>> [params_for(d)["D_out"] for d in (3, 4, 5, 6)]
+    [0, 1, 2, 2]
     """
     if int(d) < 3:
         raise ParameterError(f"D: the mesh degree must be at least 3, got {d}")
@@ -143,7 +146,8 @@ def params_for(d: int, **overrides: Any) -> dict[str, Any]:
     if unknown:
         raise ParameterError(f"{sorted(unknown)[0]}: not a GossipSub case parameter")
     d = int(d)
-    p = dict(BASE_PARAMS, D=d, D_lo=d - 2, D_hi=max(12, d + 4), D_score=2 * d // 3)
+    p = dict(BASE_PARAMS, D=d, D_lo=d - 2, D_hi=max(12, d + 4), D_score=2 * d // 3,
+             D_out=min(2, d - 3, d // 2))
     p.update(overrides)
     return p
 

@@ -164,3 +164,12 @@ def test_bad_settings_are_one_line_before_any_run(harness, monkeypatch, tmp_path
     assert capsys.readouterr().err.startswith("error: settings: '50:1' is not nodes:topics:D")
     assert harness.main(["--settings", "20:1:6", "--latency-ms", "gauss:1:2"]) == 2
     assert capsys.readouterr().err.startswith("error: latency_ms: 'gauss:1:2'")
+
+
+def test_case_params_are_valid_gossipsub_parameters(harness):
+    """Every case the harness draws passes Hedgerow's own checks of GossipSub parameters."""
+    from hedgerow.protocols.gossipsub.params import check_gossipsub
+
+    for d in (3, 4, 6, 8, 10):
+        check_gossipsub(harness.params_for(d))
+    check_gossipsub(harness.params_for(8, variant="v1.2", idontwant_threshold=1024))
