@@ -235,8 +235,9 @@ def run_anchor(py: Path, root: Path, topo: Path, start: Path, seed: int, work: P
         cmd = [str(py), str(DRIVER), "--anchor", str(root), "--topo", str(topo),
                "--start", str(start), "--run-dir", str(rd), "--seed", str(seed),
                "--epochs", str(epochs)]
-        if nice:
-            cmd = ["nice", "-n", str(nice), *cmd]
+        bump = nice - os.nice(0)  # ``--nice`` is the niceness the runs get, not an increment
+        if bump > 0:
+            cmd = ["nice", "-n", str(bump), *cmd]
         with open(work / f"driver-{seed}.log", "w") as log:
             subprocess.run(cmd, check=True, stdout=log, stderr=subprocess.STDOUT)
     return json.loads(summary.read_text())
@@ -247,10 +248,12 @@ def side_stats(exploits: list[list[int]], explores: list[list[int]], pubs: list[
     """The per-graph statistics both sides report."""
     fx = first_epochs(explores, pubs)
     fe = first_epochs(exploits, pubs)
+    fl = first_epochs([a + b for a, b in zip(exploits, explores, strict=True)], pubs)
     opt = [set(pubs) <= set(s) for s in exploits]
     far = far_count(lam)
-    return {"first_explored": fx, "first_exploited": fe, "all_explored_by": all_by(fx),
-            "all_exploited_by": all_by(fe), "non_optimal_epochs": int(len(opt) - sum(opt)),
+    return {"first_explored": fx, "first_exploited": fe, "first_linked": fl,
+            "all_explored_by": all_by(fx), "all_exploited_by": all_by(fe),
+            "all_linked_by": all_by(fl), "non_optimal_epochs": int(len(opt) - sum(opt)),
             "optimal_epochs": int(sum(opt)), "far_epochs": far,
             "close_epochs": int(len(lam) - far), "lambda0": float(lam[0])}
 
@@ -261,11 +264,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--first", type=int, default=0, help="first seed (goldfish_fig2.py's: 0)")
     ap.add_argument("--epochs", type=int, default=100)
     ap.add_argument("--workers", type=int, default=2, help="anchor runs at once")
-    ap.add_argument("--nice", type=int, default=10, help="niceness of the anchor's runs")
+    ap.add_argument("--nice", type=int, default=10, help="niceness of the anchor's runs (absolute)")
     ap.add_argument("--keep", default="gf-fig2-authors",
                     help="work folder (inputs, the anchor's run folders, logs); resumable")
     ap.add_argument("--json", default=None, help="also write every number here")
+    ap.add_argument("--partial", action="store_true",
+                    help="run nothing: compare the epochs the anchor's runs in --keep have "
+                         "reached so far (exploration and exploitation only)")
     args = ap.parse_args(argv)
+    if args.partial:
+        return partial(args)
     root, py = anchor_paths()
     work = Path(args.keep).resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -314,6 +322,87 @@ def main(argv: list[str] | None = None) -> int:
             {"epochs": args.epochs, "seeds": seeds, "load": [load0, load1],
              "wall_s": t_all, "hedgerow_s": t_ours, "eval_optimal": fractions,
              "rows": rows}, indent=1, default=int))
+    return 0
+
+
+def reached_epochs(rd: Path, star: int) -> list[dict[str, list[int]]]:
+    """The star's exploit and explore peers of every epoch a (running) anchor run has written.
+
+    Reads ``graphs/epoch<e>.json`` for ``e = 0, 1, ...`` and stops at the first missing or
+    unreadable one (the file being written).
+    """
+    out: list[dict[str, list[int]]] = []
+    while True:
+        f = rd / "graphs" / f"epoch{len(out)}.json"
+        try:
+            nd = json.loads(f.read_text())[star]
+        except (OSError, ValueError, IndexError):
+            return out
+        if nd.get("node") != star:
+            raise RuntimeError(f"{f}: entry {star} is node {nd.get('node')}")
+        out.append({"exploits": nd["exploits"], "explores": nd["explores"]})
+
+
+def explored_by(rows: list[dict[str, Any]], side: str, epoch: int,
+                key: str = "first_explored") -> int:
+    """Publishers (over all rows) first reached (``key``) at or before ``epoch``.
+
+    >>> explored_by([{"x": {"first_explored": {1: 3, 2: -1, 3: 9}}}], "x", 5)
+    1
+    """
+    return sum(0 <= v <= epoch for r in rows for v in r[side][key].values())
+
+
+def partial(args: argparse.Namespace) -> int:
+    """Both sides on the epochs every anchor run of ``--keep`` has reached (nothing is run)."""
+    work = Path(args.keep).resolve()
+    seeds = list(range(args.first, args.first + args.graphs))
+    rows = []
+    for s in seeds:
+        start = work / "start" / f"{s}.json"
+        if not start.is_file():
+            sys.exit(f"{start}: no such graph in {work}")
+        star = int(json.loads(start.read_text())["star"])
+        t = reached_epochs(run_dir(work, s), star)
+        h = hedgerow_side(s, args.epochs)
+        e = min(len(t), args.epochs)
+        pubs = h["pubs"]
+
+        def stats(ex: list[list[int]], xp: list[list[int]], _p: list[int] = pubs) -> dict:
+            fx, fe = first_epochs(xp, _p), first_epochs(ex, _p)
+            fl = first_epochs([a + b for a, b in zip(ex, xp, strict=True)], _p)
+            return {"first_explored": fx, "first_exploited": fe, "first_linked": fl,
+                    "all_explored_by": all_by(fx), "all_exploited_by": all_by(fe),
+                    "all_linked_by": all_by(fl)}
+
+        rows.append({"seed": s, "star": star, "publishers": pubs, "epochs_reached": e,
+                     "publisher_full": h["row"]["publisher_full"],
+                     "ours": stats(h["exploits"][:e], h["explores"][:e]),
+                     "theirs": stats([x["exploits"] for x in t[:e]],
+                                     [x["explores"] for x in t[:e]])})
+    common = min(r["epochs_reached"] for r in rows)
+    print("| seed | star | publishers | epochs | Hedgerow explored | authors explored | "
+          "Hedgerow exploited | authors exploited |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        cells = [" ".join(str(r[sd][k][p]) for p in r["publishers"])
+                 for k in ("first_explored",) for sd in ("ours", "theirs")]
+        cells += [" ".join(str(r[sd]["first_exploited"][p]) for p in r["publishers"])
+                  for sd in ("ours", "theirs")]
+        print(f"| {r['seed']} | {r['star']} | {' '.join(map(str, r['publishers']))} | "
+              f"{r['epochs_reached']} | " + " | ".join(cells) + " |")
+    n_pub = sum(len(r["publishers"]) for r in rows)
+    print(f"\nepochs reached by every run: {common} (-1 = not within a run's epochs)")
+    for e in sorted({min(common - 1, x) for x in (9, 19, 29, 39, 47, common - 1) if x >= 0}):
+        print(f"publishers explored by epoch {e}: Hedgerow {explored_by(rows, 'ours', e)}/{n_pub},"
+              f" authors {explored_by(rows, 'theirs', e)}/{n_pub}; linked (any out-link): "
+              f"Hedgerow {explored_by(rows, 'ours', e, 'first_linked')}/{n_pub}, authors "
+              f"{explored_by(rows, 'theirs', e, 'first_linked')}/{n_pub}; exploited: Hedgerow "
+              f"{explored_by(rows, 'ours', e, 'first_exploited')}/{n_pub}, authors "
+              f"{explored_by(rows, 'theirs', e, 'first_exploited')}/{n_pub}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"partial": True, "epochs_reached": common,
+                                               "rows": rows}, indent=1, default=int))
     return 0
 
 
