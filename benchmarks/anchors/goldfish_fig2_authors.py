@@ -38,8 +38,9 @@ and a graph's far count can differ by the one-epoch shift, at most 1.
 
 Found through ``HEDGEROW_ANCHOR_GOLDFISH`` (a ``bx3/goldfish`` checkout, the folder holding
 ``sim/`` and ``core/``) and ``HEDGEROW_ANCHOR_GOLDFISH_PYTHON`` (a Python with ``torch``,
-``numpy``, ``networkx`` and ``matplotlib``: a throw-away venv outside the project; PyTorch is
-never a Hedgerow dependency).  Resumable: a graph whose ``summary.json`` exists in ``--keep``
+``numpy<2`` (their log formatter calls ``int()`` on one-element arrays), ``networkx`` and
+``matplotlib``: a throw-away venv outside the project; PyTorch is never a Hedgerow
+dependency).  Resumable: a graph whose ``summary.json`` exists in ``--keep``
 is not run again.  Usage::
 
     HEDGEROW_ANCHOR_GOLDFISH=/path/to/goldfish HEDGEROW_ANCHOR_GOLDFISH_PYTHON=/venv/bin/python \\
@@ -78,7 +79,7 @@ def anchor_paths() -> tuple[Path, Path]:
     if not where or not py:
         missing = " and ".join(v for v, s in ((ENV, where), (ENV_PYTHON, py)) if not s)
         print(f"{missing} not set: point {ENV} at a bx3/goldfish checkout and {ENV_PYTHON} at a "
-              "Python with torch, numpy, networkx and matplotlib (see this script's docstring); "
+              "Python with torch, numpy<2, networkx and matplotlib (see this script's docstring); "
               "nothing was run", file=sys.stderr)
         sys.exit(2)
     root = Path(where)
