@@ -70,12 +70,18 @@ def classify_cells(x, obs, dag, k):
         for j in range(q):
             if obs[r, j]:
                 nobs[r] += 1
+    coldag = np.zeros(q, dtype=np.bool_)
+    for r in range(p):
+        for j in range(q):
+            if dag[r, j]:
+                coldag[j] = True
     cells = np.empty((p * q, 2), dtype=np.int64)
     nbrs = np.full((p * q, k), -1, dtype=np.int64)
     wts = np.zeros((p * q, k))
     s = 0
-    cand = np.empty(p, dtype=np.int64)
-    cg = np.empty(p)
+    # the K nearest peering rows so far, by (distance, row index): one pass, no sort
+    bg = np.empty(k)
+    bi = np.empty(k, dtype=np.int64)
     for r in range(p):
         for u in range(q):
             if obs[r, u]:
@@ -89,42 +95,53 @@ def classify_cells(x, obs, dag, k):
                 continue
             # peering rows: u observed or dagger there, >= 2 common observed peers with r
             nc = 0
+            cnt = 0
             for i in range(p):
                 if i != r and (obs[i, u] or dag[i, u]) and not np.isnan(g[r, i]):
-                    cand[nc] = i
-                    cg[nc] = g[r, i]
                     nc += 1
+                    gi = g[r, i]
+                    if cnt < k:
+                        j = cnt
+                        cnt += 1
+                    elif gi < bg[k - 1]:
+                        j = k - 1
+                    else:
+                        continue
+                    # ties keep the lower row index first (a stable order)
+                    while j > 0 and bg[j - 1] > gi:
+                        bg[j] = bg[j - 1]
+                        bi[j] = bi[j - 1]
+                        j -= 1
+                    bg[j] = gi
+                    bi[j] = i
             if nc == 0:
                 classes[r, u] = _INF
                 continue
-            order = np.argsort(cg[:nc], kind="mergesort")  # stable: ties by row index
-            take = min(k, nc)
-            gk = cg[order[take - 1]]
+            take = cnt
+            gk = bg[take - 1]
             amb = False
-            if nc < k:
-                # fewer than K peering rows: a † anywhere in the column makes it ambiguous
-                for i in range(p):
-                    if dag[i, u]:
-                        amb = True
-                        break
-            for t in range(nc):
-                i = cand[order[t]]
-                if amb or cg[order[t]] > gk:
-                    break
-                if dag[i, u]:
+            if coldag[u]:
+                if nc < k:
+                    # fewer than K peering rows: a † anywhere in the column makes it ambiguous
                     amb = True
-                    break
+                else:
+                    # a † among the nearest rows, those tied with the K-th included
+                    for i in range(p):
+                        if (i != r and dag[i, u] and not np.isnan(g[r, i])
+                                and g[r, i] <= gk):
+                            amb = True
+                            break
             if amb:
                 classes[r, u] = _AMB
                 continue
             classes[r, u] = _EST
             cells[s, 0] = r
             cells[s, 1] = u
-            gmin = cg[order[0]]
+            gmin = bg[0]
             tot = 0.0
             for t in range(take):
-                nbrs[s, t] = cand[order[t]]
-                e = np.exp(-(cg[order[t]] - gmin))
+                nbrs[s, t] = bi[t]
+                e = np.exp(-(bg[t] - gmin))
                 wts[s, t] = e
                 tot += e
             for t in range(take):
