@@ -520,6 +520,24 @@ def _ereach(aptr, aidx, k, parent, flag, stack):
 
 
 @numba.njit(cache=True)
+def _slot(i, j, p, sparse, aptr, aidx):
+    """Where entry ``(i, j)``, ``i >= j``, of the MM system is kept (see :func:`_mm`)."""
+    if not sparse:
+        return i * p + j
+    if i == j:
+        return i
+    lo = aptr[i]
+    hi = aptr[i + 1]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if aidx[mid] < j:
+            lo = mid + 1
+        else:
+            hi = mid
+    return p + lo
+
+
+@numba.njit(cache=True)
 def _sparse_symbolic(aptr, aidx, p):
     """Elimination tree and column pointers of the Cholesky factor of a pattern (strictly lower
     CSR ``aptr, aidx``); column ``j`` of the factor holds its diagonal first."""
@@ -548,10 +566,10 @@ def _sparse_symbolic(aptr, aidx, p):
 
 
 @numba.njit(cache=True)
-def _sparse_chol_solve(m, aptr, aidx, parent, lp, li, lx, b, x, work, flag, nxt, stack):
-    """Solve ``m x = b`` by an up-looking sparse Cholesky (CSparse's ``cs_chol``): ``m`` holds
-    the lower triangle at the pattern ``aptr, aidx`` and the diagonal; the factor's columns go
-    to ``li, lx`` at ``lp`` (:func:`_sparse_symbolic`)."""
+def _sparse_chol_solve(vals, aptr, aidx, parent, lp, li, lx, b, x, work, flag, nxt, stack):
+    """Solve ``m x = b`` by an up-looking sparse Cholesky (CSparse's ``cs_chol``): ``vals``
+    holds the diagonal of ``m`` (``p`` values) then its lower triangle at the pattern ``aptr,
+    aidx``; the factor's columns go to ``li, lx`` at ``lp`` (:func:`_sparse_symbolic`)."""
     p = len(parent)
     flag[:] = -1
     for j in range(p):
@@ -560,8 +578,8 @@ def _sparse_chol_solve(m, aptr, aidx, parent, lp, li, lx, b, x, work, flag, nxt,
         top = _ereach(aptr, aidx, k, parent, flag, stack)
         work[k] = 0.0
         for q in range(aptr[k], aptr[k + 1]):
-            work[aidx[q]] = m[k, aidx[q]]
-        d = m[k, k]
+            work[aidx[q]] = vals[p + q]
+        d = vals[k]
         for t in range(top, p):
             i = stack[t]
             lki = work[i] / lx[lp[i]]
@@ -645,7 +663,36 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
     prev = _loss_norms(a, cp, var, rp, op, w, nc, s1, s2, xo, nrm)
     hdiag = np.empty(s)
     ba = np.empty(s)
-    big = np.zeros((p, p))
+    # the system's entries: the dense lower triangle (row-major) or, sparse, the diagonal then
+    # the pattern's entries; every term's and every neighbour pair's slot is found once
+    if sparse:
+        big = np.zeros((1, 1))
+        vals = np.zeros(p + len(aidx))
+    else:
+        big = np.zeros((p, p))
+        vals = big.reshape(p * p)
+    so = np.empty(t, dtype=np.int64)
+    sr = np.empty(t, dtype=np.int64)
+    sx = np.empty(t, dtype=np.int64)
+    for i in range(t):
+        o = op[i]
+        r = rp[i]
+        so[i] = _slot(o, o, p, sparse, aptr, aidx)
+        sr[i] = _slot(r, r, p, sparse, aptr, aidx)
+        sx[i] = _slot(max(o, r), min(o, r), p, sparse, aptr, aidx) if o != r else -1
+    n_pairs = 0
+    for v in range(s):
+        n_pairs += (start[v + 1] - start[v]) ** 2
+    pslot = np.full(n_pairs, -1, dtype=np.int64)
+    k = 0
+    for v in range(s):
+        for x1 in range(start[v], start[v + 1]):
+            oi = op[order[x1]]
+            for x2 in range(start[v], start[v + 1]):
+                oj = op[order[x2]]
+                if oj <= oi:
+                    pslot[k] = _slot(oi, oj, p, sparse, aptr, aidx)
+                k += 1
     rhs = np.empty(p)
     best_a = a.copy()
     best_c = cp.copy()
@@ -664,14 +711,14 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
         hdiag[:] = la
         ba[:] = 0.0
         rhs[:] = 0.0
-        for i in range(p):
-            if sparse:
-                for q in range(aptr[i], aptr[i + 1]):
-                    big[i, aidx[q]] = 0.0
-            else:
+        if sparse:
+            vals[:p] = lc
+            vals[p:] = 0.0
+        else:
+            for i in range(p):
                 for j in range(first[i], i):
                     big[i, j] = 0.0
-            big[i, i] = lc
+                big[i, i] = lc
         for i in range(t):
             o = op[i]
             r = rp[i]
@@ -680,16 +727,13 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
             # n (c_o - c_r)^2 + 2 (c_o - c_r) S1
             if o != r:
                 g = f * nc[i]
-                big[o, o] += g
-                big[r, r] += g
-                if o > r:
-                    big[o, r] -= g
-                else:
-                    big[r, o] -= g
+                vals[so[i]] += g
+                vals[sr[i]] += g
+                vals[sx[i]] -= g
                 rhs[o] -= f * s1[i]
                 rhs[r] += f * s1[i]
             # (x_o + c_o - a_v)^2
-            big[o, o] += f
+            vals[so[i]] += f
             rhs[o] -= f * xo[i]
             hdiag[v] += f
             ba[v] += f * xo[i]
@@ -697,19 +741,17 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
         for i in range(t):
             v = var[i]
             rhs[op[i]] += om[i] * ba[v] / hdiag[v]
+        k = 0
         for v in range(s):
             hv = hdiag[v]
             for x1 in range(start[v], start[v + 1]):
-                i = order[x1]
-                oi = op[i]
-                fi = om[i] / hv
+                fi = om[order[x1]] / hv
                 for x2 in range(start[v], start[v + 1]):
-                    j2 = order[x2]
-                    oj = op[j2]
-                    if oj <= oi:
-                        big[oi, oj] -= fi * om[j2]
+                    if pslot[k] >= 0:
+                        vals[pslot[k]] -= fi * om[order[x2]]
+                    k += 1
         if sparse:
-            _sparse_chol_solve(big, aptr, aidx, parent, lp, li, lx, rhs, cp, work, flag, nxt,
+            _sparse_chol_solve(vals, aptr, aidx, parent, lp, li, lx, rhs, cp, work, flag, nxt,
                                stack)
         else:
             _env_chol_solve(big, first, rhs, cp)
