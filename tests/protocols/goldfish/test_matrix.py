@@ -191,3 +191,33 @@ def test_one_pass_nearest_rows_match_the_sorting_classifier(seed):
     ref = _classify_sorted(x, obs, dag, k)
     for a, b in zip(got, ref, strict=True):
         np.testing.assert_array_equal(a, b)  # nan distances compare equal
+
+
+def _distances_two_pass(x, obs):
+    """The row distances as they were computed: two passes over the common columns."""
+    p, q = x.shape
+    g = np.full((p, p), np.nan)
+    for r in range(p):
+        for i in range(r + 1, p):
+            common = [j for j in range(q) if obs[r, j] and obs[i, j]]
+            if len(common) < 2:
+                continue
+            s1 = 0.0
+            for j in common:
+                s1 += x[r, j] - x[i, j]
+            mean = s1 / len(common)
+            ss = 0.0
+            for j in common:
+                d = x[r, j] - x[i, j] - mean
+                ss += d * d
+            g[r, i] = g[i, r] = ss / (len(common) - 1)
+    return g
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_row_distances_match_the_two_pass_formula_bit_for_bit(seed):
+    rng = np.random.default_rng(seed)
+    p, q = int(rng.integers(2, 30)), int(rng.integers(1, 12))
+    x = np.round(rng.uniform(0, 1, (p, q)), int(rng.integers(1, 4)))
+    obs = rng.random((p, q)) < rng.uniform(0.2, 1.0)
+    np.testing.assert_array_equal(row_distances(x, obs), _distances_two_pass(x, obs))

@@ -33,22 +33,34 @@ def row_distances(x, obs):
     """``(p, p)`` differential variances (ddof 1) over common observed columns; ``nan`` if < 2."""
     p, q = x.shape
     g = np.full((p, p), np.nan)
+    # row r's observed columns once; the pair's differences kept for the second pass
+    cols = np.empty(q, dtype=np.int64)
+    diff = np.empty(q)
     for r in range(p):
+        nr = 0
+        for j in range(q):
+            if obs[r, j]:
+                cols[nr] = j
+                nr += 1
+        if nr < 2:
+            continue
         for i in range(r + 1, p):
             cnt = 0
             s1 = 0.0
-            for j in range(q):
-                if obs[r, j] and obs[i, j]:
+            for t in range(nr):
+                j = cols[t]
+                if obs[i, j]:
+                    d = x[r, j] - x[i, j]
+                    diff[cnt] = d
                     cnt += 1
-                    s1 += x[r, j] - x[i, j]
+                    s1 += d
             if cnt < 2:
                 continue
             mean = s1 / cnt
             ss = 0.0
-            for j in range(q):
-                if obs[r, j] and obs[i, j]:
-                    d = x[r, j] - x[i, j] - mean
-                    ss += d * d
+            for t in range(cnt):
+                d = diff[t] - mean
+                ss += d * d
             v = ss / (cnt - 1)
             g[r, i] = v
             g[i, r] = v
