@@ -87,6 +87,21 @@ def classify_cells(x, obs, dag, k):
         for j in range(q):
             if dag[r, j]:
                 coldag[j] = True
+    # per column, the rows where it is observed or a dagger (the peering candidates), in order
+    cptr = np.zeros(q + 1, dtype=np.int64)
+    for r in range(p):
+        for j in range(q):
+            if obs[r, j] or dag[r, j]:
+                cptr[j + 1] += 1
+    for j in range(q):
+        cptr[j + 1] += cptr[j]
+    crow = np.empty(cptr[q], dtype=np.int64)
+    cfill = cptr[:-1].copy()
+    for r in range(p):
+        for j in range(q):
+            if obs[r, j] or dag[r, j]:
+                crow[cfill[j]] = r
+                cfill[j] += 1
     cells = np.empty((p * q, 2), dtype=np.int64)
     nbrs = np.full((p * q, k), -1, dtype=np.int64)
     wts = np.zeros((p * q, k))
@@ -108,8 +123,9 @@ def classify_cells(x, obs, dag, k):
             # peering rows: u observed or dagger there, >= 2 common observed peers with r
             nc = 0
             cnt = 0
-            for i in range(p):
-                if i != r and (obs[i, u] or dag[i, u]) and not np.isnan(g[r, i]):
+            for ci in range(cptr[u], cptr[u + 1]):
+                i = crow[ci]
+                if i != r and not np.isnan(g[r, i]):
                     nc += 1
                     gi = g[r, i]
                     if cnt < k:
@@ -138,7 +154,8 @@ def classify_cells(x, obs, dag, k):
                     amb = True
                 else:
                     # a † among the nearest rows, those tied with the K-th included
-                    for i in range(p):
+                    for ci in range(cptr[u], cptr[u + 1]):
+                        i = crow[ci]
                         if (i != r and dag[i, u] and not np.isnan(g[r, i])
                                 and g[r, i] <= gk):
                             amb = True
