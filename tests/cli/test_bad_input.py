@@ -292,6 +292,26 @@ def test_dry_run_refuses_a_pivot_not_among_by(capsys, tmp_path):
             "report", "pivot 'nodes' is not among by (label)")
 
 
+def test_dry_run_refuses_an_unknown_report_metric_naming_its_place_and_the_nearest(
+        capsys, tmp_path):
+    spec = _spec(tmp_path, BUILD % 50 + "report: {metrics: [avg_degree, max_degree, avg_degre]}\n")
+    line = refused(capsys, ["sweep", spec, "--dry-run", "--out", tmp_path / "o"],
+                   "report.metrics[2]", "unknown metric 'avg_degre'", "nearest: avg_degree")
+    assert f"{spec}:5:" in line  # the file and line of the key, as every spec error
+    assert not (tmp_path / "o").exists()
+
+
+def test_report_metric_typo_names_the_nearest_declared_metrics(capsys, tmp_path):
+    write_rows(tmp_path, "r0", run_one({"run_id": "r0", "experiment": "e", "label": "ringpt",
+                                        "scenario": {"kind": "build", "protocol": "ringpt",
+                                                     "diameter": False, "seed": 0,
+                                                     "workload": {"nodes": 40, "topics": 5,
+                                                                  "subs": 2,
+                                                                  "popularity": "rss"}}}))
+    refused(capsys, ["report", tmp_path, "-e", "e", "--metric", "partitoned_topics"],
+            "--metric partitoned_topics: unknown metric", "nearest: partitioned_topics")
+
+
 def test_dry_run_refuses_a_workload_that_does_not_fit_in_memory(capsys, tmp_path):
     spec = _spec(tmp_path, BUILD % 10**12)
     refused(capsys, ["sweep", spec, "--dry-run", "--out", tmp_path / "o"],

@@ -45,6 +45,7 @@ import pandas as pd
 from hedgerow.errors import HedgerowError
 from hedgerow.experiment.rows import METRIC_ORDER, column_for_key, is_metric_column
 from hedgerow.figures.tidy import best_attempt, ci95_halfwidth, group_stats
+from hedgerow.metrics.registry import unknown_metric
 from hedgerow.pipeline.store import (
     file_schema,
     good_row_files,
@@ -266,8 +267,15 @@ def resolve_options(
     by_cols = list(dict.fromkeys(_resolve_by(by, columns)))
     if not metrics:
         metrics = report_defaults.get("metrics") or _default_metrics(columns, numeric)
+    known: dict[str, Any] | None = None
     for m in metrics:
         if m not in columns:
+            if known is None:
+                from hedgerow.protocols import known_metrics
+
+                known = known_metrics()
+            if m not in known:  # a typo: the nearest declared names, not this folder's columns
+                raise HedgerowError(f"--metric {m}: {unknown_metric(m, known)}")
             avail = ", ".join(_default_metrics(columns, numeric))
             raise HedgerowError(
                 f"--metric {m}: no such metric in {experiment!r}; available: {avail}"

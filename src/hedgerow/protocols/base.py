@@ -132,7 +132,8 @@ class OverlayProtocol:
     #: the metric columns only this protocol's rows carry, beyond
     #: :data:`hedgerow.metrics.registry.METRICS` (column name -> ``Metric``; a build
     #: statistic ``links`` is declared with ``statistics(links=...)``, giving ``stat_links``);
-    #: spec checks and ``hedgerow report`` read them through :func:`hedgerow.protocols.known_metrics`
+    #: spec checks and ``hedgerow report`` read them through
+    #: :func:`hedgerow.protocols.known_metrics`
     metrics: ClassVar[Mapping[str, Metric]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
