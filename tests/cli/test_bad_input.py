@@ -169,6 +169,61 @@ def test_ingest_into_a_folder_that_cannot_be_written_before_spark(capsys, afile,
     assert files_under(afile.parent) == before  # no _logs/ beside --out
 
 
+# a text input in another format than the job's: (job, option, content, words of the error)
+WRONG_FORMAT = [
+    (["churn"], "--trace", "0 1 1 0 1\n",
+     ["line 1", "expected 6 columns, found 1", "machine events",
+      "each line is 'timestamp,machine_id,event_type,platform_id,cpus,memory'"]),
+    (["churn"], "--trace", "0,5,0,p,0.5,0.5\n10,5,1,,,\n20,6,x,,,\n",
+     ["line 3", "column 3 (event_type) is not an integer: 'x'"]),
+    (["churn", "--source", "smartphone"], "--trace", "0,5,0,p,0.5,0.5\n",
+     ["line 1", "expected at least 5 columns", "session trace"]),
+    (["social", "--size", "10"], "--edges", "# SNAP\n0 1\n1 2 7\n",
+     ["line 3", "expected 2 columns, found 3", "each line is 'u v'"]),
+    (["social", "--size", "10"], "--edges", "source,destination\n",
+     ["line 1", "expected 2 columns, found 1"]),
+    (["cities"], "--pings", "source,destination,min,avg,max,mdev\n1,2,3,-4,5,6\n",
+     ["line 2", "column 4 (avg) is negative"]),
+    (["cities"], "--servers", "0 1\n", ["line 1", "the servers header must start with id,"]),
+    (["perigee"], "--matrix", "2\n0 1\n1 0 3\n",
+     ["line 3", "expected 2 columns, found 3", "the file is N on line 1"]),
+    (["perigee"], "--matrix", "0,5,0\n", ["line 1", "expected the matrix size N"]),
+]
+
+
+@pytest.mark.parametrize(("job", "flag", "text", "words"), WRONG_FORMAT,
+                         ids=[f"{j[0]}{f}-{i}" for i, (j, f, _, _) in enumerate(WRONG_FORMAT)])
+def test_ingest_a_text_input_in_the_wrong_format_before_spark(capsys, tmp_path, monkeypatch,
+                                                               job, flag, text, words):
+    import hedgerow.pipeline.session as session
+
+    monkeypatch.setattr(session, "job_session", _no_work)
+    inp = tmp_path / "input.txt"
+    inp.write_text(text)
+    t0 = time.perf_counter()
+    line = refused(capsys, ["ingest", *job, flag, inp, "--out", tmp_path / "o"], *words)
+    assert line.startswith(f"error: {inp}, line ")  # the file and line, as the job names them
+    assert time.perf_counter() - t0 < 5.0
+    assert files_under(tmp_path) == {inp}  # no output, no _logs/
+
+
+def test_the_format_pre_check_accepts_every_shipped_input():
+    """The pre-check reads the first lines with the job's declared format; the real inputs
+    the jobs ingest pass it (a refusal of a good file would be worse than a late one)."""
+    from hedgerow.data import data_path
+    from hedgerow.pipeline.ingest import churn, cities, perigee, social
+    from hedgerow.pipeline.ingest._common import check_head
+
+    check_head(data_path(*churn.GOOGLE), churn.TRACE_LINES["google"])
+    check_head(data_path(*churn.SMARTPHONE), churn.TRACE_LINES["smartphone"])
+    check_head(data_path(*social.FACEBOOK), social.EDGE_LINES)
+    check_head(data_path(*social.REED98), social.EDGE_LINES)
+    servers, pings = cities.default_inputs()
+    check_head(servers, cities.SERVER_LINES)
+    check_head(pings, cities.PING_LINES)
+    perigee.check_matrix_head(data_path(perigee.DATASET, perigee.MATRIX_FILE))
+
+
 def test_reproduce_into_a_folder_that_cannot_be_written(capsys, afile):
     before = files_under(afile.parent)
     refused(capsys, ["reproduce", "spidercast", "--quick", "--out", afile / "rep"],
