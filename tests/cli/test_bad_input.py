@@ -224,6 +224,37 @@ def test_the_format_pre_check_accepts_every_shipped_input():
     perigee.check_matrix_head(data_path(perigee.DATASET, perigee.MATRIX_FILE))
 
 
+@pytest.mark.parametrize(
+    ("source", "line", "match"),
+    [  # the Spark jobs' own bad-row cases (tests/pipeline/test_ingest_churn.py): same line,
+        # same words
+        ("google", "5,6,0,abc,0.5\n", r"line 9: expected 6 columns, found 5"),
+        ("google", "5,6,0,abc,0.5,zz\n", r"line 9: column 6 \(memory\) is not a number: 'zz'"),
+        ("google", "5,6,7,abc,0.5,0.5\n", r"line 9: column 3 \(event_type\) must be 0, 1 or 2"),
+        ("smartphone", "u 1 1402358400000\n", r"line 9: expected at least 5 columns, found 3"),
+        ("smartphone", "u 1 14023584x0000 2 5 6\n", r"line 9: column 3 \(start_epoch_ms\)"),
+        ("smartphone", "u 1 1402358400000 2 5 -6\n",
+         r"line 9: a session length is negative or out of range"),
+    ],
+)
+def test_the_pre_check_finds_what_the_spark_parse_finds(tmp_path, source, line, match):
+    import gzip
+
+    from hedgerow.data import data_path
+    from hedgerow.errors import DataError
+    from hedgerow.pipeline.ingest import churn
+    from hedgerow.pipeline.ingest._common import check_head
+
+    with gzip.open(data_path(*(churn.GOOGLE if source == "google" else churn.SMARTPHONE)),
+                   "rt") as fh:
+        lines = [next(fh) for _ in range(30)]
+    lines[8] = line
+    f = tmp_path / "t.txt"
+    f.write_text("".join(lines))
+    with pytest.raises(DataError, match=r"t\.txt, " + match):
+        check_head(f, churn.TRACE_LINES[source])
+
+
 def test_reproduce_into_a_folder_that_cannot_be_written(capsys, afile):
     before = files_under(afile.parent)
     refused(capsys, ["reproduce", "spidercast", "--quick", "--out", afile / "rep"],

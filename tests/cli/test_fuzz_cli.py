@@ -51,6 +51,21 @@ def test_each_base_line_is_valid(command, dirs):
     assert out.rc == 0 or "work started" in (out.problem or ""), out
 
 
+@pytest.mark.parametrize(("command", "option"), sorted(_fuzz.TEXT_INPUTS))
+def test_each_text_format_fixture_passes_its_own_jobs_pre_check(command, option, dirs):
+    """A text input in its own job's format reaches Spark (the tripwire), so the cases that
+    give it another job's format are refused for their format, not for something else."""
+    fx, tmp = dirs
+    own = fx / f"format_{_fuzz.TEXT_INPUTS[(command, option)]}.txt"
+    out = _fuzz.run_case(_fuzz.argv_for(command, option, str(own), tmp / "own", fx),
+                         tmp / "own")
+    assert "work started" in (out.problem or ""), out
+    other = fx / "format_matrix.txt" if "perigee" not in command else fx / "format_edges.txt"
+    out = _fuzz.run_case(_fuzz.argv_for(command, option, str(other), tmp / "own", fx),
+                         tmp / "own")
+    assert out.problem is None and ", line " in out.err, out
+
+
 @given(data=st.data())
 @settings(max_examples=CI_EXAMPLES, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture,
