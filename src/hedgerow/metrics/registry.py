@@ -437,7 +437,7 @@ def unknown_metric(name: str, known: Iterable[str]) -> str:
     Examples
     --------
     >>> unknown_metric("avg_degre", METRICS)
-    "unknown metric 'avg_degre'; nearest: avg_degree, max_degree, min_degree"
+    "unknown metric 'avg_degre'; nearest: avg_degree, max_degree, start_avg_degree"
     >>> unknown_metric("zzz", METRICS)
     "unknown metric 'zzz'; the metrics are listed in docs/specs.md"
     """

@@ -90,7 +90,7 @@ class LineFormat:
 
         Examples
         --------
-        >>> LineFormat("x", "a b", "space", (), None).split("  1\t2 ")
+        >>> LineFormat("x", "a b", "space", (), None).split("  1\\t2 ")
         ['1', '2']
         >>> LineFormat("x", "a,b", ",", (), 2).split("1,2,")
         ['1', '2', '']
@@ -143,7 +143,7 @@ def head_lines(p: Path, limit: int) -> Iterator[tuple[int, str]]:
     """``(line number, text)`` of the first ``limit`` lines of a plain or gzip text file."""
     with open(p, "rb") as raw:
         gz = raw.read(2) == b"\x1f\x8b"
-    stream: Any = gzip.open(p, "rb") if gz else open(p, "rb")  # noqa: SIM115
+    stream: Any = gzip.open(p, "rb") if gz else open(p, "rb")
     with stream, io.TextIOWrapper(stream, encoding="utf-8", errors="replace",
                                   newline=None) as text:
         n = 0
@@ -174,13 +174,13 @@ def check_head(path: str | os.PathLike, fmt: LineFormat, limit: int = HEAD_LINES
     --------
     >>> import tempfile, pathlib
     >>> f = pathlib.Path(tempfile.mkdtemp()) / "edges.txt"
-    >>> _ = f.write_text("# a comment\n0 1\n1 2 3\n")
+    >>> _ = f.write_text("# a comment\\n0 1\\n1 2 3\\n")
     >>> fmt = LineFormat("edge list", "u v", "space", (("u", "int", False),
     ...                  ("v", "int", False)), 2, comments=True)
     >>> check_head(f, fmt)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    hedgerow.errors.DataError: ...edges.txt, line 3: expected 2 columns, found 3 in the edge list file: '1 2 3'; each line is 'u v'
+    hedgerow.errors.DataError: ...edges.txt, line 3: expected 2 columns, found 3 in the edge ...
     """
     p = local_path(path)
     if p is None:

@@ -54,11 +54,11 @@ def check_matrix_head(matrix: str | os.PathLike, rows: int = 50) -> None:
     --------
     >>> import tempfile, pathlib
     >>> f = pathlib.Path(tempfile.mkdtemp()) / "m.dat"
-    >>> _ = f.write_text("2\n0 1.5\n1.5 x\n")
+    >>> _ = f.write_text("2\\n0 1.5\\n1.5 x\\n")
     >>> check_matrix_head(f)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    hedgerow.errors.DataError: ...m.dat, line 3: a cell is not a number: 'x'; the file is N on line 1, ...
+    hedgerow.errors.DataError: ...m.dat, line 3: a cell is not a number: 'x'; the file is N ...
     """
     p = local_path(matrix)
     if p is None:
