@@ -206,8 +206,9 @@ def _path_bad(t: click.Path, flag: str, command: str) -> list[str]:
     if t.dir_okay and not t.file_okay:
         return ["{tmp}/missing", "{fx}/afile", "{fx}/trace_bad", "{fx}/social_bad",
                 "{fx}/empty", ""]
+    specs = ["{fx}/spec_metric.yaml"] if (command, flag) == ("sweep", "SPEC") else []
     return ["{tmp}/missing", "{fx}/corrupt.parquet", "{fx}/corrupt.json", "{fx}/corrupt.yaml",
-            "{fx}/binary", "{fx}/empty", ""]
+            "{fx}/binary", "{fx}/empty", "", *specs]
 
 
 #: one good file of each text input kind the ingest jobs read, by format
@@ -254,6 +255,9 @@ def make_fixtures(fx: Path) -> None:
     (fx / "trace_bad" / "events" / "p.parquet").write_bytes(b"junk")
     (fx / "spec.yaml").write_text("experiment: fz\nscenario:\n  protocol: ringpt\n"
                                   "  workload: {nodes: 30, topics: 5, subs: 2}\n")
+    # a well-formed spec whose report names a metric no row has: refused at load
+    (fx / "spec_metric.yaml").write_text((fx / "spec.yaml").read_text()
+                                         + "report: {metrics: [avg_degree, recieve_rate]}\n")
     from hedgerow.pipeline.store import write_rows
 
     write_rows(fx / "rows", "r1", [{
