@@ -45,7 +45,6 @@ import pandas as pd
 from hedgerow.errors import HedgerowError
 from hedgerow.experiment.rows import METRIC_ORDER, column_for_key, is_metric_column
 from hedgerow.figures.tidy import best_attempt, ci95_halfwidth, group_stats
-from hedgerow.metrics.registry import unknown_metric
 from hedgerow.pipeline.store import (
     file_schema,
     good_row_files,
@@ -270,6 +269,9 @@ def resolve_options(
     known: dict[str, Any] | None = None
     for m in metrics:
         if m not in columns:
+            # (imported here: the metrics package compiles its kernels on import)
+            from hedgerow.metrics.registry import unknown_metric
+
             if known is None:
                 from hedgerow.protocols import known_metrics
 
