@@ -203,7 +203,7 @@ def test_ingest_a_text_input_in_the_wrong_format_before_spark(capsys, tmp_path, 
     t0 = time.perf_counter()
     line = refused(capsys, ["ingest", *job, flag, inp, "--out", tmp_path / "o"], *words)
     assert line.startswith(f"error: {inp}, line ")  # the file and line, as the job names them
-    assert time.perf_counter() - t0 < 5.0
+    assert time.perf_counter() - t0 < 10.0  # a second or two; a Spark start takes longer
     assert files_under(tmp_path) == {inp}  # no output, no _logs/
 
 
