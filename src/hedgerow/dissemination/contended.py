@@ -44,7 +44,7 @@ bytes/ms``; ``inf`` = unlimited).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 import numpy as np
@@ -304,7 +304,7 @@ class ControlBatch:
         if ((ans < -1) | (ans >= idx) & (ans != -1)).any():
             raise ParameterError("control answers: -1 or an earlier message of the batch")
         replied = ans[ans >= 0]
-        if len(np.unique(replied)) != len(replied):
+        if len(replied) and np.bincount(replied, minlength=m).max() > 1:
             raise ParameterError("control answers: a message has at most one answer")
         return cls(snd, rcv, _column("at", at, m, np.float64), ans, ent,
                    _column("nbytes", nbytes, m, np.float64),
@@ -317,16 +317,12 @@ class ControlBatch:
         """The same messages of ``header + per_entry * entries`` bytes each."""
         h = _non_negative("control_size", header)
         e = _non_negative("control_entry_size", per_entry)
-        return self._with(nbytes=h + e * self.entries.astype(np.float64))
+        nbytes = _column("nbytes", h + e * self.entries.astype(np.float64), len(self), np.float64)
+        return replace(self, nbytes=nbytes)
 
     def with_delay(self, delay: float | ArrayLike) -> ControlBatch:
         """The same messages with one-way latency ``delay`` (ms; one value or one each)."""
-        return self._with(delay=delay)
-
-    def _with(self, **kw: Any) -> ControlBatch:
-        fields = {f: getattr(self, f) for f in ("at", "answers", "entries", "nbytes", "delay")}
-        fields.update(kw)
-        return ControlBatch.create(self.sender, self.receiver, **fields)
+        return replace(self, delay=_column("delay", delay, len(self), np.float64))
 
     @staticmethod
     def concat(batches: list[ControlBatch]) -> ControlBatch:
