@@ -24,9 +24,15 @@ uplinks.  The full model, every reading and its sources are in
   ``size / download`` before it is received.
 * **A lost copy** (independent, probability ``loss``) occupies the sender's
   uplink and is counted as sent, and never arrives.
-* **Ties**: at one instant, nodes becoming ready go first (by node, then
-  message), then copies being received (by CSR entry, then message), then
-  copies reaching a downlink.  With unlimited bandwidth, size 0, no loss,
+* **Control messages** (:class:`ControlBatch`, ``control=``): sent at their
+  own instant or in answer to another one once it is received, they queue on
+  the sender's uplink (and, with download queues, the receiver's downlink) in
+  the same FIFO as the data copies, delay the copies queued behind them, are
+  never forwarded or lost, and count as control bytes.
+* **Ties**: at one instant, control messages join their uplinks first (in
+  batch order), then nodes become ready (by node, then message), then copies
+  are received (by CSR entry, then message), then copies reach a downlink
+  (data copies by CSR entry, then control messages).  With unlimited bandwidth, size 0, no loss,
   jitter or validation and every message published at 0, this is exactly the
   ``(arrival time, CSR entry)`` rule of today's kernel, and the results are
   equal bit for bit; :func:`disseminate_contended` then runs today's kernel
