@@ -133,3 +133,15 @@ def test_gossip_rounds_skip_offline_nodes_and_entries():
                        profile_entries=inst.n_subs)
     assert not np.isin(cb.sender, np.arange(10)).any()  # offline nodes neither ask nor answer
     assert np.isin(cb.receiver, np.arange(10)).any()  # requests to them still leave
+
+
+@pytest.mark.parametrize(("sampler", "per_round"), [("newscast", 4), ("cyclon", 4), ("uniform", 2)])
+def test_the_peer_sampling_exchange_follows_the_sampler(sampler, per_round):
+    inst = make_instance(nodes=40, topics=8, subs=2, seed=1)
+    proto = get_protocol("rvr", rt=5, cycles=6, cache=6, sampler=sampler)
+    proto.build(inst, seed=1)
+    cb = proto.control_traffic(rounds(0.0))
+    assert len(cb) == per_round * 40
+    ps = proto.gossip_[0]
+    if sampler == "cyclon":
+        assert ps.shuffle in set(cb.entries.tolist())

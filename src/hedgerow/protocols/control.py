@@ -166,8 +166,10 @@ def gossip_rounds(
     the engines' ``cycle()`` runs it):
 
     1. exchanges caches with one peer-sampling partner ``q`` (uniform among its
-       cache's entries, Newscast's and Cyclon's ``selectPeer``): request and
-       answer each carry the sender's cache plus its own fresh descriptor;
+       cache's entries): with Newscast, request and answer each carry the
+       sender's cache plus its own fresh descriptor; with Cyclon, ``shuffle``
+       entries each way (its own descriptor among them); the ideal ``uniform``
+       sampler is an oracle and sends nothing;
     2. runs one T-Man exchange with the partner the engine's own hook picks
        (``tman.partner``: Vitis's and RVR's ranked or uniform rule): request
        and answer each carry the sender's view, its peer sample and, with
@@ -185,7 +187,7 @@ def gossip_rounds(
     --------
     >>> import numpy as np
     >>> from hedgerow.gossip import PeerSampling, TMan, ring_select
-    >>> ps = PeerSampling(4, 2, kind="uniform")
+    >>> ps = PeerSampling(4, 2, kind="newscast")
     >>> ps.bootstrap(np.ones(4, bool), np.random.default_rng(0))
     >>> tm = TMan(2, ring_select(np.arange(4, dtype=np.uint64)))
     >>> view = np.array([[1, 3], [0, 2], [1, 3], [2, 0]], np.int32)
@@ -199,8 +201,13 @@ def gossip_rounds(
     parts: list[ControlBatch] = []
     cache = sampling.cache
     if len(node):
-        q = uniform_partner(node, cache, cache, alive, rounds.rng.random(len(node)))
-        parts += _exchanges(node, q, at, _filled(cache) + 1, alive)
+        u = rounds.rng.random(len(node))
+        if sampling.kind == "newscast":
+            parts += _exchanges(node, uniform_partner(node, cache, cache, alive, u), at,
+                                _filled(cache) + 1, alive)
+        elif sampling.kind == "cyclon":
+            parts += _exchanges(node, uniform_partner(node, cache, cache, alive, u), at,
+                                np.minimum(_filled(cache) + 1, sampling.shuffle), alive)
         q = np.asarray(tman.partner(node, view, cache, alive, rounds.rng.random(len(node))),
                        dtype=np.int64)
         parts += _exchanges(node, q, at, _filled(view) + _filled(cache) + int(tman.include_self),
