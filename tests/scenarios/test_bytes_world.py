@@ -254,6 +254,9 @@ def test_control_bytes_follow_the_settings():
     slow = compare(["rvr"], "unit-square-bw", control_size=64.0, control_entry_size=0.0,
                    **{**kw, "control_period_ms": 5000.0})[0]
     assert slow["sent_control_mean"] < small["sent_control_mean"]
+    again = compare(["rvr"], "unit-square-bw", control_size=64.0, control_entry_size=0.0, **kw)[0]
+    small.pop("seconds"), again.pop("seconds")
+    assert again == small  # the same seed, the same control messages
 
 
 def test_a_resent_epoch_with_control_messages_is_the_epoch():
