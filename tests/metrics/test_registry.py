@@ -36,8 +36,9 @@ def _cases() -> list[tuple[str, dict[str, Any]]]:
     for name in sorted(REGISTRY):
         caps = capabilities(REGISTRY[name])
         p = {"protocol": name, "params": _quick(name)}
-        cases.append((f"run-{name}", {"kind": "run", **p, "run": {
-            "name": "unit-square", "nodes": 60, "topics": 10, "epochs": 2, "messages": 20}}))
+        for world in ("unit-square", "unit-square-bw"):  # the second: bytes on the wire
+            cases.append((f"{world}-{name}", {"kind": "run", **p, "run": {
+                "name": world, "nodes": 60, "topics": 10, "epochs": 2, "messages": 20}}))
         if "static" in caps:
             cases.append((f"build-{name}", {"kind": "build", **p, "workload": WL}))
             # a routing world: the build's statistics under their own names
@@ -59,10 +60,10 @@ def _cases() -> list[tuple[str, dict[str, Any]]]:
             for world in ("goldfish-churn", "goldfish-withhold", "goldfish-fig2"):
                 cases.append((f"{world}-{name}", {"kind": "run", **p, "run": {
                     "name": world, "epochs": 2}}))
-            for world in ("topic-attack", "eclipse", "unit-square-bw"):
+            for world in ("topic-attack", "eclipse"):
                 cases.append((f"{world}-{name}", {"kind": "run", **p, "run": {
                     "name": world, "nodes": 60, "epochs": 2, "messages": 20,
-                    **({} if world.endswith("bw") else {"attackers": 10})}}))
+                    "attackers": 10}}))
     cases.append(("relay-goldfish", {"kind": "run", "protocol": "goldfish", "run": {
         "name": "goldfish-withhold", "attack": "relay", "epochs": 2}}))
     cases.append(("optimum-goldfish", {"kind": "optimum", "protocol": "goldfish", "run": {
@@ -128,6 +129,17 @@ def test_every_declared_metric_comes_from_some_run_of_each_of_its_kinds(observed
     declared = {(name, k) for name, m in METRICS.items() for k in m.kinds}
     assert sorted(declared - seen - NOT_IN_SMALL_RUNS) == []
     assert NOT_IN_SMALL_RUNS <= declared - seen  # the exceptions are still needed
+
+
+def test_the_row_builders_key_lists_are_declared():
+    """The key lists the observers and comparisons name (no run needed)."""
+    from hedgerow.metrics.routing import ROUTING_KEYS
+    from hedgerow.scenarios.observers import BYTES_KEYS
+    from hedgerow.scenarios.run import BEYOND_KEYS, BROADCAST_KEYS, COMPARE_KEYS
+
+    described = {"protocol", "world", "epochs"}  # a comparison row's descriptive keys
+    keys = {*ROUTING_KEYS, *BYTES_KEYS, *BEYOND_KEYS, *BROADCAST_KEYS, *COMPARE_KEYS} - described
+    assert sorted(keys - set(METRICS)) == []
 
 
 def test_every_metric_a_shipped_spec_reports_is_declared():

@@ -223,6 +223,8 @@ _DECLARED: list[Metric] = [
     *(_m(f"{d}_{k}_{s}", f"{k} bytes {d} per node ({s})", "bytes", "lower")
       for d in ("sent", "received") for k in ("payload", "control")
       for s in ("mean", "p50", "p99", "max")),
+    _m("control_byte_share", "share of the bytes sent that are control messages", "share",
+       "lower"),
     _m("duplicate_bytes", "payload bytes of duplicate copies", "bytes", "lower"),
     _m("duplicate_byte_share", "share of payload bytes that were duplicates", "share", "lower"),
     *_pct("uplink_utilisation", "busy share of a node's uplink over the epoch", "share",
