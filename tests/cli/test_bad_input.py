@@ -387,6 +387,15 @@ def test_dry_run_refuses_an_unknown_report_metric_naming_its_place_and_the_neare
     assert not (tmp_path / "o").exists()
 
 
+def test_dry_run_refuses_a_report_metric_of_another_kind_of_run(capsys, tmp_path):
+    spec = _spec(tmp_path, BUILD % 50 + "report:\n  metrics:\n    - avg_degree\n"
+                 "    - hit_ratio\n")
+    line = refused(capsys, ["sweep", spec, "--dry-run", "--out", tmp_path / "o"],
+                   "report.metrics[1]", "'hit_ratio' comes from rows of kind run, churn",
+                   "not from this spec's kind 'build'")
+    assert f"{spec}:8:" in line
+
+
 def test_report_metric_typo_names_the_nearest_declared_metrics(capsys, tmp_path):
     write_rows(tmp_path, "r0", run_one({"run_id": "r0", "experiment": "e", "label": "ringpt",
                                         "scenario": {"kind": "build", "protocol": "ringpt",
