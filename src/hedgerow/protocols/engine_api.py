@@ -179,9 +179,14 @@ class ClockEngine(Protocol):
     ----------
     n : int
         Number of nodes.
+    heartbeat_ms : float
+        The heartbeat period: heartbeat ``k`` runs at ``k * heartbeat_ms``, after
+        every other event of that instant, so ``run_until(k * heartbeat_ms)``
+        stops right after it.
     """
 
     n: int
+    heartbeat_ms: float
 
     @property
     def now(self) -> float:

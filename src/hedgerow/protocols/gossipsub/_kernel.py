@@ -56,6 +56,9 @@ GRAFT = 2
 PRUNE = 3
 IDONTWANT = 4
 CONTROL_KINDS = ("ihave", "iwant", "graft", "prune", "idontwant")
+#: the log's kinds beyond the control kinds: a data copy forwarded or published, an IWANT answer
+LOG_DATA = 5
+LOG_IWANT_ANSWER = 6
 
 #: the parameter vector's layout (``P[i]``)
 P_D, P_DLO, P_DHI, P_DLAZY, P_DSCORE, P_DOUT = 0, 1, 2, 3, 4, 5
@@ -64,8 +67,8 @@ P_BACKOFF, P_RETRANS, P_FLOOD, P_IDW, P_VARIANT = 12, 13, 14, 15, 16
 P_MAX_IHAVE_LEN, P_MAX_IHAVE_MSGS, P_HEADER, P_ID_BYTES, P_TOPIC_BYTES = 17, 18, 19, 20, 21
 P_VAL_MS, P_VAL_PER_BYTE, P_GOSSIP_THR, P_PUBLISH_THR, P_MESH_WINDOW, P_WARMUP = (
     22, 23, 24, 25, 26, 27)
-P_SCORING = 28
-N_PARAMS = 29
+P_SCORING, P_LOSS, P_JITTER = 28, 29, 30
+N_PARAMS = 31
 
 #: the integer scalars' layout (``S[i]``)
 S_HEAP, S_SEQ, S_IDS, S_HBC, S_SAMPLES, S_VIOL, S_IWANT_SERVED = 0, 1, 2, 3, 4, 5, 6
@@ -255,7 +258,7 @@ def _ctl_size(P, kind, n_ids):
 
 
 @numba.njit(cache=True)
-def _send_control(G, P, H, S, F, W, idb, v, e, kind, tp, off, cnt):
+def _send_control(G, P, H, S, F, W, rs, idb, v, e, kind, tp, off, cnt):
     """Queue one control message ``v -> indices[e]`` (its ids at ``idb[off:off+cnt]``)."""
     up_rate, delay = G[8], G[4]
     up_free, busy, csent, ctl_cnt = W[0], W[1], W[3], W[5]
@@ -269,11 +272,20 @@ def _send_control(G, P, H, S, F, W, idb, v, e, kind, tp, off, cnt):
     csent[v] += s
     if now >= P[P_WARMUP]:
         ctl_cnt[kind, v] += 1
-    _push(H, S, fin + delay[e], CONTROL, e, kind | (tp << 3), (np.int64(off) << 16) | cnt)
+    arrive = -1.0
+    if P[P_LOSS] > 0.0 and _uniform(rs) < P[P_LOSS]:
+        W[8][v] += s  # lost: it occupied the uplink and never arrives
+    else:
+        arrive = fin + delay[e]
+        if P[P_JITTER] > 0.0:
+            arrive += P[P_JITTER] * _uniform(rs)
+        _push(H, S, arrive, CONTROL, e, kind | (tp << 3), (np.int64(off) << 16) | cnt)
+    if len(W[9]):
+        _log(W, idb, now, arrive, kind, e, tp, off, cnt)
 
 
 @numba.njit(cache=True)
-def _send_data(G, P, H, S, F, W, M, v, e, m, via):
+def _send_data(G, P, H, S, F, W, rs, M, v, e, m, via):
     """Queue a copy of message ``m`` on ``v -> indices[e]``."""
     up_rate, delay = G[8], G[4]
     up_free, busy, sent, csent = W[0], W[1], W[2], W[3]
@@ -290,8 +302,38 @@ def _send_data(G, P, H, S, F, W, M, v, e, m, via):
     csent[v] += P[P_HEADER]
     copies[m] += 1
     qwait[m] += start - now
-    wait_ns = np.int64((start - now) * 1e6 + 0.5)
-    _push(H, S, fin + delay[e], DATA, e, m, via | (wait_ns << 1))
+    arrive = -1.0
+    if P[P_LOSS] > 0.0 and _uniform(rs) < P[P_LOSS]:
+        M[11][m] += 1  # lost: it occupied the uplink and never arrives
+    else:
+        arrive = fin + delay[e]
+        if P[P_JITTER] > 0.0:
+            arrive += P[P_JITTER] * _uniform(rs)
+        wait_ns = np.int64((start - now) * 1e6 + 0.5)
+        _push(H, S, arrive, DATA, e, m, via | (wait_ns << 1))
+    if len(W[9]):
+        _log(W, W[11], now, arrive, LOG_DATA + via, e, m, 0, 0)
+
+
+@numba.njit(cache=True)
+def _log(W, idb, t_send, t_arr, kind, e, what, off, cnt):
+    """Append one sent message to the log (``W[9:13]``) while it has room."""
+    lf, li, lids, lc = W[9], W[10], W[11], W[12]
+    r = lc[0]
+    if r >= len(lf) or lc[1] + cnt > len(lids):
+        lc[2] = 1  # full: the rest is not logged
+        return
+    lf[r, 0] = t_send
+    lf[r, 1] = t_arr
+    li[r, 0] = kind
+    li[r, 1] = e
+    li[r, 2] = what
+    li[r, 3] = lc[1]
+    li[r, 4] = cnt
+    for j in range(cnt):
+        lids[lc[1] + j] = idb[off + j]
+    lc[1] += cnt
+    lc[0] = r + 1
 
 
 @numba.njit(cache=True, inline="always")
@@ -390,7 +432,7 @@ def _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T):
         return 0
     S[S_IDS] = top + cnt
     for i in range(took):
-        _send_control(G, P, H, S, F, W, idb, v, buf[i], IHAVE, tp, top, cnt)
+        _send_control(G, P, H, S, F, W, rs, idb, v, buf[i], IHAVE, tp, top, cnt)
     return cnt
 
 
@@ -419,7 +461,7 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
                     if score[e] < 0:
                         _mesh_remove(X, e * T + tp, row, e)
                         backoff[e * T + tp] = max(backoff[e * T + tp], now + P[P_BACKOFF])
-                        _send_control(G, P, H, S, F, W, idb, v, e, PRUNE, tp, 0, 0)
+                        _send_control(G, P, H, S, F, W, rs, idb, v, e, PRUNE, tp, 0, 0)
                     else:
                         j += 1
             # candidates: subscribed peers not in the mesh, not backed off, score >= 0
@@ -438,7 +480,7 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
                 for i in range(took):
                     e = buf[i]
                     _mesh_add(X, e * T + tp, row, e, now)
-                    _send_control(G, P, H, S, F, W, idb, v, e, GRAFT, tp, 0, 0)
+                    _send_control(G, P, H, S, F, W, rs, idb, v, e, GRAFT, tp, 0, 0)
                 if mdeg[row] < d_lo and took < k:
                     S[S_VIOL] += 1
             elif mdeg[row] > d_hi:
@@ -489,7 +531,7 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
                     _mesh_remove(X, e * T + tp, row, e)
                     if v11:
                         backoff[e * T + tp] = max(backoff[e * T + tp], now + P[P_BACKOFF])
-                    _send_control(G, P, H, S, F, W, idb, v, e, PRUNE, tp, 0, 0)
+                    _send_control(G, P, H, S, F, W, rs, idb, v, e, PRUNE, tp, 0, 0)
             if v11 and mdeg[row] >= d_lo:
                 n_out = 0
                 for j in range(mdeg[row]):
@@ -506,7 +548,7 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
                     for i in range(took):
                         e = buf2[i]
                         _mesh_add(X, e * T + tp, row, e, now)
-                        _send_control(G, P, H, S, F, W, idb, v, e, GRAFT, tp, 0, 0)
+                        _send_control(G, P, H, S, F, W, rs, idb, v, e, GRAFT, tp, 0, 0)
             if mdeg[row] > d_hi:
                 S[S_VIOL] += 1
             _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T)
@@ -617,7 +659,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     idb[off] = m
                     S[S_IDS] = off + 1
                     for j in range(mdeg[row]):
-                        _send_control(G, P, H, S, F, W, idb, w, mlist[row, j], IDONTWANT, tp,
+                        _send_control(G, P, H, S, F, W, rs, idb, w, mlist[row, j], IDONTWANT, tp,
                                       off, 1)
             ready = t + proc[w] + P[P_VAL_MS] + P[P_VAL_PER_BYTE] * size[m]
             _push(H, S, ready, READY, w, m, v)
@@ -646,7 +688,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     if sub[indices[e], tp]:
                         if scoring and score[e] < P[P_PUBLISH_THR]:
                             continue
-                        _send_data(G, P, H, S, F, W, M, w, e, m, 0)
+                        _send_data(G, P, H, S, F, W, rs, M, w, e, m, 0)
                 continue
             if not sub[w, tp]:
                 if kind == READY:
@@ -671,7 +713,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     continue
                 if idw_on and _unwanted(U, e, m):
                     continue
-                _send_data(G, P, H, S, F, W, M, w, e, m, 0)
+                _send_data(G, P, H, S, F, W, rs, M, w, e, m, 0)
         elif kind == CONTROL:
             e = a
             ck = b & 7
@@ -703,7 +745,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     if v11:
                         backoff[slot] = max(backoff[slot], t + P[P_BACKOFF])
                     H = _grow_heap(H, S, 1)
-                    _send_control(G, P, H, S, F, W, idb, w, ew, PRUNE, tp, 0, 0)
+                    _send_control(G, P, H, S, F, W, rs, idb, w, ew, PRUNE, tp, 0, 0)
                 else:
                     _mesh_add(X, slot, row, ew, t)
             elif ck == PRUNE:
@@ -734,7 +776,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 iasked[ew] += want
                 S[S_IDS] = top + want
                 H = _grow_heap(H, S, 1)
-                _send_control(G, P, H, S, F, W, idb, w, ew, IWANT, 0, top, want)
+                _send_control(G, P, H, S, F, W, rs, idb, w, ew, IWANT, 0, top, want)
             else:  # IWANT: w answers from its message cache
                 if scoring and score[ew] < P[P_GOSSIP_THR]:
                     continue
@@ -752,7 +794,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     if idw_on and _unwanted(U, ew, m):
                         continue
                     S[S_IWANT_SERVED] += 1
-                    _send_data(G, P, H, S, F, W, M, w, ew, m, 1)
+                    _send_data(G, P, H, S, F, W, rs, M, w, ew, m, 1)
         else:  # HEARTBEAT
             for i in range(n):  # this heartbeat's order of the nodes
                 j = i + int(_uniform(rs) * (n - i))

@@ -237,8 +237,10 @@ class GossipSubEngine:
     proc : numpy.ndarray
         ``(n,)`` processing delay (ms) before a node forwards.
     network : Network
-        Upload bandwidth and validation delay (loss, jitter and download
-        queues are not modelled by this engine and are refused).
+        Upload bandwidth, validation delay, loss and jitter (download queues
+        are not modelled by this engine and are refused).  A lost message,
+        data or control, occupies the uplink and never arrives; loss and
+        jitter draw from the kernel's sequence, message by message as sent.
     publications : Publications
         Every message of the run.
     params : mapping
@@ -247,6 +249,9 @@ class GossipSubEngine:
         The run's stream (one 64-bit draw seeds the kernel's sequence).
     score_fn : callable, optional
         With ``scoring``: ``score_fn(counters, now_ms)`` at every heartbeat.
+    log : int, default 0
+        Keep a log of the first ``log`` messages sent, data and control
+        (:meth:`sent_log`; 0: none).
     """
 
     def __init__(
@@ -260,6 +265,7 @@ class GossipSubEngine:
         params: Mapping[str, Any],
         rng: np.random.Generator,
         score_fn: ScoreFn | None = None,
+        log: int = 0,
     ) -> None:
         s = settings(params)
         sub = np.ascontiguousarray(subs, dtype=np.uint8)
@@ -271,9 +277,9 @@ class GossipSubEngine:
         if network.n_nodes != n:
             raise ParameterError(f"network has {network.n_nodes} nodes, the subscriptions {n}",
                                  key="bandwidth")
-        if network.loss > 0 or network.jitter_ms > 0 or network.download_queues:
-            raise ParameterError("gossipsub: loss, jitter and download queues are not modelled "
-                                 "by the GossipSub engine; drop them", key="loss")
+        if network.download_queues:
+            raise ParameterError("gossipsub: download queues are not modelled by the GossipSub "
+                                 "engine; drop download_queues", key="download_queues")
         pubs = publications
         M = len(pubs)
         if M and (pubs.publisher.min() < 0 or pubs.publisher.max() >= n):
@@ -291,6 +297,8 @@ class GossipSubEngine:
         self.n_topics = T
         #: ``(n, T)`` bool subscriptions
         self.subs = sub.astype(bool)
+        #: the heartbeat period (ms); heartbeat ``k`` runs at ``k * heartbeat_ms``
+        self.heartbeat_ms = float(s["heartbeat_ms"])
         self.settings = s
         self.connections = conn
         self.publications = pubs
@@ -305,6 +313,8 @@ class GossipSubEngine:
         self._P = _param_vector(s)
         self._P[K.P_VAL_MS] = network.validation_ms
         self._P[K.P_VAL_PER_BYTE] = network.validation_ms_per_byte
+        self._P[K.P_LOSS] = network.loss
+        self._P[K.P_JITTER] = network.jitter_ms
         self.arrival = np.full((M, n), np.inf)
         self.hops = np.full((M, n), -1, dtype=np.int32)
         self.parent = np.full((M, n), -1, dtype=np.int32)
@@ -312,12 +322,15 @@ class GossipSubEngine:
         self.copies = np.zeros(M, dtype=np.int64)
         self.duplicates = np.zeros(M, dtype=np.int64)
         self.queue_wait = np.zeros(M)
+        self.lost = np.zeros(M, dtype=np.int64)
         self._M = (pubs.publisher, pubs.topic, pubs.time_ms, pubs.size, self.copies,
                    self.arrival, self.hops, self.duplicates, self.queue_delay, self.queue_wait,
-                   self.parent)
+                   self.parent, self.lost)
         z = np.zeros
         self._W = (np.full(n, -np.inf), z(n), z(n), z(n), z(n),
-                   z((len(K.CONTROL_KINDS), n), dtype=np.int64), z(n), z(n))
+                   z((len(K.CONTROL_KINDS), n), dtype=np.int64), z(n), z(n), z(n),
+                   z((log, 2)), z((log, 5), dtype=np.int64), z(64 * log, dtype=np.int32),
+                   z(3, dtype=np.int64))
         self._X = (
             z(nnz * T, dtype=np.uint8),                             # 0 mesh (or fanout) flag
             np.full((n * T, max(int(np.diff(conn.indptr).max(initial=0)), 1)), -1,
@@ -454,12 +467,13 @@ class GossipSubEngine:
 
     def byte_counters(self) -> dict[str, np.ndarray]:
         """Running totals per node: ``sent``, ``received``, ``duplicate`` payload bytes,
-        ``control_sent``, ``control_received`` bytes (data headers included), uplink ``busy``
-        ms."""
+        ``control_sent``, ``control_received``, ``control_lost`` bytes (data headers
+        included), uplink ``busy`` ms; ``at_ms`` the time they were taken."""
         W = self._W
         return {"sent": W[2].copy(), "received": W[6].copy(), "duplicate": W[7].copy(),
                 "control_sent": W[3].copy(), "control_received": W[4].copy(),
-                "busy": W[1].copy()}
+                "control_lost": W[8].copy(), "busy": W[1].copy(),
+                "at_ms": np.array([self.now])}
 
     @property
     def uplink_free(self) -> np.ndarray:
@@ -474,13 +488,16 @@ class GossipSubEngine:
         """The run's messages as a :class:`ContendedDelivery` (times relative to publication).
 
         ``since``: :meth:`byte_counters` taken earlier; bytes and busy time
-        are then counted from there (e.g. from the end of the warm-up).
+        are then counted from there (e.g. from the end of the warm-up), and
+        the span starts there when that is before the first publication.
         """
         pubs = self.publications
         now = self.byte_counters()
-        base = since if since is not None else {k: np.zeros(self.n) for k in now}
+        base = since if since is not None else {k: np.zeros_like(v) for k, v in now.items()}
         d = {k: now[k] - base[k] for k in now}
         first = float(pubs.time_ms.min()) if len(pubs) else 0.0
+        if since is not None:  # the window the busy time was counted over
+            first = min(first, float(base["at_ms"][0]))
         last = max(self.last_event_ms, float(np.max(self._W[0], initial=-np.inf)), first)
         return ContendedDelivery(
             arrival=self.arrival - pubs.time_ms[:, None],
@@ -494,7 +511,7 @@ class GossipSubEngine:
             topic=pubs.topic.copy(),
             published=pubs.time_ms.copy(),
             size=pubs.size.copy(),
-            lost=np.zeros(len(pubs), dtype=np.int64),
+            lost=self.lost.copy(),
             queue_wait=self.queue_wait.copy(),
             queue_delay=self.queue_delay,
             sent_bytes=d["sent"],
@@ -528,3 +545,29 @@ class GossipSubEngine:
         """The connection graph."""
         c = self.connections
         return Overlay.from_edges(self.n, np.column_stack([c.row_of, c.indices]))
+
+    def sent_log(self) -> dict[str, Any]:
+        """The log of messages sent (engine built with ``log > 0``), in the order sent.
+
+        Keys: ``t_send`` and ``t_arrive`` (ms; ``-1`` for a lost message),
+        ``kind`` (``"ihave"`` ... ``"idontwant"``, ``"data"``, ``"iwant-answer"``),
+        ``sender``, ``receiver``, ``what`` (the topic of a control message, the message of
+        a data copy),
+        ``ids`` (the message ids a control message lists), and ``full``
+        (the log ran out of room: later messages are missing).
+        """
+        lf, li, lids, lc = self._W[9], self._W[10], self._W[11], self._W[12]
+        r = int(lc[0])
+        names = (*K.CONTROL_KINDS, "data", "iwant-answer")
+        e = li[:r, 1]
+        return {
+            "t_send": lf[:r, 0].copy(),
+            "t_arrive": lf[:r, 1].copy(),
+            "kind": [names[k] for k in li[:r, 0].tolist()],
+            "sender": self.connections.row_of[e],
+            "receiver": self.connections.indices[e],
+            "what": li[:r, 2].copy(),
+            "ids": [lids[o:o + c].copy() for o, c in zip(li[:r, 3].tolist(),
+                                                         li[:r, 4].tolist(), strict=True)],
+            "full": bool(lc[2]),
+        }
