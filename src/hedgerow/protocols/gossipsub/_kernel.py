@@ -198,7 +198,8 @@ def _grow_ids(idb, H, S, need, pin_off, pin_cnt):
 
     When full, the lists of the pending CONTROL events (and the pinned list
     ``pin_off, pin_cnt`` of the event being handled) are copied to the front
-    of a buffer at least twice as large as what they use.
+    of a buffer at least twice as large as what they use and at least as
+    large as the heap.
     """
     top = S[S_IDS]
     if top + need <= len(idb):
@@ -209,7 +210,9 @@ def _grow_ids(idb, H, S, need, pin_off, pin_cnt):
         if (h_k[i] >> KIND_SHIFT) == CONTROL:
             live += h_c[i] & 0xFFFF
     cap = len(idb)
-    while cap < 2 * (live + need):
+    # at least twice what stays, and at least the pending events, so that the pass over the
+    # heap a compaction costs is paid for by as many ids written before the next one
+    while cap < 2 * (live + need) or cap < S[S_HEAP]:
         cap *= 2
     nb = np.empty(cap, dtype=np.int32)
     top = 0
