@@ -10,14 +10,16 @@ Publishers are uniform subscribers of the topic; messages are published at
 ``warm-up + k s`` (one per topic per second, topics offset by 100 ms).
 
 Reported: wall and CPU time of the run (engine construction apart, after one
-small warm-up run that loads the compiled kernel) and the load average, simulated
-node-seconds per wall-clock (and per CPU) second, events (data copies and control messages) per second,
-receive rate, delay percentiles, duplicates per delivery, control messages per
-node per heartbeat by kind, and the peak resident memory.  Target: <= 2 min.
+small warm-up run that loads the compiled kernel) and the load average,
+simulated node-seconds per wall-clock (and per CPU) second, messages (data
+copies and control messages) sent per second, receive rate, delay
+percentiles, duplicates per delivery, control messages per node per
+heartbeat by kind, and the peak resident memory.  Target: <= 2 min.
 
 Usage::
 
-    python benchmarks/bench_gossipsub.py [--nodes 10000] [--minutes 10] [--variant v1.2]
+    python benchmarks/bench_gossipsub.py [--nodes 10000] [--minutes 10] \
+        [--variant v1.2]
     python benchmarks/bench_gossipsub.py --nodes 1000 --minutes 1   # a quick look
 """
 

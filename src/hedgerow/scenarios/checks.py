@@ -361,7 +361,7 @@ def check_clock_engine(cls: type[OverlayProtocol]) -> None:
     """Determinism, the declared bounds after every heartbeat, no message to a peer that is
     not connected, and counts that a recount confirms."""
     with _registered(cls):
-        eng, pubs, inst = _clock_run(cls, 5, check_bounds=True)
+        eng, _, inst = _clock_run(cls, 5, check_bounds=True)
         again, _, _ = _clock_run(cls, 5, check_bounds=False)
     d, d2 = eng.delivery(), again.delivery()
     assert np.array_equal(d.arrival, d2.arrival), f"{cls.name}: same seed, other arrivals"

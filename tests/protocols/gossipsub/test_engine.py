@@ -98,7 +98,7 @@ def test_every_subscriber_gets_every_message_on_a_connected_network(variant, flo
 
 
 def test_ihave_lists_only_ids_of_the_last_mcache_gossip_windows():
-    eng, subs, pubs = _engine(log=200000, mcache_len=5, mcache_gossip=2, d_lazy=4,
+    eng, _, pubs = _engine(log=200000, mcache_len=5, mcache_gossip=2, d_lazy=4,
                               messages=80, spread=8000.0)
     eng.run_until(30000.0)
     log = eng.sent_log()
@@ -127,7 +127,7 @@ def test_ihave_lists_only_ids_of_the_last_mcache_gossip_windows():
 
 def test_iwant_answered_up_to_the_retransmission_limit():
     # lossy links: a node that never gets a message asks again and again
-    eng, subs, _ = _engine(log=400000, loss=0.35, gossip_retransmission=2, messages=60,
+    eng, _, _ = _engine(log=400000, loss=0.35, gossip_retransmission=2, messages=60,
                            peers=10, d_lazy=8, gossip_factor=1.0)
     eng.run_until(40000.0)
     log = eng.sent_log()
@@ -149,7 +149,7 @@ def test_iwant_answered_up_to_the_retransmission_limit():
 
 def test_a_pruned_peer_is_not_regrafted_before_its_backoff():
     backoff = 4000.0
-    eng, subs, _ = _engine(log=400000, d=3, d_lo=2, d_hi=4, d_out=1, d_score=1, peers=20,
+    eng, _, _ = _engine(log=400000, d=3, d_lo=2, d_hi=4, d_out=1, d_score=1, peers=20,
                            prune_backoff_ms=backoff, messages=10)
     eng.run_until(40000.0)
     log = eng.sent_log()
@@ -172,7 +172,7 @@ def test_a_pruned_peer_is_not_regrafted_before_its_backoff():
 def test_idontwant_suppresses_copies_to_peers_that_announced():
     kw = dict(log=400000, messages=40, size=200_000.0, upload=20.0, d=8, d_lo=6, d_hi=12,
               peers=30)
-    eng, subs, _ = _engine(variant="v1.2", idontwant_threshold=1000.0, **kw)
+    eng, _, _ = _engine(variant="v1.2", idontwant_threshold=1000.0, **kw)
     eng.run_until(60000.0)
     log = eng.sent_log()
     assert not log["full"]

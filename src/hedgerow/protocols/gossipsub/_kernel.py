@@ -30,7 +30,10 @@ prune backoff and the counters peer scoring reads; per (node, topic) rows hold
 the mesh (or fanout) peer list, its size and the last publication instant.
 An uplink is FIFO: a message's schedule is fixed when it is queued (start
 when every earlier one has left, ``bytes / rate`` on the wire, then the
-link's delay).
+link's delay).  A data copy sent to a node that already has the message (and
+will not have forgotten it by the copy's arrival) can only be a duplicate: it
+is counted when sent and never enters the heap, the mesh flag its scoring
+counter reads taken at that instant.
 
 Random choices come from a splitmix64 sequence whose state is seeded from the
 caller's :class:`numpy.random.Generator` (one 64-bit draw), so a run is a
@@ -288,7 +291,7 @@ def _send_control(G, P, H, S, F, W, rs, idb, v, e, kind, tp, off, cnt):
 
 
 @numba.njit(cache=True)
-def _send_data(G, P, H, S, F, W, rs, M, v, e, m, via):
+def _send_data(G, P, H, S, F, W, X, rs, M, v, e, m, via):
     """Queue a copy of message ``m`` on ``v -> indices[e]``."""
     up_rate, delay = G[8], G[4]
     up_free, busy, sent, csent = W[0], W[1], W[2], W[3]
@@ -312,8 +315,24 @@ def _send_data(G, P, H, S, F, W, rs, M, v, e, m, via):
         arrive = fin + delay[e]
         if P[P_JITTER] > 0.0:
             arrive += P[P_JITTER] * _uniform(rs)
-        wait_ns = np.int64((start - now) * 1e6 + 0.5)
-        _push(H, S, arrive, DATA, e, m, via | (wait_ns << 1))
+        w = G[1][e]
+        first = M[5][m, w]
+        if first != np.inf and arrive - first < P[P_SEEN_TTL]:
+            # w has m already and will not have forgotten it: the copy can only be a
+            # duplicate, so it is counted now instead of queueing an event
+            T = G[6].shape[1]
+            slot = G[3][e] * T + G[10][m]
+            W[6][w] += size[m]
+            W[4][w] += P[P_HEADER]
+            W[7][w] += size[m]
+            M[7][m] += 1
+            if X[0][slot] and arrive - first <= P[P_MESH_WINDOW]:
+                X[7][slot] += 1
+            if arrive > F[2]:
+                F[2] = arrive
+        else:
+            wait_ns = np.int64((start - now) * 1e6 + 0.5)
+            _push(H, S, arrive, DATA, e, m, via | (wait_ns << 1))
     if len(W[9]):
         _log(W, W[11], now, arrive, LOG_DATA + via, e, m, 0, 0)
 
@@ -591,7 +610,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
     ``(heap, ids, mc_msg, mc_win)``, returned with whatever grew.
     """
     indptr, indices, rev, proc, sub, topic_of = G[0], G[1], G[3], G[7], G[6], G[10]
-    publisher, published, size = M[0], M[2], M[3]
+    publisher, size = M[0], M[3]
     arrival, hops, dups, qdelay, parent = M[5], M[6], M[7], M[8], M[10]
     recv, dupb, crecv = W[6], W[7], W[4]
     mesh_flag, mlist, mdeg, backoff, lastpub = X[0], X[1], X[2], X[3], X[4]
@@ -691,7 +710,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     if sub[indices[e], tp]:
                         if scoring and score[e] < P[P_PUBLISH_THR]:
                             continue
-                        _send_data(G, P, H, S, F, W, rs, M, w, e, m, 0)
+                        _send_data(G, P, H, S, F, W, X, rs, M, w, e, m, 0)
                 continue
             if not sub[w, tp]:
                 if kind == READY:
@@ -716,7 +735,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     continue
                 if idw_on and _unwanted(U, e, m):
                     continue
-                _send_data(G, P, H, S, F, W, rs, M, w, e, m, 0)
+                _send_data(G, P, H, S, F, W, X, rs, M, w, e, m, 0)
         elif kind == CONTROL:
             e = a
             ck = b & 7
@@ -797,7 +816,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     if idw_on and _unwanted(U, ew, m):
                         continue
                     S[S_IWANT_SERVED] += 1
-                    _send_data(G, P, H, S, F, W, rs, M, w, ew, m, 1)
+                    _send_data(G, P, H, S, F, W, X, rs, M, w, ew, m, 1)
         else:  # HEARTBEAT
             for i in range(n):  # this heartbeat's order of the nodes
                 j = i + int(_uniform(rs) * (n - i))

@@ -163,7 +163,7 @@ def random_connections(n: int, peers: int, rng: np.random.Generator) -> Connecti
     """
     if n < 2:
         return Connections.from_edges(n, np.zeros((0, 2), dtype=np.int64))
-    k = min(int(math.ceil(peers / 2)), n - 1)
+    k = min(math.ceil(peers / 2), n - 1)
     pick = np.empty((n, k), dtype=np.int64)
     for v in range(n):
         w = rng.choice(n - 1, size=k, replace=False)
