@@ -670,8 +670,6 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 parent[m, w] = sender
                 qdelay[m, w] = qdelay[m, sender] + (c >> 1) * 1e-6
                 first_del[slot] += 1
-                if mesh_flag[slot]:
-                    mesh_del[slot] += 1
             H = _grow_heap(H, S, mdeg[w * T + tp] + 1)
             if idw_on and size[m] >= P[P_IDW] and sub[w, tp]:
                 row = w * T + tp

@@ -394,23 +394,24 @@ class GossipSubEngine:
     def counters(self) -> dict[str, np.ndarray]:
         """What peer scoring reads, over slots ``e * T + t`` (``(nnz * T,)``) or connections.
 
-        ``in_mesh`` (bool), ``time_in_mesh_ms``, ``first_message_deliveries``,
-        ``mesh_message_deliveries`` (first copies and copies within
-        ``mesh_window_ms`` of the first, from mesh peers), ``mesh_failure_penalty``
-        and ``invalid_message_deliveries`` (no message is invalid in this model:
-        zeros), per slot; ``behaviour_penalty`` per connection (GRAFTs during a
-        backoff).  The arrays are the engine's own: a score function reads them.
+        ``in_mesh`` (bool), ``graft_ms`` (the slot's last GRAFT), ``time_in_mesh_ms``,
+        ``first_message_deliveries`` (running counts, never decayed: a score
+        function applies its own caps and decay to what was added since it last
+        read them), ``near_first_mesh_deliveries`` (duplicates from a mesh peer
+        within ``mesh_window_ms`` of the first copy), per slot;
+        ``behaviour_penalty`` per connection (GRAFTs during a backoff, a running
+        count).  The arrays are the engine's own: a score function reads them.
         """
         X = self._X
-        flag = X[0].astype(bool)
+        # mesh slots only: a flag of a topic the node does not subscribe to is its fanout
+        flag = X[0].astype(bool) & self.subs[self.connections.row_of].reshape(-1)
         tim = np.where(flag, self.now - X[5], 0.0)
         return {
             "in_mesh": flag,
+            "graft_ms": X[5],
             "time_in_mesh_ms": tim,
             "first_message_deliveries": X[6],
-            "mesh_message_deliveries": X[7],
-            "mesh_failure_penalty": np.zeros_like(X[6]),
-            "invalid_message_deliveries": np.zeros_like(X[6]),
+            "near_first_mesh_deliveries": X[7],
             "behaviour_penalty": X[11],
         }
 
