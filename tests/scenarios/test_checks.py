@@ -171,7 +171,7 @@ def test_a_broken_clock_engine_fails_its_check():
 
         def heartbeat_bounds(self, engine):
             deg = engine.mesh_degree()[engine.subs]
-            return [f"mesh {d} > 5"] if (deg > 5).any() else []
+            return [f"mesh {deg.max()} > 5"] if (deg > 5).any() else []
 
     with pytest.raises(AssertionError, match="after heartbeat"):
         check_clock_engine(Tight)

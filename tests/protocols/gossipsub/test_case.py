@@ -92,7 +92,7 @@ def test_compare_rows_carry_control_counts_and_deliver_everything():
 
 def test_eth_blocks_bytes_and_idontwant():
     rows = compare(["gossipsub"], "eth-blocks", seed=1, nodes=200, messages=20,
-                   params={"gossipsub": {"variant": "v1.2", "peers": 30}})
+                   params={"gossipsub": {"variant": "v1.2", "connections": 30}})
     (row,) = rows
     assert row["receive_rate"] >= 0.999
     assert row["sent_payload_mean"] > 0 and row["sent_control_mean"] > 0

@@ -238,3 +238,41 @@ def test_bad_settings_name_the_key():
         _engine(D=3)
     with pytest.raises(ParameterError, match="a node cannot connect to itself"):
         Connections.from_edges(3, [(1, 1)])
+
+
+def test_scoring_reads_the_engine_counters_at_every_heartbeat():
+    from hedgerow.protocols.gossipsub.params import score_preset
+    from hedgerow.protocols.gossipsub.protocol import EngineScore
+
+    rng = np.random.default_rng(0)
+    n = 40
+    subs = rng.random((n, 1)) < 0.9
+    conn = random_connections(n, 12, np.random.default_rng(1))
+    topic = np.zeros(30, dtype=np.int64)
+    pubs = Publications.create(rng.choice(np.flatnonzero(subs[:, 0]), 30), topic,
+                               3000.0 + 300.0 * np.arange(30), 500.0)
+    params, thresholds = score_preset("v1.1", 1)
+    calls = []
+
+    class Watch(EngineScore):
+        def __call__(self, c, now_ms):
+            calls.append(now_ms)
+            return super().__call__(c, now_ms)
+
+    scorer = Watch(params)
+    eng = GossipSubEngine(subs, conn, 15.0, np.zeros(n), Network.uniform(n), pubs,
+                          {"scoring": True, "gossip_threshold": thresholds.gossip,
+                           "publish_threshold": thresholds.publish},
+                          np.random.default_rng(2), score_fn=scorer)
+    eng.run_until(12000.0)
+    assert calls == [1000.0 * k for k in range(1, 13)]  # once before every heartbeat
+    sc = scorer.counters
+    assert sc is not None
+    # the score's mesh state is the engine's as of the last heartbeat's start
+    flags = eng.counters()["in_mesh"]
+    assert sc.in_mesh.sum() > 0 and abs(int(sc.in_mesh.sum()) - int(flags.sum())) <= 4 * n
+    # first deliveries reached the score's counters (capped and decayed there)
+    assert sc.first_deliveries.sum() > 0
+    s = eng._X[8]
+    assert np.isfinite(s).all() and (s != 0).any()
+    assert np.isfinite(eng.arrival[:, subs[:, 0]]).all()

@@ -3,9 +3,10 @@
 ``params`` (every parameter declared once, the presets) and ``scoring`` (v1.1
 peer scoring over (connection, topic) slots); ``engine``
 (:class:`~hedgerow.protocols.gossipsub.engine.GossipSubEngine`: the connections,
-the schedule and the state) over ``_kernel`` (the numba event simulation); ``protocol`` the registered protocol ``gossipsub`` (capability
-``clock``); ``case`` the case format shared with the production-implementation
-harness (:func:`~hedgerow.protocols.gossipsub.case.simulate_case`).
+the schedule and the state) over ``_kernel`` (the numba event simulation);
+``protocol`` the registered protocol ``gossipsub`` (capability ``clock``);
+``case`` the case format shared with the production-implementation harness
+(:func:`~hedgerow.protocols.gossipsub.case.simulate_case`).
 ``docs/gossipsub.md`` has the model and every choice.
 """
 

@@ -41,36 +41,12 @@ import numpy as np
 
 from hedgerow.dissemination.contended import Network
 from hedgerow.errors import ParameterError
-from hedgerow.protocols.gossipsub.engine import (
-    Connections,
-    GossipSubEngine,
-    Publications,
-)
-from hedgerow.protocols.gossipsub.protocol import score_function
+from hedgerow.protocols.engine_api import Publications
+from hedgerow.protocols.gossipsub.engine import CASE_PARAMS, Connections, GossipSubEngine
+from hedgerow.protocols.gossipsub.params import score_preset
+from hedgerow.protocols.gossipsub.protocol import EngineScore
 
 __all__ = ["CASE_PARAMS", "case_settings", "simulate_case"]
-
-#: the case format's parameter names -> the engine's settings
-CASE_PARAMS = {
-    "D": "d",
-    "D_lo": "d_lo",
-    "D_hi": "d_hi",
-    "D_lazy": "d_lazy",
-    "D_score": "d_score",
-    "D_out": "d_out",
-    "heartbeat_ms": "heartbeat_ms",
-    "mcache_len": "mcache_len",
-    "mcache_gossip": "mcache_gossip",
-    "gossip_factor": "gossip_factor",
-    "fanout_ttl_ms": "fanout_ttl_ms",
-    "seen_ttl_ms": "seen_ttl_ms",
-    "prune_backoff_ms": "prune_backoff_ms",
-    "gossip_retransmission": "gossip_retransmission",
-    "flood_publish": "flood_publish",
-    "idontwant_threshold": "idontwant_threshold",
-    "variant": "variant",
-    "scoring": "scoring",
-}
 
 _REQUIRED = ("nodes", "edges", "topics", "subscriptions", "publications", "duration_ms")
 
@@ -129,7 +105,12 @@ def simulate_case(case: Mapping[str, Any]) -> dict[str, Any]:
     settings = case_settings(case.get("params", {}))
     settings["warmup_ms"] = float(case.get("warmup_ms", 0.0))
     rng = np.random.default_rng(int(case.get("seed", 0)))
-    score = score_function(settings) if settings.get("scoring") else None
+    score = None
+    if settings.get("scoring"):
+        params, thresholds = score_preset(str(settings.get("variant", "v1.1")), T)
+        settings["gossip_threshold"] = thresholds.gossip
+        settings["publish_threshold"] = thresholds.publish
+        score = EngineScore(params)
     t0 = time.perf_counter()
     eng = GossipSubEngine(subs, conn, delay, np.zeros(n), network, pubs, settings, rng,
                           score_fn=score)

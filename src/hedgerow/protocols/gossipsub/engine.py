@@ -46,8 +46,16 @@ from hedgerow.model.overlay import Overlay
 from hedgerow.params import check_memory
 from hedgerow.protocols.engine_api import Publications
 from hedgerow.protocols.gossipsub import _kernel as K
+from hedgerow.protocols.gossipsub.params import VARIANTS
 
-__all__ = ["DEFAULTS", "Connections", "GossipSubEngine", "Publications", "random_connections"]
+__all__ = [
+    "CASE_PARAMS",
+    "DEFAULTS",
+    "Connections",
+    "GossipSubEngine",
+    "Publications",
+    "random_connections",
+]
 
 #: every setting of the engine and its default (the v1.1 specification's and go-libp2p-pubsub's
 #: values; ``docs/gossipsub.md``); a protocol's declared parameters fill them
@@ -82,7 +90,29 @@ DEFAULTS: dict[str, Any] = {
     "idontwant_memory": 32,
 }
 
-VARIANTS = ("v1.0", "v1.1", "v1.2")
+#: the case format's (and the declared parameters') names -> the engine's settings
+CASE_PARAMS = {
+    "variant": "variant",
+    "D": "d",
+    "D_lo": "d_lo",
+    "D_hi": "d_hi",
+    "D_lazy": "d_lazy",
+    "D_score": "d_score",
+    "D_out": "d_out",
+    "heartbeat_ms": "heartbeat_ms",
+    "mcache_len": "mcache_len",
+    "mcache_gossip": "mcache_gossip",
+    "gossip_factor": "gossip_factor",
+    "fanout_ttl_ms": "fanout_ttl_ms",
+    "seen_ttl_ms": "seen_ttl_ms",
+    "prune_backoff_ms": "prune_backoff_ms",
+    "gossip_retransmission": "gossip_retransmission",
+    "max_ihave_length": "max_ihave_length",
+    "max_ihave_messages": "max_ihave_messages",
+    "flood_publish": "flood_publish",
+    "idontwant_threshold": "idontwant_threshold",
+    "scoring": "scoring",
+}
 
 
 @dataclass(frozen=True, eq=False)
@@ -400,7 +430,8 @@ class GossipSubEngine:
         read them), ``near_first_mesh_deliveries`` (duplicates from a mesh peer
         within ``mesh_window_ms`` of the first copy), per slot;
         ``behaviour_penalty`` per connection (GRAFTs during a backoff, a running
-        count).  The arrays are the engine's own: a score function reads them.
+        count); ``conn_node`` the node of each connection (CSR entry).  The arrays
+        are the engine's own: a score function reads them.
         """
         X = self._X
         # mesh slots only: a flag of a topic the node does not subscribe to is its fanout
@@ -413,6 +444,7 @@ class GossipSubEngine:
             "first_message_deliveries": X[6],
             "near_first_mesh_deliveries": X[7],
             "behaviour_penalty": X[11],
+            "conn_node": self.connections.row_of,
         }
 
     def mesh_degree(self) -> np.ndarray:

@@ -34,35 +34,113 @@ from hedgerow.latency import LatencyModel
 from hedgerow.model.bitset import interest_matrix
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
-from hedgerow.params import Bool, Choice, Float, Int
+from hedgerow.params import Choice, Float
 from hedgerow.protocols.base import ClockProtocol
+from hedgerow.protocols.engine_api import Publications
 from hedgerow.protocols.gossipsub.engine import (
-    VARIANTS,
+    CASE_PARAMS,
     GossipSubEngine,
-    Publications,
-    ScoreFn,
     random_connections,
     settings,
 )
+from hedgerow.protocols.gossipsub.params import PARAMS, check_gossipsub, score_preset
+from hedgerow.protocols.gossipsub.scoring import (
+    PeerScoreParams,
+    ScoreCounters,
+    add_penalty,
+    first_delivery,
+    graft,
+    mesh_delivery,
+    prune,
+    refresh,
+    score,
+)
 
-__all__ = ["GossipSub", "score_function"]
+__all__ = ["ENGINE_PARAMS", "EngineScore", "GossipSub"]
 
 
-def score_function(values: Mapping[str, Any]) -> ScoreFn:
-    """The peer-score function of the v1.1 scoring module, for an engine with ``scoring`` on.
+#: the declared GossipSub parameters (``params.PARAMS``) the engine runs with
+ENGINE_PARAMS = (
+    "variant", "D", "D_lo", "D_hi", "D_lazy", "D_score", "D_out", "heartbeat_ms",
+    "fanout_ttl_ms", "mcache_len", "mcache_gossip", "seen_ttl_ms", "gossip_factor",
+    "prune_backoff_ms", "gossip_retransmission", "max_ihave_length", "max_ihave_messages",
+    "flood_publish", "idontwant_threshold", "scoring", "connections",
+)
 
-    Peer scoring lives in ``hedgerow.protocols.gossipsub.scoring``; without it
-    a run with ``scoring`` on is refused with a one-line error.
+
+class EngineScore:
+    """The v1.1 score of every connection, from the engine's running counters, per heartbeat.
+
+    The engine (:class:`~hedgerow.protocols.gossipsub.engine.GossipSubEngine`)
+    counts in its kernel; at each heartbeat this hands what changed since the
+    last one to :mod:`~hedgerow.protocols.gossipsub.scoring`'s events (grafts
+    and prunes from the mesh flags, first and near-first deliveries, behaviour
+    penalties), runs its decay tick every ``decay_interval_ms``
+    (:func:`~hedgerow.protocols.gossipsub.scoring.refresh`) and returns
+    :func:`~hedgerow.protocols.gossipsub.scoring.score` at that instant.  A
+    peer pruned and grafted again between two heartbeats counts as one
+    continuous stay in the mesh.
+
+    Examples
+    --------
+    >>> from hedgerow.protocols.gossipsub.scoring import PeerScoreParams, TopicScoreParams
+    >>> tp = TopicScoreParams(topic_weight=1.0, first_deliveries_weight=1.0,
+    ...                       time_in_mesh_weight=0.0, mesh_deliveries_weight=0.0,
+    ...                       mesh_failure_penalty_weight=0.0)
+    >>> sc = EngineScore(PeerScoreParams(topics=(tp,)))
+    >>> c = {"in_mesh": np.array([False, False]), "graft_ms": np.full(2, np.nan),
+    ...      "first_message_deliveries": np.array([3.0, 0.0]),
+    ...      "near_first_mesh_deliveries": np.zeros(2), "behaviour_penalty": np.zeros(2),
+    ...      "conn_node": np.array([0, 1])}
+    >>> sc(c, 1000.0).tolist()
+    [3.0, 0.0]
     """
-    try:
-        from hedgerow.protocols.gossipsub import scoring  # type: ignore[attr-defined]
-    except ImportError:
-        raise ParameterError(
-            "gossipsub: scoring needs the peer-score module (hedgerow.protocols.gossipsub."
-            "scoring), which this installation lacks; run with scoring=false",
-            key="scoring",
-        ) from None
-    return scoring.engine_score_function(values)  # type: ignore[no-any-return]
+
+    def __init__(self, params: PeerScoreParams) -> None:
+        self.params = params
+        self.counters: ScoreCounters | None = None
+
+    def __call__(self, c: Mapping[str, np.ndarray], now_ms: float) -> np.ndarray:
+        conn_node = np.asarray(c["conn_node"])
+        in_mesh = np.asarray(c["in_mesh"], dtype=bool)
+        n_conn = len(conn_node)
+        T = len(in_mesh) // max(n_conn, 1)
+        if self.counters is None:
+            self.counters = ScoreCounters.empty(
+                slot_conn=np.repeat(np.arange(n_conn), T), slot_topic=np.tile(np.arange(T),
+                                                                              n_conn),
+                conn_node=conn_node)
+            self._first = np.zeros(len(in_mesh))
+            self._near = np.zeros(len(in_mesh))
+            self._penalty = np.zeros(n_conn)
+            self._next_decay = now_ms + self.params.decay_interval_ms
+        sc, p = self.counters, self.params
+        graft_ms = np.asarray(c["graft_ms"])
+        gone = np.flatnonzero(sc.in_mesh & ~in_mesh)
+        if len(gone):
+            prune(sc, p, gone)
+        new = np.flatnonzero(in_mesh & ~sc.in_mesh)
+        for t in np.unique(graft_ms[new]):
+            at = new[graft_ms[new] == t]
+            graft(sc, at, float(t))
+        for name, last, event in (("first_message_deliveries", self._first, first_delivery),
+                                  ("near_first_mesh_deliveries", self._near, mesh_delivery)):
+            now = np.asarray(c[name])
+            delta = np.rint(now - last).astype(np.int64)
+            hit = np.flatnonzero(delta > 0)
+            if len(hit):
+                event(sc, p, np.repeat(hit, delta[hit]))
+            last[:] = now
+        pen = np.asarray(c["behaviour_penalty"])
+        delta = pen - self._penalty
+        hit = np.flatnonzero(delta > 0)
+        if len(hit):
+            add_penalty(sc, np.repeat(hit, np.rint(delta[hit]).astype(np.int64)))
+        self._penalty[:] = pen
+        while now_ms >= self._next_decay:
+            refresh(sc, p, now_ms)
+            self._next_decay += p.decay_interval_ms
+        return score(sc, p, now_ms=now_ms)
 
 
 class GossipSub(ClockProtocol):
@@ -70,26 +148,22 @@ class GossipSub(ClockProtocol):
 
     Parameters
     ----------
-    variant : {"v1.0", "v1.1", "v1.2"}, default "v1.1"
-        v1.0 meshes and gossip; v1.1 adds prune backoff, D_out, flood
-        publishing, gossip_factor (and scoring); v1.2 adds IDONTWANT.
-    d, d_lo, d_hi, d_lazy, d_score, d_out : int
-        Mesh degree target and bounds, gossip peers, peers kept by score and
-        outbound peers kept (6, 4, 12, 6, 4, 2: the specification's defaults).
-    heartbeat_ms, mcache_len, mcache_gossip, gossip_factor, fanout_ttl_ms, seen_ttl_ms,
-    prune_backoff_ms, gossip_retransmission, flood_publish, idontwant_threshold
-        As the specifications name them (``docs/gossipsub.md``).
-    peers : int, default 50
-        Connections each node keeps (it dials half of them).
+    variant, D, D_lo, D_hi, D_lazy, D_score, D_out, heartbeat_ms, fanout_ttl_ms, mcache_len,
+    mcache_gossip, seen_ttl_ms, gossip_factor, prune_backoff_ms, gossip_retransmission,
+    max_ihave_length, max_ihave_messages, flood_publish, idontwant_threshold, scoring,
+    connections
+        The GossipSub parameters declared once in
+        :data:`hedgerow.protocols.gossipsub.params.PARAMS` (their defaults are
+        the v1.1 specification's; ``docs/gossipsub.md``), checked together by
+        :func:`~hedgerow.protocols.gossipsub.params.check_gossipsub`.
+    score_params : {"defaults", "ethereum"}, default "defaults"
+        With ``scoring``: the score parameters and thresholds of
+        :func:`~hedgerow.protocols.gossipsub.params.score_preset` (the
+        variant's, or Ethereum's).
     warmup_ms, drain_ms : float
         Simulated time before the first publication and after the last one.
     header_bytes, message_id_bytes, topic_bytes : float
         The wire sizes (``docs/gossipsub.md``).
-    max_ihave_length, max_ihave_messages : int
-        go-libp2p-pubsub's caps on IHAVE ids asked per heartbeat and IHAVEs
-        taken per peer per heartbeat.
-    scoring : bool, default False
-        Peer scoring (v1.1).
 
     Attributes
     ----------
@@ -102,34 +176,13 @@ class GossipSub(ClockProtocol):
              "arXiv:2007.02754 (2020)")
     forwarding = "topic"
     stream_key = "libp2p-gossipsub"
-    quick_params: ClassVar[Mapping[str, Any]] = {"peers": 12, "warmup_ms": 3000.0,
+    quick_params: ClassVar[Mapping[str, Any]] = {"connections": 12, "warmup_ms": 3000.0,
                                                   "drain_ms": 3000.0}
     params = {
-        "variant": Choice("v1.1", VARIANTS, "specification version"),
-        "d": Int(6, "mesh degree target D", low=1, unit="peers"),
-        "d_lo": Int(4, "lower mesh bound D_lo: GRAFT below it", low=0, unit="peers"),
-        "d_hi": Int(12, "upper mesh bound D_hi: PRUNE above it", low=1, unit="peers"),
-        "d_lazy": Int(6, "gossip peers D_lazy per topic per heartbeat", low=0, unit="peers"),
-        "d_score": Int(4, "mesh peers kept by score when pruning (v1.1)", low=0, unit="peers"),
-        "d_out": Int(2, "outbound mesh peers kept (v1.1)", low=0, unit="peers"),
-        "heartbeat_ms": Float(1000.0, "heartbeat interval", low=0.0, low_open=True,
-                              unit="ms"),
-        "mcache_len": Int(5, "message cache windows (heartbeats)", low=1),
-        "mcache_gossip": Int(3, "windows of ids an IHAVE lists", low=1),
-        "gossip_factor": Float(0.25, "share of eligible peers gossiped to (v1.1)", low=0.0,
-                               high=1.0),
-        "fanout_ttl_ms": Float(60000.0, "fanout kept after the last publication", low=0.0,
-                               unit="ms"),
-        "seen_ttl_ms": Float(120000.0, "seen-cache lifetime of a message id", low=0.0,
-                             low_open=True, unit="ms"),
-        "prune_backoff_ms": Float(60000.0, "no re-GRAFT of a pruned peer before (v1.1)",
-                                  low=0.0, unit="ms"),
-        "gossip_retransmission": Int(3, "IWANT answers per message per peer", low=0),
-        "flood_publish": Bool(True, "a publisher sends to every subscribed peer (v1.1)"),
-        "idontwant_threshold": Float(1024.0, "IDONTWANT for messages of at least this many "
-                                     "bytes (v1.2; none: off)", low=0.0, unit="bytes",
-                                     optional=True),
-        "peers": Int(50, "connections each node keeps", low=1, unit="peers"),
+        **{k: PARAMS[k] for k in ENGINE_PARAMS},
+        "score_params": Choice("defaults", ("defaults", "ethereum"),
+                               "peer-score parameters with scoring: the JS implementation's "
+                               "defaults, or Ethereum's (score_preset)"),
         "warmup_ms": Float(10000.0, "simulated time before the first publication", low=0.0,
                            unit="ms"),
         "drain_ms": Float(10000.0, "simulated time after the last publication", low=0.0,
@@ -138,21 +191,23 @@ class GossipSub(ClockProtocol):
                               unit="bytes"),
         "message_id_bytes": Float(20.0, "bytes of a message id", low=1.0, unit="bytes"),
         "topic_bytes": Float(40.0, "bytes of a topic name", low=1.0, unit="bytes"),
-        "max_ihave_length": Int(5000, "ids asked per peer per heartbeat", low=1),
-        "max_ihave_messages": Int(10, "IHAVEs taken per peer per heartbeat", low=1),
-        "scoring": Bool(False, "peer scoring (v1.1)"),
     }
 
     def _check(self, values: dict[str, Any]) -> None:
+        checked = check_gossipsub({k: values[k] for k in ENGINE_PARAMS}, owner=self.name)
+        values.update({k: checked[k] for k in ENGINE_PARAMS})  # derived values filled in
         settings(self._settings(values))
 
     def _settings(self, values: Mapping[str, Any]) -> dict[str, Any]:
-        skip = ("peers", "drain_ms")
-        return {k: v for k, v in values.items() if k not in skip}
+        """The engine's settings of checked parameter values."""
+        s = {CASE_PARAMS.get(k, k): values[k] for k in ENGINE_PARAMS if k != "connections"}
+        for k in ("warmup_ms", "header_bytes", "message_id_bytes", "topic_bytes"):
+            s[k] = values[k]
+        return s
 
     def _check_instance(self, values: dict[str, Any], instance: Instance) -> None:
         if instance.n_nodes < 2:
-            raise ParameterError(f"{self.name}: needs at least 2 nodes", key="peers")
+            raise ParameterError(f"{self.name}: needs at least 2 nodes", key="connections")
 
     def warmup_time(self) -> float:
         return float(self.checked()["warmup_ms"])
@@ -177,19 +232,26 @@ class GossipSub(ClockProtocol):
             raise ParameterError(f"{self.name}: publications must be a Publications schedule",
                                  key="publications")
         s = self._settings(values)
-        conn = random_connections(instance.n_nodes, values["peers"],
+        score_fn = None
+        if s["scoring"]:
+            params, thresholds = score_preset(
+                "ethereum" if values["score_params"] == "ethereum" else s["variant"],
+                instance.n_topics)
+            s["gossip_threshold"], s["publish_threshold"] = thresholds.gossip, thresholds.publish
+            score_fn = EngineScore(params)
+        conn = random_connections(instance.n_nodes, values["connections"],
                                   streams.stream("connections"))
         delay = edge_delays(conn.indptr, conn.indices, latency)
         subs = interest_matrix(instance.masks, instance.n_topics)
-        score = score_function(s) if s["scoring"] else None
         self.engine_ = GossipSubEngine(subs, conn, delay, proc, network, publications, s,
-                                       streams.stream("gossipsub"), score_fn=score)
+                                       streams.stream("gossipsub"), score_fn=score_fn)
         return self.engine_
 
     def heartbeat_bounds(self, engine: Any) -> list[str]:
         """Every subscribed node's mesh within ``[d_lo, d_hi]`` right after a heartbeat, unless
         fewer than ``d_lo`` subscribed peers could be grafted (connected, not backed off)."""
         values = self.checked()
+        d_lo, d_hi = values["D_lo"], values["D_hi"]
         deg = engine.mesh_degree()
         flags = engine.mesh_flags()
         back = engine.backoff_until()
@@ -203,11 +265,11 @@ class GossipSub(ClockProtocol):
         spare = np.zeros_like(deg)
         np.add.at(spare, row, free.astype(np.int64))
         out = []
-        bad_hi = sub & (deg > values["d_hi"])
-        bad_lo = sub & (deg < values["d_lo"]) & (spare > 0)
+        bad_hi = sub & (deg > d_hi)
+        bad_lo = sub & (deg < d_lo) & (spare > 0)
         for v, t in np.argwhere(bad_hi)[:3]:
-            out.append(f"node {v} topic {t}: mesh {deg[v, t]} > d_hi {values['d_hi']}")
+            out.append(f"node {v} topic {t}: mesh {deg[v, t]} > D_hi {d_hi}")
         for v, t in np.argwhere(bad_lo)[:3]:
-            out.append(f"node {v} topic {t}: mesh {deg[v, t]} < d_lo {values['d_lo']} with "
+            out.append(f"node {v} topic {t}: mesh {deg[v, t]} < D_lo {d_lo} with "
                        f"{spare[v, t]} peers it could graft")
         return out
