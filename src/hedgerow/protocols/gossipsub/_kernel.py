@@ -33,7 +33,10 @@ when every earlier one has left, ``bytes / rate`` on the wire, then the
 link's delay).  A data copy sent to a node that already has the message (and
 will not have forgotten it by the copy's arrival) can only be a duplicate: it
 is counted when sent and never enters the heap, the mesh flag its scoring
-counter reads taken at that instant.
+counter reads taken at that instant.  An IDONTWANT's only effect is that its
+receiver remembers the id from the arrival on: it is written into the
+receiver's ring of the connection (the last ``idontwant_memory`` ids sent on
+it, each with its arrival instant) when sent, with no event.
 
 Random choices come from a splitmix64 sequence whose state is seeded from the
 caller's :class:`numpy.random.Generator` (one 64-bit draw), so a run is a
@@ -359,12 +362,54 @@ def _log(W, idb, t_send, t_arr, kind, e, what, off, cnt):
 
 
 @numba.njit(cache=True, inline="always")
-def _unwanted(U, e, m):
-    unw = U[0]
+def _unwanted(U, e, m, now):
+    """Whether the peer at the end of entry ``e`` announced ``m`` and the IDONTWANT has arrived."""
+    unw, when = U[0], U[2]
     for j in range(unw.shape[1]):
-        if unw[e, j] == m:
+        if unw[e, j] == m and when[e, j] <= now:
             return True
     return False
+
+
+@numba.njit(cache=True)
+def _send_idontwant(G, P, S, F, W, U, rs, idb, v, e, m, off):
+    """One IDONTWANT of ``m`` on ``v -> indices[e]`` (its id at ``idb[off]``).
+
+    Its only effect at the receiver is to remember the id from its arrival on,
+    so the arrival is written into the receiver's ring for the connection at
+    once (with that instant) instead of queueing an event.
+    """
+    up_rate, delay, rev = G[8], G[4], G[3]
+    up_free, busy, csent, crecv, ctl_cnt = W[0], W[1], W[3], W[4], W[5]
+    unw, unw_pos, when = U[0], U[1], U[2]
+    now = F[0]
+    s = _ctl_size(P, IDONTWANT, 1)
+    tx = s / up_rate[v]
+    start = now if now > up_free[v] else up_free[v]
+    fin = start + tx
+    up_free[v] = fin
+    busy[v] += tx
+    csent[v] += s
+    if now >= P[P_WARMUP]:
+        ctl_cnt[IDONTWANT, v] += 1
+    arrive = -1.0
+    if P[P_LOSS] > 0.0 and _uniform(rs) < P[P_LOSS]:
+        W[8][v] += s
+    else:
+        arrive = fin + delay[e]
+        if P[P_JITTER] > 0.0:
+            arrive += P[P_JITTER] * _uniform(rs)
+        w = G[1][e]
+        crecv[w] += s
+        ew = rev[e]
+        p = unw_pos[ew]
+        unw[ew, p] = m
+        when[ew, p] = arrive
+        unw_pos[ew] = (p + 1) % unw.shape[1]
+        if arrive > F[2]:
+            F[2] = arrive
+    if len(W[9]):
+        _log(W, idb, now, arrive, IDONTWANT, e, G[10][m], off, 1)
 
 
 @numba.njit(cache=True)
@@ -615,7 +660,6 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
     recv, dupb, crecv = W[6], W[7], W[4]
     mesh_flag, mlist, mdeg, backoff, lastpub = X[0], X[1], X[2], X[3], X[4]
     first_del, mesh_del, behaviour, score, peerhave, iasked = X[6], X[7], X[11], X[8], X[9], X[10]
-    unw, unw_pos = U[0], U[1]
     mc_cnt = X[12]
     H, idb, mc_msg, mc_win = GR
     n = len(indptr) - 1
@@ -679,8 +723,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     idb[off] = m
                     S[S_IDS] = off + 1
                     for j in range(mdeg[row]):
-                        _send_control(G, P, H, S, F, W, rs, idb, w, mlist[row, j], IDONTWANT, tp,
-                                      off, 1)
+                        _send_idontwant(G, P, S, F, W, U, rs, idb, w, mlist[row, j], m, off)
             ready = t + proc[w] + P[P_VAL_MS] + P[P_VAL_PER_BYTE] * size[m]
             _push(H, S, ready, READY, w, m, v)
         elif kind == READY or kind == PUBLISH:
@@ -731,7 +774,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 e = mlist[row, j]
                 if e == ein or indices[e] == origin:
                     continue
-                if idw_on and _unwanted(U, e, m):
+                if idw_on and _unwanted(U, e, m, t):
                     continue
                 _send_data(G, P, H, S, F, W, X, rs, M, w, e, m, 0)
         elif kind == CONTROL:
@@ -744,12 +787,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
             ew = rev[e]  # the receiver's entry toward the sender
             crecv[w] += _ctl_size(P, ck, cnt)
             slot = ew * T + tp
-            if ck == IDONTWANT:
-                for j in range(cnt):
-                    p = unw_pos[ew]
-                    unw[ew, p] = idb[off + j]
-                    unw_pos[ew] = (p + 1) % unw.shape[1]
-            elif ck == GRAFT:
+            if ck == GRAFT:
                 row = w * T + tp
                 if not sub[w, tp] or mesh_flag[slot]:
                     continue
@@ -811,7 +849,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     retrans[key] = got
                     if got > P[P_RETRANS]:
                         continue
-                    if idw_on and _unwanted(U, ew, m):
+                    if idw_on and _unwanted(U, ew, m, t):
                         continue
                     S[S_IWANT_SERVED] += 1
                     _send_data(G, P, H, S, F, W, X, rs, M, w, ew, m, 1)

@@ -28,7 +28,7 @@ Examples
 ...         "duration_ms": 5000, "warmup_ms": 1000, "seed": 1}
 >>> res = simulate_case(case)
 >>> sorted(node for _, node, _ in res["deliveries"]), res["heartbeats"]
-([0, 1, 2, 3], 4)
+([0, 1, 2, 3], 5)
 """
 
 from __future__ import annotations

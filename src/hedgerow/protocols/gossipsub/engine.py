@@ -188,7 +188,7 @@ def random_connections(n: int, peers: int, rng: np.random.Generator) -> Connecti
     Examples
     --------
     >>> c = random_connections(100, 20, np.random.default_rng(0))
-    >>> 15 <= np.diff(c.indptr).mean() <= 20, bool((c.indices != c.row_of).all())
+    >>> bool(15 <= np.diff(c.indptr).mean() <= 20), bool((c.indices != c.row_of).all())
     (True, True)
     """
     if n < 2:
@@ -378,8 +378,9 @@ class GossipSubEngine:
             z(n, dtype=np.int64),                                   # 12 mcache entries
             z(n * T),                                               # 13 mesh size sums
         )
-        self._U = (np.full((nnz, max(int(s["idontwant_memory"]), 1)), -1, dtype=np.int32),
-                   z(nnz, dtype=np.int32))
+        ring = max(int(s["idontwant_memory"]), 1)
+        self._U = (np.full((nnz, ring), -1, dtype=np.int32), z(nnz, dtype=np.int32),
+                   np.full((nnz, ring), np.inf))
         cap = max(64, 4 * M + 4 * n)
         heap = (np.empty(cap), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
                 np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64))
