@@ -2,7 +2,8 @@
 
 10,000 nodes, 10 topics, one message per second per topic of 100 KB, 10
 simulated minutes (6,000 messages) after a warm-up, on the contended network:
-every node keeps about ``--peers`` connections (it dials half), subscribes to
+every node keeps about ``--peers`` connections (it dials half; and dials more
+subscribers of a topic it has fewer than ``D`` = 8 of), subscribes to
 ``--subs`` uniform topics, and sits in a bandwidth class of the ``eth-blocks``
 world (80 % home nodes at 25/50 Mbit/s, 20 % data-centre nodes at 1 Gbit/s),
 on uniform random points of the unit square (latency ``200 ms x`` distance).
@@ -46,7 +47,8 @@ def build(args: argparse.Namespace) -> tuple[GossipSubEngine, np.ndarray, float]
     subs = np.zeros((n, T), dtype=bool)
     for v in range(n):
         subs[v, rng.choice(T, size=args.subs, replace=False)] = True
-    conn = random_connections(n, args.peers, np.random.default_rng(args.seed + 1))
+    conn = random_connections(n, args.peers, np.random.default_rng(args.seed + 1), subs,
+                              topic_peers=8)
     xy = rng.random((n, 2))
     row = conn.row_of
     delay = 200.0 * np.linalg.norm(xy[row] - xy[conn.indices], axis=1)

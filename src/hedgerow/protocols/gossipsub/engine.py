@@ -179,17 +179,33 @@ class Connections:
         return cls(indptr, dst.astype(np.int64), out.astype(np.uint8), rev)
 
 
-def random_connections(n: int, peers: int, rng: np.random.Generator) -> Connections:
+def random_connections(
+    n: int,
+    peers: int,
+    rng: np.random.Generator,
+    subs: np.ndarray | None = None,
+    topic_peers: int = 0,
+) -> Connections:
     """Each node dials ``ceil(peers / 2)`` distinct uniform others (so about ``peers`` each).
 
     As a libp2p node keeps a target number of peers, half of them dialed by
-    itself; ``peers`` is capped at ``n - 1``.
+    itself; ``peers`` is capped at ``n - 1``.  With ``subs`` (``(n, T)`` bool)
+    and ``topic_peers``, a node then dials, for each topic it subscribes to
+    with fewer than ``topic_peers`` connected subscribers, uniform other
+    subscribers of that topic up to ``topic_peers`` (or all there are), as
+    Ethereum clients look for peers on their subnets; nodes in node order,
+    topics in topic order.
 
     Examples
     --------
     >>> c = random_connections(100, 20, np.random.default_rng(0))
     >>> bool(15 <= np.diff(c.indptr).mean() <= 20), bool((c.indices != c.row_of).all())
     (True, True)
+    >>> subs = np.zeros((100, 1), dtype=bool); subs[:8] = True
+    >>> c = random_connections(100, 4, np.random.default_rng(0), subs, topic_peers=6)
+    >>> have = np.bincount(c.row_of, weights=subs[c.indices, 0], minlength=100)
+    >>> bool((have[:8] >= 6).all())
+    True
     """
     if n < 2:
         return Connections.from_edges(n, np.zeros((0, 2), dtype=np.int64))
@@ -199,7 +215,31 @@ def random_connections(n: int, peers: int, rng: np.random.Generator) -> Connecti
         w = rng.choice(n - 1, size=k, replace=False)
         pick[v] = w + (w >= v)
     edges = np.column_stack([np.repeat(np.arange(n), k), pick.reshape(-1)])
-    return Connections.from_edges(n, edges)
+    conn = Connections.from_edges(n, edges)
+    if subs is None or topic_peers <= 0:
+        return conn
+    sub = np.asarray(subs, dtype=bool)
+    have = np.zeros(sub.shape, dtype=np.int64)
+    np.add.at(have, conn.row_of, sub[conn.indices])
+    members = [np.flatnonzero(sub[:, t]) for t in range(sub.shape[1])]
+    extra: list[tuple[int, int]] = []
+    linked = [set(conn.indices[conn.indptr[v]:conn.indptr[v + 1]].tolist()) for v in range(n)]
+    for v, t in np.argwhere(sub & (have < topic_peers)).tolist():
+        need = topic_peers - int(have[v, t])
+        free = [u for u in members[t].tolist() if u != v and u not in linked[v]]
+        if not free or need <= 0:
+            continue
+        chosen = rng.choice(len(free), size=min(need, len(free)), replace=False)
+        for i in chosen.tolist():
+            u = free[i]
+            extra.append((v, u))
+            linked[v].add(u)
+            linked[u].add(v)
+            have[u, sub[v] & sub[u]] += 1
+            have[v, sub[v] & sub[u]] += 1
+    if not extra:
+        return conn
+    return Connections.from_edges(n, np.concatenate([edges, np.array(extra, dtype=np.int64)]))
 
 
 def settings(values: Mapping[str, Any]) -> dict[str, Any]:

@@ -185,7 +185,7 @@ class GossipSub(ClockProtocol):
                                "defaults, or Ethereum's (score_preset)"),
         "warmup_ms": Float(10000.0, "simulated time before the first publication", low=0.0,
                            unit="ms"),
-        "drain_ms": Float(10000.0, "simulated time after the last publication", low=0.0,
+        "drain_ms": Float(60000.0, "simulated time after the last publication", low=0.0,
                           unit="ms"),
         "header_bytes": Float(100.0, "bytes of a data copy beyond its payload", low=0.0,
                               unit="bytes"),
@@ -224,9 +224,11 @@ class GossipSub(ClockProtocol):
         publications: Any,
         streams: RngStreams,
     ) -> GossipSubEngine:
-        """The engine: connections from stream ``"connections"``, the kernel's draws from
-        ``"gossipsub"``; ``publications`` a
-        :class:`~hedgerow.protocols.gossipsub.engine.Publications`."""
+        """The engine: connections from stream ``"connections"`` (about ``connections`` per
+        node, and at least ``D`` subscribed peers per topic where there are as many,
+        :func:`~hedgerow.protocols.gossipsub.engine.random_connections`), the kernel's draws
+        from ``"gossipsub"``; ``publications`` a
+        :class:`~hedgerow.protocols.engine_api.Publications`."""
         values = self._validate(instance)
         if not isinstance(publications, Publications):
             raise ParameterError(f"{self.name}: publications must be a Publications schedule",
@@ -239,10 +241,10 @@ class GossipSub(ClockProtocol):
                 instance.n_topics)
             s["gossip_threshold"], s["publish_threshold"] = thresholds.gossip, thresholds.publish
             score_fn = EngineScore(params)
-        conn = random_connections(instance.n_nodes, values["connections"],
-                                  streams.stream("connections"))
-        delay = edge_delays(conn.indptr, conn.indices, latency)
         subs = interest_matrix(instance.masks, instance.n_topics)
+        conn = random_connections(instance.n_nodes, values["connections"],
+                                  streams.stream("connections"), subs, topic_peers=values["D"])
+        delay = edge_delays(conn.indptr, conn.indices, latency)
         self.engine_ = GossipSubEngine(subs, conn, delay, proc, network, publications, s,
                                        streams.stream("gossipsub"), score_fn=score_fn)
         return self.engine_
