@@ -239,15 +239,19 @@ WORLD_SETTINGS: dict[str, WorldSetting] = _declare(
     ),
     size=WorldSetting(
         Text(None, "payload bytes of every message: one value (k = KiB, m = MiB suffixes), "
-             "a uniform draw per message (uniform:LO:HI) or per topic (topic-uniform:LO:HI) "
-             "(default: 0, the uncontended model)",
-             metavar="BYTES|uniform:LO:HI|topic-uniform:LO:HI", optional=True),
+             "a uniform draw per message (uniform:LO:HI) or per topic (topic-uniform:LO:HI), "
+             "a clipped lognormal draw per message (lognormal:MEDIAN:SIGMA[:LO:HI]), or one "
+             "size per topic listed or in a file (default: 0, the uncontended model)",
+             metavar="BYTES|uniform:LO:HI|topic-uniform:LO:HI|lognormal:MEDIAN:SIGMA|"
+             "topic:S1,S2,...|file:PATH", optional=True),
         "traffic",
     ),
     publication=WorldSetting(
-        Text(None, "when an epoch's messages are published: a Poisson process of RATE "
-             "messages per second (default: all at instant 0)", metavar="poisson:RATE",
-             optional=True),
+        Text(None, "when an epoch's messages are published: one Poisson process of RATE "
+             "messages per second, one per topic or one per publisher, or one message every "
+             "INTERVAL_MS (default: all at instant 0)",
+             metavar="poisson:RATE|poisson-topic:RATE|poisson-publisher:RATE|"
+             "periodic:INTERVAL_MS", optional=True),
         "traffic",
     ),
     # ---------------------------------------------------------------- traffic and clock

@@ -211,7 +211,7 @@ def _disseminate_contended(
             key="bandwidth",
         )
     assert world.network is not None
-    size, published, rng = world.wire(epoch, topic)
+    size, published, rng = world.wire(epoch, topic, publisher)
     batch = MessageBatch.create(publisher, topic, world.scenario.ttl)
     d = disseminate_contended(
         indptr, indices, ed, world.proc, world.instance.masks, batch, world.network,
