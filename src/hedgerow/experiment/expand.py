@@ -43,7 +43,7 @@ SETTABLE_KEYS = (
     "scenario.run.name",
     "scenario.run.forwarding",
     "scenario.churn.scenario",
-    *(s.spec_path for s in WORLD_SETTINGS.values() if not s.sweep),
+    *(path for s in WORLD_SETTINGS.values() if not s.sweep for path in s.spec_paths),
 )
 
 
