@@ -201,3 +201,15 @@ def test_a_churn_spec_sweeps_the_network(tmp_path):
     with pytest.raises(SpecError, match="size: lognormal:MEDIAN:SIGMA") as e:
         parse_spec(bad)
     assert "\n" not in str(e.value)
+
+
+def test_a_sample_too_large_for_memory_is_refused_before_allocating(monkeypatch):
+    import hedgerow.params as params
+
+    inst = make_instance(nodes=200, topics=40, subs=3, seed=1)
+    cw = ChurnWire.create(inst, seed=1, wire={"size": "1k"}, policy="topic")
+    monkeypatch.setattr(params, "available_memory_bytes", lambda: 100 * 1024)
+    with pytest.raises(ParameterError, match="a contended churn sample of 40 messages on 200 "
+                                             "online nodes needs about"):
+        cw.measure(np.ones(200, bool), np.zeros((0, 2), int), inst.masks, np.arange(40),
+                   np.arange(40), np.ones(200, bool))

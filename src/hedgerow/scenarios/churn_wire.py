@@ -58,6 +58,7 @@ from hedgerow.metrics.delivery import delivery_measures
 from hedgerow.model.bitset import interest_matrix
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
+from hedgerow.params import check_memory
 from hedgerow.scenarios.observers import BYTES_KEYS, num, wire_measures
 from hedgerow.scenarios.world import World, world_for_instance
 from hedgerow.scenarios.world.wire import (
@@ -83,6 +84,10 @@ CHURN_WIRE_KEYS = (
     *BYTES_KEYS,
 )
 
+
+#: bytes a sample holds per (message, online node): the kernel's 28 (``docs/network.md``,
+#: "Memory and time") and the delivery measures' copies
+_PAIR_BYTES = 48.0
 
 #: the written forms among the network settings, read (and refused) by their parsers
 _FORMS = {"bandwidth": parse_bandwidth, "size": parse_size, "publication": parse_publication}
@@ -178,6 +183,10 @@ class ChurnWire:
             return {"wire_messages": 0, **dict.fromkeys(CHURN_WIRE_KEYS[1:])}
         on = np.asarray(online, dtype=bool)
         ids = np.flatnonzero(on)
+        # one simulation, every message of the sample: refused before allocating when its
+        # (message, node) tables (the kernel's 28 bytes a pair, and the measures') do not fit
+        check_memory(f"a contended churn sample of {len(topic):,} messages on {len(ids):,} "
+                     "online nodes", _PAIR_BYTES * len(topic) * len(ids))
         local = np.full(len(on), -1, dtype=np.int64)
         local[ids] = np.arange(len(ids))
         rows = None
