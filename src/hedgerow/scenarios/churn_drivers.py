@@ -16,7 +16,9 @@ capability      driver                                                       row
 ==============  ===========================================================  ================
 
 Every driver shares the setup of :mod:`hedgerow.scenarios.churn_setup` (the
-protocol's capability and parameters, its streams, the control).  A request
+protocol's capability and parameters, its streams, the control), and with
+network settings (:attr:`ChurnRequest.wire`) measures each row on the
+contended network (:mod:`hedgerow.scenarios.churn_wire`).  A request
 names the settings the user gave (:attr:`ChurnRequest.given`); a driver that
 does not use one of them refuses it in one line instead of dropping it.  Rows
 carry ``epoch`` (their index), the ``world`` fingerprint, and the summary holds
