@@ -145,6 +145,8 @@ class ChurnWire:
         world = world_for_instance(instance, seed=seed, **given)
         if not world.contended:
             return None
+        none = np.zeros(0, dtype=np.int64)
+        world.wire(0, none, none)  # sizes per topic: one per topic, refused now rather than late
         return cls(world, policy)
 
     def measure(
