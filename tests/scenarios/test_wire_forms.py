@@ -12,6 +12,8 @@ from scipy import stats
 from hedgerow.dissemination import MessageBatch, Network, disseminate_contended
 from hedgerow.errors import DataError, ParameterError
 from hedgerow.model import Instance, Overlay
+from hedgerow.protocols import get_protocol
+from hedgerow.scenarios.epochs import run_protocol
 from hedgerow.scenarios.world import make_world, resolve_scenario
 from hedgerow.scenarios.world.wire import (
     epoch_wire,
@@ -216,3 +218,10 @@ def test_a_world_publishes_per_topic_and_per_publisher():
     for k in np.unique(top):
         assert (np.diff(t[top == k]) > 0).all()
     assert np.array_equal(worlds["periodic:100"].wire(0, top, pub)[1], np.arange(40) * 100.0)
+    # the epoch loop hands the publishers over: a run publishes per publisher, reproducibly
+    w = worlds["poisson-publisher:5"]
+    rows = run_protocol(get_protocol("ringpt"), w).rows
+    assert rows == run_protocol(get_protocol("ringpt"),
+                                make_world("unit-square", publication="poisson-publisher:5",
+                                           **kw)).rows
+    assert rows[0]["sent_payload_mean"] > 0
