@@ -159,6 +159,8 @@ def test_a_bad_network_setting_of_a_churn_run_is_one_line():
         wire_settings({"publication": "every:3"})
     with pytest.raises(ParameterError, match="size: 2 sizes given for 12 topics"):
         _maintained(size="topic:1k,2k")
+    with pytest.raises(ParameterError, match="loss"):  # the Python API checks what it is given
+        _maintained(loss=1.5)
     res = CliRunner().invoke(cli, ["churn", "spidercast", "--nodes", "50", "--topics", "5",
                                    "--lifetime", "10", "--bandwidth", "fast"])
     assert res.exit_code == 2

@@ -464,6 +464,7 @@ def run_churn_request(
         raise ParameterError(f"--seed must be >= 0, got {seed}", key="seed")
     shape = churn_shape(protocol)
     get_protocol(protocol, **dict(params or {})).checked()  # a bad -p before any work
+    wire_settings(request.wire)  # and a bad network setting
     out = CHURN_DRIVERS[shape](protocol, request, seed=int(seed), params=dict(params or {}),
                                progress=progress, nodes=nodes)
     out.summary.setdefault("warnings", [])
