@@ -260,9 +260,9 @@ WORLD_SETTINGS: dict[str, WorldSetting] = _declare(
     publication=WorldSetting(
         Text(None, "when an epoch's messages are published: one Poisson process of RATE "
              "messages per second, one per topic or one per publisher, or one message every "
-             "INTERVAL_MS (default: all at instant 0)",
+             "INTERVAL_MS, of the epoch or of each topic (default: all at instant 0)",
              metavar="poisson:RATE|poisson-topic:RATE|poisson-publisher:RATE|"
-             "periodic:INTERVAL_MS", optional=True),
+             "periodic:INTERVAL_MS|periodic-topic:INTERVAL_MS", optional=True),
         "traffic", also=_CHURN,
     ),
     # ---------------------------------------------------------------- traffic and clock

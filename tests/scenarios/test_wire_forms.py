@@ -67,6 +67,10 @@ def test_one_process_and_periodic_keep_their_meaning():
     rng = np.random.default_rng(0)
     p = publication_instants(("periodic", 12000.0), topic, None, rng)
     assert p.tolist() == [0.0, 12000.0, 24000.0, 36000.0]
+    slots = publication_instants(("periodic-topic", 12000.0), np.array([3, 1, 3, 3, 1]), None,
+                                 rng)
+    assert slots.tolist() == [0.0, 0.0, 12000.0, 24000.0, 12000.0]
+    assert parse_publication("periodic-topic:12000") == ("periodic-topic", 12000.0)
     one = publication_instants(("poisson", 2.0), topic, None, np.random.default_rng(3))
     keyed = publication_instants(("poisson-topic", 2.0), topic, None, np.random.default_rng(3))
     # one topic: the per-topic process is the one process, draw for draw

@@ -35,7 +35,10 @@ Written forms
     second, the epoch's messages of a topic taking its instants in message
     order; ``poisson-publisher:RATE``: the same per publisher;
     ``periodic:INTERVAL_MS``: the ``k``-th message of the epoch at
-    ``k * INTERVAL_MS`` (slots, e.g. a block every 12,000 ms).
+    ``k * INTERVAL_MS`` (slots, e.g. a block every 12,000 ms);
+    ``periodic-topic:INTERVAL_MS``: the ``k``-th message of each topic at
+    ``k * INTERVAL_MS`` (every topic publishes in the same slots, e.g. a block
+    and its blobs together).
 
 Examples
 --------
@@ -266,6 +269,7 @@ PUBLICATION_FORMS = {
     "poisson-topic": "RATE",
     "poisson-publisher": "RATE",
     "periodic": "INTERVAL_MS",
+    "periodic-topic": "INTERVAL_MS",
 }
 
 
@@ -283,7 +287,7 @@ def parse_publication(value: str) -> tuple[str, float]:
     except ValueError:
         v = float("nan")
     if not (np.isfinite(v) and v > 0):
-        what = ("INTERVAL_MS must be a positive number of ms" if kind == "periodic"
+        what = ("INTERVAL_MS must be a positive number of ms" if kind.startswith("periodic")
                 else "RATE must be a positive number of messages per second")
         raise ParameterError(f"publication: {what}, got {number!r}", key="publication")
     return kind, v
@@ -324,6 +328,23 @@ def keyed_poisson_publication(
     return out
 
 
+def _rank_within(key: np.ndarray) -> np.ndarray:
+    """Each message's rank among the messages of its key, in message order.
+
+    Examples
+    --------
+    >>> _rank_within(np.array([4, 2, 4, 4, 2])).tolist()
+    [0, 0, 1, 2, 1]
+    """
+    order = np.argsort(key, kind="stable")
+    sk = key[order]
+    first = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]]) if len(sk) else np.zeros(0, int)
+    counts = np.diff(np.r_[first, len(sk)])
+    out = np.empty(len(key), dtype=np.int64)
+    out[order] = np.arange(len(key)) - np.repeat(first, counts)
+    return out
+
+
 def publication_instants(
     form: tuple[str, float], topic: np.ndarray, publisher: np.ndarray | None,
     rng: np.random.Generator,
@@ -336,11 +357,16 @@ def publication_instants(
     >>> publication_instants(("periodic", 12000.0), np.zeros(3, int), None,
     ...                      np.random.default_rng(0)).tolist()
     [0.0, 12000.0, 24000.0]
+    >>> publication_instants(("periodic-topic", 12000.0), np.array([0, 1, 0, 1]), None,
+    ...                      np.random.default_rng(0)).tolist()
+    [0.0, 0.0, 12000.0, 12000.0]
     """
     kind, v = form
     m = len(topic)
     if kind == "periodic":
         return np.arange(m, dtype=np.float64) * v
+    if kind == "periodic-topic":
+        return _rank_within(np.asarray(topic, dtype=np.int64)).astype(np.float64) * v
     if kind == "poisson":
         return poisson_publication(m, v, rng)
     if kind == "poisson-topic":
