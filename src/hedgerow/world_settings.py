@@ -265,6 +265,24 @@ WORLD_SETTINGS: dict[str, WorldSetting] = _declare(
              "periodic:INTERVAL_MS|periodic-topic:INTERVAL_MS", optional=True),
         "traffic", also=_CHURN,
     ),
+    control_size=WorldSetting(
+        Float(0.0, "bytes of one control message's header; above 0 the protocols that "
+              "maintain their overlay send their control traffic on the wire "
+              "(docs/network.md; default 0: none)", low=0.0, high=1e9, unit="bytes"),
+        "network",
+    ),
+    control_entry_size=WorldSetting(
+        Float(18.0, "bytes of each entry a control message carries (a node descriptor: "
+              "address, port, id, age), added to control_size", low=0.0, high=1e9,
+              unit="bytes"),
+        "network",
+    ),
+    control_period_ms=WorldSetting(
+        Float(1000.0, "period of the maintenance rounds whose control messages go on the "
+              "wire (a gossip cycle of Vitis and RVR, a heartbeat round of SpiderCast)",
+              low=0.0, low_open=True, high=1e9, unit="ms"),
+        "network",
+    ),
     # ---------------------------------------------------------------- traffic and clock
     epochs=WorldSetting(Int(150, "epochs of adaptive protocols", low=1, unit="epochs"), "clock"),
     messages=WorldSetting(Int(1000, "messages per epoch", low=1, unit="messages"), "traffic"),

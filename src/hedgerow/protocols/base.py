@@ -57,7 +57,9 @@ from hedgerow.model.rng import RngStreams
 from hedgerow.params import Param, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
+    from hedgerow.dissemination.contended import ControlBatch
     from hedgerow.engine.core import Simulator
+    from hedgerow.protocols.control import ControlRounds
     from hedgerow.protocols.engine_api import CycleEngine
 
 __all__ = [
@@ -197,6 +199,27 @@ class OverlayProtocol:
 
     def degree_bound(self, instance: Instance) -> int | np.ndarray | None:
         """Declared per-node maximum degree (out-degree when directed), or ``None``."""
+        return None
+
+    def control_traffic(self, rounds: ControlRounds) -> ControlBatch | None:
+        """The control messages the protocol sends during one epoch, or ``None`` (none).
+
+        Asked by the epoch loop on a contended world whose ``control_size`` is
+        above 0, after the build (static protocols) or before the epoch's
+        dissemination (adaptive ones); the messages carry *entries*, which the
+        world turns into bytes (:mod:`hedgerow.protocols.control`,
+        ``docs/network.md``).  The default sends nothing beyond the data:
+        Topiary, Goldfish, Perigee and the static baselines keep it.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from hedgerow.protocols import get_protocol
+        >>> from hedgerow.protocols.control import ControlRounds
+        >>> get_protocol("perigee").control_traffic(
+        ...     ControlRounds(1000.0, 0.0, np.random.default_rng(0))) is None
+        True
+        """
         return None
 
     def __repr__(self) -> str:

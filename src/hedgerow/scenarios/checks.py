@@ -26,8 +26,9 @@ static             builds from quick parameters; same seed, same overlay; no
                    runs through the epoch loop (one row)
 every capability   one run on a bandwidth-limited world (:data:`LIMITED_WIRE`):
                    the byte columns in every row; bytes sent = received +
-                   lost, each copy its message's size; no uplink busy longer
-                   than the run; no negative queueing
+                   lost, each copy its message's size; control bytes sent =
+                   received (the protocol's control traffic on the wire); no
+                   uplink busy longer than the run; no negative queueing
 adaptive           out-degree <= d after every epoch; never a link to itself
                    or an unknown node; same seed, identical epochs
 maintained         after churn stops: symmetric links, no link to an offline
@@ -276,19 +277,22 @@ def check_maintained_churn(cls: type[OverlayProtocol]) -> None:
 
 # --------------------------------------------------------------------------- bytes on the wire
 #: the bandwidth-limited world of :func:`check_bandwidth_limited`: two classes, 16 KiB messages
-#: published 50 per second, 2% of copies lost
+#: published 50 per second, 2% of copies lost, control messages of 64 bytes + 18 per entry
 LIMITED_WIRE: dict[str, Any] = {
     "bandwidth": "home:0.7:8:16,dc:0.3:100:100",
     "size": "16k",
     "publication": "poisson:50",
     "validation_ms": 1.0,
     "loss": 0.02,
+    "control_size": 64.0,
 }
 
 
 def check_bandwidth_limited(cls: type[OverlayProtocol]) -> None:
     """One run on a bandwidth-limited world: rows carry the byte columns, bytes are conserved
-    (sent = received + lost, every copy of its message's size), uplinks busy at most the span."""
+    (sent = received + lost, every copy of its message's size; every control byte sent is
+    received), uplinks busy at most the span.  The world sends control messages, so a
+    protocol's ``control_traffic`` runs too."""
     from hedgerow.scenarios.observers import BYTES_KEYS, EpochObserver
 
     world = world_for_instance(_instance(), seed=2, messages=30, epochs=2, **LIMITED_WIRE)
@@ -311,6 +315,9 @@ def check_bandwidth_limited(cls: type[OverlayProtocol]) -> None:
         assert np.isclose(d.sent_bytes.sum(), sent), f"{cls.name}: bytes sent != copies x size"
         got = d.received_bytes.sum() + float(np.sum(d.lost * d.size))
         assert np.isclose(got, sent), f"{cls.name}: bytes received + lost != bytes sent"
+        assert np.isclose(d.control_received_bytes.sum(), d.control_sent_bytes.sum()), (
+            f"{cls.name}: control bytes received != control bytes sent"
+        )
         first, last = d.span
         assert (d.uplink_busy <= (last - first) + 1e-6).all(), (
             f"{cls.name}: an uplink busy longer than the run"

@@ -10,8 +10,10 @@ simulated together by :func:`~hedgerow.dissemination.disseminate_contended`.
 
 Random streams (from ``RngStreams(seed)``, so no other stream moves):
 ``"bandwidth"`` (which nodes fall in which bandwidth class), ``"sizes"``
-(per-topic sizes) and ``"wire:E"`` for epoch ``E`` (that epoch's per-message
-sizes, then its publication instants, then the loss and jitter keys).
+(per-topic sizes), ``"wire:E"`` for epoch ``E`` (that epoch's per-message
+sizes, then its publication instants, then the loss and jitter keys) and
+``"control:E"`` (the phases and partners of that epoch's maintenance rounds,
+:func:`epoch_control`, only when ``control_size`` is above 0).
 
 Written forms
 -------------
@@ -56,18 +58,22 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from hedgerow.dissemination.contended import Network, poisson_publication
+from hedgerow.dissemination.contended import ControlBatch, Network, poisson_publication
 from hedgerow.errors import DataError, ParameterError
+from hedgerow.latency import LatencyModel
 from hedgerow.model.rng import RngStreams
+from hedgerow.protocols.control import ControlRounds
 
 __all__ = [
     "PUBLICATION_FORMS",
     "WIRE_SETTINGS",
+    "epoch_control",
     "epoch_wire",
     "keyed_poisson_publication",
     "parse_bandwidth",
@@ -88,6 +94,9 @@ WIRE_SETTINGS = (
     "jitter_ms",
     "size",
     "publication",
+    "control_size",
+    "control_entry_size",
+    "control_period_ms",
 )
 
 _SUFFIX = {"k": 1024.0, "m": 1024.0 * 1024.0}
@@ -398,7 +407,7 @@ def contended(sc: Any) -> bool:
     return bool(
         sc.bandwidth is not None or sc.download_queues or sc.validation_ms
         or sc.validation_ms_per_kb or sc.loss or sc.jitter_ms or sc.size is not None
-        or sc.publication is not None
+        or sc.publication is not None or getattr(sc, "control_size", 0.0) > 0
     )
 
 
@@ -486,3 +495,50 @@ def epoch_wire(
         published = publication_instants(parse_publication(sc.publication), topic, publisher,
                                          rng)
     return np.ascontiguousarray(sizes, dtype=np.float64), published, rng
+
+
+def epoch_control(
+    sc: Any,
+    seed: int,
+    epoch: int,
+    published: np.ndarray,
+    latency: LatencyModel,
+    traffic: Callable[[ControlRounds], ControlBatch | None],
+) -> ControlBatch | None:
+    """Epoch ``epoch``'s control messages, sized and with their latencies (``None``: none).
+
+    ``traffic`` is the protocol's
+    :meth:`~hedgerow.protocols.base.OverlayProtocol.control_traffic`; it is
+    asked only when ``control_size`` is above 0, with the epoch's
+    :class:`~hedgerow.protocols.control.ControlRounds`: rounds every
+    ``control_period_ms`` while the epoch publishes (until its last
+    publication instant), phases and partners from stream ``"control:E"``.
+    Each message gets ``control_size + control_entry_size * entries`` bytes
+    and the latency model's one-way delay from its sender to its receiver.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from hedgerow.latency import constant
+    >>> from hedgerow.protocols.control import exchange
+    >>> sc = SimpleNamespace(control_size=64.0, control_entry_size=18.0,
+    ...                      control_period_ms=1000.0)
+    >>> def ask(rounds):  # node 0 asks node 1 once, with 2 entries; 1 answers with 3
+    ...     return exchange(np.array([0]), np.array([1]), np.array([5.0]), 2, 3)
+    >>> cb = epoch_control(sc, 1, 0, np.array([0.0, 900.0]), constant(2, 7.0), ask)
+    >>> cb.nbytes.tolist(), cb.delay.tolist(), cb.answers.tolist()
+    ([100.0, 118.0], [7.0, 7.0], [-1, 0])
+    >>> sc.control_size = 0.0
+    >>> epoch_control(sc, 1, 0, np.array([0.0]), constant(2, 7.0), ask) is None
+    True
+    """
+    if not sc.control_size > 0:
+        return None
+    rng = RngStreams(seed).stream(f"control:{int(epoch)}")
+    until = float(np.max(published)) if len(published) else 0.0
+    batch = traffic(ControlRounds(float(sc.control_period_ms), until, rng))
+    if batch is None or not len(batch):
+        return None
+    delay = latency.delay(batch.sender, batch.receiver)
+    return batch.sized(float(sc.control_size), float(sc.control_entry_size)).with_delay(
+        np.asarray(delay, dtype=np.float64))
