@@ -161,6 +161,8 @@ def test_a_bad_network_setting_of_a_churn_run_is_one_line():
         _maintained(size="topic:1k,2k")
     with pytest.raises(ParameterError, match="loss"):  # the Python API checks what it is given
         _maintained(loss=1.5)
+    with pytest.raises(ParameterError, match="control_size is not a setting of churn runs"):
+        _maintained(control_size=64.0)
     res = CliRunner().invoke(cli, ["churn", "spidercast", "--nodes", "50", "--topics", "5",
                                    "--lifetime", "10", "--bandwidth", "fast"])
     assert res.exit_code == 2

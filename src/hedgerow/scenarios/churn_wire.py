@@ -1,7 +1,7 @@
 """Churn samples on the contended network: bytes on the wire for maintained and cycle protocols.
 
-A churn run given any network setting (:data:`~hedgerow.scenarios.world.wire.WIRE_SETTINGS`:
-``bandwidth``, ``size``, ``publication``, ...; ``docs/network.md``) is
+A churn run given any network setting (:data:`CHURN_WIRE_SETTINGS`: ``bandwidth``,
+``size``, ``publication``, ...; ``docs/network.md``) is
 *contended*: at every snapshot, event or sample its driver publishes one
 message per topic that has an online subscriber (from a uniform online
 subscriber, stream ``"messages"``) and sends them together through
@@ -54,6 +54,7 @@ import numpy as np
 
 from hedgerow.dissemination import MessageBatch, disseminate_contended
 from hedgerow.dissemination.mesh import entry_topics
+from hedgerow.errors import ParameterError
 from hedgerow.metrics.delivery import delivery_measures
 from hedgerow.model.bitset import interest_matrix
 from hedgerow.model.instance import Instance
@@ -67,9 +68,9 @@ from hedgerow.scenarios.world.wire import (
     parse_publication,
     parse_size,
 )
-from hedgerow.world_settings import check_setting
+from hedgerow.world_settings import WORLD_SETTINGS, check_setting
 
-__all__ = ["CHURN_WIRE_KEYS", "ChurnWire", "wire_settings"]
+__all__ = ["CHURN_WIRE_KEYS", "CHURN_WIRE_SETTINGS", "ChurnWire", "wire_settings"]
 
 #: the columns a contended churn row gains, in order
 CHURN_WIRE_KEYS = (
@@ -84,6 +85,9 @@ CHURN_WIRE_KEYS = (
     *BYTES_KEYS,
 )
 
+
+#: the network settings a churn run takes (declared with ``also=("churn",)``)
+CHURN_WIRE_SETTINGS = tuple(k for k in WIRE_SETTINGS if "churn" in WORLD_SETTINGS[k].also)
 
 #: bytes a sample holds per (message, online node): the kernel's 28 (``docs/network.md``,
 #: "Memory and time") and the delivery measures' copies
@@ -110,6 +114,10 @@ def wire_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     for k in WIRE_SETTINGS:
         if settings.get(k) is None:
             continue
+        if k not in CHURN_WIRE_SETTINGS:
+            raise ParameterError(
+                f"{k} is not a setting of churn runs (their samples send no control traffic);"
+                f" churn network settings: {', '.join(CHURN_WIRE_SETTINGS)}", key=k)
         out[k] = check_setting(k, settings[k], owner="churn")
         if k in _FORMS:
             _FORMS[k](out[k])
