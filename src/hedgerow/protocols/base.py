@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from hedgerow.errors import ParameterError
+from hedgerow.metrics.registry import Metric
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
@@ -130,10 +131,20 @@ class OverlayProtocol:
     #: how ``hedgerow draw`` places the nodes: ``"ring"`` on a circle by node id, ``""`` by
     #: the world (geography, plane or circle)
     layout: ClassVar[str] = ""
+    #: the metric columns only this protocol's rows carry, beyond
+    #: :data:`hedgerow.metrics.registry.METRICS` (column name -> ``Metric``; a build
+    #: statistic ``links`` is declared with ``statistics(links=...)``, giving ``stat_links``);
+    #: spec checks and ``hedgerow report`` read them through
+    #: :func:`hedgerow.protocols.known_metrics`
+    metrics: ClassVar[Mapping[str, Metric]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.params = {k: p.bind(k) for k, p in dict(cls.params).items()}
+        for key, m in dict(cls.metrics).items():
+            if not isinstance(m, Metric) or m.name != key:
+                raise TypeError(f"{cls.__name__}.metrics[{key!r}] must be a "
+                                f"hedgerow.metrics.registry.Metric named {key!r}")
 
     def __init__(self, **params: Any) -> None:
         for k, p in self.params.items():

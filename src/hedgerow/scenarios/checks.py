@@ -23,7 +23,8 @@ static             builds from quick parameters; same seed, same overlay; no
                    declared degree bound; topic connectivity where claimed;
                    link topics (``link_topics_``) that name overlay links, where
                    declared (``labels_links``, required by ``"mesh"``);
-                   runs through the epoch loop (one row)
+                   runs through the epoch loop (one row); every numeric build
+                   statistic a declared metric (``metrics``)
 every capability   one run on a bandwidth-limited world (:data:`LIMITED_WIRE`):
                    the byte columns in every row; bytes sent = received +
                    lost, each copy its message's size; control bytes sent =
@@ -53,6 +54,7 @@ import numpy as np
 
 from hedgerow.errors import ParameterError
 from hedgerow.metrics import partitioned_topics, topic_components
+from hedgerow.metrics.registry import METRICS
 from hedgerow.model.overlay import Overlay
 from hedgerow.protocols import REGISTRY, protocol_class
 from hedgerow.protocols.base import (
@@ -187,6 +189,23 @@ def check_static_build(cls: type[OverlayProtocol]) -> None:
         assert np.array_equal(a.link_topics_, b.link_topics_), (
             f"{cls.name}: same seed, other link topics"
         )
+
+
+def check_build_statistics_declared(cls: type[OverlayProtocol]) -> None:
+    """Each numeric statistic a build returns is a declared metric (``stat_<name>`` in a build
+    row): in :data:`hedgerow.metrics.registry.METRICS` or the class's own ``metrics``."""
+    proto: Any = _quick(cls)
+    proto.build(_instance(), seed=5)
+    known = {**METRICS, **cls.metrics}
+    rest = ("control_messages", "messages", "quiescent")
+    missing = sorted(
+        f"stat_{k}" for k, v in proto.stats_.items()
+        if k not in rest and isinstance(v, (int, float, np.number)) and f"stat_{k}" not in known
+    )
+    assert not missing, (
+        f"{cls.name}: build statistics not declared as metrics: {', '.join(missing)} (declare "
+        "them in the class attribute metrics, with hedgerow.metrics.registry.statistics)"
+    )
 
 
 def _link_topics_ok(cls: type[OverlayProtocol], ov: Overlay, inst: Any, lt: Any) -> None:
@@ -403,7 +422,8 @@ def check_cycle_engine(cls: type[OverlayProtocol]) -> None:
 # --------------------------------------------------------------------------- registry
 _EVERY: tuple[Check, ...] = (check_declared_params, check_param_round_trip, check_invalid_values)
 _BY_CAPABILITY: dict[type, tuple[Check, ...]] = {
-    StaticProtocol: (check_static_build, check_static_in_epoch_loop, check_bandwidth_limited),
+    StaticProtocol: (check_static_build, check_build_statistics_declared,
+                     check_static_in_epoch_loop, check_bandwidth_limited),
     AdaptiveProtocol: (check_adaptive_epochs, check_bandwidth_limited),
     MaintainedProtocol: (check_maintained_churn, check_bandwidth_limited),
     CycleProtocol: (check_cycle_engine,),
