@@ -64,6 +64,14 @@ def _cases() -> list[tuple[str, dict[str, Any]]]:
                 cases.append((f"{world}-{name}", {"kind": "run", **p, "run": {
                     "name": world, "nodes": 60, "epochs": 2, "messages": 20,
                     "attackers": 10}}))
+    # churn on the contended network: the delivery and byte columns of churn rows
+    wire = {"bandwidth": "5:10", "size": "16k"}
+    cases.append(("churn-snapshots-wire-spidercast", {
+        "kind": "churn", "protocol": "spidercast", "workload": WL,
+        "churn": {"lifetime": 10, "duration": 20, "snapshot_every": 10, **wire}}))
+    cases.append(("churn-cycles-wire-rvr", {
+        "kind": "churn", "protocol": "rvr", "params": _quick("rvr"),
+        "churn": {"scenario": "vitis-flash-crowd-quick", **wire}}))
     cases.append(("relay-goldfish", {"kind": "run", "protocol": "goldfish", "run": {
         "name": "goldfish-withhold", "attack": "relay", "epochs": 2}}))
     cases.append(("optimum-goldfish", {"kind": "optimum", "protocol": "goldfish", "run": {

@@ -221,7 +221,7 @@ def _disseminate_contended(
             key="bandwidth",
         )
     assert world.network is not None
-    size, published, rng = world.wire(epoch, topic)
+    size, published, rng = world.wire(epoch, topic, publisher)
     batch = MessageBatch.create(publisher, topic, world.scenario.ttl)
     ctl = None if control is None else world.control(epoch, published, control)
     d = disseminate_contended(
