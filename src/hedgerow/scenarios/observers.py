@@ -603,7 +603,7 @@ class BytesMeasures(EpochObserver):
 #: the columns of a clock-driven protocol's row: heartbeats after warm-up, the mean mesh size,
 #: control messages per node per heartbeat by kind
 CLOCK_KEYS = (
-    "heartbeats",
+    "heartbeats_after_warmup",
     "mesh_degree_mean",
     *(f"{k}_per_node_heartbeat" for k in ("ihave", "iwant", "graft", "prune", "idontwant")),
 )
@@ -630,7 +630,7 @@ def clock_measures(engine: Any) -> dict[str, Any]:
     hb = int(engine.heartbeats_after_warmup)
     mesh = np.asarray(engine.mean_mesh_degree(), dtype=np.float64)
     row: dict[str, Any] = {
-        "heartbeats": hb,
+        "heartbeats_after_warmup": hb,
         "mesh_degree_mean": num(float(np.nanmean(mesh))) if np.isfinite(mesh).any() else None,
     }
     sent = engine.control_sent()
