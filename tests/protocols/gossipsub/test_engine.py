@@ -126,9 +126,10 @@ def test_ihave_lists_only_ids_of_the_last_mcache_gossip_windows():
 
 
 def test_iwant_answered_up_to_the_retransmission_limit():
-    # lossy links: a node that never gets a message asks again and again
-    eng, _, _ = _engine(log=400000, loss=0.35, gossip_retransmission=2, messages=60,
-                           peers=10, d_lazy=8, gossip_factor=1.0)
+    # lossy links (data copies are lost, control messages never) and small meshes: a node that
+    # does not get a message asks again and again
+    eng, _, _ = _engine(log=400000, loss=0.5, gossip_retransmission=2, messages=60, peers=8,
+                        d=3, d_lo=2, d_hi=5, d_score=1, d_out=1, flood_publish=False)
     eng.run_until(40000.0)
     log = eng.sent_log()
     assert not log["full"]

@@ -286,14 +286,11 @@ def _send_control(G, P, H, S, F, W, rs, idb, v, e, kind, tp, off, cnt):
     csent[v] += s
     if now >= P[P_WARMUP]:
         ctl_cnt[kind, v] += 1
-    arrive = -1.0
-    if P[P_LOSS] > 0.0 and _uniform(rs) < P[P_LOSS]:
-        W[8][v] += s  # lost: it occupied the uplink and never arrives
-    else:
-        arrive = fin + delay[e]
-        if P[P_JITTER] > 0.0:
-            arrive += P[P_JITTER] * _uniform(rs)
-        _push(H, S, arrive, CONTROL, e, kind | (tp << 3), (np.int64(off) << 16) | cnt)
+    # control messages are never lost (docs/network.md); jitter applies
+    arrive = fin + delay[e]
+    if P[P_JITTER] > 0.0:
+        arrive += P[P_JITTER] * _uniform(rs)
+    _push(H, S, arrive, CONTROL, e, kind | (tp << 3), (np.int64(off) << 16) | cnt)
     if len(W[9]):
         _log(W, idb, now, arrive, kind, e, tp, off, cnt)
 
@@ -302,7 +299,7 @@ def _send_control(G, P, H, S, F, W, rs, idb, v, e, kind, tp, off, cnt):
 def _send_data(G, P, H, S, F, W, X, rs, M, v, e, m, via):
     """Queue a copy of message ``m`` on ``v -> indices[e]``."""
     up_rate, delay = G[8], G[4]
-    up_free, busy, sent, csent = W[0], W[1], W[2], W[3]
+    up_free, busy, sent = W[0], W[1], W[2]
     copies, qwait = M[4], M[9]
     size = M[3]
     now = F[0]
@@ -312,8 +309,7 @@ def _send_data(G, P, H, S, F, W, X, rs, M, v, e, m, via):
     fin = start + tx
     up_free[v] = fin
     busy[v] += tx
-    sent[v] += size[m]
-    csent[v] += P[P_HEADER]
+    sent[v] += s  # a copy's bytes: payload and header
     copies[m] += 1
     qwait[m] += start - now
     arrive = -1.0
@@ -330,9 +326,8 @@ def _send_data(G, P, H, S, F, W, X, rs, M, v, e, m, via):
             # duplicate, so it is counted now instead of queueing an event
             T = G[6].shape[1]
             slot = G[3][e] * T + G[10][m]
-            W[6][w] += size[m]
-            W[4][w] += P[P_HEADER]
-            W[7][w] += size[m]
+            W[6][w] += s
+            W[7][w] += s
             M[7][m] += 1
             if X[0][slot] and arrive - first <= P[P_MESH_WINDOW]:
                 X[7][slot] += 1
@@ -397,22 +392,18 @@ def _send_idontwant(G, P, S, F, W, U, rs, idb, v, e, m, off):
     csent[v] += s
     if now >= P[P_WARMUP]:
         ctl_cnt[IDONTWANT, v] += 1
-    arrive = -1.0
-    if P[P_LOSS] > 0.0 and _uniform(rs) < P[P_LOSS]:
-        W[8][v] += s
-    else:
-        arrive = fin + delay[e]
-        if P[P_JITTER] > 0.0:
-            arrive += P[P_JITTER] * _uniform(rs)
-        w = G[1][e]
-        crecv[w] += s
-        ew = rev[e]
-        p = unw_pos[ew]
-        unw[ew, p] = m
-        when[ew, p] = arrive
-        unw_pos[ew] = (p + 1) % unw.shape[1]
-        if arrive > F[2]:
-            F[2] = arrive
+    arrive = fin + delay[e]  # never lost, as every control message
+    if P[P_JITTER] > 0.0:
+        arrive += P[P_JITTER] * _uniform(rs)
+    w = G[1][e]
+    crecv[w] += s
+    ew = rev[e]
+    p = unw_pos[ew]
+    unw[ew, p] = m
+    when[ew, p] = arrive
+    unw_pos[ew] = (p + 1) % unw.shape[1]
+    if arrive > F[2]:
+        F[2] = arrive
     if len(W[9]):
         _log(W, idb, now, arrive, IDONTWANT, e, G[10][m], off, 1)
 
@@ -701,18 +692,17 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
             v = rev[e]  # w's entry toward the sender
             sender = indices[v]
             tp = topic_of[m]
-            recv[w] += size[m]
-            crecv[w] += P[P_HEADER]
+            recv[w] += size[m] + P[P_HEADER]
             slot = v * T + tp
             if _seen(arrival, m, w, t, P[P_SEEN_TTL]):
                 dups[m] += 1
-                dupb[w] += size[m]
+                dupb[w] += size[m] + P[P_HEADER]
                 if mesh_flag[slot] and t - arrival[m, w] <= P[P_MESH_WINDOW]:
                     mesh_del[slot] += 1
                 continue
             if arrival[m, w] != np.inf:  # seen, but forgotten (seen_ttl): taken as new again
                 dups[m] += 1
-                dupb[w] += size[m]
+                dupb[w] += size[m] + P[P_HEADER]
             else:
                 arrival[m, w] = t
                 hops[m, w] = hops[m, sender] + 1

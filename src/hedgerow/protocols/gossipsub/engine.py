@@ -308,9 +308,10 @@ class GossipSubEngine:
         ``(n,)`` processing delay (ms) before a node forwards.
     network : Network
         Upload bandwidth, validation delay, loss and jitter (download queues
-        are not modelled by this engine and are refused).  A lost message,
-        data or control, occupies the uplink and never arrives; loss and
-        jitter draw from the kernel's sequence, message by message as sent.
+        are not modelled by this engine and are refused).  A lost data copy
+        occupies the uplink and never arrives; control messages are never
+        lost (``docs/network.md``); loss and jitter draw from the kernel's
+        sequence, message by message as sent.
     publications : Publications
         Every message of the run.
     params : mapping
@@ -540,9 +541,10 @@ class GossipSubEngine:
         return int(self._W[5].sum())
 
     def byte_counters(self) -> dict[str, np.ndarray]:
-        """Running totals per node: ``sent``, ``received``, ``duplicate`` payload bytes,
-        ``control_sent``, ``control_received``, ``control_lost`` bytes (data headers
-        included), uplink ``busy`` ms; ``at_ms`` the time they were taken."""
+        """Running totals per node: ``sent``, ``received``, ``duplicate`` bytes of data
+        copies (payload and header), ``control_sent``, ``control_received``,
+        ``control_lost`` bytes of control messages (none is lost: zeros), uplink
+        ``busy`` ms; ``at_ms`` the time they were taken."""
         W = self._W
         return {"sent": W[2].copy(), "received": W[6].copy(), "duplicate": W[7].copy(),
                 "control_sent": W[3].copy(), "control_received": W[4].copy(),
@@ -584,7 +586,7 @@ class GossipSubEngine:
             publisher=pubs.publisher.copy(),
             topic=pubs.topic.copy(),
             published=pubs.time_ms.copy(),
-            size=pubs.size.copy(),
+            size=pubs.size + self.settings["header_bytes"],  # a copy's bytes on the wire
             lost=self.lost.copy(),
             queue_wait=self.queue_wait.copy(),
             queue_delay=self.queue_delay,
