@@ -64,6 +64,14 @@ def _cases() -> list[tuple[str, dict[str, Any]]]:
                 cases.append((f"{world}-{name}", {"kind": "run", **p, "run": {
                     "name": world, "nodes": 60, "epochs": 2, "messages": 20,
                     "attackers": 10}}))
+    # churn on the contended network: the delivery and byte columns of churn rows
+    wire = {"bandwidth": "5:10", "size": "16k"}
+    cases.append(("churn-snapshots-wire-spidercast", {
+        "kind": "churn", "protocol": "spidercast", "workload": WL,
+        "churn": {"lifetime": 10, "duration": 20, "snapshot_every": 10, **wire}}))
+    cases.append(("churn-cycles-wire-rvr", {
+        "kind": "churn", "protocol": "rvr", "params": _quick("rvr"),
+        "churn": {"scenario": "vitis-flash-crowd-quick", **wire}}))
     cases.append(("relay-goldfish", {"kind": "run", "protocol": "goldfish", "run": {
         "name": "goldfish-withhold", "attack": "relay", "epochs": 2}}))
     cases.append(("optimum-goldfish", {"kind": "optimum", "protocol": "goldfish", "run": {
@@ -134,11 +142,12 @@ def test_every_declared_metric_comes_from_some_run_of_each_of_its_kinds(observed
 def test_the_row_builders_key_lists_are_declared():
     """The key lists the observers and comparisons name (no run needed)."""
     from hedgerow.metrics.routing import ROUTING_KEYS
-    from hedgerow.scenarios.observers import BYTES_KEYS
+    from hedgerow.scenarios.observers import BYTES_KEYS, CLOCK_KEYS
     from hedgerow.scenarios.run import BEYOND_KEYS, BROADCAST_KEYS, COMPARE_KEYS
 
     described = {"protocol", "world", "epochs"}  # a comparison row's descriptive keys
-    keys = {*ROUTING_KEYS, *BYTES_KEYS, *BEYOND_KEYS, *BROADCAST_KEYS, *COMPARE_KEYS} - described
+    keys = {*ROUTING_KEYS, *BYTES_KEYS, *BEYOND_KEYS, *BROADCAST_KEYS, *COMPARE_KEYS,
+            *CLOCK_KEYS} - described
     assert sorted(keys - set(METRICS)) == []
 
 

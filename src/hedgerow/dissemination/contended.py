@@ -492,7 +492,8 @@ def _wrap(
     messages cost no time there: only their bytes are counted)."""
     m = d.n_messages
     zn = np.zeros(n)
-    c_sent, c_recv = zn.copy(), zn.copy()
+    c_sent: np.ndarray = zn.copy()
+    c_recv: np.ndarray = zn.copy()
     if control is not None and len(control):
         c_sent = np.bincount(control.sender, weights=control.nbytes, minlength=n)
         c_recv = np.bincount(control.receiver, weights=control.nbytes, minlength=n)

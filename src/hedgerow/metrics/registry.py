@@ -25,7 +25,7 @@ name.
 Examples
 --------
 >>> METRICS["receive_rate"].better, METRICS["receive_rate"].kinds
-('higher', ('run',))
+('higher', ('run', 'churn'))
 >>> METRICS["stat_gateways"].kinds, METRICS["gateways"].kinds
 (('build',), ('run',))
 >>> unknown_metric("recieve_rate", METRICS)
@@ -126,6 +126,8 @@ def _pct(prefix: str, doc: str, unit: str, better: str | None, kinds: str,
 
 
 _OVERLAY = "build run churn"
+#: run rows, and the rows of a churn run on the contended network (``scenarios/churn_wire.py``)
+_WIRED = "run churn"
 _DECLARED: list[Metric] = [
     # ---------------------------------------------------------------- overlay structure
     _m("avg_degree", "mean node degree of the overlay", "links", "lower", _OVERLAY),
@@ -157,18 +159,18 @@ _DECLARED: list[Metric] = [
       for t in ("CONNECT", "CONNECT-OK", "DISCONNECT", "DISCONNECT-OK", "LEAVE", "REDIRECT")),
     # ---------------------------------------------------------------- delivery (every epoch)
     _m("receive_rate", "share of interested (node, message) pairs that received the message",
-       "share", "higher"),
+       "share", "higher", _WIRED),
     _m("delay_mean_ms", "mean delay of a received message from its publication", "ms",
-       "lower"),
-    _m("delay_p50_ms", "median delay of a received message", "ms", "lower"),
-    _m("delay_p90_ms", "90th percentile delay of a received message", "ms", "lower"),
-    _m("delay_p99_ms", "99th percentile delay of a received message", "ms", "lower"),
-    _m("hops_mean", "mean hops of a received message's first copy", "hops", "lower"),
+       "lower", _WIRED),
+    _m("delay_p50_ms", "median delay of a received message", "ms", "lower", _WIRED),
+    _m("delay_p90_ms", "90th percentile delay of a received message", "ms", "lower", _WIRED),
+    _m("delay_p99_ms", "99th percentile delay of a received message", "ms", "lower", _WIRED),
+    _m("hops_mean", "mean hops of a received message's first copy", "hops", "lower", _WIRED),
     _m("relay_copies", "copies received by nodes not interested in the message",
        "copies", "lower"),
     _m("relay_share", "share of copies received by uninterested nodes", "share", "lower"),
     _m("duplicates_per_message", "copies beyond the first, per message and receiver",
-       "copies", "lower"),
+       "copies", "lower", _WIRED),
     _m("out_degree", "an adaptive protocol's out-degree budget", "links", None),
     _m("in_limit", "an adaptive protocol's incoming-link limit (0: none)", "links", None),
     _m("avg_score", "Topiary's mean neighbour score at the epoch's selection", "", None),
@@ -220,19 +222,32 @@ _DECLARED: list[Metric] = [
     _m("dead_peers_selected", "selections of an offline peer this epoch", "selections",
        "lower"),
     # ---------------------------------------------------------------- bytes on the wire
-    *(_m(f"{d}_{k}_{s}", f"{k} bytes {d} per node ({s})", "bytes", "lower")
+    *(_m(f"{d}_{k}_{s}", f"{k} bytes {d} per node ({s})", "bytes", "lower", _WIRED)
       for d in ("sent", "received") for k in ("payload", "control")
       for s in ("mean", "p50", "p99", "max")),
     _m("control_byte_share", "share of the bytes sent that are control messages", "share",
-       "lower"),
-    _m("duplicate_bytes", "payload bytes of duplicate copies", "bytes", "lower"),
-    _m("duplicate_byte_share", "share of payload bytes that were duplicates", "share", "lower"),
+       "lower", _WIRED),
+    _m("duplicate_bytes", "payload bytes of duplicate copies", "bytes", "lower", _WIRED),
+    _m("duplicate_byte_share", "share of payload bytes that were duplicates", "share", "lower",
+       _WIRED),
     *_pct("uplink_utilisation", "busy share of a node's uplink over the epoch", "share",
-          "lower", "run", ("mean", "p50", "p99", "max")),
-    _m("queueing_share", "share of a received copy's delay spent queued", "share", "lower"),
-    _m("copies_lost", "copies lost on the wire", "copies", "lower"),
-    _m("lost_share", "share of copies lost on the wire", "share", "lower"),
-    _m("message_bytes_mean", "mean payload size of the epoch's messages", "bytes", None),
+          "lower", _WIRED, ("mean", "p50", "p99", "max")),
+    _m("queueing_share", "share of a received copy's delay spent queued", "share", "lower",
+       _WIRED),
+    _m("copies_lost", "copies lost on the wire", "copies", "lower", _WIRED),
+    _m("lost_share", "share of copies lost on the wire", "share", "lower", _WIRED),
+    _m("message_bytes_mean", "mean payload size of the epoch's messages", "bytes", None,
+       _WIRED),
+    # ---------------------------------------------------------------- clock-driven (GossipSub)
+    _m("heartbeats_after_warmup", "heartbeats a clock-driven protocol ran from the end of its "
+       "warm-up", "heartbeats", None),
+    _m("mesh_degree_mean", "mean mesh size over subscribed (node, topic) pairs and the "
+       "heartbeats after the warm-up", "peers", None),
+    *(_m(f"{k}_per_node_heartbeat", f"{k.upper()} messages sent per node per heartbeat after "
+         "the warm-up", "messages", "lower")
+      for k in ("ihave", "iwant", "graft", "prune", "idontwant")),
+    _m("wire_messages", "messages a contended churn row sent (one per topic with an online "
+       "subscriber)", "messages", None, "churn"),
     # ---------------------------------------------------------------- routing worlds (Vitis)
     _m("hit_ratio", "share of interested (event, subscriber) pairs reached", "share", "higher",
        "run churn"),

@@ -133,14 +133,16 @@ class World:
         return self.network is not None
 
     def wire(
-        self, epoch: int, topic: np.ndarray
+        self, epoch: int, topic: np.ndarray, publisher: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.random.Generator]:
         """Epoch ``epoch``'s message sizes, publication instants and loss/jitter generator.
 
         Streams ``"wire:E"`` and ``"sizes"``
-        (:func:`~hedgerow.scenarios.world.wire.epoch_wire`).
+        (:func:`~hedgerow.scenarios.world.wire.epoch_wire`); ``publisher`` is
+        needed by a per-publisher publication process.
         """
-        return epoch_wire(self.scenario, self.seed, epoch, topic, self.instance.n_topics)
+        return epoch_wire(self.scenario, self.seed, epoch, topic, self.instance.n_topics,
+                          publisher)
 
     def control(
         self,
@@ -282,7 +284,7 @@ class World:
             add(net.upload, net.download)
             h.update(repr((net.download_queues, net.validation_ms, net.validation_ms_per_byte,
                            net.loss, net.jitter_ms)).encode())
-            size, published, _ = self.wire(0, topic)
+            size, published, _ = self.wire(0, topic, publisher)
             add(size, published)
             if self.scenario.control_size > 0:  # control messages on the wire
                 h.update(repr(("control", self.scenario.control_size,
