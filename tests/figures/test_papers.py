@@ -152,7 +152,13 @@ def test_goldfish_checks_compute_from_rows(tmp_path):
         "0.800 (4/5; all graphs 0.667)", False)
     # the authors' denominators: 4/4 graphs that attain the optimum, 2/5 that come close
     text, ok = _check(GOLDFISH, "(a) success rate over").compute(r)
-    assert ok and text.startswith("1.000 (4/4 graphs; all 6 graphs 0.667; paper 0.927)")
+    assert not ok and text.startswith("1.000 (4/4 graphs; all 6 graphs 0.667; paper 0.927)")
+    ten = pd.DataFrame({"run_id": [f"t{i}" for i in range(11)], "label": "goldfish",
+                        "fig2a_success": [1] * 9 + [0, 0],
+                        "fig2a_success_found": [1] * 9 + [0, nan]})
+    text, ok = _check(GOLDFISH, "(a) success rate over").compute(
+        _results(tmp_path / "ten", goldfish_fig2=ten))
+    assert ok and text.startswith("0.900 (9/10 graphs; all 11 graphs 0.818")  # within 0.05
     text, ok = _check(GOLDFISH, "(b) success rate over").compute(r)
     assert not ok and text.startswith("0.400 (2/5 graphs; all 6 graphs 0.333; paper 0.615)")
     text, ok = _check(GOLDFISH, "real network").compute(r)
