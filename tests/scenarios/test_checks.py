@@ -20,7 +20,8 @@ from hedgerow.testing import parametrize_with_checks
 #: the checks every protocol gets, and those of each capability
 EVERY = ("check_declared_params", "check_param_round_trip", "check_invalid_values")
 PER_CAPABILITY = {
-    "static": ("check_static_build", "check_static_in_epoch_loop", "check_bandwidth_limited"),
+    "static": ("check_static_build", "check_build_statistics_declared",
+               "check_static_in_epoch_loop", "check_bandwidth_limited"),
     "adaptive": ("check_adaptive_epochs", "check_bandwidth_limited"),
     "maintained": ("check_maintained_churn", "check_bandwidth_limited"),
     "cycle": ("check_cycle_engine",),
@@ -54,6 +55,7 @@ def test_check_protocol_runs_the_checks_by_name():
         "check_param_round_trip",
         "check_invalid_values",
         "check_static_build",
+        "check_build_statistics_declared",
         "check_static_in_epoch_loop",
         "check_bandwidth_limited",
     ]
@@ -106,6 +108,25 @@ def test_a_badly_named_protocol_fails_the_declaration_check():
     clash = type("Clash", (REGISTRY["ringpt"],), {"name": "spidercast"})
     with pytest.raises(AssertionError, match="'spidercast' is registered for another class"):
         check_protocol(clash)
+
+
+def test_an_undeclared_build_statistic_fails_its_check():
+    """A build statistic a row would carry as ``stat_<name>`` must be a declared metric."""
+    from hedgerow.metrics.registry import statistics
+
+    cls = REGISTRY["ringpt"]
+
+    class Counting(cls):
+        def _build(self, instance, streams, *, progress):
+            overlay, stats = super()._build(instance, streams, progress=progress)
+            return overlay, {**stats, "rings_drawn": instance.n_topics}
+
+    with pytest.raises(AssertionError, match="ringpt: build statistics not declared as "
+                       "metrics: stat_rings_drawn"):
+        check_protocol(Counting)
+    declared = type("Declared", (Counting,), {
+        "metrics": statistics(rings_drawn=("rings drawn, one per topic", "rings", None))})
+    assert "check_build_statistics_declared" in check_protocol(declared)
 
 
 def test_a_nondeterministic_build_fails_its_check():

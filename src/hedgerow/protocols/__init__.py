@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hedgerow.errors import ParameterError
+from hedgerow.metrics.registry import METRICS, Metric
 from hedgerow.protocols.base import (
     CAPABILITIES,
     AdaptiveProtocol,
@@ -294,6 +295,25 @@ def plugin_errors() -> list[str]:
     return [REGISTRY.errors[n] for n in sorted(REGISTRY.errors)]
 
 
+def known_metrics() -> dict[str, Metric]:
+    """Every declared metric: :data:`hedgerow.metrics.registry.METRICS` and each registered
+    protocol's own ``metrics`` (a plugin's included), by column name.
+
+    A spec's ``report.metrics`` and ``hedgerow report --metric`` are checked against it.
+
+    Examples
+    --------
+    >>> known = known_metrics()
+    >>> known["receive_rate"].better, known["stat_gateways"].kinds
+    ('higher', ('build',))
+    """
+    out = dict(METRICS)
+    for name in sorted(REGISTRY):
+        for key, m in REGISTRY[name].metrics.items():
+            out.setdefault(key, m)
+    return out
+
+
 def protocol_origin(name: str) -> str:
     """``'built-in'``, ``'plugin <distribution> <version>'`` for a plugin's protocol, or
     ``'added at run time'`` for a class put in :data:`REGISTRY` by hand.
@@ -405,6 +425,7 @@ __all__ = [
     "StaticProtocol",
     "capabilities",
     "get_protocol",
+    "known_metrics",
     "params_reference",
     "plugin_errors",
     "protocol_class",

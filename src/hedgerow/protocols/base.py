@@ -51,13 +51,16 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from hedgerow.errors import ParameterError
+from hedgerow.metrics.registry import Metric
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.params import Param, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
+    from hedgerow.dissemination.contended import ControlBatch
     from hedgerow.engine.core import Simulator
+    from hedgerow.protocols.control import ControlRounds
     from hedgerow.protocols.engine_api import CycleEngine
 
 __all__ = [
@@ -128,10 +131,20 @@ class OverlayProtocol:
     #: how ``hedgerow draw`` places the nodes: ``"ring"`` on a circle by node id, ``""`` by
     #: the world (geography, plane or circle)
     layout: ClassVar[str] = ""
+    #: the metric columns only this protocol's rows carry, beyond
+    #: :data:`hedgerow.metrics.registry.METRICS` (column name -> ``Metric``; a build
+    #: statistic ``links`` is declared with ``statistics(links=...)``, giving ``stat_links``);
+    #: spec checks and ``hedgerow report`` read them through
+    #: :func:`hedgerow.protocols.known_metrics`
+    metrics: ClassVar[Mapping[str, Metric]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.params = {k: p.bind(k) for k, p in dict(cls.params).items()}
+        for key, m in dict(cls.metrics).items():
+            if not isinstance(m, Metric) or m.name != key:
+                raise TypeError(f"{cls.__name__}.metrics[{key!r}] must be a "
+                                f"hedgerow.metrics.registry.Metric named {key!r}")
 
     def __init__(self, **params: Any) -> None:
         for k, p in self.params.items():
@@ -197,6 +210,27 @@ class OverlayProtocol:
 
     def degree_bound(self, instance: Instance) -> int | np.ndarray | None:
         """Declared per-node maximum degree (out-degree when directed), or ``None``."""
+        return None
+
+    def control_traffic(self, rounds: ControlRounds) -> ControlBatch | None:
+        """The control messages the protocol sends during one epoch, or ``None`` (none).
+
+        Asked by the epoch loop on a contended world whose ``control_size`` is
+        above 0, after the build (static protocols) or before the epoch's
+        dissemination (adaptive ones); the messages carry *entries*, which the
+        world turns into bytes (:mod:`hedgerow.protocols.control`,
+        ``docs/network.md``).  The default sends nothing beyond the data:
+        Topiary, Goldfish, Perigee and the static baselines keep it.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from hedgerow.protocols import get_protocol
+        >>> from hedgerow.protocols.control import ControlRounds
+        >>> get_protocol("perigee").control_traffic(
+        ...     ControlRounds(1000.0, 0.0, np.random.default_rng(0))) is None
+        True
+        """
         return None
 
     def __repr__(self) -> str:

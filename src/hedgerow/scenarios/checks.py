@@ -23,11 +23,13 @@ static             builds from quick parameters; same seed, same overlay; no
                    declared degree bound; topic connectivity where claimed;
                    link topics (``link_topics_``) that name overlay links, where
                    declared (``labels_links``, required by ``"mesh"``);
-                   runs through the epoch loop (one row)
+                   runs through the epoch loop (one row); every numeric build
+                   statistic a declared metric (``metrics``)
 every capability   one run on a bandwidth-limited world (:data:`LIMITED_WIRE`):
                    the byte columns in every row; bytes sent = received +
-                   lost, each copy its message's size; no uplink busy longer
-                   than the run; no negative queueing
+                   lost, each copy its message's size; control bytes sent =
+                   received (the protocol's control traffic on the wire); no
+                   uplink busy longer than the run; no negative queueing
 adaptive           out-degree <= d after every epoch; never a link to itself
                    or an unknown node; same seed, identical epochs
 maintained         after churn stops: symmetric links, no link to an offline
@@ -52,6 +54,7 @@ import numpy as np
 
 from hedgerow.errors import ParameterError
 from hedgerow.metrics import partitioned_topics, topic_components
+from hedgerow.metrics.registry import METRICS
 from hedgerow.model.overlay import Overlay
 from hedgerow.protocols import REGISTRY, protocol_class
 from hedgerow.protocols.base import (
@@ -188,6 +191,23 @@ def check_static_build(cls: type[OverlayProtocol]) -> None:
         )
 
 
+def check_build_statistics_declared(cls: type[OverlayProtocol]) -> None:
+    """Each numeric statistic a build returns is a declared metric (``stat_<name>`` in a build
+    row): in :data:`hedgerow.metrics.registry.METRICS` or the class's own ``metrics``."""
+    proto: Any = _quick(cls)
+    proto.build(_instance(), seed=5)
+    known = {**METRICS, **cls.metrics}
+    rest = ("control_messages", "messages", "quiescent")
+    missing = sorted(
+        f"stat_{k}" for k, v in proto.stats_.items()
+        if k not in rest and isinstance(v, (int, float, np.number)) and f"stat_{k}" not in known
+    )
+    assert not missing, (
+        f"{cls.name}: build statistics not declared as metrics: {', '.join(missing)} (declare "
+        "them in the class attribute metrics, with hedgerow.metrics.registry.statistics)"
+    )
+
+
 def _link_topics_ok(cls: type[OverlayProtocol], ov: Overlay, inst: Any, lt: Any) -> None:
     lt = np.asarray(lt)
     assert lt.ndim == 2 and lt.shape[1] == 3 and lt.dtype == np.int64, (
@@ -276,19 +296,22 @@ def check_maintained_churn(cls: type[OverlayProtocol]) -> None:
 
 # --------------------------------------------------------------------------- bytes on the wire
 #: the bandwidth-limited world of :func:`check_bandwidth_limited`: two classes, 16 KiB messages
-#: published 50 per second, 2% of copies lost
+#: published 50 per second, 2% of copies lost, control messages of 64 bytes + 18 per entry
 LIMITED_WIRE: dict[str, Any] = {
     "bandwidth": "home:0.7:8:16,dc:0.3:100:100",
     "size": "16k",
     "publication": "poisson:50",
     "validation_ms": 1.0,
     "loss": 0.02,
+    "control_size": 64.0,
 }
 
 
 def check_bandwidth_limited(cls: type[OverlayProtocol]) -> None:
     """One run on a bandwidth-limited world: rows carry the byte columns, bytes are conserved
-    (sent = received + lost, every copy of its message's size), uplinks busy at most the span."""
+    (sent = received + lost, every copy of its message's size; every control byte sent is
+    received), uplinks busy at most the span.  The world sends control messages, so a
+    protocol's ``control_traffic`` runs too."""
     from hedgerow.scenarios.observers import BYTES_KEYS, EpochObserver
 
     world = world_for_instance(_instance(), seed=2, messages=30, epochs=2, **LIMITED_WIRE)
@@ -311,6 +334,9 @@ def check_bandwidth_limited(cls: type[OverlayProtocol]) -> None:
         assert np.isclose(d.sent_bytes.sum(), sent), f"{cls.name}: bytes sent != copies x size"
         got = d.received_bytes.sum() + float(np.sum(d.lost * d.size))
         assert np.isclose(got, sent), f"{cls.name}: bytes received + lost != bytes sent"
+        assert np.isclose(d.control_received_bytes.sum(), d.control_sent_bytes.sum()), (
+            f"{cls.name}: control bytes received != control bytes sent"
+        )
         first, last = d.span
         assert (d.uplink_busy <= (last - first) + 1e-6).all(), (
             f"{cls.name}: an uplink busy longer than the run"
@@ -396,7 +422,8 @@ def check_cycle_engine(cls: type[OverlayProtocol]) -> None:
 # --------------------------------------------------------------------------- registry
 _EVERY: tuple[Check, ...] = (check_declared_params, check_param_round_trip, check_invalid_values)
 _BY_CAPABILITY: dict[type, tuple[Check, ...]] = {
-    StaticProtocol: (check_static_build, check_static_in_epoch_loop, check_bandwidth_limited),
+    StaticProtocol: (check_static_build, check_build_statistics_declared,
+                     check_static_in_epoch_loop, check_bandwidth_limited),
     AdaptiveProtocol: (check_adaptive_epochs, check_bandwidth_limited),
     MaintainedProtocol: (check_maintained_churn, check_bandwidth_limited),
     CycleProtocol: (check_cycle_engine,),

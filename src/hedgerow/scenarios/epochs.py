@@ -49,7 +49,7 @@ import numpy as np
 
 from hedgerow.dissemination import POLICIES, Delivery, MessageBatch, edge_delays
 from hedgerow.dissemination.chunks import disseminate_chunks
-from hedgerow.dissemination.contended import disseminate_contended
+from hedgerow.dissemination.contended import ControlBatch, disseminate_contended
 from hedgerow.dissemination.mesh import EntryTopics, entry_topics
 from hedgerow.engine import Simulator
 from hedgerow.errors import ParameterError
@@ -62,12 +62,16 @@ from hedgerow.protocols.base import (
     OverlayProtocol,
     StaticProtocol,
 )
+from hedgerow.protocols.control import ControlRounds
 from hedgerow.scenarios.controls import Epoch, EpochControl, EpochRun, controls_for
 from hedgerow.scenarios.observers import EpochDelivery, EpochObserver, observers_for
 from hedgerow.scenarios.world import World
 from hedgerow.world_settings import WORLD_SETTINGS
 
 __all__ = ["RunResult", "forwarding_policy", "run_protocol", "settled_overlay"]
+
+#: a protocol's :meth:`~hedgerow.protocols.base.OverlayProtocol.control_traffic`
+ControlSource = Callable[[ControlRounds], ControlBatch | None]
 
 
 @dataclass
@@ -143,21 +147,24 @@ def _disseminate(
     labels: EntryTopics | None = None,
     silent: np.ndarray | None = None,
     epoch: int = 0,
+    control: ControlSource | None = None,
 ) -> EpochDelivery:
     """One epoch's messages over the CSR graph; the per-message arrays of the observers.
 
     ``silent`` (nodes that forward nothing of the attack's topic this epoch)
     replaces the attack's fixed silent set.  On a contended world
     (:attr:`World.contended`) every message of the epoch is simulated together
-    (:func:`_disseminate_contended`); otherwise in memory-bounded chunks, as
-    before.
+    (:func:`_disseminate_contended`), with the protocol's control messages
+    (``control``, its ``control_traffic``) when the world's ``control_size`` is
+    above 0; otherwise in memory-bounded chunks, as before.
     """
     attack = world.attack
     ed = np.asarray(edge_delays(indptr, indices, world.latency), dtype=np.float64)
     if world.contended:
         return _disseminate_contended(world, indptr, indices, ed, publisher, topic, policy,
                                       epoch=epoch, record_edges=record_edges,
-                                      on_chunk=on_chunk, labels=labels, silent=silent)
+                                      on_chunk=on_chunk, labels=labels, silent=silent,
+                                      control=control)
     rec = EpochDelivery.empty(publisher, topic, world.n_nodes)
     for sel, dl, emap in disseminate_chunks(
         indptr,
@@ -194,13 +201,16 @@ def _disseminate_contended(
     on_chunk: Callable[[np.ndarray, Any, np.ndarray], None] | None,
     labels: EntryTopics | None,
     silent: np.ndarray | None,
+    control: ControlSource | None = None,
 ) -> EpochDelivery:
     """The epoch's messages as one contended simulation
     (:func:`~hedgerow.dissemination.disseminate_contended`): one chunk, every message.
 
     Sizes, publication instants and the loss and jitter keys are the epoch's
     (:meth:`World.wire`); the :class:`~hedgerow.dissemination.ContendedDelivery`
-    is kept on the record (``rec.wire``) for the byte measures.
+    is kept on the record (``rec.wire``) for the byte measures.  The epoch's
+    control messages (:meth:`World.control`, stream ``"control:E"``) share the
+    queues with the data.
     """
     attack = world.attack
     quiet = silent if silent is not None else (None if attack is None else attack.silent)
@@ -211,12 +221,13 @@ def _disseminate_contended(
             key="bandwidth",
         )
     assert world.network is not None
-    size, published, rng = world.wire(epoch, topic)
+    size, published, rng = world.wire(epoch, topic, publisher)
     batch = MessageBatch.create(publisher, topic, world.scenario.ttl)
+    ctl = None if control is None else world.control(epoch, published, control)
     d = disseminate_contended(
         indptr, indices, ed, world.proc, world.instance.masks, batch, world.network,
         size=size, publish_at=published, policy=policy, labels=labels, rng=rng,
-        record_edges=record_edges,
+        record_edges=record_edges, control=ctl,
     )
     rec = EpochDelivery.empty(publisher, topic, world.n_nodes)
     everything = np.arange(len(publisher))
@@ -279,7 +290,8 @@ def link_topics_with_attackers(
 
 
 def _resender(
-    world: World, indptr: np.ndarray, indices: np.ndarray, ep: Epoch, policy: str
+    world: World, indptr: np.ndarray, indices: np.ndarray, ep: Epoch, policy: str,
+    control: ControlSource | None = None,
 ) -> Callable[[np.ndarray, Callable[..., None]], None]:
     """``ep.resend``: messages ``ids`` of ``ep`` sent again as the epoch sent them, every
     link's arrival recorded, each chunk handed to ``on_chunk``.
@@ -309,7 +321,7 @@ def _resender(
 
             _disseminate(world, indptr, indices, publisher, topic, policy,
                          record_edges=True, on_chunk=rows, labels=labels, silent=silent,
-                         epoch=number)
+                         epoch=number, control=control)
             return
         _disseminate(world, indptr, indices, publisher[ids], topic[ids], policy,
                      record_edges=True, on_chunk=on_chunk, labels=labels, silent=silent)
@@ -425,8 +437,8 @@ def _run_static(
         ep.labels = labels
         ep.rec = _disseminate(world, indptr, indices, ep.publisher, ep.topic, policy,
                               record_edges=False, labels=labels, silent=ep.silent,
-                              epoch=ep.number)
-        ep.resend = _resender(world, indptr, indices, ep, policy)
+                              epoch=ep.number, control=proto.control_traffic)
+        ep.resend = _resender(world, indptr, indices, ep, policy, proto.control_traffic)
 
     _run_epoch(run, ep, controls, observers, disseminate, emit)
     return RunResult([], np.full((1, world.n_nodes), np.nan), overlay, world, stats)
@@ -497,14 +509,14 @@ def _run_adaptive(
         feed = _ChunkFeed(proto, state, ep.publisher, ep.topic, slot_full, indptr, indices)
         ep.rec = _disseminate(world, indptr, indices, ep.publisher, ep.topic, policy,
                               record_edges=True, on_chunk=feed, silent=ep.silent,
-                              epoch=ep.number)
+                              epoch=ep.number, control=proto.control_traffic)
         linked = np.zeros((n, n), dtype=bool)
         linked[np.repeat(np.arange(n), np.diff(indptr)), indices] = True
         ep.new_out, ep.score = proto.select(state, inst, out, linked, ep.selecting)
         ok = out.reshape(-1) >= 0
         ep.indptr, ep.indices = indptr, indices
         ep.links = (src_of_slot[ok], out.reshape(-1)[ok])
-        ep.resend = _resender(world, indptr, indices, ep, policy)
+        ep.resend = _resender(world, indptr, indices, ep, policy, proto.control_traffic)
 
     for epoch in range(epochs):
         ep = Epoch(epoch, out, run.selecting, epoch == epochs - 1)

@@ -552,6 +552,7 @@ class EclipseStreaks(EpochObserver):
 BYTES_KEYS = (
     *(f"{d}_{k}_{s}" for d in ("sent", "received") for k in ("payload", "control")
       for s in ("mean", "p50", "p99", "max")),
+    "control_byte_share",
     "duplicate_bytes",
     "duplicate_byte_share",
     *(f"uplink_utilisation_{s}" for s in ("mean", "p50", "p99", "max")),

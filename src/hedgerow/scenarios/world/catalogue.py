@@ -181,6 +181,10 @@ class Scenario:
         from its default makes the world contended.
     size, publication : str or None
         Payload bytes of the messages and when they are published.
+    control_size, control_entry_size, control_period_ms : float
+        Control messages on the wire (:func:`~hedgerow.scenarios.world.wire.epoch_control`):
+        header bytes (0: none), bytes per entry carried, period of the
+        maintenance rounds; ``control_size`` above 0 makes the world contended.
     note : str
         A caveat stamped on every row (e.g. a synthetic stand-in for real data).
     protocol_params : mapping
@@ -232,6 +236,9 @@ class Scenario:
     jitter_ms: float = _default("jitter_ms")
     size: str | None = _default("size")
     publication: str | None = _default("publication")
+    control_size: float = _default("control_size")
+    control_entry_size: float = _default("control_entry_size")
+    control_period_ms: float = _default("control_period_ms")
     note: str = ""
     protocol_params: Mapping[str, Mapping[str, Any]] = field(
         default_factory=lambda: dict(STANDARD_BINDINGS)
