@@ -168,7 +168,7 @@ def topic_bitsets(n_nodes, n_topics, sub_indptr, sub_topics):
 
 @numba.njit(cache=True)
 def bit_scratch_rows(max_subs):
-    """Rows of the scratch buffer of :func:`pick_candidate_bits` for targets of ``max_subs`` topics."""
+    """Scratch rows :func:`pick_candidate_bits` needs for targets of ``max_subs`` topics."""
     n_slices = 1
     while (1 << n_slices) <= max_subs:
         n_slices += 1
