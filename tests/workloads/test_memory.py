@@ -81,3 +81,30 @@ def test_a_tco_build_that_does_not_fit_is_refused_before_it_allocates():
         with pytest.raises(ParameterError, match=r"1,000,000 x 1,000,000 contribution matrix\)"
                            r" needs about 1,862\.6 GiB"):
             get_protocol(name).build(inst, seed=1)
+
+
+def test_interest_view_estimate_matches_the_measured_allocation():
+    """Partial views are what a partial-view engine holds beyond a full-view one."""
+    from hedgerow.protocols import get_protocol
+    from hedgerow.workloads.memory import interest_view_bytes
+
+    n = 3000
+    inst = make_instance(nodes=n, topics=20, subs=3, seed=1)
+
+    def engine(membership: float):
+        proto = get_protocol("spidercast", membership=membership)
+        return lambda: proto.maintenance_engine(inst, proto.streams(1))
+
+    engine(0.5)()
+    measured = _peak(engine(0.5)) - _peak(engine(1.0))
+    estimate = interest_view_bytes(n, 0.5)
+    assert 0.8 * measured <= estimate <= 1.25 * measured, (estimate, measured)
+
+
+def test_partial_views_that_do_not_fit_are_refused_before_they_are_drawn():
+    from hedgerow.protocols import get_protocol
+
+    inst = make_instance(nodes=1_000_000, topics=10, subs=2, seed=1)
+    with pytest.raises(ParameterError, match=r"interest views of 0\.05 of 1,000,000 nodes needs"
+                       r" about 372\.5 GiB"):
+        get_protocol("spidercast", membership=0.05).build(inst, seed=1)

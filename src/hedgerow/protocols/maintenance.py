@@ -142,6 +142,7 @@ from hedgerow.model.bitset import pack_sets
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
+from hedgerow.params import check_memory
 from hedgerow.protocols._select import (
     GREEDY,
     RANDOM_COVER,
@@ -157,6 +158,7 @@ from hedgerow.protocols._select import (
     topic_bitsets,
     update_coverage,
 )
+from hedgerow.workloads.memory import interest_view_bytes
 
 #: message kinds, in the paper's names
 CONNECT, CONNECT_OK, REDIRECT, LEAVE, DISCONNECT, DISCONNECT_OK, HEARTBEAT = range(7)
@@ -359,6 +361,10 @@ class Maintenance:
         self.full_view = membership >= 1.0
         self.views: list[np.ndarray] = []
         if not self.full_view:
+            check_memory(
+                f"interest views of {membership:g} of {n:,} nodes",
+                interest_view_bytes(n, membership),
+            )
             size = max(1, round(membership * (n - 1)))
             for p in range(n):
                 v = rng.choice(n - 1, size=size, replace=False)
