@@ -259,7 +259,11 @@ def pick_candidate_bits(mode, bits, target, n_nodes, marked, u, ties_rule, scrat
             row = bits[topics[j]]
             for w in range(nw):
                 carry[w] = row[w]
-            for s in range(n_slices):
+            # after j + 1 topics a count has at most bit_length(j + 1) bits: no carry above
+            reach = 1
+            while (1 << reach) <= j + 1:
+                reach += 1
+            for s in range(min(reach, n_slices)):
                 srow = scratch[3 + s]
                 for w in range(nw):
                     old = srow[w]

@@ -347,7 +347,7 @@ class Maintenance:
         self.max_rounds = float(max_rounds)
         self.tasks = [_Task(spec, instance, self.margin) for spec in tasks]
         self.sim = Simulator() if sim is None else sim
-        self.sent = np.zeros(len(MESSAGE_NAMES), dtype=np.int64)
+        self._sent: list[int] = [0] * len(MESSAGE_NAMES)
         n = self.n
         self.phase: list[float] = rng.random(n).tolist()
         self.hb_phase: list[float] = (rng.random(n) * max(self.heartbeat, 1e-9)).tolist()
@@ -356,7 +356,8 @@ class Maintenance:
         self._mark = np.zeros(n, dtype=np.int64)
         self._keys = np.zeros(n, dtype=np.int64)
         self._stamp = 0
-        self._u = rng.random(4096)
+        #: the uniform variates, drawn 4,096 at a time (as Python floats: read from Python)
+        self._u: list[float] = rng.random(4096).tolist()
         self._ui = 0
         self.full_view = membership >= 1.0
         self.views: list[np.ndarray] = []
@@ -382,12 +383,12 @@ class Maintenance:
 
     # ------------------------------------------------------------ utilities
     def _uniform(self) -> float:
-        if self._ui >= len(self._u):
-            self._u = self.rng.random(4096)
+        if self._ui >= 4096:
+            self._u = self.rng.random(4096).tolist()
             self._ui = 0
         x = self._u[self._ui]
         self._ui += 1
-        return float(x)
+        return x
 
     def _latency(self, u: int, v: int) -> float:
         x = self._lat_a[u] + self._lat_b[v]
@@ -400,7 +401,7 @@ class Maintenance:
         if kind == HEARTBEAT:
             self.heartbeats += 1
         else:
-            self.sent[kind] += 1
+            self._sent[kind] += 1
         x = self._lat_a[src] + self._lat_b[dst]
         self.sim.schedule(
             0.05 + 0.4 * (x - int(x)),
@@ -411,6 +412,11 @@ class Maintenance:
             dst,
             (arg, task.deg[src], task.L[src]),
         )
+
+    @property
+    def sent(self) -> np.ndarray:
+        """Control messages sent so far, by kind (:data:`MESSAGE_NAMES`)."""
+        return np.array(self._sent, dtype=np.int64)
 
     def _wake(self, ti: int, p: int) -> None:
         task = self.tasks[ti]
@@ -457,9 +463,11 @@ class Maintenance:
         task.L[p] = new_L
         if self.heartbeat <= 0:
             if (old_deg > old_L) != (new_deg > new_L):
+                asked, scheduled = task.asked, task.scheduled
                 for q in task.nbrs[p]:
-                    task.asked[q].discard(p)
-                    self._wake(ti, q)
+                    asked[q].discard(p)
+                    if not scheduled[q]:
+                        self._wake(ti, q)
         elif not task.hb_scheduled[p]:
             task.hb_scheduled[p] = True
             ph, h = self.hb_phase[p], self.heartbeat
@@ -638,8 +646,14 @@ class Maintenance:
         over = int(task.deg[p] - task.L[p])
         best: list[int] = []
         u_min = None
+        deg, tgt, live = task.deg, task.L, self.heartbeat <= 0
         for q in sorted(task.nbrs[p]):
-            if q in asked or not self._high(task, p, q):
+            if q in asked:
+                continue
+            if live:
+                if not deg[q] > tgt[q]:
+                    continue
+            elif not self._high(task, p, q):
                 continue
             u = self._uncovered_without(task, p, q)
             if u_min is None or u < u_min:
