@@ -272,7 +272,13 @@ def partial_scale(sizes: list[int], seed: int, fraction: float) -> list[dict]:
     ours = str(Path(__file__).resolve().parents[1] / "src")
     rows = []
     for n in sizes:
-        r = _spawn(ours, n, seed, fraction)
+        try:
+            r = _spawn(ours, n, seed, fraction)
+        except subprocess.CalledProcessError as err:  # e.g. refused: the views cannot fit
+            reason = (err.stderr.strip().splitlines() or ["?"])[-1]
+            rows.append({"experiment": "partial-scale", "nodes": n, "refused": reason})
+            print(f"partial-scale n={n:8d} views={fraction:.0%} not run: {reason}", flush=True)
+            continue
         r.update(experiment="partial-scale")
         rows.append(r)
         print(
