@@ -23,7 +23,6 @@ import scipy.sparse as sp
 
 from hedgerow.model.overlay import Overlay
 
-
 #: the most memory the keys of :func:`random_out_neighbours` take at once (they were an
 #: ``(n, n)`` matrix: 8 n² bytes, 75 GiB at 100,000 nodes)
 _KEY_BLOCK_BYTES = 64 * 2**20
