@@ -19,7 +19,8 @@ Usage::
 
     python benchmarks/bench_scaling.py                                   # every protocol
     python benchmarks/bench_scaling.py --protocols spidercast,gm --sizes 1000,3000,10000
-    python benchmarks/bench_scaling.py --cap 300 --json scaling.json --markdown scaling.md
+    python benchmarks/bench_scaling.py --cap 300 --json scaling.jsonl --markdown scaling.md
+    python benchmarks/bench_scaling.py --table-from scaling.jsonl more.jsonl   # one table
 
 The growth exponent is the least-squares slope of log(time) (and of log(peak memory)) on
 log(nodes) over the sizes that finished; it needs two sizes.
@@ -162,7 +163,7 @@ def slope(xs: list[float], ys: list[float]) -> float:
     return sum((a - mx) * (b - my) for a, b in zip(lx, ly, strict=True)) / sxx
 
 
-def summarise(protocol: str, rows: list[dict]) -> dict:
+def summarise(protocol: str, rows: list[dict], sizes: list[int] | None = None) -> dict:
     done = [r for r in rows if "stopped" not in r]
     out: dict = {"protocol": protocol, "sizes": [r["nodes"] for r in done]}
     for r in done:
@@ -179,6 +180,8 @@ def summarise(protocol: str, rows: list[dict]) -> dict:
         out["stopped"] = f"{stops[0]['nodes']:,}: {stops[0]['stopped']}"
     elif done and done[-1].get("over_cap"):
         out["stopped"] = f"after {done[-1]['nodes']:,} (over the cap)"
+    elif done and sizes and done[-1]["nodes"] < max(sizes):
+        out["stopped"] = "next size skipped: extrapolated over the cap"
     return out
 
 
@@ -221,11 +224,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mem-cap", type=float, default=16.0, help="GiB resident per run")
     ap.add_argument("--json", metavar="FILE", help="append every row and summary (JSON lines)")
     ap.add_argument("--markdown", metavar="FILE", help="write the table")
+    ap.add_argument("--table-from", nargs="+", metavar="JSONL",
+                    help="only print the table of rows written earlier with --json")
     args = ap.parse_args(argv)
+    sizes = [int(x) for x in args.sizes.split(",")]
+    if args.table_from:
+        by_protocol: dict[str, list[dict]] = {}
+        for path in args.table_from:
+            for line in Path(path).read_text().splitlines():
+                r = json.loads(line)
+                if "summary" not in r:
+                    by_protocol.setdefault(r["protocol"], []).append(r)
+        print(markdown([summarise(k, v, sizes) for k, v in by_protocol.items()], sizes))
+        return 0
     from hedgerow.protocols import protocol_names
 
     names = args.protocols.split(",") if args.protocols else list(protocol_names())
-    sizes = [int(x) for x in args.sizes.split(",")]
     summaries = []
     for name in names:
         rows: list[dict] = []
@@ -235,8 +249,12 @@ def main(argv: list[str] | None = None) -> int:
                 e = slope([r["nodes"] for r in done[-2:]], [r["cpu_s"] for r in done[-2:]])
                 guess = done[-1]["cpu_s"] * (n / done[-1]["nodes"]) ** max(e, 1.0)
                 if guess > args.cap:
-                    rows.append({"protocol": name, "nodes": n,
-                                 "stopped": f"skipped: extrapolated {guess:.0f} s > cap"})
+                    skip = {"protocol": name, "nodes": n,
+                            "stopped": f"skipped: extrapolated {guess:.0f} s > cap"}
+                    rows.append(skip)
+                    if args.json:
+                        with open(args.json, "a") as f:
+                            f.write(json.dumps(skip) + "\n")
                     break
             r = run_capped(name, n, args)
             rows.append(r)
@@ -246,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
                     f.write(json.dumps(r) + "\n")
             if "stopped" in r or r.get("over_cap"):
                 break
-        s = summarise(name, rows)
+        s = summarise(name, rows, sizes)
         summaries.append(s)
         if args.json:
             with open(args.json, "a") as f:
