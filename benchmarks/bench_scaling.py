@@ -21,6 +21,7 @@ Usage::
     python benchmarks/bench_scaling.py --protocols spidercast,gm --sizes 1000,3000,10000
     python benchmarks/bench_scaling.py --cap 300 --json scaling.jsonl --markdown scaling.md
     python benchmarks/bench_scaling.py --table-from scaling.jsonl more.jsonl   # one table
+                                                     # (a protocol's rows in a later file win)
 
 The growth exponent is the least-squares slope of log(time) (and of log(peak memory)) on
 log(nodes) over the sizes that finished; it needs two sizes.
@@ -230,11 +231,13 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(x) for x in args.sizes.split(",")]
     if args.table_from:
         by_protocol: dict[str, list[dict]] = {}
-        for path in args.table_from:
+        for path in args.table_from:  # a protocol's rows in a later file replace earlier ones
+            in_file: dict[str, list[dict]] = {}
             for line in Path(path).read_text().splitlines():
                 r = json.loads(line)
                 if "summary" not in r:
-                    by_protocol.setdefault(r["protocol"], []).append(r)
+                    in_file.setdefault(r["protocol"], []).append(r)
+            by_protocol.update(in_file)
         print(markdown([summarise(k, v, sizes) for k, v in by_protocol.items()], sizes))
         return 0
     from hedgerow.protocols import protocol_names
