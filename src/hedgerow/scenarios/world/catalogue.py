@@ -90,7 +90,8 @@ def _default(name: str) -> Any:
 #: the protocols whose out-degree budget is the scenario's ``d`` (Topiary V-A's budget, given
 #: to the baselines it is compared with)
 _BUDGET = {p: {"d": From("d")}
-           for p in ("topiary", "random-graph", "scribe-random", "scribe-topic", "gossipsub")}
+           for p in ("topiary", "random-graph", "scribe-random", "scribe-topic",
+                     "gossipsub-split")}
 #: the gossip protocols' routing-table size and cycles (Vitis IV-A, RVR, OPT)
 _GOSSIP = {p: {"rt": From("rt"), "cycles": From("cycles")} for p in ("vitis", "rvr", "opt")}
 #: the bindings of every scenario unless it states others
@@ -177,6 +178,10 @@ class Scenario:
         from its default makes the world contended.
     size, publication : str or None
         Payload bytes of the messages and when they are published.
+    control_size, control_entry_size, control_period_ms : float
+        Control messages on the wire (:func:`~hedgerow.scenarios.world.wire.epoch_control`):
+        header bytes (0: none), bytes per entry carried, period of the
+        maintenance rounds; ``control_size`` above 0 makes the world contended.
     note : str
         A caveat stamped on every row (e.g. a synthetic stand-in for real data).
     protocol_params : mapping
@@ -227,6 +232,9 @@ class Scenario:
     jitter_ms: float = _default("jitter_ms")
     size: str | None = _default("size")
     publication: str | None = _default("publication")
+    control_size: float = _default("control_size")
+    control_entry_size: float = _default("control_entry_size")
+    control_period_ms: float = _default("control_period_ms")
     note: str = ""
     protocol_params: Mapping[str, Mapping[str, Any]] = field(
         default_factory=lambda: dict(STANDARD_BINDINGS)

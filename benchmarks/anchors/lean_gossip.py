@@ -1,0 +1,185 @@
+"""Lean Gossip's simulator on one setting of its world: wall time per simulated second, its table.
+
+Lean Gossip (``ankitku/lean-gossip``, "Lean Gossip: Big Gains From Small Talk")
+is a Python tick simulator of GossipSub v1.0 (``meshsub.py``,
+``MeshSubComplete``): 100 ms ticks, 1 s heartbeats, peer tables of 40-80,
+eager mesh D and lazy gossip D_lazy, a per-peer 25 Mbps upload cap, bimodal
+churn (a churny fraction leaving with probability 0.01 and rejoining with 0.05
+per tick) and Ethereum's attestation workload (1 attestation per validator per
+384 s, 1536 bytes).  Its sweep (``pareto_sweep.py``) publishes
+``results/1000peers/pareto_results.csv``: 1,000 peers, 2,000 warm-up ticks and
+10,000 measured ticks (1,000 simulated seconds) per seed, regions disabled
+(``region_names=[]``: uniform delays), over D x D_lazy x churny fraction, plus
+FloodSub rows (D = 60, D_lazy = 0).
+
+This script finds a copy of that repository through ``HEDGEROW_LEAN_GOSSIP``,
+runs ``MeshSubComplete`` with the sweep's settings for one (D, D_lazy, churn)
+on a shortened run (``--ticks``, ``--warmup``), reports its wall time per
+simulated second and the sweep's three objectives for that run, and prints the
+table's columns and the rows chosen for the reproduction (:data:`TARGET_ROWS`)
+with their published values.
+
+Usage::
+
+    HEDGEROW_LEAN_GOSSIP=/path/to/lean-gossip python benchmarks/anchors/lean_gossip.py
+    ... --peers 1000 --D 8 --D-lazy 6 --churn 0.2 --ticks 600 --warmup 200 --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import importlib.util
+import io
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ENV = "HEDGEROW_LEAN_GOSSIP"
+TABLE = Path("results") / "1000peers" / "pareto_results.csv"
+
+#: The (D, D_lazy, churny fraction) rows to reproduce: Ethereum's mesh (8, 6 is not
+#: on the sweep's odd D_lazy grid, so 8, 5 and 8, 7), the headline's minimal gossip
+#: (2, 1) and FloodSub (60, 0) that it is set against, each without churn and with
+#: the sweep's middle churn 0.2.
+TARGET_ROWS: tuple[tuple[int, int, float], ...] = (
+    (2, 1, 0.0), (2, 1, 0.2), (8, 5, 0.0), (8, 5, 0.2),
+    (8, 7, 0.0), (8, 7, 0.2), (60, 0, 0.0), (60, 0, 0.2),
+)
+OBJECTIVES = ("delivery_rate_mean", "p99_latency_sec_mean", "bytes_per_delivery_mean")
+
+
+class AnchorAbsent(SystemExit):
+    """Lean Gossip is not where ``HEDGEROW_LEAN_GOSSIP`` says (exit status 2)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(2)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def find_anchor() -> Path:
+    """The Lean Gossip folder, or :class:`AnchorAbsent` saying what is missing."""
+    where = os.environ.get(ENV)
+    if not where:
+        raise AnchorAbsent(f"{ENV} is not set: point it at a copy of ankitku/lean-gossip "
+                           "(meshsub.py and results/); nothing was run")
+    root = Path(where)
+    for rel in (Path("meshsub.py"), TABLE):
+        if not (root / rel).is_file():
+            raise AnchorAbsent(f"{ENV}={where}: no {rel} there (not a lean-gossip copy); "
+                               "nothing was run")
+    return root
+
+
+def read_table(path: Path) -> tuple[list[str], dict[tuple[int, int, float], dict[str, float]]]:
+    """The published table's columns and its rows keyed by (D, D_lazy, churny fraction).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     p = Path(tmp) / "t.csv"
+    ...     _ = p.write_text("D,D_lazy,churny_fraction,delivery_rate_mean\\n2,1,0,0.99\\n")
+    ...     cols, rows = read_table(p)
+    >>> cols, rows[(2, 1, 0.0)]["delivery_rate_mean"]
+    (['D', 'D_lazy', 'churny_fraction', 'delivery_rate_mean'], 0.99)
+    """
+    with path.open(newline="") as f:
+        reader = csv.DictReader(f)
+        columns = list(reader.fieldnames or [])
+        rows = {}
+        for row in reader:
+            key = (int(row["D"]), int(row["D_lazy"]), float(row["churny_fraction"]))
+            rows[key] = {k: float(v) for k, v in row.items() if v not in ("", None)}
+    return columns, rows
+
+
+def run_one(root: Path, peers: int, d: int, d_lazy: int, churn: float, ticks: int, warmup: int,
+            seed: int) -> dict[str, Any]:
+    """One ``MeshSubComplete`` run with the sweep's settings; its objectives and times."""
+    spec = importlib.util.spec_from_file_location("lean_gossip_meshsub", root / "meshsub.py")
+    meshsub = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(meshsub)
+    w0 = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        sim = meshsub.MeshSubComplete(
+            num_peers=peers, tick_sec=0.1, heartbeat_interval_sec=1.0, peer_table_min=40,
+            peer_table_max=80, D=d, D_lazy=d_lazy, validators_per_node=1,
+            global_bandwidth_bps=25_000_000, msg_size_default=1536, mcache_gossip=3,
+            churny_fraction=churn, churny_leave_rate=0.01, churny_rejoin_rate=0.05,
+            region_names=[], region_fractions=[], seed=seed)
+        setup = time.perf_counter() - w0
+        w1 = time.perf_counter()
+        sim.run(n_ticks=ticks, warmup_ticks=warmup, verbose=False)
+        wall = time.perf_counter() - w1
+    stats = sim.get_stats()
+    lat = sim.get_latency_statistics() or {}
+    deliveries = lat.get("total_deliveries", 0)
+    simulated = (ticks + warmup) * 0.1
+    return {
+        "peers": peers, "D": d, "D_lazy": d_lazy, "churny_fraction": churn, "seed": seed,
+        "ticks": ticks, "warmup_ticks": warmup, "simulated_s": simulated,
+        "setup_wall_s": setup, "run_wall_s": wall,
+        "wall_s_per_simulated_s": wall / simulated,
+        "delivery_rate": stats["delivery_mean"],
+        "p99_latency_sec": lat.get("p99_latency_sec"),
+        "bytes_per_delivery": stats["total_bytes"] / deliveries if deliveries else None,
+        "messages_published": stats["total_origin"],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--peers", type=int, default=1000)
+    ap.add_argument("--D", dest="d", type=int, default=8)
+    ap.add_argument("--D-lazy", dest="d_lazy", type=int, default=7)
+    ap.add_argument("--churn", type=float, default=0.2, help="churny fraction")
+    ap.add_argument("--ticks", type=int, default=600, help="measured ticks of 100 ms")
+    ap.add_argument("--warmup", type=int, default=200, help="warm-up ticks of 100 ms")
+    ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args(argv)
+    try:
+        root = find_anchor()
+    except AnchorAbsent as absent:
+        print(absent.message, file=sys.stderr)
+        return 2
+    columns, rows = read_table(root / TABLE)
+    print(f"{TABLE}: {len(rows)} rows; columns:")
+    print("  " + ", ".join(columns))
+    print("rows to reproduce (published means; 1000 peers, 1000 s measured per seed):")
+    print(f"  {'D':>3} {'D_lazy':>6} {'churn':>5} {'delivery':>9} {'p99 s':>6} {'B/deliv':>8}")
+    for key in TARGET_ROWS:
+        row = rows.get(key)
+        if row is None:
+            print(f"  {key[0]:>3} {key[1]:>6} {key[2]:>5} (not in the table)")
+            continue
+        print(f"  {key[0]:>3} {key[1]:>6} {key[2]:>5} {row[OBJECTIVES[0]]:>9.4f} "
+              f"{row[OBJECTIVES[1]]:>6.2f} {row[OBJECTIVES[2]]:>8.0f}")
+    load_before = os.getloadavg()
+    run = run_one(root, args.peers, args.d, args.d_lazy, args.churn, args.ticks, args.warmup,
+                  args.seed)
+    run["load_before"], run["load_after"] = load_before, os.getloadavg()
+    print(f"meshsub.py, {args.peers} peers, D={args.d}, D_lazy={args.d_lazy}, "
+          f"churn={args.churn}: {run['simulated_s']:.0f} s simulated "
+          f"({args.warmup} warm-up + {args.ticks} measured ticks) in {run['run_wall_s']:.1f} s "
+          f"wall (setup {run['setup_wall_s']:.1f} s): {run['wall_s_per_simulated_s']:.3f} "
+          f"wall s per simulated s; load {load_before[0]:.2f}")
+    print(f"  delivery {run['delivery_rate']:.4f}  p99 {run['p99_latency_sec']} s  "
+          f"bytes/delivery {run['bytes_per_delivery']}")
+    if args.json:
+        args.json.write_text(json.dumps({"run": run, "columns": columns,
+                                         "targets": {str(k): rows.get(k) for k in TARGET_ROWS}},
+                                        indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
