@@ -146,11 +146,12 @@ def test_every_declared_metric_comes_from_some_run_of_each_of_its_kinds(observed
 def test_the_row_builders_key_lists_are_declared():
     """The key lists the observers and comparisons name (no run needed)."""
     from hedgerow.metrics.routing import ROUTING_KEYS
-    from hedgerow.scenarios.observers import BYTES_KEYS
+    from hedgerow.scenarios.observers import BYTES_KEYS, CLOCK_KEYS
     from hedgerow.scenarios.run import BEYOND_KEYS, BROADCAST_KEYS, COMPARE_KEYS
 
     described = {"protocol", "world", "epochs"}  # a comparison row's descriptive keys
-    keys = {*ROUTING_KEYS, *BYTES_KEYS, *BEYOND_KEYS, *BROADCAST_KEYS, *COMPARE_KEYS} - described
+    keys = {*ROUTING_KEYS, *BYTES_KEYS, *BEYOND_KEYS, *BROADCAST_KEYS, *COMPARE_KEYS,
+            *CLOCK_KEYS} - described
     assert sorted(keys - set(METRICS)) == []
 
 

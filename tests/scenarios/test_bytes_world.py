@@ -61,7 +61,7 @@ def test_a_world_without_network_settings_is_todays():
     assert not set(BYTES_KEYS) & set(row)
 
 
-@pytest.mark.parametrize("protocol", ["ringpt", "topiary", "gossipsub"])
+@pytest.mark.parametrize("protocol", ["ringpt", "topiary", "gossipsub-split"])
 def test_unlimited_bandwidth_and_size_zero_give_todays_rows(protocol):
     """A contended world that contends for nothing: every delivery column equal to today's."""
     base = make_world("unit-square", seed=3, nodes=80, messages=30, epochs=3)

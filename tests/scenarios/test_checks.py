@@ -25,6 +25,7 @@ PER_CAPABILITY = {
     "adaptive": ("check_adaptive_epochs", "check_bandwidth_limited"),
     "maintained": ("check_maintained_churn", "check_bandwidth_limited"),
     "cycle": ("check_cycle_engine",),
+    "clock": ("check_clock_engine", "check_bandwidth_limited"),
 }
 
 
@@ -168,3 +169,42 @@ def test_a_broken_cycle_engine_fails_its_check():
 
     with pytest.raises(AssertionError, match="leave"):
         check_cycle_engine(Sticky)
+
+
+def test_clock_protocols_are_declared_and_checked():
+    """The clock-driven shape is a capability: listed, and its engine check runs."""
+    from hedgerow.protocols import protocol_names
+
+    assert "gossipsub" in protocol_names(capability="clock")
+    assert "check_clock_engine" in check_protocol("gossipsub")
+
+
+def test_a_broken_clock_engine_fails_its_check():
+    """The clock check is not vacuous: bounds the engine breaks, or draws that ignore the
+    seed, are caught."""
+    import numpy as np
+
+    from hedgerow.protocols.gossipsub import GossipSub
+    from hedgerow.scenarios.checks import check_clock_engine
+
+    class Tight(GossipSub):  # declares a bound its meshes do not keep
+        name = "tight-gossipsub"
+
+        def heartbeat_bounds(self, engine):
+            deg = engine.mesh_degree()[engine.subs]
+            return [f"mesh {deg.max()} > 5"] if (deg > 5).any() else []
+
+    with pytest.raises(AssertionError, match="after heartbeat"):
+        check_clock_engine(Tight)
+
+    class Unseeded(GossipSub):  # the kernel's draws from outside the run's streams
+        name = "unseeded-gossipsub"
+        drawn = iter(range(1, 100))
+
+        def clock_engine(self, instance, network, latency, proc, publications, streams):
+            eng = super().clock_engine(instance, network, latency, proc, publications, streams)
+            eng._rs[0] = np.uint64(next(self.drawn))
+            return eng
+
+    with pytest.raises(AssertionError, match="same seed"):
+        check_clock_engine(Unseeded)

@@ -238,6 +238,14 @@ _DECLARED: list[Metric] = [
     _m("lost_share", "share of copies lost on the wire", "share", "lower", _WIRED),
     _m("message_bytes_mean", "mean payload size of the epoch's messages", "bytes", None,
        _WIRED),
+    # ---------------------------------------------------------------- clock-driven (GossipSub)
+    _m("heartbeats_after_warmup", "heartbeats a clock-driven protocol ran from the end of its "
+       "warm-up", "heartbeats", None),
+    _m("mesh_degree_mean", "mean mesh size over subscribed (node, topic) pairs and the "
+       "heartbeats after the warm-up", "peers", None),
+    *(_m(f"{k}_per_node_heartbeat", f"{k.upper()} messages sent per node per heartbeat after "
+         "the warm-up", "messages", "lower")
+      for k in ("ihave", "iwant", "graft", "prune", "idontwant")),
     _m("wire_messages", "messages a contended churn row sent (one per topic with an online "
        "subscriber)", "messages", None, "churn"),
     # ---------------------------------------------------------------- routing worlds (Vitis)

@@ -58,6 +58,7 @@ from hedgerow.protocols.baselines.rvr import RVR
 from hedgerow.protocols.baselines.scribe import ScribeRandom, ScribeTopic
 from hedgerow.protocols.baselines.similarity import RandomOverlay, Similarity
 from hedgerow.protocols.goldfish import Goldfish
+from hedgerow.protocols.gossipsub import GossipSub
 from hedgerow.protocols.omen import Omen, OmenG
 from hedgerow.protocols.spidercast import SpiderCast
 from hedgerow.protocols.tco.repair import LowODAInc, LowODARe
@@ -80,6 +81,7 @@ BUILTIN: dict[str, type[OverlayProtocol]] = {
         RandomGraph,
         CompleteGraph,
         GossipSubSplit,
+        GossipSub,
         ScribeRandom,
         ScribeTopic,
         Goldfish,

@@ -20,6 +20,13 @@ capability, never on its class:
   sees each chunk, :meth:`~hedgerow.protocols.AdaptiveProtocol.select` gives
   the next out-links; only the world's active nodes (and, under churn, the
   online ones) re-select;
+* a protocol that acts on the **clock**
+  (:class:`~hedgerow.protocols.base.ClockProtocol`, GossipSub) gets an engine
+  on the world's network (unlimited bandwidth on an uncontended world) with
+  the epoch's messages scheduled after its warm-up; it runs until
+  ``drain_ms`` after the last publication, data and control messages in one
+  simulation, and is measured as a static run (one row) plus its control
+  traffic and mesh sizes (:class:`~hedgerow.scenarios.observers.ClockMeasures`);
 * a **static** protocol builds once on the world's instance and is measured
   on the first epoch's traffic (one row); a protocol that only maintains
   (OMen) is measured the same way on the overlay its engine settles on when
@@ -49,7 +56,7 @@ import numpy as np
 
 from hedgerow.dissemination import POLICIES, Delivery, MessageBatch, edge_delays
 from hedgerow.dissemination.chunks import disseminate_chunks
-from hedgerow.dissemination.contended import ControlBatch, disseminate_contended
+from hedgerow.dissemination.contended import ControlBatch, Network, disseminate_contended
 from hedgerow.dissemination.mesh import EntryTopics, entry_topics
 from hedgerow.engine import Simulator
 from hedgerow.errors import ParameterError
@@ -57,14 +64,21 @@ from hedgerow.model.outlinks import closure_csr, entry_index, out_overlay
 from hedgerow.model.overlay import Overlay
 from hedgerow.protocols.base import (
     AdaptiveProtocol,
+    ClockProtocol,
     EpochView,
     MaintainedProtocol,
     OverlayProtocol,
     StaticProtocol,
 )
 from hedgerow.protocols.control import ControlRounds
+from hedgerow.protocols.engine_api import Publications
 from hedgerow.scenarios.controls import Epoch, EpochControl, EpochRun, controls_for
-from hedgerow.scenarios.observers import EpochDelivery, EpochObserver, observers_for
+from hedgerow.scenarios.observers import (
+    ClockMeasures,
+    EpochDelivery,
+    EpochObserver,
+    observers_for,
+)
 from hedgerow.scenarios.world import World
 from hedgerow.world_settings import WORLD_SETTINGS
 
@@ -115,9 +129,9 @@ def forwarding_policy(
     Examples
     --------
     >>> from hedgerow.protocols import protocol_class
-    >>> forwarding_policy(protocol_class("gossipsub"), None)
+    >>> forwarding_policy(protocol_class("gossipsub-split"), None)
     'mesh'
-    >>> forwarding_policy(protocol_class("gossipsub"), "ttl")
+    >>> forwarding_policy(protocol_class("gossipsub-split"), "ttl")
     'ttl'
     """
     policy = proto.forwarding if forwarding is None else forwarding
@@ -444,6 +458,62 @@ def _run_static(
     return RunResult([], np.full((1, world.n_nodes), np.nan), overlay, world, stats)
 
 
+def _run_clock(
+    proto: ClockProtocol, world: World, policy: str, emit: Callable[[dict], None],
+    extra: Sequence[EpochObserver] = (),
+) -> RunResult:
+    """One epoch of a clock-driven protocol: warm-up, the epoch's messages, the drain."""
+    if world.attack is not None:
+        raise ParameterError(f"{proto.name}: attackers are not modelled for protocols that act "
+                             "on the clock; choose a world without attackers", key="attack")
+    if world.scenario.events != "traffic":
+        raise ParameterError(f"{proto.name}: routing worlds (events per topic) route on a "
+                             "built overlay; choose a world with traffic", key="events")
+    proto._validate(world.instance)
+    n = world.n_nodes
+    run = EpochRun(world, proto, policy, 1, world.active & world.adaptive)
+    controls = controls_for(world, proto)
+    observers = [*observers_for(world, proto), ClockMeasures(), *extra]
+    _start(run, controls, observers)
+    ep = Epoch(0, np.full((n, 1), -1, dtype=np.int64), run.selecting, True)
+    found: dict[str, Any] = {}
+
+    def clock(ep: Epoch) -> None:
+        assert ep.publisher is not None and ep.topic is not None, "clock worlds have traffic"
+        m = len(ep.publisher)
+        if world.contended:
+            size, published, _ = world.wire(ep.number, ep.topic)
+        else:
+            size, published = np.zeros(m), np.zeros(m)
+        network = world.network if world.network is not None else Network.uniform(n)
+        warm = proto.warmup_time()
+        pubs = Publications.create(ep.publisher, ep.topic, warm + published, size)
+        engine = proto.clock_engine(world.instance, network, world.latency, world.proc, pubs,
+                                    proto.streams(world.seed))
+        engine.run_until(warm)
+        base = engine.byte_counters()
+        end = warm + (float(published.max()) if m else 0.0) + proto.drain_time()
+        engine.run_until(end)
+        d = engine.delivery(base)
+        rec = EpochDelivery.empty(ep.publisher, ep.topic, n)
+        rec.add(np.arange(m), d)
+        if world.contended:
+            rec.wire = d
+        ep.rec = rec
+        ep.notes["clock"] = engine
+        overlay = engine.overlay()
+        ep.overlay = overlay
+        links = _out_links(overlay)
+        ep.out = _out_table(overlay)
+        ep.links = links
+        found["overlay"] = overlay
+        found["stats"] = {"control_messages": int(engine.control_messages),
+                          "heartbeats": int(engine.heartbeats)}
+
+    _run_epoch(run, ep, controls, observers, clock, emit)
+    return RunResult([], np.full((1, n), np.nan), found["overlay"], world, found["stats"])
+
+
 @dataclass
 class _ChunkFeed:
     """Hands each dissemination chunk of one epoch to the protocol as an :class:`EpochView`."""
@@ -562,6 +632,9 @@ def run_protocol(
         Observers added to those the world selects (e.g. a
         :class:`~hedgerow.scenarios.tracing.TraceObserver`); their columns join each row.
     """
+    if isinstance(proto, ClockProtocol) and forwarding is not None:
+        raise ParameterError(f"{proto.name} forwards by its own rules; drop --forwarding",
+                             key="forwarding")
     policy = forwarding_policy(proto, forwarding)
     rows: list[dict[str, Any]] = []
 
@@ -573,6 +646,8 @@ def run_protocol(
     if isinstance(proto, AdaptiveProtocol):
         n_epochs = world.scenario.epochs if epochs is None else int(epochs)
         res = _run_adaptive(proto, world, policy, n_epochs, emit, keep_outs, observers)
+    elif isinstance(proto, ClockProtocol):
+        res = _run_clock(proto, world, policy, emit, observers)
     elif isinstance(proto, (StaticProtocol, MaintainedProtocol)):
         res = _run_static(proto, world, policy, emit, observers)
     else:  # pragma: no cover - every registered protocol has one of the two

@@ -90,7 +90,8 @@ def _default(name: str) -> Any:
 #: the protocols whose out-degree budget is the scenario's ``d`` (Topiary V-A's budget, given
 #: to the baselines it is compared with)
 _BUDGET = {p: {"d": From("d")}
-           for p in ("topiary", "random-graph", "scribe-random", "scribe-topic", "gossipsub")}
+           for p in ("topiary", "random-graph", "scribe-random", "scribe-topic",
+                     "gossipsub-split")}
 #: the gossip protocols' routing-table size and cycles (Vitis IV-A, RVR, OPT)
 _GOSSIP = {p: {"rt": From("rt"), "cycles": From("cycles")} for p in ("vitis", "rvr", "opt")}
 #: the bindings of every scenario unless it states others
