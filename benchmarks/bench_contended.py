@@ -21,14 +21,23 @@ Cases (``--only``):
     paired and alternating (``--repeats`` pairs); acceptance: median ratio
     within 5 %.  The forced contended kernel on the same input is timed too.
 
+With ``--control-size BYTES`` the ``10k`` and ``100k`` cases also send control
+messages (``docs/network.md``, "Control messages"): every node, every
+``--control-period`` ms (phases uniform) while the batch publishes, one
+heartbeat of ``BYTES + 2 x 18`` bytes to each neighbour, sharing the uplinks
+with the data; the same batch without them is timed first, so the case prints
+the cost of the control messages and the delay they add.
+
 Events: a copy is one heap event (two with download queues) and every node
-that gets a message one more (its READY); the rate printed is
-``(copies + first receptions) / seconds``.  Each case runs once after a
-warm-up call on a small input (numba compilation or cache load).
+that gets a message one more (its READY), a control message one; the rate
+printed is ``(copies + first receptions + control messages) / seconds``.
+Each case runs once after a warm-up call on a small input (numba compilation
+or cache load).
 
 Usage::
 
     python benchmarks/bench_contended.py [--only 10k|100k|unlimited] [--rate 10] [--json out.json]
+        [--control-size 64 [--control-period 10000]]
 """
 
 from __future__ import annotations
@@ -48,6 +57,7 @@ from hedgerow.dissemination.contended import Network, disseminate_contended, poi
 from hedgerow.latency import processing_delays, unit_square
 from hedgerow.model import Instance, RngStreams
 from hedgerow.model.outlinks import closure_csr
+from hedgerow.protocols.control import ControlRounds, one_way
 
 # EIP-7870 attester (25 up / 50 down) and a 1 Gbit/s data-centre port, see docs/network.md
 CLASSES = {"home": (0.8, 25.0, 50.0), "datacentre": (0.2, 1000.0, 1000.0)}
@@ -69,20 +79,51 @@ def world(n: int, seed: int, out_links: int = 4):
     return streams, indptr, indices, ed, pd, masks
 
 
-def contended_case(n: int, m: int, seed: int, rate: float) -> dict:
+def heartbeats(indptr, indices, ed, until: float, period: float, nbytes: float, rng):
+    """One heartbeat to every neighbour per round of every node (2 entries of 18 bytes)."""
+    n = len(indptr) - 1
+    node, at = ControlRounds(period, until, rng).starts(np.ones(n, dtype=bool))
+    deg = np.diff(indptr)[node]
+    entry = np.repeat(indptr[node], deg) + (
+        np.arange(int(deg.sum())) - np.repeat(np.cumsum(deg) - deg, deg))
+    src = np.repeat(node, deg)
+    return one_way(src, indices[entry], np.repeat(at, deg), 2).sized(nbytes, 18.0).with_delay(
+        ed[entry])
+
+
+def contended_case(n: int, m: int, seed: int, rate: float, control_size: float = 0.0,
+                   control_period: float = 10_000.0) -> dict:
     streams, indptr, indices, ed, pd, masks = world(n, seed)
     rng = streams.stream("traffic")
     batch = MessageBatch.create(rng.integers(0, n, m), np.zeros(m, dtype=np.int64))
     published = poisson_publication(m, rate, rng)
     net = Network.from_classes(n, CLASSES, streams.stream("bandwidth"))
+    control, extra = None, {}
+    if control_size > 0:
+        t = time.process_time()
+        control = heartbeats(indptr, indices, ed, float(published.max()), control_period,
+                             control_size, streams.stream("control"))
+        extra["control_messages"] = len(control)
+        extra["control_build_cpu_seconds"] = round(time.process_time() - t, 3)
+        c = time.process_time()
+        plain = disseminate_contended(indptr, indices, ed, pd, masks, batch, net, size=SIZE,
+                                      publish_at=published, policy="flood")
+        extra["cpu_seconds_without_control"] = round(time.process_time() - c, 3)
+        ok = np.isfinite(plain.arrival) & (plain.arrival > 0)
+        extra["delay_p90_ms_without_control"] = float(np.percentile(plain.arrival[ok], 90))
+        del plain
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     t, c = time.perf_counter(), time.process_time()
     d = disseminate_contended(indptr, indices, ed, pd, masks, batch, net, size=SIZE,
-                              publish_at=published, policy="flood")
+                              publish_at=published, policy="flood", control=control)
     secs, cpu = time.perf_counter() - t, time.process_time() - c
-    events = int(d.copies.sum() + np.isfinite(d.arrival).sum())
+    events = int(d.copies.sum() + np.isfinite(d.arrival).sum()) + extra.get(
+        "control_messages", 0)
     delay = d.arrival[np.isfinite(d.arrival) & (d.arrival > 0)]
-    return {
+    if control is not None:
+        extra["control_byte_share"] = float(
+            d.control_sent_bytes.sum() / (d.control_sent_bytes.sum() + d.sent_bytes.sum()))
+    return {**extra,
         "nodes": n, "messages": m, "nnz": len(indices), "size_bytes": SIZE,
         "rate_per_s": rate, "seconds": round(secs, 3), "cpu_seconds": round(cpu, 3),
         "events": events, "events_per_s": round(events / secs),
@@ -141,18 +182,24 @@ def main() -> None:
     ap.add_argument("--rate", type=float, default=2.0, help="publications per second")
     ap.add_argument("--repeats", type=int, default=21, help="pairs for 'unlimited'")
     ap.add_argument("--json")
+    ap.add_argument("--control-size", type=float, default=0.0,
+                    help="bytes of a heartbeat header (0: no control messages)")
+    ap.add_argument("--control-period", type=float, default=10_000.0,
+                    help="ms between two heartbeat rounds of a node")
     args = ap.parse_args()
-    contended_case(200, 5, args.seed, args.rate)  # compile / load the numba cache
+    contended_case(200, 5, args.seed, args.rate, args.control_size)  # compile / load the cache
     out = {
         "load": os.getloadavg(),
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
     }
     if args.only in (None, "10k"):
-        out["10k"] = contended_case(10_000, 1000, args.seed, args.rate)
+        out["10k"] = contended_case(10_000, 1000, args.seed, args.rate, args.control_size,
+                                    args.control_period)
         print("10k x 1000:", out["10k"])
     if args.only in (None, "100k"):
-        out["100k"] = contended_case(100_000, 100, args.seed, args.rate)
+        out["100k"] = contended_case(100_000, 100, args.seed, args.rate, args.control_size,
+                                     args.control_period)
         print("100k x 100:", out["100k"])
     if args.only in (None, "unlimited"):
         out["unlimited"] = unlimited_case(args.seed, args.repeats)

@@ -188,7 +188,7 @@ def bench_batch(repeats: int, seed: int, n: int = 1000, degree: int = 12, m: int
 
 def bench_mesh(repeats: int, seed: int) -> dict:
     world = make_world("unit-square", seed=seed, messages=1000)
-    proto = make_protocol("gossipsub", world)
+    proto = make_protocol("gossipsub-split", world)
     ov = proto.build(world.instance, seed=seed)
     a = ov.undirected_csr()
     indptr, indices = a.indptr.astype(np.int64), a.indices.astype(np.int64)
@@ -220,7 +220,7 @@ def bench_mesh(repeats: int, seed: int) -> dict:
             arrival[sel] = dl.arrival
         rates[policy] = delivery_stats(arrival, pub, top, interest)[0]
     return {
-        "case": "gossipsub unit-square, 1000 msgs, mesh vs ttl",
+        "case": "gossipsub-split unit-square, 1000 msgs, mesh vs ttl",
         "nodes": inst.n_nodes,
         "csr_entries": len(indices),
         "label_rows": len(proto.link_topics_),

@@ -116,7 +116,7 @@ def fig5(report: Report, epochs: int, seed: int) -> None:
     top, secs = run(report, "topiary 20%", "topiary", "unit-square", epochs=epochs, seed=seed)
     convergence_checks(report, "unit square 20%", top.rows, "~210 ms")
     base = {}
-    for p in ("random-graph", "gossipsub", "scribe-random", "scribe-topic", "complete"):
+    for p in ("random-graph", "gossipsub-split", "scribe-random", "scribe-topic", "complete"):
         # static: one epoch, on the same world (same epochs setting, same fingerprint)
         res, _ = run(report, p, p, "unit-square", epochs=epochs, seed=seed)
         base[p] = res.rows[0]
@@ -127,7 +127,7 @@ def fig5(report: Report, epochs: int, seed: int) -> None:
     print(f"  {'topiary':<14} {t_rate:8.4f} {t_delay:9.1f}")
     for p, r in base.items():
         print(f"  {p:<14} {r['receive_rate']:8.4f} {r['delay_mean_ms']:9.1f}")
-    for p in ("random-graph", "gossipsub", "scribe-random", "scribe-topic"):
+    for p in ("random-graph", "gossipsub-split", "scribe-random", "scribe-topic"):
         r = base[p]
         report.check(
             f"Fig 5: topiary beats {p} on delay at >= coverage",

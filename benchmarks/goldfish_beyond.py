@@ -43,11 +43,11 @@ CASES = {
     "no-churn": ("goldfish-random", {}),
 }
 #: static baselines: one build, one epoch (not run under churn)
-STATIC = ("gossipsub", "random-graph")
+STATIC = ("gossipsub-split", "random-graph")
 PROTOCOLS = {
     "goldfish": {},
     "perigee": {"preset": "goldfish"},
-    "gossipsub": {},
+    "gossipsub-split": {},
     "random-graph": {},
 }
 

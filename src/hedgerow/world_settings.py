@@ -49,6 +49,7 @@ from hedgerow.params import Bool, Choice, Float, Int, Pairs, Param, Text
 
 __all__ = [
     "ADAPTIVE_POOLS",
+    "PLANES",
     "RELAY_ATTACKS",
     "SECTIONS",
     "WORLD_SETTINGS",
@@ -58,6 +59,8 @@ __all__ = [
     "settings_reference",
 ]
 
+#: the unit-square network's positions: continuous, or the Goldfish authors' integer grid
+PLANES = ("continuous", "grid")
 #: where adaptive nodes of a broadcast world may be drawn from
 ADAPTIVE_POOLS = ("all", "non-publishers")
 #: the attacks a fast-relay world switches between (withholding relays, the honest control;
@@ -83,6 +86,9 @@ class WorldSetting:
         ``churn``, ``gossip``.
     section : {"run", "churn"}
         The spec section that holds it.
+    also : tuple of str
+        Further spec sections that hold it too (the network settings: a churn
+        run measures its samples on the contended network as well).
     applies : tuple of str
         The scenario families it applies to (empty: every scenario); a
         scenario's families are its workload, ``attack`` when it has attackers
@@ -99,6 +105,7 @@ class WorldSetting:
     param: Param
     family: str
     section: str = "run"
+    also: tuple[str, ...] = ()
     applies: tuple[str, ...] = ()
     excludes: tuple[str, ...] = ()
     sweep: str = ""
@@ -124,6 +131,11 @@ class WorldSetting:
         return f"scenario.{self.section}.{self.name}"
 
     @property
+    def spec_paths(self) -> tuple[str, ...]:
+        """Every key a spec sets it at: :attr:`spec_path`, then one per section of ``also``."""
+        return (self.spec_path, *(f"scenario.{s}.{self.name}" for s in self.also))
+
+    @property
     def flag(self) -> str:
         """Its command-line option (``--snapshot-every``)."""
         return "--" + self.name.replace("_", "-")
@@ -137,6 +149,8 @@ def _declare(**settings: WorldSetting) -> dict[str, WorldSetting]:
 
 
 _KW_ONLY = "keyword arguments of the latency model: specs and the Python API only"
+#: a setting a churn run takes as well (``scenario.churn.NAME``, ``hedgerow churn --NAME``)
+_CHURN = ("churn",)
 
 #: every world setting, by name (the name is the spec key in its section and the option name)
 WORLD_SETTINGS: dict[str, WorldSetting] = _declare(
@@ -198,6 +212,12 @@ WORLD_SETTINGS: dict[str, WorldSetting] = _declare(
     ),
     latency_kw=WorldSetting(Pairs("keyword arguments of the latency model"), "network",
                             cli=_KW_ONLY),
+    plane=WorldSetting(
+        Choice("continuous", PLANES, "positions of a unit-square network: continuous, or the "
+               "Goldfish authors' integer grid (one point per ms of the side) with every delay "
+               "rounded up to a whole ms"),
+        "network",
+    ),
     proc_ms=WorldSetting(
         Float(None, "fixed node (processing) delay (default: drawn, mean 20 ms)", low=0.0,
               high=1e6, unit="ms", optional=True),
@@ -210,45 +230,67 @@ WORLD_SETTINGS: dict[str, WorldSetting] = _declare(
              "(NAME:SHARE:UP:DOWN,...), or a file of per-node 'upload download' lines "
              "(default: unlimited)", metavar="UP[:DOWN]|NAME:SHARE:UP:DOWN,...|file:PATH",
              optional=True),
-        "network",
+        "network", also=_CHURN,
     ),
     download_queues=WorldSetting(
         Bool(False, "copies queue on the receiver's downlink (FIFO) as well as the sender's "
              "uplink"),
-        "network",
+        "network", also=_CHURN,
     ),
     validation_ms=WorldSetting(
         Float(0.0, "constant validation delay before a node forwards a message it received",
               low=0.0, high=1e6, unit="ms"),
-        "network",
+        "network", also=_CHURN,
     ),
     validation_ms_per_kb=WorldSetting(
         Float(0.0, "validation delay per KiB of the message, added to validation_ms", low=0.0,
               high=1e6, unit="ms/KiB"),
-        "network",
+        "network", also=_CHURN,
     ),
     loss=WorldSetting(
         Float(0.0, "independent probability that a copy is lost (it still occupies the uplink)",
               low=0.0, high=1.0, high_open=True),
-        "network",
+        "network", also=_CHURN,
     ),
     jitter_ms=WorldSetting(
         Float(0.0, "each copy's link delay gets a uniform draw in [0, jitter_ms)", low=0.0,
               high=1e6, unit="ms"),
-        "network",
+        "network", also=_CHURN,
     ),
     size=WorldSetting(
         Text(None, "payload bytes of every message: one value (k = KiB, m = MiB suffixes), "
-             "a uniform draw per message (uniform:LO:HI) or per topic (topic-uniform:LO:HI) "
-             "(default: 0, the uncontended model)",
-             metavar="BYTES|uniform:LO:HI|topic-uniform:LO:HI", optional=True),
-        "traffic",
+             "a uniform draw per message (uniform:LO:HI) or per topic (topic-uniform:LO:HI), "
+             "a clipped lognormal draw per message (lognormal:MEDIAN:SIGMA[:LO:HI]), or one "
+             "size per topic listed or in a file (default: 0, the uncontended model)",
+             metavar="BYTES|uniform:LO:HI|topic-uniform:LO:HI|lognormal:MEDIAN:SIGMA|"
+             "topic:S1,S2,...|file:PATH", optional=True),
+        "traffic", also=_CHURN,
     ),
     publication=WorldSetting(
-        Text(None, "when an epoch's messages are published: a Poisson process of RATE "
-             "messages per second (default: all at instant 0)", metavar="poisson:RATE",
-             optional=True),
-        "traffic",
+        Text(None, "when an epoch's messages are published: one Poisson process of RATE "
+             "messages per second, one per topic or one per publisher, or one message every "
+             "INTERVAL_MS, of the epoch or of each topic (default: all at instant 0)",
+             metavar="poisson:RATE|poisson-topic:RATE|poisson-publisher:RATE|"
+             "periodic:INTERVAL_MS|periodic-topic:INTERVAL_MS", optional=True),
+        "traffic", also=_CHURN,
+    ),
+    control_size=WorldSetting(
+        Float(0.0, "bytes of one control message's header; above 0 the protocols that "
+              "maintain their overlay send their control traffic on the wire "
+              "(docs/network.md; default 0: none)", low=0.0, high=1e9, unit="bytes"),
+        "network",
+    ),
+    control_entry_size=WorldSetting(
+        Float(18.0, "bytes of each entry a control message carries (a node descriptor: "
+              "address, port, id, age), added to control_size", low=0.0, high=1e9,
+              unit="bytes"),
+        "network",
+    ),
+    control_period_ms=WorldSetting(
+        Float(1000.0, "period of the maintenance rounds whose control messages go on the "
+              "wire (a gossip cycle of Vitis and RVR, a heartbeat round of SpiderCast)",
+              low=0.0, low_open=True, high=1e9, unit="ms"),
+        "network",
     ),
     # ---------------------------------------------------------------- traffic and clock
     epochs=WorldSetting(Int(150, "epochs of adaptive protocols", low=1, unit="epochs"), "clock"),
@@ -313,14 +355,19 @@ WORLD_SETTINGS: dict[str, WorldSetting] = _declare(
 def settings_in(section: str) -> dict[str, WorldSetting]:
     """The settings a spec section holds (``run`` or ``churn``), in table order.
 
+    A setting held by another section ``also`` here comes first (the churn
+    section's network settings).
+
     Examples
     --------
-    >>> list(settings_in("churn"))
+    >>> list(settings_in("churn"))[-6:]
     ['lifetime', 'events', 'duration', 'snapshot_every', 'off_ratio', 'timeout']
+    >>> "bandwidth" in settings_in("churn"), "bandwidth" in settings_in("run")
+    (True, True)
     """
     if section not in SECTIONS:
         raise ParameterError(f"unknown section {section!r}; allowed: {', '.join(SECTIONS)}")
-    return {k: s for k, s in WORLD_SETTINGS.items() if s.section == section}
+    return {k: s for k, s in WORLD_SETTINGS.items() if s.section == section or section in s.also}
 
 
 def check_setting(name: str, value: Any, *, owner: str = "scenario") -> Any:
@@ -349,7 +396,7 @@ def settings_reference() -> str:
         if s.excludes:
             applies += f" (not {', '.join(s.excludes)})"
         option = f"`{s.flag}`" if not s.cli else "-"
-        key = f"`{s.spec_path}`" + ("" if not s.sweep else " (not swept)")
+        key = ", ".join(f"`{p}`" for p in s.spec_paths) + ("" if not s.sweep else " (not swept)")
         meaning = s.doc + (f"; {s.cli}" if s.cli else "") + (f"; {s.sweep}" if s.sweep else "")
         lines.append(
             f"| `{name}` | {key} | {option} | {s.family} | {applies} | {s.param.describe()} "

@@ -5,7 +5,8 @@ forms from the declared world settings (:data:`hedgerow.world_settings.WORLD_SET
 and the protocols' declared parameters (``-p NAME=VALUE``).  Each drawn case
 replaces one option or argument of a cheap, valid command line (:data:`BASE`)
 with an invalid value (wrong type, out of range, NaN, inf, huge, empty, a
-missing, corrupt or unwritable path) and expects one ``error:`` line, exit 2,
+missing, corrupt or unwritable path, a text input in another job's format) and expects
+one ``error:`` line, exit 2,
 no traceback and no file left behind.
 
 Spark sessions, sweeps and downloads are replaced by a tripwire: a case that
@@ -196,14 +197,36 @@ def _path_bad(t: click.Path, flag: str, command: str) -> list[str]:
         # (an empty path is click's current folder: a valid place to write)
         return ["{fx}/afile/sub", "{fx}/afile/sub/x.png"]
     if command.startswith("ingest ") and command != "ingest ccdf":
-        # the Spark jobs' text inputs: missing, empty, binary or a folder refused before the
-        # JVM; a text file in another format is checked line by line by the job itself
-        return ["{tmp}/missing", "{fx}/binary", "{fx}/empty", "{fx}/emptyfile", ""]
+        # the Spark jobs' text inputs: missing, empty, binary or a folder, and a text file in
+        # every other job's format (or a spec), all refused before the JVM
+        own = TEXT_INPUTS.get((command, flag))
+        return ["{tmp}/missing", "{fx}/binary", "{fx}/empty", "{fx}/emptyfile", "",
+                "{fx}/spec.yaml",
+                *(f"{{fx}}/format_{k}.txt" for k in sorted(TEXT_FORMATS) if k != own)]
     if t.dir_okay and not t.file_okay:
         return ["{tmp}/missing", "{fx}/afile", "{fx}/trace_bad", "{fx}/social_bad",
                 "{fx}/empty", ""]
+    specs = ["{fx}/spec_metric.yaml"] if (command, flag) == ("sweep", "SPEC") else []
     return ["{tmp}/missing", "{fx}/corrupt.parquet", "{fx}/corrupt.json", "{fx}/corrupt.yaml",
-            "{fx}/binary", "{fx}/empty", ""]
+            "{fx}/binary", "{fx}/empty", "", *specs]
+
+
+#: one good file of each text input kind the ingest jobs read, by format
+TEXT_FORMATS = {
+    "edges": "# an edge list\n0 1\n1 2\n",
+    "google": "0,5,0,p,0.5,0.5\n10,5,1,,,\n",
+    "smartphone": "u 1 1402358400000 2 5000 6000\n",
+    "servers": "id,name,title,location,state,country,state_abbv,continent,latitude,longitude\n"
+               "1,a,A,x,s,c,st,1,0.5,0.5\n",
+    "pings": "source,destination,min,avg,max,mdev\n1,2,3,4,5,6\n",
+    "matrix": "2\n0 1.5\n1.5 0\n",
+}
+#: the format each ingest option takes (the fuzzer gives it every other one)
+TEXT_INPUTS = {
+    ("ingest churn", "--trace"): "google", ("ingest social", "--edges"): "edges",
+    ("ingest cities", "--servers"): "servers", ("ingest cities", "--pings"): "pings",
+    ("ingest perigee", "--matrix"): "matrix",
+}
 
 
 def make_fixtures(fx: Path) -> None:
@@ -217,6 +240,8 @@ def make_fixtures(fx: Path) -> None:
     (fx / "binary").write_bytes(bytes(range(256)))
     (fx / "empty").mkdir(exist_ok=True)
     (fx / "emptyfile").write_bytes(b"")
+    for kind, text in TEXT_FORMATS.items():
+        (fx / f"format_{kind}.txt").write_text(text)
     for name, broken in (("social", None), ("social_bad", "subscriptions")):
         d = fx / name
         (d / "users").mkdir(parents=True, exist_ok=True)
@@ -230,6 +255,9 @@ def make_fixtures(fx: Path) -> None:
     (fx / "trace_bad" / "events" / "p.parquet").write_bytes(b"junk")
     (fx / "spec.yaml").write_text("experiment: fz\nscenario:\n  protocol: ringpt\n"
                                   "  workload: {nodes: 30, topics: 5, subs: 2}\n")
+    # a well-formed spec whose report names a metric no row has: refused at load
+    (fx / "spec_metric.yaml").write_text((fx / "spec.yaml").read_text()
+                                         + "report: {metrics: [avg_degree, recieve_rate]}\n")
     from hedgerow.pipeline.store import write_rows
 
     write_rows(fx / "rows", "r1", [{

@@ -169,6 +169,92 @@ def test_ingest_into_a_folder_that_cannot_be_written_before_spark(capsys, afile,
     assert files_under(afile.parent) == before  # no _logs/ beside --out
 
 
+# a text input in another format than the job's: (job, option, content, words of the error)
+WRONG_FORMAT = [
+    (["churn"], "--trace", "0 1 1 0 1\n",
+     ["line 1", "expected 6 columns, found 1", "machine events",
+      "each line is 'timestamp,machine_id,event_type,platform_id,cpus,memory'"]),
+    (["churn"], "--trace", "0,5,0,p,0.5,0.5\n10,5,1,,,\n20,6,x,,,\n",
+     ["line 3", "column 3 (event_type) is not an integer: 'x'"]),
+    (["churn", "--source", "smartphone"], "--trace", "0,5,0,p,0.5,0.5\n",
+     ["line 1", "expected at least 5 columns", "session trace"]),
+    (["social", "--size", "10"], "--edges", "# SNAP\n0 1\n1 2 7\n",
+     ["line 3", "expected 2 columns, found 3", "each line is 'u v'"]),
+    (["social", "--size", "10"], "--edges", "source,destination\n",
+     ["line 1", "expected 2 columns, found 1"]),
+    (["cities"], "--pings", "source,destination,min,avg,max,mdev\n1,2,3,-4,5,6\n",
+     ["line 2", "column 4 (avg) is negative"]),
+    (["cities"], "--servers", "0 1\n", ["line 1", "the servers header must start with id,"]),
+    (["perigee"], "--matrix", "2\n0 1\n1 0 3\n",
+     ["line 3", "expected 2 columns, found 3", "the file is N on line 1"]),
+    (["perigee"], "--matrix", "0,5,0\n", ["line 1", "expected the matrix size N"]),
+]
+
+
+@pytest.mark.parametrize(("job", "flag", "text", "words"), WRONG_FORMAT,
+                         ids=[f"{j[0]}{f}-{i}" for i, (j, f, _, _) in enumerate(WRONG_FORMAT)])
+def test_ingest_a_text_input_in_the_wrong_format_before_spark(capsys, tmp_path, monkeypatch,
+                                                               job, flag, text, words):
+    import hedgerow.pipeline.session as session
+
+    monkeypatch.setattr(session, "job_session", _no_work)
+    inp = tmp_path / "input.txt"
+    inp.write_text(text)
+    t0 = time.perf_counter()
+    line = refused(capsys, ["ingest", *job, flag, inp, "--out", tmp_path / "o"], *words)
+    assert line.startswith(f"error: {inp}, line ")  # the file and line, as the job names them
+    assert time.perf_counter() - t0 < 10.0  # a second or two; a Spark start takes longer
+    assert files_under(tmp_path) == {inp}  # no output, no _logs/
+
+
+def test_the_format_pre_check_accepts_every_shipped_input():
+    """The pre-check reads the first lines with the job's declared format; the real inputs
+    the jobs ingest pass it (a refusal of a good file would be worse than a late one)."""
+    from hedgerow.data import data_path
+    from hedgerow.pipeline.ingest import churn, cities, perigee, social
+    from hedgerow.pipeline.ingest._common import check_head
+
+    check_head(data_path(*churn.GOOGLE), churn.TRACE_LINES["google"])
+    check_head(data_path(*churn.SMARTPHONE), churn.TRACE_LINES["smartphone"])
+    check_head(data_path(*social.FACEBOOK), social.EDGE_LINES)
+    check_head(data_path(*social.REED98), social.EDGE_LINES)
+    servers, pings = cities.default_inputs()
+    check_head(servers, cities.SERVER_LINES)
+    check_head(pings, cities.PING_LINES)
+    perigee.check_matrix_head(data_path(perigee.DATASET, perigee.MATRIX_FILE))
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "match"),
+    [  # the Spark jobs' own bad-row cases (tests/pipeline/test_ingest_churn.py): same line,
+        # same words
+        ("google", "5,6,0,abc,0.5\n", r"line 9: expected 6 columns, found 5"),
+        ("google", "5,6,0,abc,0.5,zz\n", r"line 9: column 6 \(memory\) is not a number: 'zz'"),
+        ("google", "5,6,7,abc,0.5,0.5\n", r"line 9: column 3 \(event_type\) must be 0, 1 or 2"),
+        ("smartphone", "u 1 1402358400000\n", r"line 9: expected at least 5 columns, found 3"),
+        ("smartphone", "u 1 14023584x0000 2 5 6\n", r"line 9: column 3 \(start_epoch_ms\)"),
+        ("smartphone", "u 1 1402358400000 2 5 -6\n",
+         r"line 9: a session length is negative or out of range"),
+    ],
+)
+def test_the_pre_check_finds_what_the_spark_parse_finds(tmp_path, source, line, match):
+    import gzip
+
+    from hedgerow.data import data_path
+    from hedgerow.errors import DataError
+    from hedgerow.pipeline.ingest import churn
+    from hedgerow.pipeline.ingest._common import check_head
+
+    with gzip.open(data_path(*(churn.GOOGLE if source == "google" else churn.SMARTPHONE)),
+                   "rt") as fh:
+        lines = [next(fh) for _ in range(30)]
+    lines[8] = line
+    f = tmp_path / "t.txt"
+    f.write_text("".join(lines))
+    with pytest.raises(DataError, match=r"t\.txt, " + match):
+        check_head(f, churn.TRACE_LINES[source])
+
+
 def test_reproduce_into_a_folder_that_cannot_be_written(capsys, afile):
     before = files_under(afile.parent)
     refused(capsys, ["reproduce", "spidercast", "--quick", "--out", afile / "rep"],
@@ -290,6 +376,35 @@ def test_dry_run_refuses_a_pivot_not_among_by(capsys, tmp_path):
     spec = _spec(tmp_path, BUILD % 50 + "report: {by: [label], pivot: nodes}\n")
     refused(capsys, ["sweep", spec, "--dry-run", "--out", tmp_path / "o"],
             "report", "pivot 'nodes' is not among by (label)")
+
+
+def test_dry_run_refuses_an_unknown_report_metric_naming_its_place_and_the_nearest(
+        capsys, tmp_path):
+    spec = _spec(tmp_path, BUILD % 50 + "report: {metrics: [avg_degree, max_degree, avg_degre]}\n")
+    line = refused(capsys, ["sweep", spec, "--dry-run", "--out", tmp_path / "o"],
+                   "report.metrics[2]", "unknown metric 'avg_degre'", "nearest: avg_degree")
+    assert f"{spec}:5:" in line  # the file and line of the key, as every spec error
+    assert not (tmp_path / "o").exists()
+
+
+def test_dry_run_refuses_a_report_metric_of_another_kind_of_run(capsys, tmp_path):
+    spec = _spec(tmp_path, BUILD % 50 + "report:\n  metrics:\n    - avg_degree\n"
+                 "    - hit_ratio\n")
+    line = refused(capsys, ["sweep", spec, "--dry-run", "--out", tmp_path / "o"],
+                   "report.metrics[1]", "'hit_ratio' comes from rows of kind run, churn",
+                   "not from this spec's kind 'build'")
+    assert f"{spec}:8:" in line
+
+
+def test_report_metric_typo_names_the_nearest_declared_metrics(capsys, tmp_path):
+    write_rows(tmp_path, "r0", run_one({"run_id": "r0", "experiment": "e", "label": "ringpt",
+                                        "scenario": {"kind": "build", "protocol": "ringpt",
+                                                     "diameter": False, "seed": 0,
+                                                     "workload": {"nodes": 40, "topics": 5,
+                                                                  "subs": 2,
+                                                                  "popularity": "rss"}}}))
+    refused(capsys, ["report", tmp_path, "-e", "e", "--metric", "partitoned_topics"],
+            "--metric partitoned_topics: unknown metric", "nearest: partitioned_topics")
 
 
 def test_dry_run_refuses_a_workload_that_does_not_fit_in_memory(capsys, tmp_path):

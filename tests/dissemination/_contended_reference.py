@@ -4,7 +4,10 @@ Written from the model in ``docs/network.md`` without the kernel's code: a
 ``heapq`` of ``(time, kind, id, message)`` events, and uplinks as explicit FIFO
 queues of copies that a node drains one copy at a time (an UPLINK event when a
 copy has left), where the kernel schedules a whole message's copies at once.
-Both must give the same times.  Only the per-copy uniform (loss, jitter) is a
+Control messages join the same queues (a CONTROL event at their send instant, or
+when the request they answer has been received), leave one at a time with the
+data copies, and are received by a CONTROL_RECEIVED event.  Both must give the
+same times.  Only the per-copy uniform (loss, jitter) is a
 shared *definition* (splitmix64 of the copy's counter), re-implemented here
 with Python integers.
 """
@@ -19,6 +22,8 @@ import numpy as np
 MASK = (1 << 64) - 1
 READY, RECEIVED, AT_DOWNLINK = 0, 1, 2
 UPLINK = -1  # bookkeeping event of this reference only: a node's uplink is free
+CONTROL_RECEIVED = -0.75  # a control message is off its last queue (answers are sent now)
+CONTROL = -0.5  # a control message joins its sender's uplink, ahead of data ready at once
 
 
 def uniform(key: int, m: int, e: int) -> float:
@@ -37,11 +42,13 @@ def likes(masks, node: int, topic: int) -> bool:
 def simulate(
     indptr, indices, edge_delay, proc_delay, masks, publisher, topic, ttl, published, size,
     up_mbps, down_mbps, *, down_queues, val_ms, val_per_byte, loss, loss_key, jitter, jitter_key,
-    policy, labels=None,
+    policy, labels=None, control=None,
 ):
     """Every message of the batch together.  Returns a dict of plain-Python results.
 
     ``labels`` (mesh) is a list, per CSR entry, of the topics it serves (-1 = all).
+    ``control`` is ``(sender, receiver, at, nbytes, delay, answers)`` lists: a
+    message with ``answers[c] = r >= 0`` is sent ``at[c]`` ms after ``r`` is received.
     """
     n = len(indptr) - 1
     nnz = len(indices)
@@ -62,8 +69,10 @@ def simulate(
     res = {
         "copies": [0] * n_msg, "relay": [0] * n_msg, "dups": [0] * n_msg, "lost": [0] * n_msg,
         "qwait": [0.0] * n_msg, "sent": [0.0] * n, "recv": [0.0] * n, "dupb": [0.0] * n,
-        "busy": [0.0] * n,
+        "busy": [0.0] * n, "csent": [0.0] * n, "crecv": [0.0] * n,
     }
+    c_snd, c_rcv, c_at, c_bytes, c_delay, c_ans = control or ([], [], [], [], [], [])
+    reply_of = {r: c for c, r in enumerate(c_ans) if r >= 0}
     queue = [deque() for _ in range(n)]  # (message, entry, queued at)
     busy_until = [-inf] * n
     down_free = [-inf] * n
@@ -74,11 +83,31 @@ def simulate(
         hops[m][p] = 0
         ttl_of[m][p] = int(ttl[m])
         heapq.heappush(events, (float(published[m]), READY, p, m))
+    for c in range(len(c_snd)):
+        if c_ans[c] < 0:
+            heapq.heappush(events, (float(c_at[c]), CONTROL, c, -1))
 
     def send_next(v: int, now: float) -> None:
         """Start the copy at the head of ``v``'s queue, if the uplink is free."""
         while queue[v] and busy_until[v] <= now:
             m, e, queued = queue[v].popleft()
+            if m == "control":
+                c = e
+                start = max(queued, busy_until[v])
+                tx = float(c_bytes[c]) / up[v]
+                done = start + tx
+                busy_until[v] = done
+                res["csent"][v] += float(c_bytes[c])
+                res["busy"][v] += tx
+                at = done + float(c_delay[c])
+                if down_queues:
+                    heapq.heappush(events, (at, AT_DOWNLINK, nnz + c, -1))
+                else:
+                    heapq.heappush(events, (at, CONTROL_RECEIVED, c, -1))
+                if done > now:
+                    heapq.heappush(events, (done, UPLINK, v, -1))
+                    return
+                continue
             s = float(size[m])
             start = max(queued, busy_until[v])
             tx = s / up[v]
@@ -112,6 +141,25 @@ def simulate(
         last = max(last, t)
         if kind == UPLINK:
             send_next(ident, t)
+            continue
+        if kind == CONTROL:
+            v = int(c_snd[ident])
+            queue[v].append(("control", ident, t))
+            send_next(v, t)
+            continue
+        if kind == CONTROL_RECEIVED:
+            res["crecv"][int(c_rcv[ident])] += float(c_bytes[ident])
+            if ident in reply_of:
+                a = reply_of[ident]
+                heapq.heappush(events, (t + float(c_at[a]), CONTROL, a, -1))
+            continue
+        if kind == AT_DOWNLINK and ident >= nnz:
+            c = ident - nnz
+            w = int(c_rcv[c])
+            start = max(t, down_free[w])
+            done = start + float(c_bytes[c]) / down[w]
+            down_free[w] = done
+            heapq.heappush(events, (done, CONTROL_RECEIVED, c, -1))
             continue
         if kind == READY:
             v = ident

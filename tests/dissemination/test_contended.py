@@ -16,6 +16,7 @@ from hedgerow.dissemination import (
 )
 from hedgerow.dissemination.contended import (
     ContendedDelivery,
+    ControlBatch,
     Network,
     disseminate_contended,
     message_sizes,
@@ -91,12 +92,40 @@ def random_case(rng: np.random.Generator):
     return indptr, indices, ed, pd, masks, batch, net, size, published, labels
 
 
-def check_case(case, policy: str, seed: int) -> None:
+def random_control(rng: np.random.Generator, n: int) -> ControlBatch:
+    """Up to 8 control messages: requests at their instants, some answered, ties on purpose."""
+    c = int(rng.integers(0, 9))
+    answers = np.full(c, -1)
+    free = list(range(c))
+    for i in range(1, c):
+        if rng.random() < 0.4:
+            options = [j for j in free if j < i]
+            if options:
+                r = int(rng.choice(options))
+                answers[i] = r
+                free.remove(r)
+    sender = rng.integers(0, n, c)
+    receiver = rng.integers(0, n, c)
+    # an answer goes back to the sender of its request
+    for i in np.flatnonzero(answers >= 0):
+        sender[i], receiver[i] = receiver[answers[i]], sender[answers[i]]
+    if rng.random() < 0.5:
+        at = rng.integers(0, 3, c).astype(float)
+        delay = rng.integers(0, 3, c).astype(float)
+    else:
+        at = rng.random(c) * 20
+        delay = rng.random(c) * 10
+    nbytes = rng.choice([0.0, 100.0, 1000.0, 3000.0], c)
+    return ControlBatch.create(sender, receiver, at, answers=answers, nbytes=nbytes,
+                               delay=delay)
+
+
+def check_case(case, policy: str, seed: int, control: ControlBatch | None = None) -> None:
     indptr, indices, ed, pd, masks, batch, net, size, published, labels = case
     got = disseminate_contended(
         indptr, indices, ed, pd, masks, batch, net, size=size, publish_at=published,
         policy=policy, labels=labels, rng=np.random.default_rng(seed), record_edges=True,
-        force_contended=True,
+        force_contended=True, control=control,
     )
     keys = np.random.default_rng(seed)
     loss_key = int(keys.integers(0, 2**64, dtype=np.uint64)) if net.loss > 0 else 0
@@ -112,6 +141,9 @@ def check_case(case, policy: str, seed: int) -> None:
             down_queues=net.download_queues, val_ms=net.validation_ms,
             val_per_byte=net.validation_ms_per_byte, loss=net.loss, loss_key=loss_key,
             jitter=net.jitter_ms, jitter_key=jit_key, policy=policy, labels=lab,
+            control=None if control is None else (
+                control.sender.tolist(), control.receiver.tolist(), control.at.tolist(),
+                control.nbytes.tolist(), control.delay.tolist(), control.answers.tolist()),
         )
     )
     np.testing.assert_array_equal(got.arrival, want["arrival"])
@@ -127,6 +159,8 @@ def check_case(case, policy: str, seed: int) -> None:
     np.testing.assert_allclose(got.uplink_busy, want["busy"], rtol=1e-12, atol=1e-9)
     np.testing.assert_allclose(got.queue_wait, want["qwait"], rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(got.queue_delay, want["qdelay"], rtol=1e-9, atol=1e-8)
+    np.testing.assert_array_equal(got.control_sent_bytes, want["csent"])
+    np.testing.assert_array_equal(got.control_received_bytes, want["crecv"])
     assert got.span[1] == want["last"]
 
 
@@ -145,6 +179,32 @@ def test_kernel_matches_the_event_by_event_reference():
         for policy in POLICIES:
             check_case(case, policy, seed=i)
     assert min(seen.values()) >= 100, seen
+
+
+def test_kernel_with_control_messages_matches_the_event_by_event_reference():
+    """>= 200 random cases x 4 policies with control messages (requests, answers, ties)
+    sharing the uplinks and downlinks with the data."""
+    rng = np.random.default_rng(20261127)
+    seen = {"control": 0, "answers": 0, "down": 0, "limited": 0, "delayed": 0}
+    for i in range(260):
+        case = random_case(rng)
+        n = len(case[0]) - 1
+        control = random_control(rng, n)
+        net = case[6]
+        seen["control"] += len(control) > 0
+        seen["answers"] += bool((control.answers >= 0).any())
+        seen["down"] += net.download_queues and len(control) > 0
+        seen["limited"] += bool(np.isfinite(net.upload).any()) and len(control) > 0
+        without = disseminate_contended(
+            *case[:7], size=case[7], publish_at=case[8], policy="flood",
+            rng=np.random.default_rng(i), force_contended=True)
+        with_ctl = disseminate_contended(
+            *case[:7], size=case[7], publish_at=case[8], policy="flood",
+            rng=np.random.default_rng(i), force_contended=True, control=control)
+        seen["delayed"] += bool((with_ctl.arrival > without.arrival).any())
+        for policy in POLICIES:
+            check_case(case, policy, seed=i, control=control)
+    assert min(seen.values()) >= 50, seen
 
 
 def uncontended_case(rng: np.random.Generator):
@@ -338,3 +398,123 @@ def test_bandwidth_classes_follow_shares_and_seed():
     with pytest.raises(ParameterError, match=r"classes\.dc"):
         Network.from_classes(10, {"home": (1.0, 1.0, 1.0), "dc": (-1.0, 1.0, 1.0)},
                              np.random.default_rng(1))
+
+
+# --------------------------------------------------------------------- control messages
+C_BYTES = 500.0
+C_TX = C_BYTES / (MBPS * 125.0)
+
+
+def one_link_with_control(control: ControlBatch, net: Network | None = None, publish=0.0):
+    a = path(1)
+    return disseminate_contended(
+        a.indptr, a.indices, np.full(a.nnz, LAT), np.zeros(2), everyone(2),
+        MessageBatch.create([0], [0]), net or Network.uniform(2, MBPS), size=S,
+        publish_at=publish, policy="flood", control=control,
+    )
+
+
+def test_control_message_ahead_of_a_data_copy_delays_it_by_its_transmission():
+    """C bytes of control at t=0 ahead of S bytes of data on one uplink of B: the data copy
+    leaves at (C+S)/B (control before data at one instant)."""
+    d = one_link_with_control(ControlBatch.create([0], [1], [0.0], nbytes=C_BYTES, delay=LAT))
+    assert d.arrival[0, 1] == (C_BYTES + S) / (MBPS * 125.0) + LAT
+    assert d.arrival[0, 1] == C_TX + TX + LAT
+    assert d.queue_delay[0, 1] == C_TX
+    assert d.control_sent_bytes.tolist() == [C_BYTES, 0.0]
+    assert d.control_received_bytes.tolist() == [0.0, C_BYTES]
+    assert d.uplink_busy[0] == C_TX + TX
+    assert d.sent_bytes.tolist() == [S, 0.0]  # payload apart
+    # sent after the data was queued: it waits, the data does not
+    d = one_link_with_control(ControlBatch.create([0], [1], [0.0], nbytes=C_BYTES), publish=0.0)
+    late = one_link_with_control(ControlBatch.create([0], [1], [TX / 2], nbytes=C_BYTES))
+    assert late.arrival[0, 1] == TX + LAT and d.arrival[0, 1] == C_TX + TX + LAT
+    assert late.uplink_busy[0] == TX + C_TX and late.control_received_bytes[1] == C_BYTES
+
+
+def test_request_and_answer_round_trip():
+    """A request of C bytes from 0 to 1 at t=0 and its answer of 2C bytes: the answer is
+    sent when the request is received and arrives at C/B + L + 2C/B + L."""
+    cb = ControlBatch.create([0, 1], [1, 0], [0.0, 0.0], answers=[-1, 0],
+                             nbytes=[C_BYTES, 2 * C_BYTES], delay=LAT)
+    d = one_link_with_control(cb, publish=100.0)
+    assert d.span[1] == 100.0 + TX + LAT  # the data, last
+    assert d.control_received_bytes.tolist() == [2 * C_BYTES, C_BYTES]
+    assert d.uplink_busy.tolist() == [C_TX + TX, 2 * C_TX]
+    # the answer's transmission on node 1's uplink ends at C/B + L + 2C/B; node 1 forwards
+    # nothing, so only the span shows it: publish the data before the answer arrives
+    d = one_link_with_control(cb, publish=0.0)
+    assert d.span[1] == C_TX + LAT + 2 * C_TX + LAT
+    # an answer sent 3 ms after the request is received
+    cb3 = ControlBatch.create([0, 1], [1, 0], [0.0, 3.0], answers=[-1, 0],
+                              nbytes=[C_BYTES, 2 * C_BYTES], delay=LAT)
+    assert one_link_with_control(cb3).span[1] == C_TX + LAT + 3.0 + 2 * C_TX + LAT
+
+
+def test_control_message_queues_on_the_downlink():
+    """With download queues, a control message that reaches the receiver's downlink first
+    holds it: the data copy arriving while it is received waits for the rest of it; at one
+    instant the data copy goes first (CSR entries before control messages)."""
+    net = Network(np.full(2, np.inf), np.full(2, MBPS), download_queues=True)
+    early = LAT - C_TX / 2
+    ctl = ControlBatch.create([0], [1], [0.0], nbytes=C_BYTES, delay=early)
+    d = one_link_with_control(ctl, net)
+    assert d.arrival[0, 1] == early + C_TX + TX
+    assert d.control_received_bytes[1] == C_BYTES
+    assert d.span[1] == early + C_TX + TX
+    tie = one_link_with_control(ctl.with_delay(LAT), net)
+    assert tie.arrival[0, 1] == LAT + TX and tie.span[1] == LAT + TX + C_TX
+
+
+def test_no_or_empty_control_batch_changes_nothing_and_unlimited_control_costs_no_time():
+    rng = np.random.default_rng(8)
+    empty = ControlBatch.create(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    for i in range(40):
+        case = random_case(rng)
+        indptr, indices, ed, pd, masks, batch, _, size, published, _ = case
+        n = len(indptr) - 1
+        args = dict(size=size, publish_at=published, policy="ttl", record_edges=True)
+        a = disseminate_contended(*case[:7], **args, rng=np.random.default_rng(i))
+        b = disseminate_contended(*case[:7], **args, rng=np.random.default_rng(i), control=empty)
+        for f in (*FIELDS, "sent_bytes", "uplink_busy", "queue_delay"):
+            np.testing.assert_array_equal(getattr(a, f), getattr(b, f), err_msg=f)
+        assert a.span == b.span and not b.control_sent_bytes.any()
+        # unlimited bandwidth: control bytes are counted, data times do not move, on both paths
+        ctl = random_control(rng, n)
+        for force in (False, True):
+            free = disseminate_contended(indptr, indices, ed, pd, masks, batch,
+                                         Network.uniform(n), policy="flood", control=ctl,
+                                         force_contended=force)
+            today = disseminate(indptr, indices, ed, pd, masks, batch, policy="flood")
+            np.testing.assert_array_equal(free.arrival, today.arrival)
+            assert free.control_sent_bytes.sum() == ctl.nbytes.sum()
+            np.testing.assert_array_equal(
+                free.control_received_bytes,
+                np.bincount(ctl.receiver, weights=ctl.nbytes, minlength=n))
+
+
+def test_control_batch_sizes_concat_and_bad_input():
+    cb = ControlBatch.create([0, 1, 2], [1, 0, 0], answers=[-1, 0, -1], entries=[3, 2, 0])
+    assert cb.sized(40, 24).nbytes.tolist() == [112.0, 88.0, 40.0]
+    assert cb.with_delay([1.0, 2.0, 3.0]).delay.tolist() == [1.0, 2.0, 3.0]
+    both = ControlBatch.concat([cb, cb])
+    assert both.answers.tolist() == [-1, 0, -1, -1, 3, -1] and len(both) == 6
+    for kwargs, match in (
+        ({"answers": [1, -1, -1]}, "answers"),
+        ({"answers": [-1, 0, 0]}, "at most one answer"),
+        ({"entries": [-1, 0, 0]}, "entries"),
+        ({"at": [0.0, -1.0, 0.0]}, "at"),
+        ({"nbytes": [np.inf, 0.0, 0.0]}, "nbytes"),
+        ({"delay": [0.0, 0.0]}, "delay"),
+    ):
+        with pytest.raises(ParameterError, match=match) as err:
+            ControlBatch.create([0, 1, 2], [1, 0, 0], **kwargs)
+        assert "\n" not in str(err.value)
+    with pytest.raises(ParameterError, match="control_size"):
+        cb.sized(-1.0)
+    a = path(2)
+    with pytest.raises(ParameterError, match="control: sender"):
+        disseminate_contended(
+            a.indptr, a.indices, np.ones(a.nnz), np.zeros(3), everyone(3),
+            MessageBatch.create([0], [0]), Network.uniform(3, 1.0), size=10.0,
+            control=ControlBatch.create([0], [3]))

@@ -253,7 +253,7 @@ def cities():
 
 
 @pytest.mark.data
-@pytest.mark.parametrize("protocol", ["gossipsub", "scribe-topic"])
+@pytest.mark.parametrize("protocol", ["gossipsub-split", "scribe-topic"])
 def test_protocol_mesh_reaches_its_topic_links_only(protocol, cities):
     """By default a message reaches exactly the publisher's part of its topic's links.
 
@@ -290,7 +290,7 @@ def test_protocol_mesh_reaches_its_topic_links_only(protocol, cities):
         assert not (reached & ~t_ttl.reached[m]).any()
 
 
-@pytest.mark.parametrize("protocol", ["gossipsub", "scribe-topic"])
+@pytest.mark.parametrize("protocol", ["gossipsub-split", "scribe-topic"])
 def test_eclipse_attackers_relay_every_topic_under_mesh(protocol):
     world = make_world("eclipse", seed=1, topics=20, messages=100)
     proto = make_protocol(protocol, world)
@@ -317,10 +317,10 @@ def test_mesh_refused_for_a_protocol_without_link_topics():
     with pytest.raises(ParameterError, match="scribe-random does not label"):
         check_run("scribe-random", "unit-square", forwarding="mesh")
     with pytest.raises(ParameterError, match="random-graph does not label"):
-        compare(["gossipsub", "random-graph"], "unit-square", forwarding="mesh")
+        compare(["gossipsub-split", "random-graph"], "unit-square", forwarding="mesh")
     runner = CliRunner()
     where = ["--scenario", "unit-square", "--forwarding", "mesh"]
-    for cmd in (["run", "scribe-random"], ["compare", "--protocols", "gossipsub,topiary"]):
+    for cmd in (["run", "scribe-random"], ["compare", "--protocols", "gossipsub-split,topiary"]):
         res = runner.invoke(cli, cmd + where)
         assert res.exit_code == 2
         (line,) = res.stderr.strip().splitlines()
@@ -330,7 +330,7 @@ def test_mesh_refused_for_a_protocol_without_link_topics():
                          "run": {"name": "unit-square", "forwarding": "mesh"}}}
     with pytest.raises(SpecError, match=r"scenario\.run\.forwarding: forwarding 'mesh'"):
         parse_spec(spec)
-    spec["scenario"]["protocol"] = "gossipsub"
+    spec["scenario"]["protocol"] = "gossipsub-split"
     assert parse_spec(spec).scenario.run.forwarding == "mesh"
 
 

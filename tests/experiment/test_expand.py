@@ -119,3 +119,16 @@ def test_run_ids_are_stable_hashes_of_the_resolved_spec():
     other = parse_spec(spec_with(sweep__seeds=[0, 1], scenario__workload__subs=4)).expand()
     assert not {x.run_id for x in other} & {x.run_id for x in runs}
     assert canonical_json(r.scenario) == canonical_json(dict(sorted(r.scenario.items())))
+
+
+def test_a_churn_run_without_a_network_keeps_its_id():
+    """The network settings a churn section takes enter the id only when given: a churn spec
+    that sets none has the id it had before churn runs took them."""
+    base = {"kind": "churn", "protocol": "spidercast", "seed": 1, "churn": {"lifetime": 20.0},
+            "workload": {"nodes": 60, "topics": 6, "subs": 2}}
+    (run,) = parse_spec({"experiment": "e", "scenario": base}).expand()
+    assert run.run_id == "5fa595caf373fb7c"
+    assert "bandwidth" not in run.scenario["churn"]
+    wired = {**base, "churn": {"lifetime": 20.0, "bandwidth": "25:50"}}
+    (other,) = parse_spec({"experiment": "e", "scenario": wired}).expand()
+    assert other.run_id != run.run_id and other.scenario["churn"]["bandwidth"] == "25:50"

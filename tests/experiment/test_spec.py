@@ -31,8 +31,8 @@ def test_zipf_alpha_popularity_is_accepted():
         (
             {"scenario__protocol": "nope"},
             "scenario.protocol: unknown protocol 'nope'; "
-            "allowed: complete, gm, goldfish, gossipsub, lowoda, lowoda-inc, lowoda-re, "
-            "minmaxoda, omen, omen-g, opt, perigee,",
+            "allowed: complete, gm, goldfish, gossipsub, gossipsub-split, lowoda, lowoda-inc, "
+            "lowoda-re, minmaxoda, omen, omen-g, opt, perigee,",
         ),
         ({"scenario__kind": "bake"}, "scenario.kind: 'bake' is not one of build, run"),
         (

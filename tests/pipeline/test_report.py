@@ -202,8 +202,11 @@ def test_report_errors_are_clear(spark, dataset, tmp_path):
     out, _ = dataset
     with pytest.raises(HedgerowError, match="--by colour: no such result column"):
         aggregate(spark, out, "spidercast-fig12", by=["colour"])
-    with pytest.raises(HedgerowError, match="--metric speed: no such metric"):
-        aggregate(spark, out, "spidercast-fig12", metrics=["speed"])
+    with pytest.raises(HedgerowError, match="--metric hit_ratio: no such metric"):
+        aggregate(spark, out, "spidercast-fig12", metrics=["hit_ratio"])  # declared, not here
+    with pytest.raises(HedgerowError, match="--metric avg_degre: unknown metric 'avg_degre'; "
+                       "nearest: avg_degree"):
+        aggregate(spark, out, "spidercast-fig12", metrics=["avg_degre"])
     with pytest.raises(
         HedgerowError, match="no rows of experiment 'nope'; found: other, spidercast-fig12"
     ):

@@ -127,7 +127,9 @@ def test_report_options_are_checked_before_any_engine(tmp_path, monkeypatch):
     write_rows(tmp_path, "r0", [_row("r0", "L", 500, 10.0)])
     for args, msg in [
         (["--by", "colour"], "--by colour: no such result column"),
-        (["--metric", "speed"], "--metric speed: no such metric"),
+        (["--metric", "hit_ratio"], "--metric hit_ratio: no such metric in 'plain'"),
+        (["--metric", "recieve_rate"], "--metric recieve_rate: unknown metric 'recieve_rate'; "
+                                       "nearest: receive_rate"),
         (["--master", "lokal"], "--master lokal: not a Spark master URL"),
     ]:
         t0 = time.perf_counter()

@@ -135,7 +135,7 @@ def test_hold_measures_by_hand() -> None:
 
 
 # ----------------------------------------------------------------------------- baselines
-@pytest.mark.parametrize("protocol", ["gossipsub", "random-graph"])
+@pytest.mark.parametrize("protocol", ["gossipsub-split", "random-graph"])
 def test_static_baselines_give_the_goldfish_table_columns(protocol: str) -> None:
     world = make_world("goldfish-random", seed=1, epochs=1)
     row = run_protocol(make_protocol(protocol, world, {}), world).rows[0]
@@ -147,7 +147,7 @@ def test_static_baselines_give_the_goldfish_table_columns(protocol: str) -> None
 def test_compare_rows_carry_the_relay_measures_for_every_protocol() -> None:
     from hedgerow.scenarios.run import compare
 
-    names = ["goldfish", "perigee", "gossipsub", "random-graph"]
+    names = ["goldfish", "perigee", "gossipsub-split", "random-graph"]
     params = {"perigee": {"preset": "goldfish"}}
     bad = compare(names, "goldfish-withhold", seed=1, params=params, diameter=False, epochs=3)
     good = compare(names, "goldfish-withhold", seed=1, params=params, diameter=False, epochs=3,
@@ -160,7 +160,7 @@ def test_compare_rows_carry_the_relay_measures_for_every_protocol() -> None:
     # a static overlay cannot evict: every relay linked to an honest adaptive node withholds
     static = {r["protocol"]: r for r in bad}
     assert static["random-graph"]["withholding_attackers"] > 0
-    assert static["gossipsub"]["withholding_attackers"] > 0
+    assert static["gossipsub-split"]["withholding_attackers"] > 0
 
 
 @pytest.mark.data

@@ -35,6 +35,9 @@ def _rows_without_bytes(rows):
         ("publication", "poisson:0", "RATE must be a positive"),
         ("loss", 1.0, "loss"),
         ("jitter_ms", -1.0, "jitter_ms"),
+        ("control_size", -1.0, "control_size"),
+        ("control_entry_size", -5.0, "control_entry_size"),
+        ("control_period_ms", 0.0, "control_period_ms"),
     ],
 )
 def test_a_bad_network_setting_is_one_line_naming_it(key, value, match):
@@ -58,7 +61,7 @@ def test_a_world_without_network_settings_is_todays():
     assert not set(BYTES_KEYS) & set(row)
 
 
-@pytest.mark.parametrize("protocol", ["ringpt", "topiary", "gossipsub"])
+@pytest.mark.parametrize("protocol", ["ringpt", "topiary", "gossipsub-split"])
 def test_unlimited_bandwidth_and_size_zero_give_todays_rows(protocol):
     """A contended world that contends for nothing: every delivery column equal to today's."""
     base = make_world("unit-square", seed=3, nodes=80, messages=30, epochs=3)
@@ -205,3 +208,87 @@ def test_compare_json_carries_the_byte_columns():
     assert [r["protocol"] for r in rows] == ["ringpt", "topiary"]
     for row in rows:
         assert set(BYTES_KEYS) <= set(row) and row["message_bytes_mean"] == 65536.0
+
+
+# --------------------------------------------------------------------- control messages
+CONTROL_KW = {"seed": 3, "nodes": 120, "messages": 20, "publication": "poisson:5"}
+
+
+def test_control_size_zero_gives_the_rows_of_a_world_without_it():
+    a = compare(["vitis", "spidercast"], "unit-square-bw", **CONTROL_KW)
+    b = compare(["vitis", "spidercast"], "unit-square-bw", control_size=0.0,
+                control_entry_size=40.0, **CONTROL_KW)
+    for x, y in zip(a, b, strict=True):
+        x.pop("seconds"), y.pop("seconds")
+        assert x == y
+        assert x["sent_control_mean"] == 0.0 and x["control_byte_share"] == 0.0
+
+
+def test_control_messages_are_counted_and_share_the_uplinks():
+    rows = {r["protocol"]: r for r in compare(
+        ["vitis", "rvr", "spidercast", "ringpt"], "unit-square-bw", control_size=64.0,
+        **CONTROL_KW)}
+    free = {r["protocol"]: r for r in compare(
+        ["vitis", "rvr", "spidercast", "ringpt"], "unit-square-bw", **CONTROL_KW)}
+    for name in ("vitis", "rvr", "spidercast"):
+        row = rows[name]
+        assert row["sent_control_mean"] > 0 and 0 < row["control_byte_share"] < 1
+        # every control byte sent is received (no control message is lost)
+        assert row["received_control_mean"] == pytest.approx(row["sent_control_mean"])
+        # the same payload, now sharing the uplinks with the control messages
+        assert row["sent_payload_mean"] == free[name]["sent_payload_mean"]
+        assert row["delay_mean_ms"] != free[name]["delay_mean_ms"]
+        assert row["world"] != free[name]["world"]
+    # Vitis gossips more than RVR (the profile exchange on top of the same two exchanges)
+    assert rows["vitis"]["sent_control_mean"] > rows["rvr"]["sent_control_mean"]
+    assert rows["ringpt"]["sent_control_mean"] == 0.0
+    ringpt = {k: v for k, v in rows["ringpt"].items() if k not in ("world", "seconds")}
+    assert ringpt == {k: v for k, v in free["ringpt"].items() if k not in ("world", "seconds")}
+
+
+def test_control_bytes_follow_the_settings():
+    kw = {**CONTROL_KW, "control_period_ms": 500.0}
+    small = compare(["rvr"], "unit-square-bw", control_size=64.0, control_entry_size=0.0, **kw)[0]
+    big = compare(["rvr"], "unit-square-bw", control_size=128.0, control_entry_size=0.0, **kw)[0]
+    assert big["sent_control_mean"] == pytest.approx(2 * small["sent_control_mean"])
+    slow = compare(["rvr"], "unit-square-bw", control_size=64.0, control_entry_size=0.0,
+                   **{**kw, "control_period_ms": 5000.0})[0]
+    assert slow["sent_control_mean"] < small["sent_control_mean"]
+    again = compare(["rvr"], "unit-square-bw", control_size=64.0, control_entry_size=0.0, **kw)[0]
+    small.pop("seconds"), again.pop("seconds")
+    assert again == small  # the same seed, the same control messages
+
+
+def test_a_resent_epoch_with_control_messages_is_the_epoch():
+    w = make_world("unit-square-bw", control_size=64.0, **{**CONTROL_KW, "seed": 4})
+
+    class Resend(EpochObserver):
+        def observe(self, run, ep):
+            got = {}
+
+            def keep(sel, d, emap):
+                got["arrival"] = d.arrival
+
+            ep.resend(np.arange(5), keep)
+            np.testing.assert_array_equal(got["arrival"], ep.rec.arrival[:5])
+            return {"resent": True}
+
+    rows = run_protocol(get_protocol("spidercast"), w, observers=[Resend()]).rows
+    assert rows[0]["resent"] and rows[0]["sent_control_mean"] > 0
+
+
+def test_compare_json_shows_control_bytes():
+    import json
+
+    from click.testing import CliRunner
+
+    from hedgerow.cli import cli
+
+    res = CliRunner().invoke(cli, [
+        "compare", "--scenario", "eth-blocks", "--protocols", "vitis,spidercast", "--nodes",
+        "100", "--messages", "8", "--epochs", "1", "--control-size", "64", "--json",
+    ])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(line) for line in res.output.splitlines() if line.startswith("{")]
+    assert [r["protocol"] for r in rows] == ["vitis", "spidercast"]
+    assert all(r["sent_control_mean"] > 0 and r["control_byte_share"] > 0 for r in rows)

@@ -20,10 +20,12 @@ from hedgerow.testing import parametrize_with_checks
 #: the checks every protocol gets, and those of each capability
 EVERY = ("check_declared_params", "check_param_round_trip", "check_invalid_values")
 PER_CAPABILITY = {
-    "static": ("check_static_build", "check_static_in_epoch_loop", "check_bandwidth_limited"),
+    "static": ("check_static_build", "check_build_statistics_declared",
+               "check_static_in_epoch_loop", "check_bandwidth_limited"),
     "adaptive": ("check_adaptive_epochs", "check_bandwidth_limited"),
     "maintained": ("check_maintained_churn", "check_bandwidth_limited"),
     "cycle": ("check_cycle_engine",),
+    "clock": ("check_clock_engine", "check_bandwidth_limited"),
 }
 
 
@@ -54,6 +56,7 @@ def test_check_protocol_runs_the_checks_by_name():
         "check_param_round_trip",
         "check_invalid_values",
         "check_static_build",
+        "check_build_statistics_declared",
         "check_static_in_epoch_loop",
         "check_bandwidth_limited",
     ]
@@ -108,6 +111,25 @@ def test_a_badly_named_protocol_fails_the_declaration_check():
         check_protocol(clash)
 
 
+def test_an_undeclared_build_statistic_fails_its_check():
+    """A build statistic a row would carry as ``stat_<name>`` must be a declared metric."""
+    from hedgerow.metrics.registry import statistics
+
+    cls = REGISTRY["ringpt"]
+
+    class Counting(cls):
+        def _build(self, instance, streams, *, progress):
+            overlay, stats = super()._build(instance, streams, progress=progress)
+            return overlay, {**stats, "rings_drawn": instance.n_topics}
+
+    with pytest.raises(AssertionError, match="ringpt: build statistics not declared as "
+                       "metrics: stat_rings_drawn"):
+        check_protocol(Counting)
+    declared = type("Declared", (Counting,), {
+        "metrics": statistics(rings_drawn=("rings drawn, one per topic", "rings", None))})
+    assert "check_build_statistics_declared" in check_protocol(declared)
+
+
 def test_a_nondeterministic_build_fails_its_check():
     """Same seed, other overlay: a build that ignores its streams is caught."""
     cls = REGISTRY["random-graph"]
@@ -147,3 +169,42 @@ def test_a_broken_cycle_engine_fails_its_check():
 
     with pytest.raises(AssertionError, match="leave"):
         check_cycle_engine(Sticky)
+
+
+def test_clock_protocols_are_declared_and_checked():
+    """The clock-driven shape is a capability: listed, and its engine check runs."""
+    from hedgerow.protocols import protocol_names
+
+    assert "gossipsub" in protocol_names(capability="clock")
+    assert "check_clock_engine" in check_protocol("gossipsub")
+
+
+def test_a_broken_clock_engine_fails_its_check():
+    """The clock check is not vacuous: bounds the engine breaks, or draws that ignore the
+    seed, are caught."""
+    import numpy as np
+
+    from hedgerow.protocols.gossipsub import GossipSub
+    from hedgerow.scenarios.checks import check_clock_engine
+
+    class Tight(GossipSub):  # declares a bound its meshes do not keep
+        name = "tight-gossipsub"
+
+        def heartbeat_bounds(self, engine):
+            deg = engine.mesh_degree()[engine.subs]
+            return [f"mesh {deg.max()} > 5"] if (deg > 5).any() else []
+
+    with pytest.raises(AssertionError, match="after heartbeat"):
+        check_clock_engine(Tight)
+
+    class Unseeded(GossipSub):  # the kernel's draws from outside the run's streams
+        name = "unseeded-gossipsub"
+        drawn = iter(range(1, 100))
+
+        def clock_engine(self, instance, network, latency, proc, publications, streams):
+            eng = super().clock_engine(instance, network, latency, proc, publications, streams)
+            eng._rs[0] = np.uint64(next(self.drawn))
+            return eng
+
+    with pytest.raises(AssertionError, match="same seed"):
+        check_clock_engine(Unseeded)

@@ -43,7 +43,7 @@ BEFORE = [
     ("topiary", "topic-attack", {"nodes": 100, "attackers": 20, "epochs": 3}, {},
      "f6f9a9f901fe0149"),
     ("topiary", "eclipse", {"nodes": 100, "attackers": 20, "epochs": 3}, {}, "30b7fa93e83d7663"),
-    ("gossipsub", "topic-attack", {"nodes": 100, "attackers": 20}, {}, "7930f15bb866aedf"),
+    ("gossipsub-split", "topic-attack", {"nodes": 100, "attackers": 20}, {}, "7930f15bb866aedf"),
     ("random-graph", "eclipse", {"nodes": 100, "attackers": 20}, {}, "8f1c03bf8d032350"),
     ("goldfish", "goldfish-churn", {"epochs": 4}, {}, "748f493296e0977c"),
     ("perigee", "goldfish-churn", {"epochs": 4}, {}, "ed48aff5e45bb9c8"),
@@ -148,7 +148,7 @@ class _Watch(EpochObserver):
 @pytest.mark.parametrize(
     ("proto", "scenario"),
     [("perigee", "goldfish-churn"), ("goldfish", "goldfish-withhold"),
-     ("gossipsub", "goldfish-withhold")],
+     ("gossipsub-split", "goldfish-withhold")],
 )
 def test_observers_never_change_what_they_read(
     monkeypatch: pytest.MonkeyPatch, proto: str, scenario: str

@@ -34,7 +34,7 @@ BASE_KEYS = {
 }
 ATTACK_KEYS = {"attacker_slot_share", "honest_with_honest_neighbour", "honest_with_honest_link"}
 #: Topiary and its section V-A baselines
-TOPIARY_BASELINES = ("random-graph", "complete", "gossipsub", "scribe-random", "scribe-topic")
+TOPIARY_BASELINES = ("random-graph", "complete", "gossipsub-split", "scribe-random", "scribe-topic")
 
 
 def test_registry_names():
@@ -65,7 +65,8 @@ def test_registry_names():
 
 
 @pytest.mark.data
-@pytest.mark.parametrize("protocol", ["random-graph", "gossipsub", "scribe-random", "scribe-topic"])
+@pytest.mark.parametrize("protocol",
+                         ["random-graph", "gossipsub-split", "scribe-random", "scribe-topic"])
 def test_static_baselines_report_one_epoch(protocol):
     rows = run_scenario(protocol, "cities", topics=20, epochs=5, messages=60)
     assert len(rows) == 1 and set(rows[0]) == BASE_KEYS | RAN_STATIC

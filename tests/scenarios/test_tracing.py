@@ -42,7 +42,7 @@ def _measures_from_trace(world, df, epoch, n_messages, publisher, topic):
     ("protocol", "scenario", "settings"),
     [
         ("spidercast", "unit-square", {"nodes": 120, "messages": 80}),
-        ("gossipsub", "cities", {"messages": 60}),               # mesh forwarding
+        ("gossipsub-split", "cities", {"messages": 60}),               # mesh forwarding
         ("topiary", "unit-square", {"nodes": 100, "messages": 60, "epochs": 3}),
         ("random-graph", "topic-attack", {"nodes": 120, "attackers": 30, "messages": 60}),
     ],

@@ -39,6 +39,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from hedgerow.metrics.registry import statistics
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
@@ -72,6 +73,11 @@ class TopicKNN(StaticProtocol):
                  low=1, unit="neighbours per topic"),
     }
     quick_params: ClassVar[dict] = {"k": 2}
+    #: the build statistic this protocol adds to its rows (``stat_links`` in a build row), so
+    #: a spec's ``report.metrics`` and ``hedgerow report --metric`` accept it
+    metrics: ClassVar[dict] = statistics(
+        links=("links of the overlay (the union of the per-topic graphs)", "links", None),
+    )
 
     def _build(
         self, instance: Instance, streams: RngStreams, *, progress: Any

@@ -83,15 +83,19 @@ def churn_cmd(
     control messages per join/leave so far.  A cycle-driven gossip protocol
     (vitis, rvr) runs a named cycle scenario (vitis-flash-crowd, vitis-trace;
     --nodes reduces it), one row every few cycles: ring correctness, hit
-    ratio, overhead, delay.  The churn settings' options and defaults come
-    from the declared world settings; an option the chosen churn does not use
-    is an error.
+    ratio, overhead, delay.  With any network option (--bandwidth, --size,
+    --publication, ...) every row's messages (one per topic with an online
+    subscriber) also cross the contended network, and the row gains delivery
+    under load and bytes per node (docs/network.md).  The churn settings'
+    options and defaults come from the declared world settings; an option the
+    chosen churn does not use is an error.
 
     \b
     Example:
       hedgerow churn spidercast --nodes 1250 --lifetime 100 --duration 1000 --seed 1
       hedgerow churn lowoda-inc --scenario fb1k-google --events 200 --json
       hedgerow churn vitis --scenario vitis-flash-crowd --seed 1
+      hedgerow churn spidercast --nodes 1000 --lifetime 100 --bandwidth 25:50 --size 128k
     """
     from hedgerow.pipeline.inputs import ensure_inputs, inputs_of
     from hedgerow.progress import progress_bar

@@ -43,19 +43,27 @@ def _report(meta: dict, out: str) -> None:
     click.echo(json.dumps(meta.get("counts", {}), sort_keys=True))
 
 
-def _run(job: str, fn: Callable[..., dict], out: str, master: str | None, **kwargs) -> None:
+def _run(job: str, fn: Callable[..., dict], out: str, master: str | None,
+         formats: dict[str, Any] | None = None, **kwargs) -> None:
     """Run ingest function ``fn(spark, out, **kwargs)`` in a session for ``job``; report.
 
-    The output folder, the input files, Java and the master are checked first:
-    a typo costs a second, not a JVM start.
+    The output folder, the input files (their first lines against the job's declared
+    format, ``formats``: option -> ``LineFormat`` or a checking function), Java and the
+    master are checked first: a typo or a file in the wrong format costs a second, not a
+    JVM start.
     """
-    from hedgerow.pipeline.ingest._common import check_out, require_input
+    from hedgerow.pipeline.ingest._common import LineFormat, check_head, check_out, require_input
     from hedgerow.pipeline.session import check_master, job_session
 
     check_out(out, bool(kwargs.get("force")))
     for key in ("servers", "pings", "matrix", "edges", "trace"):
         if kwargs.get(key) is not None:  # an empty path is an error, not the default
             require_input(kwargs[key], f"--{key}")
+            fmt = (formats or {}).get(key)
+            if isinstance(fmt, LineFormat):
+                check_head(kwargs[key], fmt)
+            elif fmt is not None:
+                fmt(kwargs[key])
     check_master(master)
     log_file = None
     if not click.get_current_context().meta.get("hedgerow.verbose"):
@@ -83,9 +91,10 @@ def ingest() -> None:
 @_verbose
 def cities_cmd(servers, pings, out, force, master) -> None:
     """Complete symmetric 246-city one-way latency table (WonderNetwork 2020-07-19)."""
-    from hedgerow.pipeline.ingest.cities import ingest_cities
+    from hedgerow.pipeline.ingest.cities import PING_LINES, SERVER_LINES, ingest_cities
 
-    _run("cities", ingest_cities, out, master, servers=servers, pings=pings, force=force)
+    _run("cities", ingest_cities, out, master, {"servers": SERVER_LINES, "pings": PING_LINES},
+         servers=servers, pings=pings, force=force)
 
 
 @ingest.command("perigee")
@@ -96,9 +105,10 @@ def cities_cmd(servers, pings, out, force, master) -> None:
 @_verbose
 def perigee_cmd(matrix, out, force, master) -> None:
     """The Perigee 1000x1000 one-way latency matrix as a long table."""
-    from hedgerow.pipeline.ingest.perigee import ingest_perigee
+    from hedgerow.pipeline.ingest.perigee import check_matrix_head, ingest_perigee
 
-    _run("perigee", ingest_perigee, out, master, matrix=matrix, force=force)
+    _run("perigee", ingest_perigee, out, master, {"matrix": check_matrix_head}, matrix=matrix,
+         force=force)
 
 
 @ingest.command("social")
@@ -115,12 +125,13 @@ def perigee_cmd(matrix, out, force, master) -> None:
 @_verbose
 def social_cmd(edges, size, seeds, seed, directed, out, force, master) -> None:
     """BFS (snowball) sample of a social graph as a subscription instance."""
-    from hedgerow.pipeline.ingest.social import _parse_size, ingest_social
+    from hedgerow.pipeline.ingest.social import EDGE_LINES, _parse_size, ingest_social
 
     _parse_size(size)  # a bad --size: one line, before the JVM
 
     _run(
-        "social", ingest_social, out, master, size=size, edges=edges, seeds=seeds, seed=seed,
+        "social", ingest_social, out, master, {"edges": EDGE_LINES}, size=size, edges=edges,
+        seeds=seeds, seed=seed,
         directed=directed, force=force,
     )  # fmt: skip
 
@@ -172,7 +183,7 @@ def follower_graph_cmd(users, seed, exponent, mean, max_frac, out, force, master
 def churn_cmd(source, trace, nodes, seed, population, out, force, master) -> None:
     """Join/leave event sequence from the Google 2011 or the smartphone churn trace."""
     from hedgerow.errors import ParameterError
-    from hedgerow.pipeline.ingest.churn import ingest_churn
+    from hedgerow.pipeline.ingest.churn import TRACE_LINES, ingest_churn
 
     if nodes.strip().lower() == "all":
         k = None
@@ -185,7 +196,8 @@ def churn_cmd(source, trace, nodes, seed, population, out, force, master) -> Non
 
         check_sizes(f"a churn sample of {k:,} nodes", nodes=k, churn=True)
     _run(
-        "churn", ingest_churn, out, master, source=source, trace=trace, nodes=k, seed=seed,
+        "churn", ingest_churn, out, master, {"trace": TRACE_LINES[source]}, source=source,
+        trace=trace, nodes=k, seed=seed,
         population=population, force=force,
     )  # fmt: skip
 

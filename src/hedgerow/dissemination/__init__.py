@@ -10,6 +10,7 @@ See :mod:`hedgerow.dissemination.engine` (the model and the kernels' API),
 from hedgerow.dissemination.chunks import EDGE_BUDGET_BYTES, disseminate_chunks
 from hedgerow.dissemination.contended import (
     ContendedDelivery,
+    ControlBatch,
     Network,
     disseminate_contended,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "EDGE_BUDGET_BYTES",
     "POLICIES",
     "ContendedDelivery",
+    "ControlBatch",
     "Delivery",
     "EntryTopics",
     "MessageBatch",

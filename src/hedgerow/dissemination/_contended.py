@@ -4,18 +4,26 @@ All messages of a batch run as ONE discrete-event simulation, since they share
 the nodes' uplinks and downlinks.  Events live in a growable 4-ary heap keyed
 by ``(time, key)`` where the integer key packs ``(kind, id, message)``:
 
-``kind`` 0 = READY
+``kind`` 0 = CONTROL
+    control message ``id`` joins its sender's uplink (at its send instant, or
+    when the request it answers has been received).
+``kind`` 1 = READY
     node ``id`` has message ``m`` and is ready to forward it (the publisher
     at the publication instant; any other node after its processing and
     validation delays): its copies join its uplink's FIFO queue.
-``kind`` 1 = RECEIVED
+``kind`` 2 = RECEIVED
     the copy sent along CSR entry ``id`` is fully received by its target.
-``kind`` 2 = AT_DOWNLINK
+``kind`` 3 = AT_DOWNLINK
     (download queues on) the copy along CSR entry ``id`` reaches the target's
-    downlink and queues there.
+    downlink and queues there; ``id >= nnz`` is control message ``id - nnz``.
 
-At one instant READY events come first, then RECEIVED, then AT_DOWNLINK; within
-a kind by ``id`` (node, or CSR entry), then by message.  With unlimited
+At one instant CONTROL events come first (by control message), then READY,
+then RECEIVED, then AT_DOWNLINK; within a kind by ``id`` (control message,
+node, or CSR entry, control messages after every CSR entry), then by message.
+Control messages occupy the uplinks and downlinks in the same FIFO queues as
+the data copies, are never forwarded, lost or jittered, and their receipt
+changes nothing but the counters (and sends the answer, if any).  With no
+control message the events and their order are those of a batch of data alone.  With unlimited
 bandwidth, no validation, loss, jitter and every message published at 0 this
 is exactly the ``(arrival time, CSR entry)`` order of
 :mod:`hedgerow.dissemination._kernels` (a READY at time ``t`` is handled before
@@ -45,9 +53,10 @@ from hedgerow.dissemination._kernels import POLICY_FLOOD, POLICY_TOPIC
 
 POLICY_MESH = 3
 
-READY = 0
-RECEIVED = 1
-AT_DOWNLINK = 2
+CONTROL = 0
+READY = 1
+RECEIVED = 2
+AT_DOWNLINK = 3
 
 KIND_SHIFT = 61
 ID_SHIFT = 30
@@ -145,7 +154,22 @@ def _serves(lab_ptr, lab_topics, e, topic):
 
 
 @numba.njit(cache=True)
-def simulate(graph, msgs, net, policy, record, out):
+def _grown(h_t, h_k, size_h, need):
+    """The heap's arrays with room for ``need`` slots (the same arrays when they have it)."""
+    cap = len(h_t)
+    if need <= cap:
+        return h_t, h_k
+    while cap < need:
+        cap *= 2
+    nt = np.empty(cap, dtype=np.float64)
+    nk = np.empty(cap, dtype=np.int64)
+    nt[:size_h] = h_t[:size_h]
+    nk[:size_h] = h_k[:size_h]
+    return nt, nk
+
+
+@numba.njit(cache=True)
+def simulate(graph, msgs, net, policy, record, out, ctrl):
     """Run the batch; fills ``out`` in place and returns ``(first event time, last event time)``.
 
     ``graph`` = ``(indptr, indices, row_of, edge_delay, proc_delay, masks,
@@ -155,18 +179,25 @@ def simulate(graph, msgs, net, policy, record, out):
     per ms, ``inf`` = unlimited); ``out`` = ``(arrival, hops, parent,
     node_ttl, queue_delay, edge_recv, copies, relay, dups, lost, queue_wait,
     sent_bytes, recv_bytes, dup_bytes, up_busy)``.  ``arrival`` and
-    ``edge_recv`` come back in absolute time.
+    ``edge_recv`` come back in absolute time.  ``ctrl`` = ``(sender, receiver,
+    at, nbytes, delay, answer, first, ctrl_sent, ctrl_recv)``: the control
+    messages (``first[c]``: sent at the instant ``at[c]``; otherwise ``at[c]``
+    ms after the message it answers is received; ``answer[c]`` the message
+    sent in answer to ``c``, ``-1`` none) and their per-node byte counters.
     """
     indptr, indices, row_of, edge_delay, proc_delay, masks, lab_ptr, lab_topics = graph
     publisher, topic, ttl0, published, size = msgs
     up_rate, down_rate, down_queues, val_ms, val_per_byte, loss, loss_key, jit_ms, jit_key = net
     (arrival, hops, parent, node_ttl, qdelay, edge_recv, copies, relay, dups, lost, qwait,
      sent_b, recv_b, dup_b, busy) = out
+    c_sender, c_receiver, c_at, c_bytes, c_delay, c_answer, c_first, c_sent, c_recv = ctrl
     n = len(indptr) - 1
+    nnz = len(indices)
     n_msg = len(publisher)
+    n_ctrl = len(c_sender)
     up_free = np.full(n, -np.inf)
     down_free = np.full(n, -np.inf)
-    cap = max(16, 2 * n_msg)
+    cap = max(16, 2 * n_msg + n_ctrl)
     h_t = np.empty(cap, dtype=np.float64)
     h_k = np.empty(cap, dtype=np.int64)
     size_h = 0
@@ -183,9 +214,15 @@ def simulate(graph, msgs, net, policy, record, out):
         arrival[m, p] = published[m]
         hops[m, p] = 0
         node_ttl[m, p] = ttl0[m]
-        _push(h_t, h_k, size_h, published[m], (np.int64(p) << ID_SHIFT) | m)
+        _push(h_t, h_k, size_h, published[m],
+              (np.int64(READY) << KIND_SHIFT) | (np.int64(p) << ID_SHIFT) | m)
         size_h += 1
         t_first = min(t_first, published[m])
+    for c in range(n_ctrl):
+        if c_first[c]:
+            _push(h_t, h_k, size_h, c_at[c], np.int64(c) << ID_SHIFT)
+            size_h += 1
+            t_first = min(t_first, c_at[c])
     arr_kind = AT_DOWNLINK if down_queues else RECEIVED
     while size_h > 0:
         t = h_t[0]
@@ -197,6 +234,43 @@ def simulate(graph, msgs, net, policy, record, out):
         kind = k >> KIND_SHIFT
         ident = (k >> ID_SHIFT) & _ID_MASK
         m = k & _M_MASK
+        if kind == CONTROL or (kind == AT_DOWNLINK and ident >= nnz):
+            # a control message: on the sender's uplink (CONTROL), or on the
+            # receiver's downlink; received once it is off the last queue
+            c = ident if kind == CONTROL else ident - nnz
+            if kind == CONTROL:
+                v = c_sender[c]
+                tx = c_bytes[c] / up_rate[v]
+                start = t if t > up_free[v] else up_free[v]
+                fin = start + tx
+                up_free[v] = fin
+                c_sent[v] += c_bytes[c]
+                busy[v] += tx
+                done = fin + c_delay[c]
+                if fin > t_last:
+                    t_last = fin
+                if down_queues:
+                    h_t, h_k = _grown(h_t, h_k, size_h, size_h + 1)
+                    cap = len(h_t)
+                    _push(h_t, h_k, size_h, done, (np.int64(AT_DOWNLINK) << KIND_SHIFT)
+                          | (np.int64(nnz + c) << ID_SHIFT))
+                    size_h += 1
+                    continue
+            else:
+                w = c_receiver[c]
+                start = t if t > down_free[w] else down_free[w]
+                done = start + c_bytes[c] / down_rate[w]
+                down_free[w] = done
+            c_recv[c_receiver[c]] += c_bytes[c]
+            if done > t_last:
+                t_last = done
+            a = c_answer[c]
+            if a >= 0:
+                h_t, h_k = _grown(h_t, h_k, size_h, size_h + 1)
+                cap = len(h_t)
+                _push(h_t, h_k, size_h, done + c_at[a], np.int64(a) << ID_SHIFT)
+                size_h += 1
+            continue
         s_m = size[m]
         tp = topic[m]
         if kind == READY:
@@ -320,6 +394,7 @@ def simulate(graph, msgs, net, policy, record, out):
                 nk[:size_h] = h_k[:size_h]
                 h_t = nt
                 h_k = nk
-            _push(h_t, h_k, size_h, ready, (np.int64(w) << ID_SHIFT) | m)
+            _push(h_t, h_k, size_h, ready,
+                  (np.int64(READY) << KIND_SHIFT) | (np.int64(w) << ID_SHIFT) | m)
             size_h += 1
     return t_first, t_last

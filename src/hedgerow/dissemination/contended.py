@@ -24,9 +24,15 @@ uplinks.  The full model, every reading and its sources are in
   ``size / download`` before it is received.
 * **A lost copy** (independent, probability ``loss``) occupies the sender's
   uplink and is counted as sent, and never arrives.
-* **Ties**: at one instant, nodes becoming ready go first (by node, then
-  message), then copies being received (by CSR entry, then message), then
-  copies reaching a downlink.  With unlimited bandwidth, size 0, no loss,
+* **Control messages** (:class:`ControlBatch`, ``control=``): sent at their
+  own instant or in answer to another one once it is received, they queue on
+  the sender's uplink (and, with download queues, the receiver's downlink) in
+  the same FIFO as the data copies, delay the copies queued behind them, are
+  never forwarded or lost, and count as control bytes.
+* **Ties**: at one instant, control messages join their uplinks first (in
+  batch order), then nodes become ready (by node, then message), then copies
+  are received (by CSR entry, then message), then copies reach a downlink
+  (data copies by CSR entry, then control messages).  With unlimited bandwidth, size 0, no loss,
   jitter or validation and every message published at 0, this is exactly the
   ``(arrival time, CSR entry)`` rule of today's kernel, and the results are
   equal bit for bit; :func:`disseminate_contended` then runs today's kernel
@@ -44,7 +50,7 @@ bytes/ms``; ``inf`` = unlimited).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 import numpy as np
@@ -67,6 +73,7 @@ from hedgerow.errors import ParameterError
 __all__ = [
     "BYTES_PER_MS_PER_MBPS",
     "ContendedDelivery",
+    "ControlBatch",
     "Network",
     "disseminate_contended",
     "message_sizes",
@@ -216,6 +223,136 @@ class Network:
         )
 
 
+def _column(name: str, value: ArrayLike, m: int, dtype: Any) -> np.ndarray:
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        arr = np.full(m, arr)
+    if arr.shape != (m,):
+        raise ParameterError(f"control {name}: one value or one per control message ({m}), "
+                             f"got {arr.shape}")
+    out = np.ascontiguousarray(arr, dtype=dtype)
+    if dtype is np.float64 and not (np.isfinite(out).all() and (out >= 0).all()):
+        raise ParameterError(f"control {name}: must be finite and non-negative")
+    out.setflags(write=False)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class ControlBatch:
+    """Control messages sent alongside a batch of data (``docs/network.md``).
+
+    A control message occupies its sender's uplink (and, with download queues,
+    its receiver's downlink) in the same FIFO queues as the data copies, and
+    is never forwarded; its bytes are counted as control bytes.  A message is
+    sent at its own instant ``at``, or, when it ``answers`` another one,
+    ``at`` ms after that one has been received (a request and its reply).
+    Build one with :meth:`create`; :meth:`sized` gives it bytes and
+    :meth:`with_delay` the one-way latency of each message.
+
+    Attributes
+    ----------
+    sender, receiver : numpy.ndarray
+        ``(C,)`` int64 node of each control message.
+    at : numpy.ndarray
+        ``(C,)`` ms: the send instant, or for an answer the delay after the
+        message it answers is received.
+    answers : numpy.ndarray
+        ``(C,)`` int64 index of the message this one answers (``-1``: none);
+        it comes earlier in the batch, and a message has at most one answer.
+    entries : numpy.ndarray
+        ``(C,)`` int64 entries carried (view entries, node descriptors, ids).
+    nbytes : numpy.ndarray
+        ``(C,)`` bytes of each message (0 until :meth:`sized`).
+    delay : numpy.ndarray
+        ``(C,)`` ms one-way latency from sender to receiver.
+
+    Examples
+    --------
+    Node 0 asks node 1 at 5 ms with a view of 4 entries; node 1 answers with 3.
+
+    >>> cb = ControlBatch.create([0, 1], [1, 0], [5.0, 0.0], answers=[-1, 0], entries=[4, 3])
+    >>> cb.sized(20, 8).nbytes.tolist(), len(cb)
+    ([52.0, 44.0], 2)
+    """
+
+    sender: np.ndarray
+    receiver: np.ndarray
+    at: np.ndarray
+    answers: np.ndarray
+    entries: np.ndarray
+    nbytes: np.ndarray
+    delay: np.ndarray
+
+    @classmethod
+    def create(
+        cls,
+        sender: ArrayLike,
+        receiver: ArrayLike,
+        at: float | ArrayLike = 0.0,
+        *,
+        answers: ArrayLike | None = None,
+        entries: int | ArrayLike = 0,
+        nbytes: float | ArrayLike = 0.0,
+        delay: float | ArrayLike = 0.0,
+    ) -> ControlBatch:
+        """A checked batch; scalars apply to every message."""
+        s = np.asarray(sender)
+        if s.ndim != 1:
+            raise ParameterError(f"control sender: one node per message, got shape {s.shape}")
+        m = len(s)
+        snd = _column("sender", s, m, np.int64)
+        rcv = _column("receiver", receiver, m, np.int64)
+        ans = _column("answers", -1 if answers is None else answers, m, np.int64)
+        ent = _column("entries", entries, m, np.int64)
+        if (ent < 0).any():
+            raise ParameterError("control entries: must be non-negative")
+        idx = np.arange(m)
+        if ((ans < -1) | (ans >= idx) & (ans != -1)).any():
+            raise ParameterError("control answers: -1 or an earlier message of the batch")
+        replied = ans[ans >= 0]
+        if len(replied) and np.bincount(replied, minlength=m).max() > 1:
+            raise ParameterError("control answers: a message has at most one answer")
+        return cls(snd, rcv, _column("at", at, m, np.float64), ans, ent,
+                   _column("nbytes", nbytes, m, np.float64),
+                   _column("delay", delay, m, np.float64))
+
+    def __len__(self) -> int:
+        return len(self.sender)
+
+    def sized(self, header: float, per_entry: float = 0.0) -> ControlBatch:
+        """The same messages of ``header + per_entry * entries`` bytes each."""
+        h = _non_negative("control_size", header)
+        e = _non_negative("control_entry_size", per_entry)
+        nbytes = _column("nbytes", h + e * self.entries.astype(np.float64), len(self), np.float64)
+        return replace(self, nbytes=nbytes)
+
+    def with_delay(self, delay: float | ArrayLike) -> ControlBatch:
+        """The same messages with one-way latency ``delay`` (ms; one value or one each)."""
+        return replace(self, delay=_column("delay", delay, len(self), np.float64))
+
+    @staticmethod
+    def concat(batches: list[ControlBatch]) -> ControlBatch:
+        """One batch of several, in order (answer indices shifted).
+
+        Examples
+        --------
+        >>> a = ControlBatch.create([0, 1], [1, 0], answers=[-1, 0])
+        >>> ControlBatch.concat([a, a]).answers.tolist()
+        [-1, 0, -1, 2]
+        """
+        if not batches:
+            return ControlBatch.create(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+        offsets = np.cumsum([0] + [len(b) for b in batches[:-1]])
+        answers = np.concatenate(
+            [np.where(b.answers >= 0, b.answers + o, -1) for b, o in zip(batches, offsets,
+                                                                          strict=True)])
+        cat = {f: np.concatenate([getattr(b, f) for b in batches])
+               for f in ("at", "entries", "nbytes", "delay")}
+        return ControlBatch.create(
+            np.concatenate([b.sender for b in batches]),
+            np.concatenate([b.receiver for b in batches]), answers=answers, **cat)
+
+
 def message_sizes(batch: MessageBatch, size: float | ArrayLike | Mapping[int, float]) -> np.ndarray:
     """``(M,)`` bytes per message: one value, a value per topic, or a value per message.
 
@@ -297,8 +434,8 @@ class ContendedDelivery(Delivery):
     duplicate_bytes : numpy.ndarray
         ``(N,)`` payload bytes of the copies a node received when it already had the message.
     control_sent_bytes, control_received_bytes : numpy.ndarray
-        ``(N,)`` control bytes (no protocol sends control traffic through the
-        engine yet: zeros, kept so every measure has its field).
+        ``(N,)`` bytes of control messages (:class:`ControlBatch`) each node
+        sent and received (zeros when none was sent).
     uplink_busy : numpy.ndarray
         ``(N,)`` ms each node's uplink spent transmitting.
     span : tuple of float
@@ -348,10 +485,18 @@ def _published(batch: MessageBatch, publish_at: float | ArrayLike) -> np.ndarray
     return np.ascontiguousarray(out)
 
 
-def _wrap(d: Delivery, published: np.ndarray, size: np.ndarray, n: int) -> ContendedDelivery:
-    """Today's result with the contended fields of an uncontended, size-0 run."""
+def _wrap(
+    d: Delivery, published: np.ndarray, size: np.ndarray, n: int, control: ControlBatch | None
+) -> ContendedDelivery:
+    """Today's result with the contended fields of an uncontended, size-0 run (control
+    messages cost no time there: only their bytes are counted)."""
     m = d.n_messages
     zn = np.zeros(n)
+    c_sent: np.ndarray = zn.copy()
+    c_recv: np.ndarray = zn.copy()
+    if control is not None and len(control):
+        c_sent = np.bincount(control.sender, weights=control.nbytes, minlength=n)
+        c_recv = np.bincount(control.receiver, weights=control.nbytes, minlength=n)
     return ContendedDelivery(
         **{f: getattr(d, f) for f in Delivery.__dataclass_fields__},
         published=published,
@@ -362,8 +507,8 @@ def _wrap(d: Delivery, published: np.ndarray, size: np.ndarray, n: int) -> Conte
         sent_bytes=zn,
         received_bytes=zn.copy(),
         duplicate_bytes=zn.copy(),
-        control_sent_bytes=zn.copy(),
-        control_received_bytes=zn.copy(),
+        control_sent_bytes=c_sent,
+        control_received_bytes=c_recv,
         uplink_busy=zn.copy(),
     )
 
@@ -384,6 +529,7 @@ def disseminate_contended(
     rng: np.random.Generator | None = None,
     record_edges: bool = False,
     force_contended: bool = False,
+    control: ControlBatch | None = None,
 ) -> ContendedDelivery:
     """Propagate a batch of messages that contend for bandwidth (see the module docstring).
 
@@ -412,6 +558,12 @@ def disseminate_contended(
         Run the contended kernel even when the run is uncontended (unlimited
         bandwidth, size 0, no validation, loss or jitter), where today's
         kernel gives the same result and is used by default.
+    control : ControlBatch, optional
+        Control messages sent alongside the data (sized, with their
+        latencies): they take their turn in the uplink (and downlink) queues,
+        delay the data copies queued behind them and are counted in
+        ``control_sent_bytes`` / ``control_received_bytes``.  None (or an
+        empty batch) leaves every result as without it.
 
     Returns
     -------
@@ -436,6 +588,16 @@ def disseminate_contended(
     [[0.0, 11.0, 22.0], [0.0, 12.0, 23.0]]
     >>> d.sent_bytes.tolist(), d.queue_delay[1].tolist()
     ([2000.0, 2000.0, 0.0], [0.0, 1.0, 1.0])
+
+    A 500-byte control message from node 0 at instant 0 queues ahead of the
+    first message: every data copy out of node 0 now leaves 0.5 ms later.
+
+    >>> ctl = ControlBatch.create([0], [1], [0.0], nbytes=500, delay=10.0)
+    >>> d = disseminate_contended(a.indptr, a.indices, np.full(a.nnz, 10.0), np.zeros(3),
+    ...                           inst.masks, MessageBatch.create([0, 0], [0, 0]), net,
+    ...                           size=1000, policy="flood", control=ctl)
+    >>> d.arrival.tolist(), d.control_sent_bytes.tolist(), d.control_received_bytes.tolist()
+    ([[0.0, 11.5, 22.5], [0.0, 12.5, 23.5]], [500.0, 0.0, 0.0], [0.0, 500.0, 0.0])
     """
     ip, ix, n = _csr(indptr, indices)
     nnz = len(ix)
@@ -451,6 +613,12 @@ def disseminate_contended(
         raise ParameterError("policy 'mesh' needs labels (the topics of every CSR entry)")
     sizes = message_sizes(batch, size)
     published = _published(batch, publish_at)
+    if control is not None:
+        if not isinstance(control, ControlBatch):
+            raise ParameterError("control must be a ControlBatch")
+        if len(control) and (min(control.sender.min(), control.receiver.min()) < 0
+                             or max(control.sender.max(), control.receiver.max()) >= n):
+            raise ParameterError(f"control: sender and receiver must be nodes 0..{n - 1}")
     uncontended = network.unlimited and not sizes.any()
     if uncontended and not force_contended and not published.any():
         if policy == "mesh":
@@ -463,7 +631,7 @@ def disseminate_contended(
                 ip, ix, edge_delay, proc_delay, masks, batch, policy=policy,
                 record_edges=record_edges,
             )
-        return _wrap(d, published, sizes, n)
+        return _wrap(d, published, sizes, n, control)
     # validation of the shared arguments: today's entry point checks them on an empty batch
     disseminate(
         ip, ix, edge_delay, proc_delay, masks, MessageBatch.create([], []),
@@ -474,7 +642,9 @@ def disseminate_contended(
     mk = np.ascontiguousarray(masks)
     m = len(batch)
     check_batch(batch, n, mk.shape[1], policy)
-    if m > C.MAX_MESSAGES or max(n, nnz) > C.MAX_IDS:
+    ctl = control if control is not None else ControlBatch.create(
+        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    if m > C.MAX_MESSAGES or max(n, nnz + len(ctl)) > C.MAX_IDS:
         raise ParameterError(
             f"the contended kernel takes at most {C.MAX_MESSAGES} messages and "
             f"{C.MAX_IDS} nodes or CSR entries per batch"
@@ -504,7 +674,10 @@ def disseminate_contended(
     edge_recv = np.empty((m, nnz) if record_edges else (1, 0))
     copies, relay, dups, lost = (np.zeros(m, dtype=np.int64) for _ in range(4))
     qwait = np.zeros(m)
-    sent_b, recv_b, dup_b, busy = (np.zeros(n) for _ in range(4))
+    sent_b, recv_b, dup_b, busy, c_sent, c_recv = (np.zeros(n) for _ in range(6))
+    answer = np.full(len(ctl), -1, dtype=np.int64)
+    answered = ctl.answers >= 0
+    answer[ctl.answers[answered]] = np.flatnonzero(answered)
     t0, t1 = C.simulate(
         (ip, ix, row_of, ed, pd, mk, lab_ptr, lab_topics),
         (batch.publisher, batch.topic, ttl, published, sizes),
@@ -523,6 +696,8 @@ def disseminate_contended(
         bool(record_edges),
         (arrival, hops, parent, node_ttl, qdelay, edge_recv, copies, relay, dups, lost, qwait,
          sent_b, recv_b, dup_b, busy),
+        (ctl.sender, ctl.receiver, ctl.at, ctl.nbytes, ctl.delay, answer, ~answered,
+         c_sent, c_recv),
     )
     arrival -= published[:, None]
     if record_edges:
@@ -545,8 +720,8 @@ def disseminate_contended(
         sent_bytes=sent_b,
         received_bytes=recv_b,
         duplicate_bytes=dup_b,
-        control_sent_bytes=np.zeros(n),
-        control_received_bytes=np.zeros(n),
+        control_sent_bytes=c_sent,
+        control_received_bytes=c_recv,
         uplink_busy=busy,
-        span_ms=(float(t0) if m else 0.0, float(t1) if m else 0.0),
+        span_ms=(float(t0) if m or len(ctl) else 0.0, float(t1) if m or len(ctl) else 0.0),
     )

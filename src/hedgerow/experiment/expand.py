@@ -25,7 +25,7 @@ from hedgerow.experiment.models import (
     canonical_json,
     run_id_of,
 )
-from hedgerow.world_settings import WORLD_SETTINGS
+from hedgerow.world_settings import SECTIONS, WORLD_SETTINGS
 
 __all__ = ["SETTABLE_KEYS", "expand", "grid_keys", "iter_dotted"]
 
@@ -43,7 +43,7 @@ SETTABLE_KEYS = (
     "scenario.run.name",
     "scenario.run.forwarding",
     "scenario.churn.scenario",
-    *(s.spec_path for s in WORLD_SETTINGS.values() if not s.sweep),
+    *(path for s in WORLD_SETTINGS.values() if not s.sweep for path in s.spec_paths),
 )
 
 
@@ -54,6 +54,26 @@ def _variant_label(protocol: str, params: Mapping[str, Any]) -> str:
         f"{k}={canonical_json(v) if not isinstance(v, str) else v}" for k, v in params.items()
     )
     return f"{protocol}({inner})"
+
+
+def _without_absent_extras(resolved: dict[str, Any]) -> dict[str, Any]:
+    """``resolved`` without the settings a section holds ``also`` (the network settings of
+    ``scenario.churn``) that were not given: they enter a run's id only when set, so the ids of
+    specs that never set them stay what they were before the section took them.
+
+    Examples
+    --------
+    >>> _without_absent_extras({"churn": {"lifetime": 1.0, "size": None, "bandwidth": "5"}})
+    {'churn': {'lifetime': 1.0, 'bandwidth': '5'}}
+    """
+    for section in SECTIONS:
+        values = resolved.get(section)
+        if isinstance(values, dict):
+            resolved[section] = {
+                k: v for k, v in values.items()
+                if v is not None or k not in WORLD_SETTINGS or section not in WORLD_SETTINGS[k].also
+            }
+    return resolved
 
 
 def _set_dotted(target: dict[str, Any], key: str, value: Any) -> None:
@@ -169,7 +189,7 @@ def expand(spec: Any) -> list[ResolvedRun]:
                 scen = ScenarioSpec.model_validate(resolved)
             except ValidationError as e:
                 raise SpecError(_point_error(e, where, variant, grid, values, gpoint)) from None
-            resolved = scen.model_dump(mode="json")
+            resolved = _without_absent_extras(scen.model_dump(mode="json"))
             label = (
                 variant.label
                 if variant is not None

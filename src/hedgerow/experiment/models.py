@@ -461,6 +461,20 @@ class ReportSpec(_Strict):
     #: end; ``[0, -1]``)
     epochs: list[int] = Field(default_factory=list)
 
+    @field_validator("metrics")
+    @classmethod
+    def _metrics_declared(cls, v: list[str]) -> list[str]:
+        # every name a row builder emits is declared (hedgerow.metrics.registry), a
+        # protocol's own in its class; an undeclared one could never be reported
+        from hedgerow.metrics.registry import unknown_metric
+        from hedgerow.protocols import known_metrics
+
+        known = known_metrics()
+        for i, name in enumerate(v):
+            if name not in known:
+                raise _KeyError((i,), unknown_metric(name, known))
+        return v
+
     @model_validator(mode="after")
     def _pivot_in_by(self) -> ReportSpec:
         from hedgerow.experiment.rows import column_for_key

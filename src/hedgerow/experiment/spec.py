@@ -30,7 +30,7 @@ turning a spec into runs is :func:`hedgerow.experiment.expand.expand` (also
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from hedgerow.experiment.expand import expand
 from hedgerow.experiment.models import (
@@ -43,6 +43,7 @@ from hedgerow.experiment.models import (
     SweepSpec,
     Variant,
     WorkloadSpec,
+    _KeyError,
     _Strict,
     canonical_json,
     run_id_of,
@@ -98,6 +99,21 @@ class ExperimentSpec(_Strict):
         if v not in REFERENCES:
             raise ValueError(f"{v!r} is not one of {', '.join(sorted(REFERENCES))}")
         return v
+
+    @model_validator(mode="after")
+    def _metrics_of_this_kind(self) -> ExperimentSpec:
+        # a declared metric that no row of this spec's kind carries could never be reported
+        from hedgerow.protocols import known_metrics
+
+        known = known_metrics()
+        kind = self.scenario.kind
+        for i, name in enumerate(self.report.metrics):
+            kinds = known[name].kinds  # every name is declared (ReportSpec checked it)
+            if kind not in kinds:
+                raise _KeyError(("report", "metrics", i),
+                                f"metric {name!r} comes from rows of kind {', '.join(kinds)}, "
+                                f"not from this spec's kind {kind!r}")
+        return self
 
     # ------------------------------------------------------------------ expansion
     def seeds(self) -> list[int]:

@@ -22,6 +22,7 @@ apply unchanged, and :func:`bytes_measures` calls them.
 * :func:`node_spread` -- mean, p50, p99 and max of a per-node quantity.
 * :func:`bytes_per_node` -- bytes sent and received per node, payload and
   control apart.
+* :func:`control_byte_share` -- the share of the bytes sent that are control.
 * :func:`duplicate_bytes` -- payload bytes received as duplicates, and their
   share of all payload bytes received.
 * :func:`uplink_utilisation` -- each uplink's busy time over the run's span.
@@ -42,6 +43,7 @@ from hedgerow.metrics.delivery import _wanted, delay_percentiles, delivery_stats
 __all__ = [
     "bytes_measures",
     "bytes_per_node",
+    "control_byte_share",
     "copies_lost",
     "duplicate_bytes",
     "node_spread",
@@ -90,6 +92,23 @@ def bytes_per_node(d: Any) -> dict[str, float]:
             for stat, x in node_spread(values).items():
                 out[f"{way}_{part}_{stat}"] = x
     return out
+
+
+def control_byte_share(d: Any) -> dict[str, float]:
+    """The share of all bytes sent that are control bytes (``nan`` when nothing was sent).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> d = SimpleNamespace(sent_bytes=np.array([300.0, 0.0]),
+    ...                     control_sent_bytes=np.array([50.0, 50.0]))
+    >>> control_byte_share(d)
+    {'control_byte_share': 0.25}
+    """
+    control = float(np.sum(d.control_sent_bytes))
+    total = control + float(np.sum(d.sent_bytes))
+    return {"control_byte_share": control / total if total else float("nan")}
 
 
 def duplicate_bytes(d: Any) -> dict[str, float]:
@@ -210,6 +229,7 @@ def bytes_measures(
     ):
         out[f"delay_p{qq:g}_ms"] = float(v)
     out.update(bytes_per_node(d))
+    out.update(control_byte_share(d))
     out.update(duplicate_bytes(d))
     out.update(uplink_utilisation(d))
     out["queueing_share"] = queueing_share(

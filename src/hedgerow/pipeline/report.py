@@ -266,8 +266,18 @@ def resolve_options(
     by_cols = list(dict.fromkeys(_resolve_by(by, columns)))
     if not metrics:
         metrics = report_defaults.get("metrics") or _default_metrics(columns, numeric)
+    known: dict[str, Any] | None = None
     for m in metrics:
         if m not in columns:
+            # (imported here: the metrics package compiles its kernels on import)
+            from hedgerow.metrics.registry import unknown_metric
+
+            if known is None:
+                from hedgerow.protocols import known_metrics
+
+                known = known_metrics()
+            if m not in known:  # a typo: the nearest declared names, not this folder's columns
+                raise HedgerowError(f"--metric {m}: {unknown_metric(m, known)}")
             avail = ", ".join(_default_metrics(columns, numeric))
             raise HedgerowError(
                 f"--metric {m}: no such metric in {experiment!r}; available: {avail}"

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hedgerow.errors import ParameterError
+from hedgerow.metrics.registry import METRICS, Metric
 from hedgerow.protocols.base import (
     CAPABILITIES,
     AdaptiveProtocol,
@@ -57,6 +58,7 @@ from hedgerow.protocols.baselines.rvr import RVR
 from hedgerow.protocols.baselines.scribe import ScribeRandom, ScribeTopic
 from hedgerow.protocols.baselines.similarity import RandomOverlay, Similarity
 from hedgerow.protocols.goldfish import Goldfish
+from hedgerow.protocols.gossipsub import GossipSub
 from hedgerow.protocols.omen import Omen, OmenG
 from hedgerow.protocols.spidercast import SpiderCast
 from hedgerow.protocols.tco.repair import LowODAInc, LowODARe
@@ -79,6 +81,7 @@ BUILTIN: dict[str, type[OverlayProtocol]] = {
         RandomGraph,
         CompleteGraph,
         GossipSubSplit,
+        GossipSub,
         ScribeRandom,
         ScribeTopic,
         Goldfish,
@@ -294,6 +297,25 @@ def plugin_errors() -> list[str]:
     return [REGISTRY.errors[n] for n in sorted(REGISTRY.errors)]
 
 
+def known_metrics() -> dict[str, Metric]:
+    """Every declared metric: :data:`hedgerow.metrics.registry.METRICS` and each registered
+    protocol's own ``metrics`` (a plugin's included), by column name.
+
+    A spec's ``report.metrics`` and ``hedgerow report --metric`` are checked against it.
+
+    Examples
+    --------
+    >>> known = known_metrics()
+    >>> known["receive_rate"].better, known["stat_gateways"].kinds
+    ('higher', ('build',))
+    """
+    out = dict(METRICS)
+    for name in sorted(REGISTRY):
+        for key, m in REGISTRY[name].metrics.items():
+            out.setdefault(key, m)
+    return out
+
+
 def protocol_origin(name: str) -> str:
     """``'built-in'``, ``'plugin <distribution> <version>'`` for a plugin's protocol, or
     ``'added at run time'`` for a class put in :data:`REGISTRY` by hand.
@@ -405,6 +427,7 @@ __all__ = [
     "StaticProtocol",
     "capabilities",
     "get_protocol",
+    "known_metrics",
     "params_reference",
     "plugin_errors",
     "protocol_class",

@@ -28,6 +28,15 @@ What a protocol can do is declared by the capability classes it derives from
     period for every online node per :meth:`~CycleEngine.cycle` and takes
     joins and leaves between cycles (:meth:`CycleProtocol.cycle_engine`);
     the churn driver of :mod:`hedgerow.scenarios.gossip_churn` runs it.
+``clock`` (:class:`ClockProtocol`)
+    a protocol that acts on the clock (GossipSub's heartbeats): an engine
+    (:class:`hedgerow.protocols.engine_api.ClockEngine`) built on an instance,
+    a contended :class:`~hedgerow.dissemination.contended.Network`, the
+    link latencies, a publication schedule and the protocol's streams runs
+    data messages, its own heartbeats and control messages as one
+    discrete-event simulation up to a time (:meth:`ClockProtocol.clock_engine`);
+    the protocol states the bounds its state keeps after every heartbeat
+    (:meth:`ClockProtocol.heartbeat_bounds`).
 
 Tags every protocol declares: ``claims_topic_connected`` (every topic
 subgraph connected, without churn), ``directed`` (out-links chosen per node),
@@ -51,18 +60,23 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from hedgerow.errors import ParameterError
+from hedgerow.metrics.registry import Metric
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.params import Param, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
+    from hedgerow.dissemination.contended import ControlBatch, Network
     from hedgerow.engine.core import Simulator
-    from hedgerow.protocols.engine_api import CycleEngine
+    from hedgerow.latency import LatencyModel
+    from hedgerow.protocols.control import ControlRounds
+    from hedgerow.protocols.engine_api import ClockEngine, CycleEngine
 
 __all__ = [
     "CAPABILITIES",
     "AdaptiveProtocol",
+    "ClockProtocol",
     "CycleProtocol",
     "EpochView",
     "MaintainedProtocol",
@@ -73,7 +87,7 @@ __all__ = [
 ]
 
 #: the capabilities, in the order help texts list them
-CAPABILITIES = ("static", "adaptive", "maintained", "cycle")
+CAPABILITIES = ("static", "adaptive", "maintained", "cycle", "clock")
 
 
 def protocol_streams(seed: int, key: str) -> RngStreams:
@@ -128,10 +142,20 @@ class OverlayProtocol:
     #: how ``hedgerow draw`` places the nodes: ``"ring"`` on a circle by node id, ``""`` by
     #: the world (geography, plane or circle)
     layout: ClassVar[str] = ""
+    #: the metric columns only this protocol's rows carry, beyond
+    #: :data:`hedgerow.metrics.registry.METRICS` (column name -> ``Metric``; a build
+    #: statistic ``links`` is declared with ``statistics(links=...)``, giving ``stat_links``);
+    #: spec checks and ``hedgerow report`` read them through
+    #: :func:`hedgerow.protocols.known_metrics`
+    metrics: ClassVar[Mapping[str, Metric]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.params = {k: p.bind(k) for k, p in dict(cls.params).items()}
+        for key, m in dict(cls.metrics).items():
+            if not isinstance(m, Metric) or m.name != key:
+                raise TypeError(f"{cls.__name__}.metrics[{key!r}] must be a "
+                                f"hedgerow.metrics.registry.Metric named {key!r}")
 
     def __init__(self, **params: Any) -> None:
         for k, p in self.params.items():
@@ -197,6 +221,27 @@ class OverlayProtocol:
 
     def degree_bound(self, instance: Instance) -> int | np.ndarray | None:
         """Declared per-node maximum degree (out-degree when directed), or ``None``."""
+        return None
+
+    def control_traffic(self, rounds: ControlRounds) -> ControlBatch | None:
+        """The control messages the protocol sends during one epoch, or ``None`` (none).
+
+        Asked by the epoch loop on a contended world whose ``control_size`` is
+        above 0, after the build (static protocols) or before the epoch's
+        dissemination (adaptive ones); the messages carry *entries*, which the
+        world turns into bytes (:mod:`hedgerow.protocols.control`,
+        ``docs/network.md``).  The default sends nothing beyond the data:
+        Topiary, Goldfish, Perigee and the static baselines keep it.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from hedgerow.protocols import get_protocol
+        >>> from hedgerow.protocols.control import ControlRounds
+        >>> get_protocol("perigee").control_traffic(
+        ...     ControlRounds(1000.0, 0.0, np.random.default_rng(0))) is None
+        True
+        """
         return None
 
     def __repr__(self) -> str:
@@ -364,6 +409,43 @@ class CycleProtocol(OverlayProtocol, ABC):
         """The configured engine (not yet started) for ``instance``."""
 
 
+class ClockProtocol(OverlayProtocol, ABC):
+    """Capability ``clock``: a protocol that acts on the clock, with data on a contended network.
+
+    :meth:`clock_engine` returns an object implementing
+    :class:`hedgerow.protocols.engine_api.ClockEngine`: every data copy,
+    heartbeat and control message of a run in one discrete-event simulation,
+    run up to a time by :meth:`~hedgerow.protocols.engine_api.ClockEngine.run_until`.
+    The scenario's loop (:mod:`hedgerow.scenarios.epochs`) publishes the
+    epoch's messages after :meth:`warmup_time` and runs :meth:`drain_time` past
+    the last publication.
+    """
+
+    @abstractmethod
+    def clock_engine(
+        self,
+        instance: Instance,
+        network: Network,
+        latency: LatencyModel,
+        proc: np.ndarray,
+        publications: Any,
+        streams: RngStreams,
+    ) -> ClockEngine:
+        """The engine for ``instance`` with the ``publications`` scheduled (not yet run)."""
+
+    @abstractmethod
+    def warmup_time(self) -> float:
+        """Simulated time before the first publication (the protocol's state forms)."""
+
+    @abstractmethod
+    def drain_time(self) -> float:
+        """Simulated time after the last publication before the run's results are read."""
+
+    @abstractmethod
+    def heartbeat_bounds(self, engine: ClockEngine) -> list[str]:
+        """The bounds the engine's state breaks now, right after a heartbeat (empty: none)."""
+
+
 def capabilities(proto: OverlayProtocol | type[OverlayProtocol]) -> tuple[str, ...]:
     """The capabilities a protocol (class or instance) declares, in :data:`CAPABILITIES` order.
 
@@ -379,6 +461,7 @@ def capabilities(proto: OverlayProtocol | type[OverlayProtocol]) -> tuple[str, .
         "adaptive": issubclass(cls, AdaptiveProtocol),
         "maintained": issubclass(cls, MaintainedProtocol),
         "cycle": issubclass(cls, CycleProtocol),
+        "clock": issubclass(cls, ClockProtocol),
     }
     return tuple(c for c in CAPABILITIES if found[c])
 

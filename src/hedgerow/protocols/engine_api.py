@@ -1,5 +1,9 @@
 """The interfaces a churn scenario drives: what maintained and cycle-driven protocols offer.
 
+A third shape, :class:`ClockEngine`, is a protocol that acts on the clock
+(GossipSub's heartbeats): data copies, heartbeats and control messages of a
+whole run in one discrete-event simulation on a contended network.
+
 Two protocol shapes run under churn, each behind one interface here:
 :class:`ChurnEngine` (event-driven, a maintained overlay on the scenario's
 event core) and :class:`CycleEngine` (cycle-driven gossip, PeerSim's
@@ -26,15 +30,19 @@ state after churn.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from hedgerow.dissemination.contended import ContendedDelivery
 from hedgerow.engine.core import Simulator
+from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 
-__all__ = ["ChurnEngine", "CycleEngine"]
+__all__ = ["ChurnEngine", "ClockEngine", "CycleEngine", "Publications"]
 
 
 @runtime_checkable
@@ -155,3 +163,114 @@ class CycleEngine(Protocol):
         """The routing tables now as a directed overlay on all ``n`` nodes, links between
         online nodes only."""
         ...
+
+
+@runtime_checkable
+class ClockEngine(Protocol):
+    """A protocol acting on the clock: data, heartbeats and control messages as one simulation.
+
+    Returned by :meth:`ClockProtocol.clock_engine
+    <hedgerow.protocols.base.ClockProtocol.clock_engine>` (GossipSub) with the
+    run's publications scheduled, and run by the scenario's loop
+    (:mod:`hedgerow.scenarios.epochs`) and the conformance checks.  Every
+    message, data or control, goes over the contended network's uplinks.
+
+    Attributes
+    ----------
+    n : int
+        Number of nodes.
+    heartbeat_ms : float
+        The heartbeat period: heartbeat ``k`` runs at ``k * heartbeat_ms``, after
+        every other event of that instant, so ``run_until(k * heartbeat_ms)``
+        stops right after it.
+    """
+
+    n: int
+    heartbeat_ms: float
+
+    @property
+    def now(self) -> float:
+        """The time (ms) the engine has run to."""
+        ...
+
+    @property
+    def heartbeats(self) -> int:
+        """Heartbeats run so far."""
+        ...
+
+    @property
+    def control_messages(self) -> int:
+        """Control messages sent after the warm-up, all kinds together."""
+        ...
+
+    def run_until(self, t_ms: float, /) -> None:
+        """Handle every event up to ``t_ms`` (ms)."""
+        ...
+
+    def control_sent(self) -> dict[str, np.ndarray]:
+        """Control messages each node sent after the warm-up, by kind."""
+        ...
+
+    def byte_counters(self) -> dict[str, np.ndarray]:
+        """Running byte and busy-time totals per node (``sent``, ``received``, ``duplicate``,
+        ``control_sent``, ``control_received``, ``busy``)."""
+        ...
+
+    def delivery(self, since: dict[str, np.ndarray] | None = None, /) -> ContendedDelivery:
+        """The scheduled messages' arrivals, copies and bytes (bytes counted from ``since``,
+        :meth:`byte_counters` taken earlier)."""
+        ...
+
+    def overlay(self) -> Overlay:
+        """The links that carry data now (a mesh's union over topics), undirected."""
+        ...
+
+    def connections_overlay(self) -> Overlay:
+        """The connection graph: who may send to whom."""
+        ...
+
+    def link_topics(self) -> np.ndarray:
+        """``(k, 3)`` int64 rows ``(u, v, topic)``: ``v`` in ``u``'s mesh of ``topic``."""
+        ...
+
+
+@dataclass(frozen=True, eq=False)
+class Publications:
+    """The publication schedule a :class:`ClockEngine` runs: message ``m`` published by
+    ``publisher[m]`` on ``topic[m]`` at ``time_ms[m]``, ``size[m]`` payload bytes.
+
+    Examples
+    --------
+    >>> p = Publications.create([0, 2], [1, 0], [5.0, 7.5], 1000)
+    >>> len(p), p.size.tolist()
+    (2, [1000.0, 1000.0])
+    """
+
+    publisher: np.ndarray
+    topic: np.ndarray
+    time_ms: np.ndarray
+    size: np.ndarray
+
+    @classmethod
+    def create(
+        cls, publisher: ArrayLike, topic: ArrayLike, time_ms: ArrayLike, size: ArrayLike
+    ) -> Publications:
+        """Checked, contiguous arrays (sizes and instants finite, non-negative)."""
+        p = np.ascontiguousarray(publisher, dtype=np.int64).reshape(-1)
+        t = np.ascontiguousarray(topic, dtype=np.int64).reshape(-1)
+        when = np.ascontiguousarray(time_ms, dtype=np.float64).reshape(-1)
+        s = np.ascontiguousarray(np.broadcast_to(np.asarray(size, dtype=np.float64),
+                                                 p.shape))
+        if not (len(p) == len(t) == len(when)):
+            raise ParameterError("publications: publisher, topic and time need one value per "
+                                 "message", key="publications")
+        if not (np.isfinite(when).all() and (when >= 0).all()):
+            raise ParameterError("publications: instants must be finite and >= 0 (ms)",
+                                 key="publications")
+        if not (np.isfinite(s).all() and (s >= 0).all()):
+            raise ParameterError("publications: sizes must be finite and >= 0 (bytes)",
+                                 key="publications")
+        return cls(p, t, when, s)
+
+    def __len__(self) -> int:
+        return len(self.publisher)

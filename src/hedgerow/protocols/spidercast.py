@@ -49,6 +49,7 @@ from typing import Any, ClassVar, cast
 
 import numpy as np
 
+from hedgerow.dissemination.contended import ControlBatch
 from hedgerow.engine.core import Simulator
 from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
@@ -56,6 +57,7 @@ from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.params import Bool, Choice, Float, Int
 from hedgerow.protocols.base import MaintainedProtocol, StaticProtocol
+from hedgerow.protocols.control import ControlRounds, one_way
 from hedgerow.protocols.maintenance import (
     TIE_RULES,
     Maintenance,
@@ -165,5 +167,48 @@ class SpiderCast(StaticProtocol, MaintainedProtocol):
     def _build(
         self, instance: Instance, streams: RngStreams, *, progress: bool
     ) -> tuple[Overlay, dict[str, Any]]:
-        return run_engine(self.maintenance_engine(instance, streams), progress, self.name)
+        engine = self.maintenance_engine(instance, streams)
+        built = run_engine(engine, progress, self.name)
+        #: ``(k, 2)`` rows ``(p, q)``: ``q`` is ``p``'s neighbour in one task (a row per task)
+        self.task_links_ = np.array(
+            [(p, q) for task in engine.tasks for p in range(engine.n)
+             for q in sorted(task.nbrs[p])],
+            dtype=np.int64,
+        ).reshape(-1, 2)
+        return built
+
+    def control_traffic(self, rounds: ControlRounds) -> ControlBatch:
+        """Heartbeats of the built overlay, one round per period (``docs/network.md``).
+
+        The build runs until quiescent, so its CONNECT / DISCONNECT exchanges are
+        over; what a settled SpiderCast node keeps sending is its heartbeat: in
+        every round, to each neighbour of each task (greedy, random), one
+        message carrying its ``(|neighbors|, L)`` of that task (2 entries), as
+        the engine's heartbeats (:mod:`hedgerow.protocols.maintenance`).
+
+        Examples
+        --------
+        >>> from hedgerow.protocols.control import ControlRounds
+        >>> inst = Instance.from_lists([[0, 1], [0], [1], [0, 1]] * 5, n_topics=2)
+        >>> sc = SpiderCast()
+        >>> _ = sc.build(inst, seed=1)
+        >>> cb = sc.control_traffic(ControlRounds(1000.0, 0.0, np.random.default_rng(0)))
+        >>> len(cb) == len(sc.task_links_), set(cb.entries.tolist()), int(cb.answers.max())
+        (True, {2}, -1)
+        """
+        links = self.__dict__.get("task_links_")
+        if links is None:
+            raise ParameterError(f"{self.name}: control_traffic needs a built overlay; build "
+                                 "first", key="control_size")
+        n = self.overlay_.n_nodes
+        node, at = rounds.starts(np.ones(n, dtype=bool))
+        # every round of p sends one heartbeat along each of p's task links
+        order = np.argsort(links[:, 0], kind="stable")
+        links = links[order]
+        first = np.searchsorted(links[:, 0], np.arange(n + 1))
+        per = np.diff(first)[node]
+        start = np.repeat(first[node], per)
+        k = np.arange(int(per.sum()), dtype=np.int64) - np.repeat(np.cumsum(per) - per, per)
+        rows = links[start + k]
+        return one_way(rows[:, 0], rows[:, 1], np.repeat(at, per), 2)
 

@@ -23,16 +23,26 @@ static             builds from quick parameters; same seed, same overlay; no
                    declared degree bound; topic connectivity where claimed;
                    link topics (``link_topics_``) that name overlay links, where
                    declared (``labels_links``, required by ``"mesh"``);
-                   runs through the epoch loop (one row)
+                   runs through the epoch loop (one row); every numeric build
+                   statistic a declared metric (``metrics``)
 every capability   one run on a bandwidth-limited world (:data:`LIMITED_WIRE`):
                    the byte columns in every row; bytes sent = received +
-                   lost, each copy its message's size; no uplink busy longer
-                   than the run; no negative queueing
+                   lost, each copy its message's size; control bytes sent =
+                   received (the protocol's control traffic on the wire); no
+                   uplink busy longer than the run; no negative queueing
 adaptive           out-degree <= d after every epoch; never a link to itself
                    or an unknown node; same seed, identical epochs
 maintained         after churn stops: symmetric links, no link to an offline
                    node, counts consistent with a recount; topic-connected
                    where claimed, once the overlay settled
+clock              the engine is a ``ClockEngine``; same seed, identical
+                   arrivals, control counts and bytes; after every heartbeat
+                   the bounds the protocol declares hold
+                   (``heartbeat_bounds``); every first copy came from a
+                   connected peer and every data link is a connection; counts
+                   consistent with a recount (copies = deliveries +
+                   duplicates + lost; bytes sent = received + lost, payload
+                   and control)
 cycle              the engine is a ``CycleEngine``; joins come online and get
                    links, leaves go offline; no self-loop, unknown node or
                    link to an offline node, in the overlay or the forwarding
@@ -52,10 +62,12 @@ import numpy as np
 
 from hedgerow.errors import ParameterError
 from hedgerow.metrics import partitioned_topics, topic_components
+from hedgerow.metrics.registry import METRICS
 from hedgerow.model.overlay import Overlay
 from hedgerow.protocols import REGISTRY, protocol_class
 from hedgerow.protocols.base import (
     AdaptiveProtocol,
+    ClockProtocol,
     CycleProtocol,
     MaintainedProtocol,
     OverlayProtocol,
@@ -188,6 +200,23 @@ def check_static_build(cls: type[OverlayProtocol]) -> None:
         )
 
 
+def check_build_statistics_declared(cls: type[OverlayProtocol]) -> None:
+    """Each numeric statistic a build returns is a declared metric (``stat_<name>`` in a build
+    row): in :data:`hedgerow.metrics.registry.METRICS` or the class's own ``metrics``."""
+    proto: Any = _quick(cls)
+    proto.build(_instance(), seed=5)
+    known = {**METRICS, **cls.metrics}
+    rest = ("control_messages", "messages", "quiescent")
+    missing = sorted(
+        f"stat_{k}" for k, v in proto.stats_.items()
+        if k not in rest and isinstance(v, (int, float, np.number)) and f"stat_{k}" not in known
+    )
+    assert not missing, (
+        f"{cls.name}: build statistics not declared as metrics: {', '.join(missing)} (declare "
+        "them in the class attribute metrics, with hedgerow.metrics.registry.statistics)"
+    )
+
+
 def _link_topics_ok(cls: type[OverlayProtocol], ov: Overlay, inst: Any, lt: Any) -> None:
     lt = np.asarray(lt)
     assert lt.ndim == 2 and lt.shape[1] == 3 and lt.dtype == np.int64, (
@@ -276,19 +305,22 @@ def check_maintained_churn(cls: type[OverlayProtocol]) -> None:
 
 # --------------------------------------------------------------------------- bytes on the wire
 #: the bandwidth-limited world of :func:`check_bandwidth_limited`: two classes, 16 KiB messages
-#: published 50 per second, 2% of copies lost
+#: published 50 per second, 2% of copies lost, control messages of 64 bytes + 18 per entry
 LIMITED_WIRE: dict[str, Any] = {
     "bandwidth": "home:0.7:8:16,dc:0.3:100:100",
     "size": "16k",
     "publication": "poisson:50",
     "validation_ms": 1.0,
     "loss": 0.02,
+    "control_size": 64.0,
 }
 
 
 def check_bandwidth_limited(cls: type[OverlayProtocol]) -> None:
     """One run on a bandwidth-limited world: rows carry the byte columns, bytes are conserved
-    (sent = received + lost, every copy of its message's size), uplinks busy at most the span."""
+    (sent = received + lost, every copy of its message's size; every control byte sent is
+    received), uplinks busy at most the span.  The world sends control messages, so a
+    protocol's ``control_traffic`` runs too."""
     from hedgerow.scenarios.observers import BYTES_KEYS, EpochObserver
 
     world = world_for_instance(_instance(), seed=2, messages=30, epochs=2, **LIMITED_WIRE)
@@ -311,11 +343,83 @@ def check_bandwidth_limited(cls: type[OverlayProtocol]) -> None:
         assert np.isclose(d.sent_bytes.sum(), sent), f"{cls.name}: bytes sent != copies x size"
         got = d.received_bytes.sum() + float(np.sum(d.lost * d.size))
         assert np.isclose(got, sent), f"{cls.name}: bytes received + lost != bytes sent"
+        assert np.isclose(d.control_received_bytes.sum(), d.control_sent_bytes.sum()), (
+            f"{cls.name}: control bytes received != control bytes sent"
+        )
         first, last = d.span
         assert (d.uplink_busy <= (last - first) + 1e-6).all(), (
             f"{cls.name}: an uplink busy longer than the run"
         )
         assert (d.queue_delay >= 0).all(), f"{cls.name}: negative queueing"
+
+
+# --------------------------------------------------------------------------- clock
+def _clock_run(cls: type[OverlayProtocol], seed: int, *, check_bounds: bool) -> Any:
+    """A clock engine on a 60-node instance, 30 messages of 2 KiB over 2 s after the warm-up,
+    run heartbeat by heartbeat (the declared bounds checked after each when asked)."""
+    from hedgerow.dissemination.contended import Network
+    from hedgerow.protocols.engine_api import ClockEngine, Publications
+
+    inst = _instance()
+    world = world_for_instance(inst, seed=2, messages=30)
+    proto = cast(ClockProtocol, _quick(cls))
+    publisher, topic = next(world.traffic())
+    warm = proto.warmup_time()
+    when = warm + np.linspace(0.0, 2000.0, len(publisher))
+    pubs = Publications.create(publisher, topic, when, 2048.0)
+    net = Network.uniform(inst.n_nodes, upload=20.0, validation_ms=1.0)
+    eng = proto.clock_engine(inst, net, world.latency, world.proc, pubs, proto.streams(seed))
+    assert isinstance(eng, ClockEngine), f"{cls.name}: the engine is not a ClockEngine"
+    end = float(when.max()) + proto.drain_time()
+    k = 1
+    while k * eng.heartbeat_ms <= end:
+        eng.run_until(k * eng.heartbeat_ms)
+        if check_bounds:
+            broken = proto.heartbeat_bounds(eng)
+            assert not broken, f"{cls.name}: after heartbeat {k}: {broken[0]}"
+        k += 1
+    # up to just before the next heartbeat: what the last one sent has arrived
+    eng.run_until((k - 0.01) * eng.heartbeat_ms)
+    assert eng.heartbeats == k - 1, f"{cls.name}: {eng.heartbeats} heartbeats, expected {k - 1}"
+    return eng, pubs, inst
+
+
+def check_clock_engine(cls: type[OverlayProtocol]) -> None:
+    """Determinism, the declared bounds after every heartbeat, no message to a peer that is
+    not connected, and counts that a recount confirms."""
+    with _registered(cls):
+        eng, _, inst = _clock_run(cls, 5, check_bounds=True)
+        again, _, _ = _clock_run(cls, 5, check_bounds=False)
+    d, d2 = eng.delivery(), again.delivery()
+    assert np.array_equal(d.arrival, d2.arrival), f"{cls.name}: same seed, other arrivals"
+    sent, sent2 = eng.control_sent(), again.control_sent()
+    assert sent.keys() == sent2.keys() and all(
+        np.array_equal(sent[k], sent2[k]) for k in sent), f"{cls.name}: same seed, other control"
+    b, b2 = eng.byte_counters(), again.byte_counters()
+    assert all(np.array_equal(b[k], b2[k]) for k in b), f"{cls.name}: same seed, other bytes"
+    conn = eng.connections_overlay()
+    links = {tuple(e) for e in np.asarray(conn.edges()).tolist()}
+    links |= {(w, v) for v, w in links}
+    m_idx, node = np.nonzero(d.parent >= 0)
+    for m, w in zip(m_idx.tolist(), node.tolist(), strict=True):
+        assert (int(d.parent[m, w]), w) in links, (
+            f"{cls.name}: message {m} reached {w} from {d.parent[m, w]}, not a connection")
+    for u, v, _t in np.asarray(eng.link_topics()).tolist():
+        assert (u, v) in links, f"{cls.name}: a data link {u}-{v} that is not a connection"
+    # recounts: every copy is a first delivery, a duplicate or lost (the run drained, and
+    # nothing was sent since the last heartbeat)
+    got = np.isfinite(d.arrival).sum(axis=1) - 1  # the publisher has it without a copy
+    assert np.array_equal(d.copies, got + d.duplicates + d.lost), (
+        f"{cls.name}: copies != deliveries + duplicates + lost")
+    assert np.isclose(d.sent_bytes.sum(), float(np.sum(d.copies * d.size))), (
+        f"{cls.name}: payload bytes sent != copies x size")
+    assert np.isclose(d.received_bytes.sum() + float(np.sum(d.lost * d.size)),
+                      d.sent_bytes.sum()), f"{cls.name}: payload received + lost != sent"
+    assert np.isclose(b["control_received"].sum() + b["control_lost"].sum(),
+                      b["control_sent"].sum()), f"{cls.name}: control received + lost != sent"
+    for k, v in sent.items():
+        assert (np.asarray(v) >= 0).all() and len(v) == inst.n_nodes, (
+            f"{cls.name}: control counts of {k} are not one count per node")
 
 
 # --------------------------------------------------------------------------- cycle
@@ -396,10 +500,12 @@ def check_cycle_engine(cls: type[OverlayProtocol]) -> None:
 # --------------------------------------------------------------------------- registry
 _EVERY: tuple[Check, ...] = (check_declared_params, check_param_round_trip, check_invalid_values)
 _BY_CAPABILITY: dict[type, tuple[Check, ...]] = {
-    StaticProtocol: (check_static_build, check_static_in_epoch_loop, check_bandwidth_limited),
+    StaticProtocol: (check_static_build, check_build_statistics_declared,
+                     check_static_in_epoch_loop, check_bandwidth_limited),
     AdaptiveProtocol: (check_adaptive_epochs, check_bandwidth_limited),
     MaintainedProtocol: (check_maintained_churn, check_bandwidth_limited),
     CycleProtocol: (check_cycle_engine,),
+    ClockProtocol: (check_clock_engine, check_bandwidth_limited),
 }
 
 

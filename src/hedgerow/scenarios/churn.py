@@ -78,7 +78,7 @@ from __future__ import annotations
 
 import math
 import time as _time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -92,6 +92,8 @@ from hedgerow.protocols import protocol_names
 from hedgerow.protocols.base import MaintainedProtocol
 from hedgerow.protocols.engine_api import ChurnEngine
 from hedgerow.scenarios.churn_setup import churn_control, churn_protocol
+from hedgerow.scenarios.churn_wire import ChurnWire
+from hedgerow.scenarios.gossip_churn import sample_events
 from hedgerow.scenarios.observers import snapshot
 from hedgerow.scenarios.traces import EVENT_DTYPE, JOIN, LEAVE
 from hedgerow.world_settings import WORLD_SETTINGS
@@ -534,6 +536,16 @@ def _summary(
     }
 
 
+def _on_wire(on_wire: ChurnWire, engine: ChurnEngine, receivers: np.ndarray,
+             rng: np.random.Generator) -> dict[str, Any]:
+    """One sample of the engine's online overlay on the contended network: a message per
+    topic with an online subscriber, from a uniform one (the current interests)."""
+    subs = engine.subscriptions()
+    publisher, topic, _ = sample_events(subs, engine.online, rng)
+    return on_wire.measure(engine.online, engine.overlay().edges(), subs.masks, publisher,
+                           topic, receivers)
+
+
 def run_churn(
     protocol: str,
     instance: Instance,
@@ -551,6 +563,7 @@ def run_churn(
     min_off: float | None = None,
     diameter: bool = False,
     progress: Callable[[float, float], None] | None = None,
+    wire: Mapping[str, Any] | None = None,
 ) -> ChurnResult:
     """Run a maintained overlay under churn and take snapshots (section 3.8).
 
@@ -589,6 +602,12 @@ def run_churn(
         Compute topic diameters at each snapshot.
     progress : callable, optional
         Called as ``progress(now_s, duration)`` a hundred times over the run.
+    wire : mapping, optional
+        Network settings (``bandwidth``, ``size``, ``publication``, ...): at each
+        snapshot one message per topic with an online subscriber is sent through the
+        contended network over the online overlay (the protocol's forwarding rule), and
+        the row gains :data:`~hedgerow.scenarios.churn_wire.CHURN_WIRE_KEYS`, measured on
+        the snapshot's nodes.
 
     Returns
     -------
@@ -635,6 +654,9 @@ def run_churn(
     control.schedule(events)
     if progress is not None:
         _report_progress(sim, progress, duration)
+    on_wire = ChurnWire.create(instance, seed=seed, wire=wire or {},
+                               policy=setup.proto.forwarding)
+    messages = streams.stream("messages")
 
     rows: list[dict[str, Any]] = []
     t0 = _time.perf_counter()
@@ -648,6 +670,8 @@ def run_churn(
         }
         row.update(snapshot(engine, included, instance.n_topics, diameter=diameter))
         row.update(control.counters())
+        if on_wire is not None:
+            row.update(_on_wire(on_wire, engine, included, messages))
         rows.append(row)
     wall = _time.perf_counter() - t0
     js = np.asarray(control.join_times, dtype=np.float64)

@@ -16,7 +16,9 @@ capability      driver                                                       row
 ==============  ===========================================================  ================
 
 Every driver shares the setup of :mod:`hedgerow.scenarios.churn_setup` (the
-protocol's capability and parameters, its streams, the control).  A request
+protocol's capability and parameters, its streams, the control), and with
+network settings (:attr:`ChurnRequest.wire`) measures each row on the
+contended network (:mod:`hedgerow.scenarios.churn_wire`).  A request
 names the settings the user gave (:attr:`ChurnRequest.given`); a driver that
 does not use one of them refuses it in one line instead of dropping it.  Rows
 carry ``epoch`` (their index), the ``world`` fingerprint, and the summary holds
@@ -46,8 +48,10 @@ import numpy as np
 
 from hedgerow.errors import ParameterError
 from hedgerow.protocols import REGISTRY, capabilities, get_protocol, protocol_names
+from hedgerow.scenarios.churn_wire import CHURN_WIRE_KEYS, wire_settings
 from hedgerow.scenarios.events import CHURN_SCENARIOS, churn_scenario_names
-from hedgerow.scenarios.world import instance_fingerprint
+from hedgerow.scenarios.world import world_for_instance
+from hedgerow.scenarios.world.wire import WIRE_SETTINGS
 from hedgerow.world_settings import WORLD_SETTINGS
 
 __all__ = [
@@ -87,6 +91,10 @@ class ChurnRequest:
         Topic diameters at each snapshot.
     given : frozenset of str
         The settings the user set explicitly; a driver refuses those it does not use.
+    wire : mapping
+        The network settings given (``bandwidth``, ``size``, ``publication``, ...): every
+        driver then measures each row's dissemination on the contended network
+        (:mod:`~hedgerow.scenarios.churn_wire`); empty: no network, today's rows.
     """
 
     scenario: str | None = None
@@ -101,6 +109,7 @@ class ChurnRequest:
     workload: Mapping[str, Any] | None = None
     diameter: bool = False
     given: frozenset[str] = frozenset()
+    wire: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any], *,
@@ -112,11 +121,14 @@ class ChurnRequest:
         Examples
         --------
         >>> r = ChurnRequest.from_settings({"lifetime": 50.0, "duration": None})
-        >>> r.lifetime, r.duration, r.snapshot_every
-        (50.0, 1000.0, 200.0)
+        >>> r.lifetime, r.duration, r.snapshot_every, r.wire
+        (50.0, 1000.0, 200.0, {})
+        >>> ChurnRequest.from_settings({"lifetime": 50.0, "bandwidth": "25:50"}).wire
+        {'bandwidth': '25:50'}
         """
         keys = {k: v for k, v in settings.items() if v is not None and k in _REQUEST_KEYS}
-        return cls(workload=workload, diameter=diameter, given=frozenset(given), **keys)
+        return cls(workload=workload, diameter=diameter, given=frozenset(given),
+                   wire=wire_settings(settings), **keys)
 
     @classmethod
     def from_spec(cls, scen: Mapping[str, Any]) -> ChurnRequest:
@@ -181,6 +193,27 @@ def churn_shape(protocol: str) -> str:
     )
 
 
+def _fingerprint(instance: Any, seed: int, wire: Mapping[str, Any]) -> str:
+    """The ``world`` of a churn row: the world made around ``instance``, with its network
+    when the run is contended (without one, that is
+    :func:`~hedgerow.scenarios.world.instance_fingerprint`)."""
+    return world_for_instance(instance, seed=seed, **dict(wire)).fingerprint()
+
+
+def _wired(out: ChurnOutcome, wire: Mapping[str, Any]) -> ChurnOutcome:
+    """A contended run's summary names its network, and the printed table shows delivery and
+    bytes under load (nothing changes without network settings)."""
+    if wire and any(k in r for r in out.rows[:1] for k in CHURN_WIRE_KEYS):
+        out.summary["network"] = dict(wire)
+        out.columns = [*out.columns, ("receive_rate", "recv"), ("delay_p90_ms", "p90 ms"),
+                       ("sent_payload_mean", "sent B/node")]
+    return out
+
+
+#: the network settings a churn request may carry, used by every driver
+_WIRE = set(WIRE_SETTINGS)
+
+
 def _flag(key: str) -> str:
     """The option that sets ``key`` (``--snapshot-every``)."""
     return WORLD_SETTINGS[key].flag if key in WORLD_SETTINGS else f"--{key.replace('_', '-')}"
@@ -223,9 +256,9 @@ def _cycle(protocol: str, request: ChurnRequest, *, seed: int, params: Mapping[s
         raise ParameterError(
             f"{protocol} is a cycle protocol: it runs a named cycle churn scenario (--scenario "
             f"{', '.join(churn_scenario_names('cycle'))})", key="scenario")
-    _refuse(protocol, request, {"scenario", "nodes"},
+    _refuse(protocol, request, {"scenario", "nodes"} | _WIRE,
             f"cannot be used with --scenario {request.scenario}, which brings its own churn"
-            " (only --nodes reduces it)")
+            " (only --nodes reduces it, and the network settings put it on the wire)")
     sc = _scenario(request.scenario, "cycle")
     inst, online0, events = load_churn_scenario(sc.name, seed=seed, nodes=nodes)
     cycles = int(sc.cycles)
@@ -236,8 +269,8 @@ def _cycle(protocol: str, request: ChurnRequest, *, seed: int, params: Mapping[s
 
     raw = run_gossip_churn(protocol, inst, online0, events, duration=cycles,
                            sample_every=int(sc.every), seed=seed, params=params,
-                           on_row=on_row)
-    fp = instance_fingerprint(inst, seed=seed)
+                           on_row=on_row, wire=request.wire)
+    fp = _fingerprint(inst, seed, request.wire)
     values = get_protocol(protocol, **dict(params)).checked()
     hits = [r["hit_ratio"] for r in raw if r["hit_ratio"] is not None]
     after = [r["hit_ratio"] for r in raw
@@ -261,8 +294,8 @@ def _cycle(protocol: str, request: ChurnRequest, *, seed: int, params: Mapping[s
              f" paper: {PAPER_WORST_HIT.get(protocol, '-')}"]
     if sc.note:
         lines.append(f"note: {sc.note}")
-    return ChurnOutcome(rows, summary, "sample", _CYCLE_COLUMNS, lines,
-                        title=f"{protocol} on {sc.name}")
+    return _wired(ChurnOutcome(rows, summary, "sample", _CYCLE_COLUMNS, lines,
+                               title=f"{protocol} on {sc.name}"), request.wire)
 
 
 def _f(x: float | None) -> str:
@@ -295,7 +328,7 @@ def _events(protocol: str, request: ChurnRequest, *, seed: int, params: Mapping[
 
     assert request.scenario is not None
     sc = _scenario(request.scenario, "maintained")
-    _refuse(protocol, request, {"scenario", "events", "timeout"},
+    _refuse(protocol, request, {"scenario", "events", "timeout"} | _WIRE,
             f"cannot be used with --scenario {sc.name}, which brings its own workload and churn")
     inst, online0, events = load_churn_scenario(sc.name, seed=seed, nodes=nodes)
     total = request.events if request.events is not None else (sc.events or len(events))
@@ -303,8 +336,9 @@ def _events(protocol: str, request: ChurnRequest, *, seed: int, params: Mapping[
         protocol, inst, online0, events, seed=seed, params=dict(params), n_events=total,
         timeout=float(request.timeout),
         progress=None if progress is None else (lambda d, t: progress(float(d), float(t))),
+        wire=request.wire,
     )
-    fp = instance_fingerprint(inst, seed=seed)
+    fp = _fingerprint(inst, seed, request.wire)
     rows = []
     for row in res.rows:
         r = {"epoch": int(row["event"]), **row, "world": fp}
@@ -323,7 +357,7 @@ def _events(protocol: str, request: ChurnRequest, *, seed: int, params: Mapping[
     ]
     if sc.note:
         lines.append(f"note: {sc.note}")
-    return ChurnOutcome(rows, s, "event", [], lines, res.engine)
+    return _wired(ChurnOutcome(rows, s, "event", [], lines, res.engine), request.wire)
 
 
 def _snapshots(protocol: str, request: ChurnRequest, *, seed: int, params: Mapping[str, Any],
@@ -343,7 +377,8 @@ def _snapshots(protocol: str, request: ChurnRequest, *, seed: int, params: Mappi
                              key="lifetime")
     _refuse(protocol, request,
             {"nodes", "topics", "subs", "popularity", "lifetime", "trace", "duration",
-             "snapshot_every", "timeout", "off_ratio"} | ({"speedup"} if request.trace else set()),
+             "snapshot_every", "timeout", "off_ratio"} | _WIRE
+            | ({"speedup"} if request.trace else set()),
             "is not used by synthetic churn (--lifetime)" if request.trace is None
             else "is not used by a replayed trace (--trace)")
     if wl.get("topics") is None:
@@ -367,9 +402,9 @@ def _snapshots(protocol: str, request: ChurnRequest, *, seed: int, params: Mappi
         protocol, inst, lifetime=request.lifetime, duration=float(request.duration),
         snapshot_every=float(request.snapshot_every), off_ratio=float(request.off_ratio),
         timeout=float(request.timeout), seed=seed, params=dict(params), trace=trace,
-        diameter=request.diameter, progress=progress,
+        diameter=request.diameter, progress=progress, wire=request.wire,
     )
-    fp = instance_fingerprint(inst, seed=seed)
+    fp = _fingerprint(inst, seed, request.wire)
     rows = []
     for i, row in enumerate(res.rows):
         out = {"epoch": i, **row, "world": fp}
@@ -383,8 +418,9 @@ def _snapshots(protocol: str, request: ChurnRequest, *, seed: int, params: Mappi
         f" per join/leave; joins complete in {s['join_seconds_median']:.2f} s (median),"
         f" {s['join_seconds_p99']:.2f} s (99th percentile)"
     ]
-    return ChurnOutcome(rows, s, "snapshot", _SNAPSHOT_COLUMNS, lines, res.engine,
-                        title=f"{protocol} under churn, {s['nodes']} nodes")
+    return _wired(ChurnOutcome(rows, s, "snapshot", _SNAPSHOT_COLUMNS, lines, res.engine,
+                               title=f"{protocol} under churn, {s['nodes']} nodes"),
+                  request.wire)
 
 
 #: capability -> driver; the one place a churn run is dispatched
@@ -428,6 +464,7 @@ def run_churn_request(
         raise ParameterError(f"--seed must be >= 0, got {seed}", key="seed")
     shape = churn_shape(protocol)
     get_protocol(protocol, **dict(params or {})).checked()  # a bad -p before any work
+    wire_settings(request.wire)  # and a bad network setting
     out = CHURN_DRIVERS[shape](protocol, request, seed=int(seed), params=dict(params or {}),
                                progress=progress, nodes=nodes)
     out.summary.setdefault("warnings", [])

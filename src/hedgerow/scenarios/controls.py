@@ -77,7 +77,7 @@ def run_shape(proto: OverlayProtocol | str) -> str:
     Examples
     --------
     >>> from hedgerow.protocols import get_protocol
-    >>> run_shape(get_protocol("topiary")), run_shape(get_protocol("gossipsub"))
+    >>> run_shape(get_protocol("topiary")), run_shape(get_protocol("gossipsub-split"))
     ('adaptive', 'static')
     >>> run_shape("static")
     'static'

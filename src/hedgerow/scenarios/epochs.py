@@ -20,6 +20,13 @@ capability, never on its class:
   sees each chunk, :meth:`~hedgerow.protocols.AdaptiveProtocol.select` gives
   the next out-links; only the world's active nodes (and, under churn, the
   online ones) re-select;
+* a protocol that acts on the **clock**
+  (:class:`~hedgerow.protocols.base.ClockProtocol`, GossipSub) gets an engine
+  on the world's network (unlimited bandwidth on an uncontended world) with
+  the epoch's messages scheduled after its warm-up; it runs until
+  ``drain_ms`` after the last publication, data and control messages in one
+  simulation, and is measured as a static run (one row) plus its control
+  traffic and mesh sizes (:class:`~hedgerow.scenarios.observers.ClockMeasures`);
 * a **static** protocol builds once on the world's instance and is measured
   on the first epoch's traffic (one row); a protocol that only maintains
   (OMen) is measured the same way on the overlay its engine settles on when
@@ -49,7 +56,7 @@ import numpy as np
 
 from hedgerow.dissemination import POLICIES, Delivery, MessageBatch, edge_delays
 from hedgerow.dissemination.chunks import disseminate_chunks
-from hedgerow.dissemination.contended import disseminate_contended
+from hedgerow.dissemination.contended import ControlBatch, Network, disseminate_contended
 from hedgerow.dissemination.mesh import EntryTopics, entry_topics
 from hedgerow.engine import Simulator
 from hedgerow.errors import ParameterError
@@ -57,17 +64,28 @@ from hedgerow.model.outlinks import closure_csr, entry_index, out_overlay
 from hedgerow.model.overlay import Overlay
 from hedgerow.protocols.base import (
     AdaptiveProtocol,
+    ClockProtocol,
     EpochView,
     MaintainedProtocol,
     OverlayProtocol,
     StaticProtocol,
 )
+from hedgerow.protocols.control import ControlRounds
+from hedgerow.protocols.engine_api import Publications
 from hedgerow.scenarios.controls import Epoch, EpochControl, EpochRun, controls_for
-from hedgerow.scenarios.observers import EpochDelivery, EpochObserver, observers_for
+from hedgerow.scenarios.observers import (
+    ClockMeasures,
+    EpochDelivery,
+    EpochObserver,
+    observers_for,
+)
 from hedgerow.scenarios.world import World
 from hedgerow.world_settings import WORLD_SETTINGS
 
 __all__ = ["RunResult", "forwarding_policy", "run_protocol", "settled_overlay"]
+
+#: a protocol's :meth:`~hedgerow.protocols.base.OverlayProtocol.control_traffic`
+ControlSource = Callable[[ControlRounds], ControlBatch | None]
 
 
 @dataclass
@@ -111,9 +129,9 @@ def forwarding_policy(
     Examples
     --------
     >>> from hedgerow.protocols import protocol_class
-    >>> forwarding_policy(protocol_class("gossipsub"), None)
+    >>> forwarding_policy(protocol_class("gossipsub-split"), None)
     'mesh'
-    >>> forwarding_policy(protocol_class("gossipsub"), "ttl")
+    >>> forwarding_policy(protocol_class("gossipsub-split"), "ttl")
     'ttl'
     """
     policy = proto.forwarding if forwarding is None else forwarding
@@ -143,21 +161,24 @@ def _disseminate(
     labels: EntryTopics | None = None,
     silent: np.ndarray | None = None,
     epoch: int = 0,
+    control: ControlSource | None = None,
 ) -> EpochDelivery:
     """One epoch's messages over the CSR graph; the per-message arrays of the observers.
 
     ``silent`` (nodes that forward nothing of the attack's topic this epoch)
     replaces the attack's fixed silent set.  On a contended world
     (:attr:`World.contended`) every message of the epoch is simulated together
-    (:func:`_disseminate_contended`); otherwise in memory-bounded chunks, as
-    before.
+    (:func:`_disseminate_contended`), with the protocol's control messages
+    (``control``, its ``control_traffic``) when the world's ``control_size`` is
+    above 0; otherwise in memory-bounded chunks, as before.
     """
     attack = world.attack
     ed = np.asarray(edge_delays(indptr, indices, world.latency), dtype=np.float64)
     if world.contended:
         return _disseminate_contended(world, indptr, indices, ed, publisher, topic, policy,
                                       epoch=epoch, record_edges=record_edges,
-                                      on_chunk=on_chunk, labels=labels, silent=silent)
+                                      on_chunk=on_chunk, labels=labels, silent=silent,
+                                      control=control)
     rec = EpochDelivery.empty(publisher, topic, world.n_nodes)
     for sel, dl, emap in disseminate_chunks(
         indptr,
@@ -194,13 +215,16 @@ def _disseminate_contended(
     on_chunk: Callable[[np.ndarray, Any, np.ndarray], None] | None,
     labels: EntryTopics | None,
     silent: np.ndarray | None,
+    control: ControlSource | None = None,
 ) -> EpochDelivery:
     """The epoch's messages as one contended simulation
     (:func:`~hedgerow.dissemination.disseminate_contended`): one chunk, every message.
 
     Sizes, publication instants and the loss and jitter keys are the epoch's
     (:meth:`World.wire`); the :class:`~hedgerow.dissemination.ContendedDelivery`
-    is kept on the record (``rec.wire``) for the byte measures.
+    is kept on the record (``rec.wire``) for the byte measures.  The epoch's
+    control messages (:meth:`World.control`, stream ``"control:E"``) share the
+    queues with the data.
     """
     attack = world.attack
     quiet = silent if silent is not None else (None if attack is None else attack.silent)
@@ -211,12 +235,13 @@ def _disseminate_contended(
             key="bandwidth",
         )
     assert world.network is not None
-    size, published, rng = world.wire(epoch, topic)
+    size, published, rng = world.wire(epoch, topic, publisher)
     batch = MessageBatch.create(publisher, topic, world.scenario.ttl)
+    ctl = None if control is None else world.control(epoch, published, control)
     d = disseminate_contended(
         indptr, indices, ed, world.proc, world.instance.masks, batch, world.network,
         size=size, publish_at=published, policy=policy, labels=labels, rng=rng,
-        record_edges=record_edges,
+        record_edges=record_edges, control=ctl,
     )
     rec = EpochDelivery.empty(publisher, topic, world.n_nodes)
     everything = np.arange(len(publisher))
@@ -279,7 +304,8 @@ def link_topics_with_attackers(
 
 
 def _resender(
-    world: World, indptr: np.ndarray, indices: np.ndarray, ep: Epoch, policy: str
+    world: World, indptr: np.ndarray, indices: np.ndarray, ep: Epoch, policy: str,
+    control: ControlSource | None = None,
 ) -> Callable[[np.ndarray, Callable[..., None]], None]:
     """``ep.resend``: messages ``ids`` of ``ep`` sent again as the epoch sent them, every
     link's arrival recorded, each chunk handed to ``on_chunk``.
@@ -309,7 +335,7 @@ def _resender(
 
             _disseminate(world, indptr, indices, publisher, topic, policy,
                          record_edges=True, on_chunk=rows, labels=labels, silent=silent,
-                         epoch=number)
+                         epoch=number, control=control)
             return
         _disseminate(world, indptr, indices, publisher[ids], topic[ids], policy,
                      record_edges=True, on_chunk=on_chunk, labels=labels, silent=silent)
@@ -425,11 +451,67 @@ def _run_static(
         ep.labels = labels
         ep.rec = _disseminate(world, indptr, indices, ep.publisher, ep.topic, policy,
                               record_edges=False, labels=labels, silent=ep.silent,
-                              epoch=ep.number)
-        ep.resend = _resender(world, indptr, indices, ep, policy)
+                              epoch=ep.number, control=proto.control_traffic)
+        ep.resend = _resender(world, indptr, indices, ep, policy, proto.control_traffic)
 
     _run_epoch(run, ep, controls, observers, disseminate, emit)
     return RunResult([], np.full((1, world.n_nodes), np.nan), overlay, world, stats)
+
+
+def _run_clock(
+    proto: ClockProtocol, world: World, policy: str, emit: Callable[[dict], None],
+    extra: Sequence[EpochObserver] = (),
+) -> RunResult:
+    """One epoch of a clock-driven protocol: warm-up, the epoch's messages, the drain."""
+    if world.attack is not None:
+        raise ParameterError(f"{proto.name}: attackers are not modelled for protocols that act "
+                             "on the clock; choose a world without attackers", key="attack")
+    if world.scenario.events != "traffic":
+        raise ParameterError(f"{proto.name}: routing worlds (events per topic) route on a "
+                             "built overlay; choose a world with traffic", key="events")
+    proto._validate(world.instance)
+    n = world.n_nodes
+    run = EpochRun(world, proto, policy, 1, world.active & world.adaptive)
+    controls = controls_for(world, proto)
+    observers = [*observers_for(world, proto), ClockMeasures(), *extra]
+    _start(run, controls, observers)
+    ep = Epoch(0, np.full((n, 1), -1, dtype=np.int64), run.selecting, True)
+    found: dict[str, Any] = {}
+
+    def clock(ep: Epoch) -> None:
+        assert ep.publisher is not None and ep.topic is not None, "clock worlds have traffic"
+        m = len(ep.publisher)
+        if world.contended:
+            size, published, _ = world.wire(ep.number, ep.topic)
+        else:
+            size, published = np.zeros(m), np.zeros(m)
+        network = world.network if world.network is not None else Network.uniform(n)
+        warm = proto.warmup_time()
+        pubs = Publications.create(ep.publisher, ep.topic, warm + published, size)
+        engine = proto.clock_engine(world.instance, network, world.latency, world.proc, pubs,
+                                    proto.streams(world.seed))
+        engine.run_until(warm)
+        base = engine.byte_counters()
+        end = warm + (float(published.max()) if m else 0.0) + proto.drain_time()
+        engine.run_until(end)
+        d = engine.delivery(base)
+        rec = EpochDelivery.empty(ep.publisher, ep.topic, n)
+        rec.add(np.arange(m), d)
+        if world.contended:
+            rec.wire = d
+        ep.rec = rec
+        ep.notes["clock"] = engine
+        overlay = engine.overlay()
+        ep.overlay = overlay
+        links = _out_links(overlay)
+        ep.out = _out_table(overlay)
+        ep.links = links
+        found["overlay"] = overlay
+        found["stats"] = {"control_messages": int(engine.control_messages),
+                          "heartbeats": int(engine.heartbeats)}
+
+    _run_epoch(run, ep, controls, observers, clock, emit)
+    return RunResult([], np.full((1, n), np.nan), found["overlay"], world, found["stats"])
 
 
 @dataclass
@@ -497,14 +579,14 @@ def _run_adaptive(
         feed = _ChunkFeed(proto, state, ep.publisher, ep.topic, slot_full, indptr, indices)
         ep.rec = _disseminate(world, indptr, indices, ep.publisher, ep.topic, policy,
                               record_edges=True, on_chunk=feed, silent=ep.silent,
-                              epoch=ep.number)
+                              epoch=ep.number, control=proto.control_traffic)
         linked = np.zeros((n, n), dtype=bool)
         linked[np.repeat(np.arange(n), np.diff(indptr)), indices] = True
         ep.new_out, ep.score = proto.select(state, inst, out, linked, ep.selecting)
         ok = out.reshape(-1) >= 0
         ep.indptr, ep.indices = indptr, indices
         ep.links = (src_of_slot[ok], out.reshape(-1)[ok])
-        ep.resend = _resender(world, indptr, indices, ep, policy)
+        ep.resend = _resender(world, indptr, indices, ep, policy, proto.control_traffic)
 
     for epoch in range(epochs):
         ep = Epoch(epoch, out, run.selecting, epoch == epochs - 1)
@@ -550,6 +632,9 @@ def run_protocol(
         Observers added to those the world selects (e.g. a
         :class:`~hedgerow.scenarios.tracing.TraceObserver`); their columns join each row.
     """
+    if isinstance(proto, ClockProtocol) and forwarding is not None:
+        raise ParameterError(f"{proto.name} forwards by its own rules; drop --forwarding",
+                             key="forwarding")
     policy = forwarding_policy(proto, forwarding)
     rows: list[dict[str, Any]] = []
 
@@ -561,6 +646,8 @@ def run_protocol(
     if isinstance(proto, AdaptiveProtocol):
         n_epochs = world.scenario.epochs if epochs is None else int(epochs)
         res = _run_adaptive(proto, world, policy, n_epochs, emit, keep_outs, observers)
+    elif isinstance(proto, ClockProtocol):
+        res = _run_clock(proto, world, policy, emit, observers)
     elif isinstance(proto, (StaticProtocol, MaintainedProtocol)):
         res = _run_static(proto, world, policy, emit, observers)
     else:  # pragma: no cover - every registered protocol has one of the two

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import dataclasses
 import time as _time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -57,6 +57,8 @@ from hedgerow.model.rng import RngStreams
 from hedgerow.protocols import protocol_class
 from hedgerow.protocols.base import MaintainedProtocol
 from hedgerow.scenarios.churn_setup import churn_control, churn_protocol
+from hedgerow.scenarios.churn_wire import ChurnWire
+from hedgerow.scenarios.gossip_churn import sample_events
 from hedgerow.scenarios.inputs import INPUTS, input_folder, inputs_dir, prepared_folder
 from hedgerow.scenarios.invariants import Hook, InvariantObserver
 from hedgerow.scenarios.traces import EVENT_DTYPE, JOIN, LEAVE, load_events, trace_churn
@@ -325,6 +327,7 @@ def run_events(
     rejoin: str = "same",
     hooks: tuple[Hook, ...] | list = (),
     progress: Callable[[int, int], None] | None = None,
+    wire: Mapping[str, Any] | None = None,
 ) -> EventsResult:
     """Replay ``events`` one by one on ``protocol``'s engine; one row per event.
 
@@ -353,6 +356,11 @@ def run_events(
         Extra invariant checks (:class:`~hedgerow.scenarios.invariants.InvariantObserver`).
     progress : callable, optional
         ``progress(done, total)`` after each event.
+    wire : mapping, optional
+        Network settings (``bandwidth``, ``size``, ``publication``, ...): after each
+        event one message per topic with an online subscriber is sent through the
+        contended network over the online overlay, and the row gains
+        :data:`~hedgerow.scenarios.churn_wire.CHURN_WIRE_KEYS` (over the online nodes).
 
     Returns
     -------
@@ -392,6 +400,9 @@ def run_events(
     probs = np.ones(instance.n_topics) if probs is None else np.asarray(probs, dtype=np.float64)
     rows: list[dict[str, Any]] = []
     ignored = 0
+    on_wire = ChurnWire.create(instance, seed=seed, wire=wire or {},
+                               policy=setup.proto.forwarding)
+    messages = streams.stream("messages")
     wall0 = _time.perf_counter()
     for i, (t_s, p, kind) in enumerate(
         zip(events["time_s"].tolist(), events["node"].tolist(), events["event"].tolist(),
@@ -438,6 +449,11 @@ def run_events(
                 continue
             if isinstance(v, int | float | bool | np.integer | np.floating):
                 row.setdefault(k, v.item() if hasattr(v, "item") else v)
+        if on_wire is not None:
+            subs = engine.subscriptions()
+            publisher, topic, _ = sample_events(subs, engine.online, messages)
+            row.update(on_wire.measure(engine.online, engine.overlay().edges(), subs.masks,
+                                       publisher, topic, engine.online))
         rows.append(row)
         if progress is not None:
             progress(len(rows), len(events))

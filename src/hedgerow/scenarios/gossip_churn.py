@@ -51,6 +51,7 @@ from hedgerow.model.rng import RngStreams
 from hedgerow.protocols.base import CycleProtocol
 from hedgerow.protocols.engine_api import CycleEngine
 from hedgerow.scenarios.churn_setup import churn_control, churn_protocol
+from hedgerow.scenarios.churn_wire import ChurnWire
 from hedgerow.scenarios.traces import JOIN, LEAVE
 
 __all__ = ["run_gossip_churn", "sample_events"]
@@ -99,6 +100,7 @@ def run_gossip_churn(
     seed: int = 0,
     params: Mapping[str, Any] | None = None,
     on_row: Callable[[dict[str, Any]], None] | None = None,
+    wire: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Run a gossip protocol for ``duration`` cycles under a join/leave control; rows per sample.
 
@@ -116,13 +118,18 @@ def run_gossip_churn(
         receiver.
     seed : int
         The run's seed (the protocol's streams and the events' ``"messages"`` stream).
+    wire : mapping, optional
+        Network settings (``bandwidth``, ``size``, ``publication``, ...): each sample's
+        events are also sent through the contended network along the forwarding links
+        (``"mesh"``), and the row gains
+        :data:`~hedgerow.scenarios.churn_wire.CHURN_WIRE_KEYS`.
 
     Returns
     -------
     list of dict
         Per sample: ``cycle``, ``online``, ``measured`` (receivers), ``ring_correct``,
         ``hit_ratio``, ``overhead``, ``overhead_copies``, ``delay_hops``, ``delay_hops_max``,
-        ``events``.
+        ``events``; with ``wire``, the delivery and byte columns under load.
     """
     if duration < 1 or sample_every < 1 or grace < 0:
         raise ParameterError("duration and sample_every must be >= 1 cycle, grace >= 0",
@@ -134,6 +141,7 @@ def run_gossip_churn(
     joined = np.where(np.asarray(online0, bool), 0, np.iinfo(np.int64).max).astype(np.int64)
     rng = RngStreams(seed).stream("messages")
     masks = instance.masks
+    on_wire = ChurnWire.create(instance, seed=seed, wire=wire or {}, policy="mesh")
     rows: list[dict[str, Any]] = []
     pos = 0
     for c in range(1, duration + 1):
@@ -154,7 +162,8 @@ def run_gossip_churn(
             continue
         receivers = eng.online & (joined <= c - grace)
         pub, top, w = sample_events(instance, eng.online, rng)
-        net = TopicLinks.from_rows(instance.n_nodes, instance.n_topics, eng.link_topics())
+        link_topics = eng.link_topics()
+        net = TopicLinks.from_rows(instance.n_nodes, instance.n_topics, link_topics)
         tally = RoutingTally(instance.n_nodes)
         for lo in range(0, len(top), 512):
             part = slice(lo, lo + 512)
@@ -170,6 +179,9 @@ def run_gossip_churn(
             **{k: (None if isinstance(v, float) and not np.isfinite(v) else v)
                for k, v in m.items() if k != "overhead_node_mean"},
         }
+        if on_wire is not None:
+            row.update(on_wire.measure(eng.online, None, masks, pub, top, receivers,
+                                       link_topics=link_topics))
         rows.append(row)
         if on_row is not None:
             on_row(row)

@@ -130,9 +130,11 @@ def _run_epochs(scen: Mapping[str, Any]) -> list[dict[str, Any]]:
 def _check_churn(scen: Mapping[str, Any]) -> None:
     """The protocol runs under churn (maintained or cycle); its parameters are valid."""
     from hedgerow.scenarios.churn_drivers import churn_shape
+    from hedgerow.scenarios.churn_wire import wire_settings
 
     shape = churn_shape(scen["protocol"])
     _check_protocol(scen, shape)
+    wire_settings(dict(scen.get("churn") or {}))  # the network's written forms, before any run
     if shape == "maintained" and float(_params(scen).get("membership", 1.0)) != 1.0:
         raise ParameterError("churn runs use full membership (section 3.8)", key="membership")
 

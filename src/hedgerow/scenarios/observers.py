@@ -128,10 +128,12 @@ from hedgerow.scenarios.world import World
 
 __all__ = [
     "BYTES_KEYS",
+    "CLOCK_KEYS",
     "STREAK_WINDOW",
     "BroadcastMeasures",
     "BytesMeasures",
     "ChurnMeasures",
+    "ClockMeasures",
     "EclipseStreaks",
     "EpochDelivery",
     "EpochObserver",
@@ -140,6 +142,7 @@ __all__ = [
     "RelayTenure",
     "RoutingMeasures",
     "broadcast_measures",
+    "clock_measures",
     "epoch_row",
     "num",
     "observers_for",
@@ -552,6 +555,7 @@ class EclipseStreaks(EpochObserver):
 BYTES_KEYS = (
     *(f"{d}_{k}_{s}" for d in ("sent", "received") for k in ("payload", "control")
       for s in ("mean", "p50", "p99", "max")),
+    "control_byte_share",
     "duplicate_bytes",
     "duplicate_byte_share",
     *(f"uplink_utilisation_{s}" for s in ("mean", "p50", "p99", "max")),
@@ -594,6 +598,54 @@ class BytesMeasures(EpochObserver):
         honest = run.world.honest
         receivers = honest if ep.online is None else honest & np.asarray(ep.online, dtype=bool)
         return wire_measures(ep.rec.wire, run.interest, receivers)
+
+
+#: the columns of a clock-driven protocol's row: heartbeats after warm-up, the mean mesh size,
+#: control messages per node per heartbeat by kind
+CLOCK_KEYS = (
+    "heartbeats_after_warmup",
+    "mesh_degree_mean",
+    *(f"{k}_per_node_heartbeat" for k in ("ihave", "iwant", "graft", "prune", "idontwant")),
+)
+
+
+def clock_measures(engine: Any) -> dict[str, Any]:
+    """The :data:`CLOCK_KEYS` columns of a clock engine after its run (``None`` for NaN).
+
+    Control messages count those sent after the warm-up, divided by the
+    nodes and the heartbeats after the warm-up; the mesh size is the mean
+    over subscribed (node, topic) pairs of each pair's mean over those heartbeats.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> import numpy as np
+    >>> eng = SimpleNamespace(n=2, heartbeats_after_warmup=4,
+    ...     mean_mesh_degree=lambda: np.array([[6.0, np.nan], [4.0, np.nan]]),
+    ...     control_sent=lambda: {"ihave": np.array([8, 8]), "graft": np.array([0, 2])})
+    >>> m = clock_measures(eng)
+    >>> m["mesh_degree_mean"], m["ihave_per_node_heartbeat"], m["graft_per_node_heartbeat"]
+    (5.0, 2.0, 0.25)
+    """
+    hb = int(engine.heartbeats_after_warmup)
+    mesh = np.asarray(engine.mean_mesh_degree(), dtype=np.float64)
+    row: dict[str, Any] = {
+        "heartbeats_after_warmup": hb,
+        "mesh_degree_mean": num(float(np.nanmean(mesh))) if np.isfinite(mesh).any() else None,
+    }
+    sent = engine.control_sent()
+    for k in ("ihave", "iwant", "graft", "prune", "idontwant"):
+        total = float(np.sum(sent[k])) if k in sent else 0.0
+        row[f"{k}_per_node_heartbeat"] = num(total / (engine.n * hb)) if hb else None
+    return row
+
+
+class ClockMeasures(EpochObserver):
+    """The control traffic and mesh sizes of a clock-driven protocol's run
+    (:func:`clock_measures`; the engine is in the epoch's ``notes["clock"]``)."""
+
+    def observe(self, run: EpochRun, ep: Epoch) -> dict[str, Any]:
+        return clock_measures(ep.notes["clock"])
 
 
 class RoutingMeasures(EpochObserver):

@@ -47,7 +47,7 @@ from hedgerow.params import as_instance, as_int, as_mapping, as_names
 from hedgerow.protocols import get_protocol
 from hedgerow.protocols.base import AdaptiveProtocol, OverlayProtocol
 from hedgerow.scenarios.epochs import RunResult, forwarding_policy, run_protocol
-from hedgerow.scenarios.observers import BYTES_KEYS, EpochObserver
+from hedgerow.scenarios.observers import BYTES_KEYS, CLOCK_KEYS, EpochObserver
 from hedgerow.scenarios.routing import ROUTING_EXTRA
 from hedgerow.scenarios.tracing import TraceObserver, Tracer
 from hedgerow.scenarios.world import (
@@ -377,7 +377,7 @@ def _compare_rows(
         if world.contended:
             for key in BYTES_KEYS:
                 row[key] = last.get(key)
-        for key in (*ROUTING_KEYS, *ROUTING_EXTRA, *BEYOND_KEYS):
+        for key in (*ROUTING_KEYS, *ROUTING_EXTRA, *BEYOND_KEYS, *CLOCK_KEYS):
             if key in last:
                 row[key] = last[key]
         row["epochs"] = len(res.rows)

@@ -8,19 +8,27 @@ into a 1-based line number by counting the lines before it, and raises one
 :class:`~hedgerow.errors.DataError` naming file and line.  Outputs are written
 into a temporary sibling folder and renamed into place only when every part is
 written (:func:`atomic_output`).
+
+Before a JVM starts, :func:`check_head` reads the first lines of a user's text
+input in Python with the job's declared :class:`LineFormat` (the same field
+specs the Spark parse uses), so a file in the wrong format is one
+``FILE, line N: ...`` error in a second, not a Spark job.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gzip
+import io
 import json
 import os
+import re
 import shutil
 import time
 import uuid
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +39,176 @@ from hedgerow.model import RngStreams
 INT_RE = r"^[+-]?[0-9]+$"
 #: Regular expression of a finite decimal number (no ``NaN``/``Infinity``).
 FLOAT_RE = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+
+
+#: the field specs of a line: ``(name, kind, allow_empty)``, kind ``"int"``, ``"float"``, ``"str"``
+FieldSpecs = tuple[tuple[str, str, bool], ...]
+
+#: lines of a user's input :func:`check_head` reads before a JVM starts
+HEAD_LINES = 1000
+
+
+@dataclass(frozen=True)
+class LineFormat:
+    """The declared format of a text input's lines, read by Spark and by :func:`check_head`.
+
+    Attributes
+    ----------
+    what : str
+        What the file is, for the messages (``"edge list"``).
+    shape : str
+        One line as a user writes it (``"u v"``), named in the pre-check's message.
+    sep : str
+        ``","`` (split the line as it is) or ``"space"`` (split the trimmed line on white
+        space).
+    specs : tuple
+        ``(name, kind, allow_empty)`` per checked field (:func:`field_checks`).
+    expected : int or None
+        The exact number of fields; ``None``: at least ``len(specs)``; ``0``: as many as the
+        header has.
+    header : tuple of str
+        The names a CSV header on line 1 starts with (empty: no header).
+    comments : bool
+        Whether blank lines and lines starting with ``#`` or ``%`` are skipped (otherwise
+        only blank lines).
+    extra : callable or None
+        ``fields -> message or None``: the job's own rule on a line whose fields are well
+        formed (a Spark job states the same rule as a column expression).
+    """
+
+    what: str
+    shape: str
+    sep: str
+    specs: FieldSpecs
+    expected: int | None
+    header: tuple[str, ...] = ()
+    comments: bool = False
+    extra: Callable[[list[str]], str | None] | None = None
+
+    def split(self, line: str) -> list[str]:
+        """The fields of one line, split as the Spark job splits it.
+
+        Examples
+        --------
+        >>> LineFormat("x", "a b", "space", (), None).split("  1\\t2 ")
+        ['1', '2']
+        >>> LineFormat("x", "a,b", ",", (), 2).split("1,2,")
+        ['1', '2', '']
+        """
+        if self.sep == ",":
+            return line.split(",")
+        return re.split(r"\s+", line.strip(" "))
+
+
+def _trim(v: str) -> str:
+    return v.strip(" ")  # Spark's trim: spaces only
+
+
+def field_error(fields: list[str], specs: FieldSpecs, expected: int | None) -> str | None:
+    """The first problem of a split line, as :func:`field_checks` states it in Spark, or ``None``.
+
+    Examples
+    --------
+    >>> specs = (("u", "int", False), ("v", "int", False))
+    >>> field_error(["1", "2"], specs, 2) is None
+    True
+    >>> field_error(["1", "2", "3"], specs, 2)
+    'expected 2 columns, found 3'
+    >>> field_error(["1", "x"], specs, 2)
+    "column 2 (v) is not an integer: 'x'"
+    >>> field_error(["1", "99999999999999999999"], specs, 2)
+    'column 2 (v) is out of range'
+    """
+    n = len(fields)
+    if expected is not None and n != expected:
+        return f"expected {expected} columns, found {n}"
+    if expected is None and n < len(specs):
+        return f"expected at least {len(specs)} columns, found {n}"
+    for i, (name, kind, allow_empty) in enumerate(specs):
+        if kind == "str":
+            continue
+        v = _trim(fields[i])
+        pattern = INT_RE if kind == "int" else FLOAT_RE
+        if not re.fullmatch(pattern[1:-1], v):
+            if allow_empty and v == "":
+                continue
+            word = "an integer" if kind == "int" else "a number"
+            return f"column {i + 1} ({name}) is not {word}: '{v}'"
+        if kind == "int" and not -(2**63) <= int(v) < 2**63:
+            return f"column {i + 1} ({name}) is out of range"
+    return None
+
+
+def head_lines(p: Path, limit: int) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of the first ``limit`` lines of a plain or gzip text file."""
+    with open(p, "rb") as raw:
+        gz = raw.read(2) == b"\x1f\x8b"
+    stream: Any = gzip.open(p, "rb") if gz else open(p, "rb")
+    with stream, io.TextIOWrapper(stream, encoding="utf-8", errors="replace",
+                                  newline=None) as text:
+        n = 0
+        while n < limit:
+            try:
+                line = text.readline()
+            except (EOFError, OSError, zlib.error):
+                raise DataError(f"{p}, line {n + 1}: gzip stream is truncated or corrupt "
+                                f"(the file breaks off after {n} complete lines)") from None
+            if not line:
+                return
+            n += 1
+            yield n, line.rstrip("\n")
+
+
+def check_head(path: str | os.PathLike, fmt: LineFormat, limit: int = HEAD_LINES) -> None:
+    """Check the first ``limit`` lines of a local text input against its declared format.
+
+    Runs in Python before a JVM starts; the Spark job checks every line again.
+    A remote URL is left to the job.
+
+    Raises
+    ------
+    DataError
+        ``FILE, line N: PROBLEM in the WHAT file: 'LINE'; each line is 'SHAPE'``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "edges.txt"
+    >>> _ = f.write_text("# a comment\\n0 1\\n1 2 3\\n")
+    >>> fmt = LineFormat("edge list", "u v", "space", (("u", "int", False),
+    ...                  ("v", "int", False)), 2, comments=True)
+    >>> check_head(f, fmt)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hedgerow.errors.DataError: ...edges.txt, line 3: expected 2 columns, found 3 in the edge ...
+    """
+    p = local_path(path)
+    if p is None:
+        return
+    from hedgerow.userfiles import reading
+
+    expected = fmt.expected
+    with reading(p, f"{fmt.what} file"):
+        for no, line in head_lines(p, limit):
+            if no == 1 and fmt.header:
+                header = line.strip().split(",")
+                if header[: len(fmt.header)] != list(fmt.header):
+                    raise DataError(f"{p}, line 1: the {fmt.what} header must start with "
+                                    f"{','.join(fmt.header)}, found {','.join(header)!r}")
+                if expected == 0:
+                    expected = len(header)
+                continue
+            text = _trim(line)
+            if text == "" or (fmt.comments and text.startswith(("#", "%"))):
+                continue
+            fields = fmt.split(line)
+            err = field_error(fields, fmt.specs, expected)
+            if err is None and fmt.extra is not None:
+                err = fmt.extra(fields)
+            if err is not None:
+                shown = line if len(line) <= 80 else line[:77] + "..."
+                raise DataError(f"{p}, line {no}: {err} in the {fmt.what} file: {shown!r}; "
+                                f"each line is '{fmt.shape}'")
 
 
 def spark_seed(seed: int, name: str) -> int:

@@ -33,6 +33,7 @@ it back with :func:`hedgerow.scenarios.traces.load_events`.
 from __future__ import annotations
 
 import os
+import re
 import time
 from typing import Any
 
@@ -40,6 +41,7 @@ from hedgerow.data import data_path
 from hedgerow.errors import ParameterError
 from hedgerow.pipeline.ingest._common import (
     INT_RE,
+    LineFormat,
     check_out,
     field_checks,
     file_info,
@@ -56,6 +58,41 @@ JOIN, LEAVE = 1, -1
 SOURCES = ("google", "smartphone")
 
 
+def _google_rule(fields: list[str]) -> str | None:
+    if fields[2].strip(" ") not in ("0", "1", "2"):
+        return "column 3 (event_type) must be 0, 1 or 2"
+    return "column 1 (timestamp) is negative" if int(fields[0]) < 0 else None
+
+
+def _smartphone_rule(fields: list[str]) -> str | None:
+    if fields[1].strip(" ") not in ("0", "1"):
+        return "column 2 (first_online) must be 0 or 1"
+    for x in fields[4:]:
+        if not re.fullmatch(r"[+-]?[0-9]+", x):
+            return f"a session length is not an integer: '{x}'"
+        if x.startswith("-") or int(x) >= 2**63:
+            return "a session length is negative or out of range"
+    return None
+
+
+#: the lines of each source's trace, as :func:`read_google` and :func:`read_smartphone` parse
+#: them (``hedgerow ingest churn --trace`` is checked against it before Spark starts)
+TRACE_LINES = {
+    "google": LineFormat(
+        "machine events", "timestamp,machine_id,event_type,platform_id,cpus,memory", ",",
+        (("timestamp", "int", False), ("machine_id", "int", False), ("event_type", "int", False),
+         ("platform_id", "str", True), ("cpus", "float", True), ("memory", "float", True)),
+        6, extra=_google_rule),
+    "smartphone": LineFormat(
+        "session trace", "user_id first_online start_epoch_ms tz_offset_hours len_1 [len_2 ...]",
+        "space",
+        (("user_id", "str", False), ("first_online", "int", False),
+         ("start_epoch_ms", "int", False), ("tz_offset_hours", "int", False),
+         ("len_1", "int", False)),
+        None, extra=_smartphone_rule),
+}
+
+
 def read_google(spark, path: str | os.PathLike):
     """Parse and validate ``machine_events`` (6 columns, no header).
 
@@ -69,10 +106,7 @@ def read_google(spark, path: str | os.PathLike):
     what = "machine events"
     lines = read_lines(spark, path, what)
     body = lines.filter(F.trim("value") != "")
-    specs = [
-        ("timestamp", "int", False), ("machine_id", "int", False), ("event_type", "int", False),
-        ("platform_id", "str", True), ("cpus", "float", True), ("memory", "float", True),
-    ]  # fmt: skip
+    specs = list(TRACE_LINES["google"].specs)
     et = F.trim(item("_f", 2))
     ts = F.trim(item("_f", 0))
     parsed = body.withColumn("_f", F.split("value", ",", -1))
@@ -157,11 +191,7 @@ def read_smartphone(spark, path: str | os.PathLike):
     what = "session trace"
     lines = read_lines(spark, path, what)
     body = lines.filter(F.trim("value") != "")
-    specs = [
-        ("user_id", "str", False), ("first_online", "int", False),
-        ("start_epoch_ms", "int", False), ("tz_offset_hours", "int", False),
-        ("len_1", "int", False),
-    ]  # fmt: skip
+    specs = list(TRACE_LINES["smartphone"].specs)
     parsed = body.withColumn("_f", F.split(F.trim("value"), r"\s+"))
     lens = F.slice(F.col("_f"), 5, F.size(F.col("_f")))
     err = field_checks(F.col("_f"), specs, None)

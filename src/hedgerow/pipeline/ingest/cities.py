@@ -34,6 +34,7 @@ from typing import Any
 from hedgerow.data import data_path
 from hedgerow.errors import DataError
 from hedgerow.pipeline.ingest._common import (
+    LineFormat,
     check_out,
     field_checks,
     file_info,
@@ -53,6 +54,27 @@ SERVER_COLUMNS = [
 ]  # fmt: skip
 PING_COLUMNS = ["source", "destination", "min", "avg", "max", "mdev"]
 FILL_RULE = "relay: min over k of d(a,k) + d(k,b) on measured pairs; diagonal 0"
+
+
+def _server_specs() -> tuple[tuple[str, str, bool], ...]:
+    kind = {"id": "int", "continent": "int", "latitude": "float", "longitude": "float"}
+    return tuple((c, kind.get(c, "str"), c not in kind) for c in SERVER_COLUMNS)
+
+
+def _ping_avg(fields: list[str]) -> str | None:
+    return "column 4 (avg) is negative" if float(fields[3]) < 0 else None
+
+
+#: the lines of the servers and pings CSV files, as :func:`read_servers` and
+#: :func:`read_pings` parse them (``--servers`` and ``--pings`` are checked against them
+#: before Spark starts; a server row has as many cells as the header)
+SERVER_LINES = LineFormat("servers", ",".join(SERVER_COLUMNS) + ",...", ",", _server_specs(),
+                          0, header=tuple(SERVER_COLUMNS))
+PING_LINES = LineFormat("pings", ",".join(PING_COLUMNS), ",",
+                        (("source", "int", False), ("destination", "int", False),
+                         ("min", "float", False), ("avg", "float", False),
+                         ("max", "float", False), ("mdev", "float", False)),
+                        len(PING_COLUMNS), header=tuple(PING_COLUMNS), extra=_ping_avg)
 
 
 def default_inputs() -> tuple[Path, Path]:
@@ -98,12 +120,7 @@ def read_servers(spark, path: str | os.PathLike):
     n_cols = _csv_header(lines, path, what, SERVER_COLUMNS)
     body = lines.filter((F.col("_mid") > 0) & (F.trim("value") != ""))
     fields = F.split(F.col("value"), ",", -1)
-    specs = [(c, "str", True) for c in SERVER_COLUMNS]
-    for i, c in enumerate(SERVER_COLUMNS):
-        if c in ("id", "continent"):
-            specs[i] = (c, "int", False)
-        elif c in ("latitude", "longitude"):
-            specs[i] = (c, "float", False)
+    specs = list(SERVER_LINES.specs)
     parsed = body.withColumn("_f", fields).withColumn(
         "_err", field_checks(F.col("_f"), specs, n_cols)
     )
@@ -163,10 +180,7 @@ def read_pings(spark, path: str | os.PathLike):
     lines = read_lines(spark, path, what)
     _csv_header(lines, path, what, PING_COLUMNS)
     body = lines.filter((F.col("_mid") > 0) & (F.trim("value") != ""))
-    specs = [
-        ("source", "int", False), ("destination", "int", False), ("min", "float", False),
-        ("avg", "float", False), ("max", "float", False), ("mdev", "float", False),
-    ]  # fmt: skip
+    specs = list(PING_LINES.specs)
     parsed = body.withColumn("_f", F.split(F.col("value"), ",", -1)).withColumn(
         "_err", field_checks(F.col("_f"), specs, len(PING_COLUMNS))
     )

@@ -14,6 +14,7 @@ Output (``--out DIR``): ``latency/`` (``src, dst`` int, ``ms`` double, all
 from __future__ import annotations
 
 import os
+import re
 import time
 from typing import Any
 
@@ -24,6 +25,8 @@ from hedgerow.pipeline.ingest._common import (
     check_out,
     file_info,
     first_line,
+    head_lines,
+    local_path,
     raise_first_error,
     read_lines,
     write_outputs,
@@ -31,6 +34,61 @@ from hedgerow.pipeline.ingest._common import (
 
 DATASET = "perigee-latency-weight1"
 MATRIX_FILE = "perigee_latencies_weight1_oneway.dat.gz"
+
+
+#: a matrix file as :func:`perigee_frame` parses it, named in the pre-check's message
+MATRIX_SHAPE = "N on line 1, then N rows of N non-negative latencies separated by white space"
+
+
+def check_matrix_head(matrix: str | os.PathLike, rows: int = 50) -> None:
+    """Check line 1 and the first ``rows`` matrix rows of a local matrix file, before Spark.
+
+    The same rules as :func:`perigee_frame` (which checks every row again).
+
+    Raises
+    ------
+    DataError
+        ``FILE, line N: PROBLEM; the file is ...``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "m.dat"
+    >>> _ = f.write_text("2\\n0 1.5\\n1.5 x\\n")
+    >>> check_matrix_head(f)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hedgerow.errors.DataError: ...m.dat, line 3: a cell is not a number: 'x'; the file is N ...
+    """
+    p = local_path(matrix)
+    if p is None:
+        return
+    from hedgerow.userfiles import reading
+
+    def bad(no: int, what: str) -> DataError:
+        return DataError(f"{p}, line {no}: {what}; the file is {MATRIX_SHAPE}")
+
+    with reading(p, "latency matrix file"):
+        n = 0
+        for no, line in head_lines(p, rows + 1):
+            text = line.strip(" ")
+            if no == 1:
+                if not text.strip().isdigit() or int(text.strip()) < 1:
+                    raise bad(1, f"expected the matrix size N, found {text.strip()!r}")
+                n = int(text.strip())
+                continue
+            if text == "":
+                continue
+            if no - 2 >= n:
+                raise bad(no, f"more than N={n} matrix rows")
+            fields = re.split(r"\s+", text)
+            if len(fields) != n:
+                raise bad(no, f"expected {n} columns, found {len(fields)}")
+            cell = next((x for x in fields if not re.fullmatch(FLOAT_RE[1:-1], x)), None)
+            if cell is not None:
+                raise bad(no, f"a cell is not a number: '{cell}'")
+            if any(x.startswith("-") for x in fields):
+                raise bad(no, "a latency is negative")
 
 
 def perigee_frame(spark, matrix: str | os.PathLike):

@@ -40,6 +40,7 @@ from hedgerow.data import data_path
 from hedgerow.errors import DataError, ParameterError
 from hedgerow.pipeline.ingest._common import (
     INT_RE,
+    LineFormat,
     check_out,
     file_info,
     hash_sample,
@@ -49,6 +50,16 @@ from hedgerow.pipeline.ingest._common import (
 )
 
 FACEBOOK = ("snap-ego-facebook", "facebook_combined.txt.gz")
+
+
+def _edge_ids(fields: list[str]) -> str | None:
+    return "a user id is negative" if any(int(f) < 0 for f in fields[:2]) else None
+
+
+#: an edge list's lines, as :func:`read_edges` parses them (``hedgerow ingest social --edges``
+#: is checked against it before Spark starts)
+EDGE_LINES = LineFormat("edge list", "u v", "space", (("u", "int", False), ("v", "int", False)),
+                        2, comments=True, extra=_edge_ids)
 REED98 = ("facebook100-reed98", "socfb-Reed98.edges")
 
 

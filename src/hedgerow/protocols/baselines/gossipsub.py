@@ -164,7 +164,10 @@ class GossipSubSplit(FixedOutDegree):
     True
     """
 
-    name = "gossipsub"
+    name = "gossipsub-split"
+    #: the streams of the name it had before ``gossipsub`` became the deployed protocol, so
+    #: every reproduction draws the same overlays
+    stream_key = "gossipsub"
     paper = "Vyzovitis et al., GossipSub, arXiv:2007.02754 (2020); Topiary baseline (V-A)"
     forwarding = "mesh"
     labels_links = True

@@ -65,6 +65,8 @@ from typing import Any
 
 import numpy as np
 
+from hedgerow.dissemination.contended import ControlBatch
+from hedgerow.errors import ParameterError
 from hedgerow.gossip import PeerSampling, TMan, ring_partner, uniform_partner
 from hedgerow.model.instance import Instance
 from hedgerow.model.outlinks import out_overlay
@@ -72,6 +74,7 @@ from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.params import Choice, Int
 from hedgerow.protocols.base import CycleProtocol, StaticProtocol
+from hedgerow.protocols.control import ControlRounds, gossip_rounds
 from hedgerow.protocols.vitis import ring
 
 __all__ = ["RVR", "RVREngine", "rendezvous_trees"]
@@ -279,6 +282,29 @@ class RVR(StaticProtocol, CycleProtocol):
         """The engine that keeps RVR under churn, cycle by cycle (not started)."""
         return RVREngine(self._validate(instance), instance, streams)
 
+    def control_traffic(self, rounds: ControlRounds) -> ControlBatch:
+        """The gossip of the built network, one round per cycle (``docs/network.md``).
+
+        Each node, each round: a peer-sampling exchange and a T-Man exchange
+        (:func:`hedgerow.protocols.control.gossip_rounds`, no profiles: RVR's
+        trees are routed once, on the built tables).
+
+        Examples
+        --------
+        >>> from hedgerow.protocols.control import ControlRounds
+        >>> from hedgerow.workloads import make_instance
+        >>> p = RVR(rt=4, cycles=5, cache=4)
+        >>> _ = p.build(make_instance(nodes=30, topics=5, subs=2, seed=1), seed=1)
+        >>> len(p.control_traffic(ControlRounds(1000.0, 0.0, np.random.default_rng(0))))
+        120
+        """
+        state = self.__dict__.get("gossip_")
+        if state is None:
+            raise ParameterError(f"{self.name}: control_traffic needs a built network; build "
+                                 "first", key="control_size")
+        ps, tm, view = state
+        return gossip_rounds(rounds, ps.alive, ps, tm, view)
+
     def _build(
         self, instance: Instance, streams: RngStreams, *, progress: Any
     ) -> tuple[Overlay, dict[str, Any]]:
@@ -300,6 +326,8 @@ class RVR(StaticProtocol, CycleProtocol):
             tm.cycle(view, ps, rng)
             if progress is not None:
                 progress(cycle + 1, v["cycles"])
+        #: the gossip state the build ended with (what control_traffic sends from)
+        self.gossip_ = (ps, tm, view)
         overlay = out_overlay(view.astype(np.int64))
         indptr, nbrs = ring.link_csr(view)
         max_hops = 4 * int(np.ceil(np.log2(max(n, 2)))) ** 2

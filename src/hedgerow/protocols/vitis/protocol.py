@@ -92,6 +92,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from hedgerow.dissemination.contended import ControlBatch
 from hedgerow.errors import ParameterError
 from hedgerow.gossip import SAMPLERS, PeerSampling, TMan, ring_partner, uniform_partner
 from hedgerow.metrics.connectivity import topic_components
@@ -100,6 +101,7 @@ from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
 from hedgerow.params import Bool, Choice, Int
 from hedgerow.protocols.base import CycleProtocol, StaticProtocol
+from hedgerow.protocols.control import ControlRounds, gossip_rounds
 from hedgerow.protocols.vitis.kernels import gateway_round, relay_paths, vitis_select
 from hedgerow.protocols.vitis.ring import (
     KIND_EMPTY,
@@ -433,6 +435,37 @@ class Vitis(StaticProtocol, CycleProtocol):
     def cycle_engine(self, instance: Instance, streams: RngStreams) -> VitisRun:
         """A fresh network state, not started (:meth:`VitisRun.start`), no cycle run yet."""
         return VitisRun(self._validate(instance), instance, streams, start=False)
+
+    def control_traffic(self, rounds: ControlRounds) -> ControlBatch:
+        """The gossip of the built network, one round per cycle (``docs/network.md``).
+
+        Each online node, each round: a Newscast exchange (its cache and its
+        descriptor, both ways), a T-Man exchange with the partner of reading
+        A2 (view, sample and descriptor, both ways), and its profile to every
+        routing-table entry, answered (Algorithms 6-7: one gateway proposal
+        per subscribed topic; the relay requests of Algorithm 5 are left out).
+        See :func:`hedgerow.protocols.control.gossip_rounds`.
+
+        Examples
+        --------
+        >>> from hedgerow.protocols.control import ControlRounds
+        >>> from hedgerow.workloads import make_instance
+        >>> v = Vitis(rt=4, cycles=5, cache=4)
+        >>> _ = v.build(make_instance(nodes=30, topics=5, subs=2, seed=1), seed=1)
+        >>> cb = v.control_traffic(ControlRounds(1000.0, 0.0, np.random.default_rng(0)))
+        >>> len(cb) >= 30 * (2 + 2), int(cb.answers.max()) < len(cb)
+        (True, True)
+        """
+        run = self._built_run()
+        return gossip_rounds(rounds, run.alive, run.sampling, run.tman, run.view,
+                             profile_entries=run.instance.n_subs)
+
+    def _built_run(self) -> VitisRun:
+        run = self.__dict__.get("run_")
+        if run is None:
+            raise ParameterError(f"{self.name}: control_traffic needs a built network; build "
+                                 "first", key="control_size")
+        return run
 
     def _build(self, instance: Instance, streams: RngStreams, *, progress: Any
                ) -> tuple[Overlay, dict[str, Any]]:

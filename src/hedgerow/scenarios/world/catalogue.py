@@ -90,7 +90,8 @@ def _default(name: str) -> Any:
 #: the protocols whose out-degree budget is the scenario's ``d`` (Topiary V-A's budget, given
 #: to the baselines it is compared with)
 _BUDGET = {p: {"d": From("d")}
-           for p in ("topiary", "random-graph", "scribe-random", "scribe-topic", "gossipsub")}
+           for p in ("topiary", "random-graph", "scribe-random", "scribe-topic",
+                     "gossipsub-split")}
 #: the gossip protocols' routing-table size and cycles (Vitis IV-A, RVR, OPT)
 _GOSSIP = {p: {"rt": From("rt"), "cycles": From("cycles")} for p in ("vitis", "rvr", "opt")}
 #: the bindings of every scenario unless it states others
@@ -146,6 +147,10 @@ class Scenario:
     latency_kw : tuple of (str, value)
         Keywords of the latency model (e.g. ``grid``, ``ceil``, ``one_way``,
         ``complete_only``: the Goldfish authors' exact inputs).
+    plane : {"continuous", "grid"}
+        A unit-square network's positions: continuous, or the Goldfish
+        authors' integer grid (``grid`` = the side in ms, ``ceil``: delays
+        rounded up to whole ms), the generator of their random topologies.
     topology : str or None
         A Goldfish-format topology JSON (:func:`read_topology_json`): its
         delays, node delays and publishing probabilities replace the drawn
@@ -177,6 +182,10 @@ class Scenario:
         from its default makes the world contended.
     size, publication : str or None
         Payload bytes of the messages and when they are published.
+    control_size, control_entry_size, control_period_ms : float
+        Control messages on the wire (:func:`~hedgerow.scenarios.world.wire.epoch_control`):
+        header bytes (0: none), bytes per entry carried, period of the
+        maintenance rounds; ``control_size`` above 0 makes the world contended.
     note : str
         A caveat stamped on every row (e.g. a synthetic stand-in for real data).
     protocol_params : mapping
@@ -209,6 +218,7 @@ class Scenario:
     adaptive: int = _default("adaptive")
     adaptive_pool: str = _default("adaptive_pool")
     latency_kw: tuple[tuple[str, Any], ...] = _default("latency_kw")
+    plane: str = _default("plane")
     topology: str | None = _default("topology")
     proc_ms: float | None = _default("proc_ms")
     wasted: bool = _default("wasted")
@@ -227,6 +237,9 @@ class Scenario:
     jitter_ms: float = _default("jitter_ms")
     size: str | None = _default("size")
     publication: str | None = _default("publication")
+    control_size: float = _default("control_size")
+    control_entry_size: float = _default("control_entry_size")
+    control_period_ms: float = _default("control_period_ms")
     note: str = ""
     protocol_params: Mapping[str, Mapping[str, Any]] = field(
         default_factory=lambda: dict(STANDARD_BINDINGS)
@@ -555,6 +568,19 @@ def resolve_scenario(name: str, **overrides: Any) -> Scenario:
             key="social",
         )
     out = replace(sc, **changes, given=given)
+    if out.plane == "grid":
+        if out.topology is not None or out.latency != "unit-square":
+            raise ParameterError(
+                f"scenario {name!r}: plane=grid places the nodes of a unit-square network; "
+                f"this world's network is {out.topology or out.latency}",
+                key="plane",
+            )
+        if {k for k, _ in out.latency_kw} & {"grid", "ceil"}:
+            raise ParameterError(
+                f"scenario {name!r}: plane=grid sets the latency keywords grid and ceil; "
+                "give one or the other",
+                key="plane",
+            )
     if out.workload == "broadcast" and out.nodes and out.adaptive > out.nodes:
         raise ParameterError(
             f"scenario {name!r}: {out.adaptive} adaptive nodes need at least as many nodes "

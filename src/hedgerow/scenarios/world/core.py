@@ -31,17 +31,18 @@ False
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from hedgerow.dissemination.contended import Network
+from hedgerow.dissemination.contended import ControlBatch, Network
 from hedgerow.errors import DataError
 from hedgerow.latency import LatencyModel
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
+from hedgerow.protocols.control import ControlRounds
 from hedgerow.scenarios.attackers import AttackSetup
 from hedgerow.scenarios.epoch_churn import (
     onoff_schedule,
@@ -50,7 +51,7 @@ from hedgerow.scenarios.epoch_churn import (
     trace_schedule,
 )
 from hedgerow.scenarios.world.catalogue import Scenario
-from hedgerow.scenarios.world.wire import epoch_wire
+from hedgerow.scenarios.world.wire import epoch_control, epoch_wire
 from hedgerow.workloads.publishers import draw_publishers
 from hedgerow.workloads.traffic import draw_messages
 
@@ -132,14 +133,29 @@ class World:
         return self.network is not None
 
     def wire(
-        self, epoch: int, topic: np.ndarray
+        self, epoch: int, topic: np.ndarray, publisher: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.random.Generator]:
         """Epoch ``epoch``'s message sizes, publication instants and loss/jitter generator.
 
         Streams ``"wire:E"`` and ``"sizes"``
-        (:func:`~hedgerow.scenarios.world.wire.epoch_wire`).
+        (:func:`~hedgerow.scenarios.world.wire.epoch_wire`); ``publisher`` is
+        needed by a per-publisher publication process.
         """
-        return epoch_wire(self.scenario, self.seed, epoch, topic, self.instance.n_topics)
+        return epoch_wire(self.scenario, self.seed, epoch, topic, self.instance.n_topics,
+                          publisher)
+
+    def control(
+        self,
+        epoch: int,
+        published: np.ndarray,
+        traffic: Callable[[ControlRounds], ControlBatch | None],
+    ) -> ControlBatch | None:
+        """Epoch ``epoch``'s control messages of a protocol (``traffic``, its
+        ``control_traffic``), sized, with latencies; ``None`` when ``control_size`` is 0.
+
+        Stream ``"control:E"`` (:func:`~hedgerow.scenarios.world.wire.epoch_control`).
+        """
+        return epoch_control(self.scenario, self.seed, epoch, published, self.latency, traffic)
 
     def online_schedule(self, epochs: int) -> np.ndarray | None:
         """``(epochs, n)`` bool: who takes part in each epoch (``None`` without churn).
@@ -268,7 +284,11 @@ class World:
             add(net.upload, net.download)
             h.update(repr((net.download_queues, net.validation_ms, net.validation_ms_per_byte,
                            net.loss, net.jitter_ms)).encode())
-            size, published, _ = self.wire(0, topic)
+            size, published, _ = self.wire(0, topic, publisher)
             add(size, published)
+            if self.scenario.control_size > 0:  # control messages on the wire
+                h.update(repr(("control", self.scenario.control_size,
+                               self.scenario.control_entry_size,
+                               self.scenario.control_period_ms)).encode())
         self._fingerprint.append(h.hexdigest()[:16])
         return self._fingerprint[0]

@@ -10,8 +10,10 @@ simulated together by :func:`~hedgerow.dissemination.disseminate_contended`.
 
 Random streams (from ``RngStreams(seed)``, so no other stream moves):
 ``"bandwidth"`` (which nodes fall in which bandwidth class), ``"sizes"``
-(per-topic sizes) and ``"wire:E"`` for epoch ``E`` (that epoch's per-message
-sizes, then its publication instants, then the loss and jitter keys).
+(per-topic sizes), ``"wire:E"`` for epoch ``E`` (that epoch's per-message
+sizes, then its publication instants, then the loss and jitter keys) and
+``"control:E"`` (the phases and partners of that epoch's maintenance rounds,
+:func:`epoch_control`, only when ``control_size`` is above 0).
 
 Written forms
 -------------
@@ -22,10 +24,23 @@ Written forms
 ``size``
     bytes, with an optional ``k`` (KiB) or ``m`` (MiB) suffix (``128k``);
     ``uniform:LO:HI`` a uniform draw per message; ``topic-uniform:LO:HI`` one
-    draw per topic, kept for the whole run.
+    draw per topic, kept for the whole run; ``lognormal:MEDIAN:SIGMA`` a
+    lognormal draw per message (``exp`` of a normal of mean ``ln MEDIAN`` and
+    deviation ``SIGMA``), clipped to ``MEDIAN * exp(±4 SIGMA)`` or, with
+    ``lognormal:MEDIAN:SIGMA:LO:HI``, to ``[LO, HI]``; ``topic:S1,S2,...``
+    one size per topic, in topic order; ``file:PATH`` the same, one size per
+    line (``#`` comments).  Drawn sizes are whole bytes (rounded down).
 ``publication``
-    ``poisson:RATE``: the epoch's messages published as a Poisson process of
-    ``RATE`` messages per second (in message order).
+    ``poisson:RATE``: the epoch's messages published as one Poisson process of
+    ``RATE`` messages per second (in message order); ``poisson-topic:RATE``:
+    each topic publishes as its own Poisson process of ``RATE`` messages per
+    second, the epoch's messages of a topic taking its instants in message
+    order; ``poisson-publisher:RATE``: the same per publisher;
+    ``periodic:INTERVAL_MS``: the ``k``-th message of the epoch at
+    ``k * INTERVAL_MS`` (slots, e.g. a block every 12,000 ms);
+    ``periodic-topic:INTERVAL_MS``: the ``k``-th message of each topic at
+    ``k * INTERVAL_MS`` (every topic publishes in the same slots, e.g. a block
+    and its blobs together).
 
 Examples
 --------
@@ -35,27 +50,37 @@ Examples
 ('classes', {'home': (0.8, 25.0, 50.0), 'dc': (0.2, 1000.0, 1000.0)})
 >>> parse_bandwidth("25:50")
 ('uniform', (25.0, 50.0))
->>> parse_publication("poisson:2")
-2.0
+>>> parse_publication("poisson:2"), parse_publication("periodic:12000")
+(('poisson', 2.0), ('periodic', 12000.0))
+>>> parse_size("lognormal:128k:0.5:1k:1m")
+('lognormal', 131072.0, 0.5, 1024.0, 1048576.0)
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from hedgerow.dissemination.contended import Network, poisson_publication
+from hedgerow.dissemination.contended import ControlBatch, Network, poisson_publication
 from hedgerow.errors import DataError, ParameterError
+from hedgerow.latency import LatencyModel
 from hedgerow.model.rng import RngStreams
+from hedgerow.protocols.control import ControlRounds
 
 __all__ = [
+    "PUBLICATION_FORMS",
     "WIRE_SETTINGS",
+    "epoch_control",
     "epoch_wire",
+    "keyed_poisson_publication",
     "parse_bandwidth",
     "parse_publication",
     "parse_size",
+    "publication_instants",
+    "topic_sizes",
     "world_network",
 ]
 
@@ -69,6 +94,9 @@ WIRE_SETTINGS = (
     "jitter_ms",
     "size",
     "publication",
+    "control_size",
+    "control_entry_size",
+    "control_period_ms",
 )
 
 _SUFFIX = {"k": 1024.0, "m": 1024.0 * 1024.0}
@@ -89,9 +117,14 @@ def _bytes(text: str) -> float:
     return v
 
 
-def parse_size(value: str) -> tuple[str, float, float]:
-    """``(kind, low, high)`` of a ``size`` setting; ``kind`` is ``const``, ``uniform`` or
-    ``topic-uniform`` (module docstring)."""
+def parse_size(value: str) -> tuple[Any, ...]:
+    """The form of a ``size`` setting (module docstring), kind first.
+
+    ``("const", B, B)``, ``("uniform", LO, HI)``, ``("topic-uniform", LO, HI)``,
+    ``("lognormal", MEDIAN, SIGMA, LO, HI)`` (the clip bounds) or
+    ``("topic", S1, S2, ...)`` (from a list or a file, read here: a bad line is
+    a :class:`~hedgerow.errors.DataError` naming the file and the line).
+    """
     text = str(value).strip()
     for kind in ("topic-uniform", "uniform"):
         if text.startswith(kind + ":"):
@@ -102,8 +135,92 @@ def parse_size(value: str) -> tuple[str, float, float]:
             if lo > hi:
                 raise ParameterError(f"size: LO must not exceed HI, got {text!r}", key="size")
             return kind, lo, hi
+    if text.startswith("lognormal:"):
+        return _lognormal(text)
+    if text.startswith("topic:"):
+        items = text[6:].split(",")
+        if not text[6:].strip():
+            raise ParameterError("size: topic:S1,S2,... lists one size per topic", key="size")
+        return ("topic", *(_bytes(x) for x in items))
+    if text.startswith("file:"):
+        return ("topic", *_read_sizes(text[5:]))
     v = _bytes(text)
     return "const", v, v
+
+
+def _lognormal(text: str) -> tuple[Any, ...]:
+    parts = text[len("lognormal:"):].split(":")
+    if len(parts) not in (2, 4):
+        raise ParameterError(f"size: lognormal:MEDIAN:SIGMA or lognormal:MEDIAN:SIGMA:LO:HI, "
+                             f"got {text!r}", key="size")
+    median = _bytes(parts[0])
+    try:
+        sigma = float(parts[1])
+    except ValueError:
+        sigma = float("nan")
+    if not (median > 0 and np.isfinite(sigma) and sigma >= 0):
+        raise ParameterError(f"size: lognormal needs a positive MEDIAN and a finite SIGMA >= 0, "
+                             f"got {text!r}", key="size")
+    if len(parts) == 4:
+        lo, hi = _bytes(parts[2]), _bytes(parts[3])
+        if lo > hi:
+            raise ParameterError(f"size: LO must not exceed HI, got {text!r}", key="size")
+    else:
+        lo, hi = median * float(np.exp(-4.0 * sigma)), median * float(np.exp(4.0 * sigma))
+    return "lognormal", median, sigma, lo, hi
+
+
+def _read_sizes(path: str) -> list[float]:
+    """One size per topic from a file: one ``BYTES`` per line (``k``/``m`` suffixes), ``#``
+    comments and blank lines skipped."""
+    if not path:
+        raise ParameterError("size: file:PATH names a file", key="size")
+    p = Path(path)
+    if not p.is_file():
+        raise DataError(f"size file {path}: not found")
+    try:
+        lines = p.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"size file {path}: {exc}") from None
+    sizes = []
+    for number, line in enumerate(lines, start=1):
+        body = line.split("#", 1)[0].strip()
+        if not body:
+            continue
+        try:
+            sizes.append(_bytes(body))
+        except ParameterError:
+            raise DataError(f"size file {path}:{number}: {body!r} is not a number of bytes "
+                            f"(k, m suffixes)") from None
+    if not sizes:
+        raise DataError(f"size file {path}: no sizes (one per topic, one a line)")
+    return sizes
+
+
+def topic_sizes(form: tuple[Any, ...], n_topics: int, streams: RngStreams) -> np.ndarray | None:
+    """``(n_topics,)`` bytes of each topic for a per-topic ``size`` form, else ``None``.
+
+    ``topic-uniform`` draws from stream ``"sizes"``; a list or a file must give
+    exactly one size per topic.
+
+    Examples
+    --------
+    >>> topic_sizes(parse_size("topic:1k,2k"), 2, RngStreams(0)).tolist()
+    [1024.0, 2048.0]
+    >>> topic_sizes(parse_size("topic:1k"), 3, RngStreams(0))
+    Traceback (most recent call last):
+    ...
+    hedgerow.errors.ParameterError: size: 1 sizes given for 3 topics (one per topic)
+    """
+    if form[0] == "topic-uniform":
+        return np.floor(streams.stream("sizes").uniform(form[1], form[2], size=int(n_topics)))
+    if form[0] != "topic":
+        return None
+    sizes = np.asarray(form[1:], dtype=np.float64)
+    if len(sizes) != n_topics:
+        raise ParameterError(f"size: {len(sizes)} sizes given for {n_topics} topics (one per "
+                             f"topic)", key="size")
+    return sizes
 
 
 def _mbps(text: str) -> float:
@@ -155,19 +272,118 @@ def parse_bandwidth(value: str) -> tuple[str, Any]:
     return "classes", classes
 
 
-def parse_publication(value: str) -> float:
-    """The rate (messages per second) of a ``publication`` setting ``poisson:RATE``."""
+#: the forms of ``publication``: kind -> what its number is
+PUBLICATION_FORMS = {
+    "poisson": "RATE",
+    "poisson-topic": "RATE",
+    "poisson-publisher": "RATE",
+    "periodic": "INTERVAL_MS",
+    "periodic-topic": "INTERVAL_MS",
+}
+
+
+def parse_publication(value: str) -> tuple[str, float]:
+    """``(kind, number)`` of a ``publication`` setting: ``poisson``, ``poisson-topic`` or
+    ``poisson-publisher`` with a rate (messages per second), or ``periodic`` with an interval
+    (ms) (module docstring)."""
     text = str(value).strip()
-    if not text.startswith("poisson:"):
-        raise ParameterError(f"publication: poisson:RATE, got {text!r}", key="publication")
+    kind, _, number = text.partition(":")
+    if kind not in PUBLICATION_FORMS or not _:
+        forms = ", ".join(f"{k}:{v}" for k, v in PUBLICATION_FORMS.items())
+        raise ParameterError(f"publication: {forms}; got {text!r}", key="publication")
     try:
-        rate = float(text[8:])
+        v = float(number)
     except ValueError:
-        rate = float("nan")
+        v = float("nan")
+    if not (np.isfinite(v) and v > 0):
+        what = ("INTERVAL_MS must be a positive number of ms" if kind.startswith("periodic")
+                else "RATE must be a positive number of messages per second")
+        raise ParameterError(f"publication: {what}, got {number!r}", key="publication")
+    return kind, v
+
+
+def keyed_poisson_publication(
+    key: np.ndarray, rate_per_s: float, rng: np.random.Generator
+) -> np.ndarray:
+    """Publication instants (ms) when every key (topic, publisher) is its own Poisson process.
+
+    Each distinct key publishes as a Poisson process of ``rate_per_s``
+    messages per second from instant 0; the messages of one key take its
+    successive instants in message order.  One call to ``rng.exponential``
+    draws every gap, keys in increasing order and each key's messages in
+    order, so the instants are a function of the keys and the generator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = keyed_poisson_publication(np.array([1, 0, 1]), 10.0, np.random.default_rng(0))
+    >>> bool(t[2] > t[0]), t.shape
+    (True, (3,))
+    """
+    rate = float(rate_per_s)
     if not (np.isfinite(rate) and rate > 0):
-        raise ParameterError(f"publication: RATE must be a positive number of messages per "
-                             f"second, got {text[8:]!r}", key="publication")
-    return rate
+        raise ParameterError(f"rate_per_s: must be positive, got {rate_per_s!r}")
+    k = np.asarray(key, dtype=np.int64)
+    order = np.argsort(k, kind="stable")
+    gaps = rng.exponential(1000.0 / rate, size=len(k))
+    total = np.cumsum(gaps)
+    sk = k[order]
+    first = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]]) if len(sk) else np.zeros(0, int)
+    # each key's process starts at 0: subtract the running total before its first message
+    before = np.r_[0.0, total][first]
+    counts = np.diff(np.r_[first, len(sk)])
+    out = np.empty(len(k))
+    out[order] = total - np.repeat(before, counts)
+    return out
+
+
+def _rank_within(key: np.ndarray) -> np.ndarray:
+    """Each message's rank among the messages of its key, in message order.
+
+    Examples
+    --------
+    >>> _rank_within(np.array([4, 2, 4, 4, 2])).tolist()
+    [0, 0, 1, 2, 1]
+    """
+    order = np.argsort(key, kind="stable")
+    sk = key[order]
+    first = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]]) if len(sk) else np.zeros(0, int)
+    counts = np.diff(np.r_[first, len(sk)])
+    out = np.empty(len(key), dtype=np.int64)
+    out[order] = np.arange(len(key)) - np.repeat(first, counts)
+    return out
+
+
+def publication_instants(
+    form: tuple[str, float], topic: np.ndarray, publisher: np.ndarray | None,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """``(m,)`` publication instants (ms) of an epoch's messages under a ``publication`` form.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> publication_instants(("periodic", 12000.0), np.zeros(3, int), None,
+    ...                      np.random.default_rng(0)).tolist()
+    [0.0, 12000.0, 24000.0]
+    >>> publication_instants(("periodic-topic", 12000.0), np.array([0, 1, 0, 1]), None,
+    ...                      np.random.default_rng(0)).tolist()
+    [0.0, 0.0, 12000.0, 12000.0]
+    """
+    kind, v = form
+    m = len(topic)
+    if kind == "periodic":
+        return np.arange(m, dtype=np.float64) * v
+    if kind == "periodic-topic":
+        return _rank_within(np.asarray(topic, dtype=np.int64)).astype(np.float64) * v
+    if kind == "poisson":
+        return poisson_publication(m, v, rng)
+    if kind == "poisson-topic":
+        return keyed_poisson_publication(np.asarray(topic), v, rng)
+    if publisher is None:
+        raise ParameterError("publication: poisson-publisher needs the messages' publishers",
+                             key="publication")
+    return keyed_poisson_publication(np.asarray(publisher), v, rng)
 
 
 def _read_rates(path: str, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -191,7 +407,7 @@ def contended(sc: Any) -> bool:
     return bool(
         sc.bandwidth is not None or sc.download_queues or sc.validation_ms
         or sc.validation_ms_per_kb or sc.loss or sc.jitter_ms or sc.size is not None
-        or sc.publication is not None
+        or sc.publication is not None or getattr(sc, "control_size", 0.0) > 0
     )
 
 
@@ -231,14 +447,17 @@ def world_network(sc: Any, n: int, streams: RngStreams) -> Network | None:
 
 
 def epoch_wire(
-    sc: Any, seed: int, epoch: int, topic: np.ndarray, n_topics: int
+    sc: Any, seed: int, epoch: int, topic: np.ndarray, n_topics: int,
+    publisher: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.random.Generator]:
-    """Epoch ``epoch``'s ``(sizes, publication instants, generator)`` for messages of ``topic``.
+    """Epoch ``epoch``'s ``(sizes, publication instants, generator)`` for messages of ``topic``
+    (published by ``publisher``, which ``poisson-publisher`` needs).
 
-    Stream ``"wire:E"`` draws, in order, the per-message sizes (``uniform``),
-    the publication instants (``publication``), and is then handed to the
-    kernel for its loss and jitter keys; per-topic sizes come from stream
-    ``"sizes"``, the same every epoch.
+    Stream ``"wire:E"`` draws, in order, the per-message sizes (``uniform``,
+    ``lognormal``), the publication instants (``poisson`` forms), and is then
+    handed to the kernel for its loss and jitter keys; per-topic sizes come
+    from stream ``"sizes"`` (``topic-uniform``) or the setting itself, the
+    same every epoch.
 
     Examples
     --------
@@ -248,6 +467,10 @@ def epoch_wire(
     >>> s, t, _ = epoch_wire(sc, 1, 0, np.array([0, 0, 1]), 2)
     >>> bool(((s >= 100) & (s <= 200)).all()), bool((np.diff(t) > 0).all())
     (True, True)
+    >>> sc = SimpleNamespace(size="topic:1k,3k", publication="poisson-topic:1000")
+    >>> s, t, _ = epoch_wire(sc, 1, 0, np.array([0, 0, 1]), 2)
+    >>> s.tolist(), bool(t[1] > t[0])
+    ([1024.0, 1024.0, 3072.0], True)
     """
     streams = RngStreams(seed)
     rng = streams.stream(f"wire:{int(epoch)}")
@@ -255,16 +478,67 @@ def epoch_wire(
     if sc.size is None:
         sizes = np.zeros(m)
     else:
-        kind, lo, hi = parse_size(sc.size)
-        if kind == "const":
-            sizes = np.full(m, lo)
-        elif kind == "uniform":
-            sizes = np.floor(rng.uniform(lo, hi, size=m))
-        else:
-            per_topic = np.floor(streams.stream("sizes").uniform(lo, hi, size=int(n_topics)))
+        form = parse_size(sc.size)
+        per_topic = topic_sizes(form, int(n_topics), streams)
+        if per_topic is not None:
             sizes = per_topic[np.asarray(topic, dtype=np.int64)]
+        elif form[0] == "const":
+            sizes = np.full(m, form[1])
+        elif form[0] == "uniform":
+            sizes = np.floor(rng.uniform(form[1], form[2], size=m))
+        else:  # lognormal
+            _, median, sigma, lo, hi = form
+            sizes = np.floor(np.clip(rng.lognormal(np.log(median), sigma, size=m), lo, hi))
     if sc.publication is None:
         published = np.zeros(m)
     else:
-        published = poisson_publication(m, parse_publication(sc.publication), rng)
+        published = publication_instants(parse_publication(sc.publication), topic, publisher,
+                                         rng)
     return np.ascontiguousarray(sizes, dtype=np.float64), published, rng
+
+
+def epoch_control(
+    sc: Any,
+    seed: int,
+    epoch: int,
+    published: np.ndarray,
+    latency: LatencyModel,
+    traffic: Callable[[ControlRounds], ControlBatch | None],
+) -> ControlBatch | None:
+    """Epoch ``epoch``'s control messages, sized and with their latencies (``None``: none).
+
+    ``traffic`` is the protocol's
+    :meth:`~hedgerow.protocols.base.OverlayProtocol.control_traffic`; it is
+    asked only when ``control_size`` is above 0, with the epoch's
+    :class:`~hedgerow.protocols.control.ControlRounds`: rounds every
+    ``control_period_ms`` while the epoch publishes (until its last
+    publication instant), phases and partners from stream ``"control:E"``.
+    Each message gets ``control_size + control_entry_size * entries`` bytes
+    and the latency model's one-way delay from its sender to its receiver.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from hedgerow.latency import constant
+    >>> from hedgerow.protocols.control import exchange
+    >>> sc = SimpleNamespace(control_size=64.0, control_entry_size=18.0,
+    ...                      control_period_ms=1000.0)
+    >>> def ask(rounds):  # node 0 asks node 1 once, with 2 entries; 1 answers with 3
+    ...     return exchange(np.array([0]), np.array([1]), np.array([5.0]), 2, 3)
+    >>> cb = epoch_control(sc, 1, 0, np.array([0.0, 900.0]), constant(2, 7.0), ask)
+    >>> cb.nbytes.tolist(), cb.delay.tolist(), cb.answers.tolist()
+    ([100.0, 118.0], [7.0, 7.0], [-1, 0])
+    >>> sc.control_size = 0.0
+    >>> epoch_control(sc, 1, 0, np.array([0.0]), constant(2, 7.0), ask) is None
+    True
+    """
+    if not sc.control_size > 0:
+        return None
+    rng = RngStreams(seed).stream(f"control:{int(epoch)}")
+    until = float(np.max(published)) if len(published) else 0.0
+    batch = traffic(ControlRounds(float(sc.control_period_ms), until, rng))
+    if batch is None or not len(batch):
+        return None
+    delay = latency.delay(batch.sender, batch.receiver)
+    return batch.sized(float(sc.control_size), float(sc.control_entry_size)).with_delay(
+        np.asarray(delay, dtype=np.float64))

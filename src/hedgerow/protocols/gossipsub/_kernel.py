@@ -1,0 +1,887 @@
+"""numba kernel of GossipSub on the contended network (see :mod:`hedgerow.protocols.gossipsub`).
+
+One discrete-event simulation holds data copies, control messages and the
+heartbeats of every node.  Events live in a 4-ary heap on arrays (as the
+contended dissemination kernel's), keyed by ``(time, key)``; ``key`` packs the
+event's kind in its top bits and a running sequence number below, so events
+at one instant are handled by kind (publications, data copies, validated
+messages, control messages, heartbeats last), then in the order they were
+scheduled.  Each event carries three integers ``a, b, c``:
+
+==========  =====================================================================
+kind        ``a, b, c``
+==========  =====================================================================
+PUBLISH     ``a`` = message; its publisher publishes it
+DATA        ``a`` = CSR entry ``v -> w`` it travels on, ``b`` = message, ``c`` =
+            ``via | wait_ns << 1`` (``via`` 1 = an answer to an IWANT; ``wait_ns``
+            the ns the copy queued on ``v``'s uplink)
+READY       ``a`` = node, ``b`` = message, ``c`` = the node's entry toward the
+            peer it got the message from (``-1`` at the publisher): validated,
+            it forwards
+CONTROL     ``a`` = CSR entry, ``b`` = ``kind | topic << 3``, ``c`` = ``offset << 16 |
+            count`` of its message ids in the id buffer
+HEARTBEAT   ``a`` = heartbeat number; every node runs its heartbeat, in an order
+            drawn for that heartbeat
+==========  =====================================================================
+
+Per (connection, topic) *slots* (``e * T + t``, ``e`` the CSR entry ``v -> w``,
+read as "``v``'s view of ``w`` on topic ``t``") hold the mesh flag, the
+prune backoff and the counters peer scoring reads; per (node, topic) rows hold
+the mesh (or fanout) peer list, its size and the last publication instant.
+An uplink is FIFO: a message's schedule is fixed when it is queued (start
+when every earlier one has left, ``bytes / rate`` on the wire, then the
+link's delay).  A data copy sent to a node that already has the message (and
+will not have forgotten it by the copy's arrival) can only be a duplicate: it
+is counted when sent and never enters the heap, the mesh flag its scoring
+counter reads taken at that instant.  An IDONTWANT's only effect is that its
+receiver remembers the id from the arrival on: it is written into the
+receiver's ring of the connection (the last ``idontwant_memory`` ids sent on
+it, each with its arrival instant) when sent, with no event.
+
+The helpers called per event allocate nothing and are compiled without
+numba's reference counting (``_nrt=False``): they only borrow the arrays the
+driver :func:`advance` holds, and the atomic increments and decrements of
+passing tuples of arrays to them took half the run time.
+
+Random choices come from a splitmix64 sequence whose state is seeded from the
+caller's :class:`numpy.random.Generator` (one 64-bit draw), so a run is a
+function of the seed.  No Python runs per message.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+PUBLISH = 0
+DATA = 1
+READY = 2
+CONTROL = 3
+HEARTBEAT = 4
+
+KIND_SHIFT = 58
+
+IHAVE = 0
+IWANT = 1
+GRAFT = 2
+PRUNE = 3
+IDONTWANT = 4
+CONTROL_KINDS = ("ihave", "iwant", "graft", "prune", "idontwant")
+#: the log's kinds beyond the control kinds: a data copy forwarded or published, an IWANT answer
+LOG_DATA = 5
+LOG_IWANT_ANSWER = 6
+
+#: the parameter vector's layout (``P[i]``)
+P_D, P_DLO, P_DHI, P_DLAZY, P_DSCORE, P_DOUT = 0, 1, 2, 3, 4, 5
+P_HB, P_MCLEN, P_MCGOSSIP, P_GFACTOR, P_FANOUT_TTL, P_SEEN_TTL = 6, 7, 8, 9, 10, 11
+P_BACKOFF, P_RETRANS, P_FLOOD, P_IDW, P_VARIANT = 12, 13, 14, 15, 16
+P_MAX_IHAVE_LEN, P_MAX_IHAVE_MSGS, P_HEADER, P_ID_BYTES, P_TOPIC_BYTES = 17, 18, 19, 20, 21
+P_VAL_MS, P_VAL_PER_BYTE, P_GOSSIP_THR, P_PUBLISH_THR, P_MESH_WINDOW, P_WARMUP = (
+    22, 23, 24, 25, 26, 27)
+P_SCORING, P_LOSS, P_JITTER = 28, 29, 30
+N_PARAMS = 31
+
+#: the integer scalars' layout (``S[i]``)
+S_HEAP, S_SEQ, S_IDS, S_HBC, S_SAMPLES, S_VIOL, S_IWANT_SERVED = 0, 1, 2, 3, 4, 5, 6
+N_SCALARS = 8
+
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S11 = np.uint64(11)
+_SEQ_MASK = (1 << KIND_SHIFT) - 1
+
+
+@numba.njit(cache=True, inline="always")
+def _uniform(rs):
+    """The next uniform in ``[0, 1)`` of the splitmix64 sequence held in ``rs[0]``."""
+    rs[0] += _GAMMA
+    x = rs[0]
+    x = (x ^ (x >> _S30)) * _MIX1
+    x = (x ^ (x >> _S27)) * _MIX2
+    x = x ^ (x >> _S31)
+    return np.float64(x >> _S11) * (1.0 / 9007199254740992.0)
+
+
+@numba.njit(cache=True, inline="always")
+def _below(ta, ka, tb, kb):
+    return ta < tb or (ta == tb and ka < kb)
+
+
+@numba.njit(cache=True, _nrt=False)
+def _push(H, S, t, kind, a, b, c):
+    """Insert an event (capacity checked by the caller)."""
+    h_t, h_k, h_a, h_b, h_c = H
+    k = (np.int64(kind) << KIND_SHIFT) | S[S_SEQ]
+    S[S_SEQ] += 1
+    i = S[S_HEAP]
+    S[S_HEAP] = i + 1
+    while i > 0:
+        par = (i - 1) >> 2
+        if _below(t, k, h_t[par], h_k[par]):
+            h_t[i] = h_t[par]
+            h_k[i] = h_k[par]
+            h_a[i] = h_a[par]
+            h_b[i] = h_b[par]
+            h_c[i] = h_c[par]
+            i = par
+        else:
+            break
+    h_t[i] = t
+    h_k[i] = k
+    h_a[i] = a
+    h_b[i] = b
+    h_c[i] = c
+
+
+@numba.njit(cache=True, _nrt=False)
+def _pop(H, S):
+    """Remove the root (read it first)."""
+    h_t, h_k, h_a, h_b, h_c = H
+    size = S[S_HEAP] - 1
+    S[S_HEAP] = size
+    if size == 0:
+        return
+    t = h_t[size]
+    k = h_k[size]
+    a = h_a[size]
+    b = h_b[size]
+    c = h_c[size]
+    i = 0
+    while True:
+        ch = 4 * i + 1
+        if ch >= size:
+            break
+        best = ch
+        bt = h_t[ch]
+        bk = h_k[ch]
+        last = min(ch + 4, size)
+        for j in range(ch + 1, last):
+            if _below(h_t[j], h_k[j], bt, bk):
+                best = j
+                bt = h_t[j]
+                bk = h_k[j]
+        if _below(bt, bk, t, k):
+            h_t[i] = bt
+            h_k[i] = bk
+            h_a[i] = h_a[best]
+            h_b[i] = h_b[best]
+            h_c[i] = h_c[best]
+            i = best
+        else:
+            break
+    h_t[i] = t
+    h_k[i] = k
+    h_a[i] = a
+    h_b[i] = b
+    h_c[i] = c
+
+
+@numba.njit(cache=True)
+def _grow_heap(H, S, need):
+    """The heap with room for ``need`` more events (the same arrays when they have it)."""
+    h_t, h_k, h_a, h_b, h_c = H
+    size = S[S_HEAP]
+    cap = len(h_t)
+    if size + need <= cap:
+        return H
+    while cap < size + need:
+        cap *= 2
+    nt = np.empty(cap, dtype=np.float64)
+    nk = np.empty(cap, dtype=np.int64)
+    na = np.empty(cap, dtype=np.int64)
+    nb = np.empty(cap, dtype=np.int64)
+    nc = np.empty(cap, dtype=np.int64)
+    nt[:size] = h_t[:size]
+    nk[:size] = h_k[:size]
+    na[:size] = h_a[:size]
+    nb[:size] = h_b[:size]
+    nc[:size] = h_c[:size]
+    return (nt, nk, na, nb, nc)
+
+
+@numba.njit(cache=True)
+def _grow_ids(idb, H, S, need, pin_off, pin_cnt):
+    """The id buffer with room for ``need`` more ids; returns ``(buffer, pinned offset)``.
+
+    When full, the lists of the pending CONTROL events (and the pinned list
+    ``pin_off, pin_cnt`` of the event being handled) are copied to the front
+    of a buffer at least twice as large as what they use and at least as
+    large as the heap.
+    """
+    top = S[S_IDS]
+    if top + need <= len(idb):
+        return idb, pin_off
+    h_k, h_c = H[1], H[4]
+    live = pin_cnt
+    for i in range(S[S_HEAP]):
+        if (h_k[i] >> KIND_SHIFT) == CONTROL:
+            live += h_c[i] & 0xFFFF
+    cap = len(idb)
+    # at least twice what stays, and at least the pending events, so that the pass over the
+    # heap a compaction costs is paid for by as many ids written before the next one
+    while cap < 2 * (live + need) or cap < S[S_HEAP]:
+        cap *= 2
+    nb = np.empty(cap, dtype=np.int32)
+    top = 0
+    for j in range(pin_cnt):
+        nb[top + j] = idb[pin_off + j]
+    new_pin = 0
+    top += pin_cnt
+    for i in range(S[S_HEAP]):
+        if (h_k[i] >> KIND_SHIFT) == CONTROL:
+            off = h_c[i] >> 16
+            cnt = h_c[i] & 0xFFFF
+            for j in range(cnt):
+                nb[top + j] = idb[off + j]
+            h_c[i] = (np.int64(top) << 16) | cnt
+            top += cnt
+    S[S_IDS] = top
+    return nb, new_pin
+
+
+@numba.njit(cache=True)
+def _grow_mcache(mc_msg, mc_win, mc_cnt, v):
+    """The message caches with room for one more entry at node ``v``."""
+    if mc_cnt[v] < mc_msg.shape[1]:
+        return mc_msg, mc_win
+    n, c = mc_msg.shape
+    nm = np.empty((n, 2 * c), dtype=np.int32)
+    nw = np.empty((n, 2 * c), dtype=np.int32)
+    nm[:, :c] = mc_msg
+    nw[:, :c] = mc_win
+    return nm, nw
+
+
+@numba.njit(cache=True, inline="always")
+def _ctl_size(P, kind, n_ids):
+    """Bytes of one control message (one RPC; ``docs/gossipsub.md`` states the fields)."""
+    frame = 6.0  # RPC length prefix, control field, the list's field: tag and length each
+    ids = n_ids * (2.0 + P[P_ID_BYTES])
+    topic = 2.0 + P[P_TOPIC_BYTES]
+    if kind == IHAVE:
+        return frame + topic + ids
+    if kind == PRUNE:
+        return frame + topic + (2.0 if P[P_VARIANT] >= 1 else 0.0)
+    if kind == GRAFT:
+        return frame + topic
+    return frame + ids  # IWANT, IDONTWANT
+
+
+@numba.njit(cache=True, _nrt=False)
+def _send_control(G, P, H, S, F, W, rs, idb, v, e, kind, tp, off, cnt):
+    """Queue one control message ``v -> indices[e]`` (its ids at ``idb[off:off+cnt]``)."""
+    up_rate, delay = G[8], G[4]
+    up_free, busy, csent, ctl_cnt = W[0], W[1], W[3], W[5]
+    now = F[0]
+    s = _ctl_size(P, kind, cnt)
+    tx = s / up_rate[v]
+    start = now if now > up_free[v] else up_free[v]
+    fin = start + tx
+    up_free[v] = fin
+    busy[v] += tx
+    csent[v] += s
+    if now >= P[P_WARMUP]:
+        ctl_cnt[kind, v] += 1
+    # control messages are never lost (docs/network.md); jitter applies
+    arrive = fin + delay[e]
+    if P[P_JITTER] > 0.0:
+        arrive += P[P_JITTER] * _uniform(rs)
+    _push(H, S, arrive, CONTROL, e, kind | (tp << 3), (np.int64(off) << 16) | cnt)
+    if len(W[9]):
+        _log(W, idb, now, arrive, kind, e, tp, off, cnt)
+
+
+@numba.njit(cache=True, _nrt=False)
+def _send_data(G, P, H, S, F, W, X, rs, M, v, e, m, via):
+    """Queue a copy of message ``m`` on ``v -> indices[e]``."""
+    up_rate, delay = G[8], G[4]
+    up_free, busy, sent = W[0], W[1], W[2]
+    copies, qwait = M[4], M[9]
+    size = M[3]
+    now = F[0]
+    s = size[m] + P[P_HEADER]
+    tx = s / up_rate[v]
+    start = now if now > up_free[v] else up_free[v]
+    fin = start + tx
+    up_free[v] = fin
+    busy[v] += tx
+    sent[v] += s  # a copy's bytes: payload and header
+    copies[m] += 1
+    qwait[m] += start - now
+    arrive = -1.0
+    if P[P_LOSS] > 0.0 and _uniform(rs) < P[P_LOSS]:
+        M[11][m] += 1  # lost: it occupied the uplink and never arrives
+    else:
+        arrive = fin + delay[e]
+        if P[P_JITTER] > 0.0:
+            arrive += P[P_JITTER] * _uniform(rs)
+        w = G[1][e]
+        first = M[5][m, w]
+        if first != np.inf and arrive - first < P[P_SEEN_TTL]:
+            # w has m already and will not have forgotten it: the copy can only be a
+            # duplicate, so it is counted now instead of queueing an event
+            T = G[6].shape[1]
+            slot = G[3][e] * T + G[10][m]
+            W[6][w] += s
+            W[7][w] += s
+            M[7][m] += 1
+            if X[0][slot] and arrive - first <= P[P_MESH_WINDOW]:
+                X[7][slot] += 1
+            if arrive > F[2]:
+                F[2] = arrive
+        else:
+            wait_ns = np.int64((start - now) * 1e6 + 0.5)
+            _push(H, S, arrive, DATA, e, m, via | (wait_ns << 1))
+    if len(W[9]):
+        _log(W, W[11], now, arrive, LOG_DATA + via, e, m, 0, 0)
+
+
+@numba.njit(cache=True, _nrt=False)
+def _log(W, idb, t_send, t_arr, kind, e, what, off, cnt):
+    """Append one sent message to the log (``W[9:13]``) while it has room."""
+    lf, li, lids, lc = W[9], W[10], W[11], W[12]
+    r = lc[0]
+    if r >= len(lf) or lc[1] + cnt > len(lids):
+        lc[2] = 1  # full: the rest is not logged
+        return
+    lf[r, 0] = t_send
+    lf[r, 1] = t_arr
+    li[r, 0] = kind
+    li[r, 1] = e
+    li[r, 2] = what
+    li[r, 3] = lc[1]
+    li[r, 4] = cnt
+    for j in range(cnt):
+        lids[lc[1] + j] = idb[off + j]
+    lc[1] += cnt
+    lc[0] = r + 1
+
+
+@numba.njit(cache=True, inline="always")
+def _unwanted(U, e, m, now):
+    """Whether the peer at the end of entry ``e`` announced ``m`` and the IDONTWANT has arrived."""
+    unw, when = U[0], U[2]
+    for j in range(unw.shape[1]):
+        if unw[e, j] == m and when[e, j] <= now:
+            return True
+    return False
+
+
+@numba.njit(cache=True, _nrt=False)
+def _send_idontwant(G, P, S, F, W, U, rs, idb, v, e, m, off):
+    """One IDONTWANT of ``m`` on ``v -> indices[e]`` (its id at ``idb[off]``).
+
+    Its only effect at the receiver is to remember the id from its arrival on,
+    so the arrival is written into the receiver's ring for the connection at
+    once (with that instant) instead of queueing an event.
+    """
+    up_rate, delay, rev = G[8], G[4], G[3]
+    up_free, busy, csent, crecv, ctl_cnt = W[0], W[1], W[3], W[4], W[5]
+    unw, unw_pos, when = U[0], U[1], U[2]
+    now = F[0]
+    s = _ctl_size(P, IDONTWANT, 1)
+    tx = s / up_rate[v]
+    start = now if now > up_free[v] else up_free[v]
+    fin = start + tx
+    up_free[v] = fin
+    busy[v] += tx
+    csent[v] += s
+    if now >= P[P_WARMUP]:
+        ctl_cnt[IDONTWANT, v] += 1
+    arrive = fin + delay[e]  # never lost, as every control message
+    if P[P_JITTER] > 0.0:
+        arrive += P[P_JITTER] * _uniform(rs)
+    w = G[1][e]
+    crecv[w] += s
+    ew = rev[e]
+    p = unw_pos[ew]
+    unw[ew, p] = m
+    when[ew, p] = arrive
+    unw_pos[ew] = (p + 1) % unw.shape[1]
+    if arrive > F[2]:
+        F[2] = arrive
+    if len(W[9]):
+        _log(W, idb, now, arrive, IDONTWANT, e, G[10][m], off, 1)
+
+
+@numba.njit(cache=True, _nrt=False)
+def _mesh_add(X, slot, row, e, now):
+    mesh_flag, mlist, mdeg, graft_time = X[0], X[1], X[2], X[5]
+    mesh_flag[slot] = 1
+    mlist[row, mdeg[row]] = e
+    mdeg[row] += 1
+    graft_time[slot] = now
+
+
+@numba.njit(cache=True, _nrt=False)
+def _mesh_remove(X, slot, row, e):
+    mesh_flag, mlist, mdeg = X[0], X[1], X[2]
+    mesh_flag[slot] = 0
+    k = mdeg[row]
+    for j in range(k):
+        if mlist[row, j] == e:
+            mlist[row, j] = mlist[row, k - 1]
+            mdeg[row] = k - 1
+            return
+
+
+@numba.njit(cache=True, _nrt=False)
+def _sample(buf, k, want, rs):
+    """Move ``min(want, k)`` uniform picks of ``buf[:k]`` to its front (partial Fisher-Yates)."""
+    take = want if want < k else k
+    for i in range(take):
+        j = i + int(_uniform(rs) * (k - i))
+        tmp = buf[i]
+        buf[i] = buf[j]
+        buf[j] = tmp
+    return take
+
+
+@numba.njit(cache=True, _nrt=False)
+def _in_mcache(mc_msg, mc_win, mc_cnt, v, m, oldest):
+    for j in range(mc_cnt[v]):
+        if mc_msg[v, j] == m and mc_win[v, j] >= oldest:
+            return True
+    return False
+
+
+@numba.njit(cache=True, _nrt=False)
+def _seen(arrival, m, w, now, ttl):
+    a = arrival[m, w]
+    return a != np.inf and now - a < ttl
+
+
+@numba.njit(cache=True, _nrt=False)
+def _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T):
+    """IHAVE of topic ``tp``'s recent ids to ``max(D_lazy, gossip_factor x eligible)`` peers
+    of ``v`` that are not in its mesh (or fanout); returns the ids written."""
+    indptr, indices, sub, score = G[0], G[1], G[6], X[8]
+    mesh_flag = X[0]
+    mc_msg, mc_win, mc_cnt = mcs
+    topic = G[10]
+    top = S[S_IDS]
+    oldest = S[S_HBC] - np.int64(P[P_MCGOSSIP]) + 1
+    cnt = 0
+    lim = np.int64(P[P_MAX_IHAVE_LEN])
+    for j in range(mc_cnt[v]):
+        m = mc_msg[v, j]
+        if mc_win[v, j] >= oldest and topic[m] == tp:
+            idb[top + cnt] = m
+            cnt += 1
+    if cnt == 0:
+        return 0
+    if cnt > lim:  # go shuffles, then keeps the first MaxIHaveLength
+        _sample(idb[top:top + cnt], cnt, lim, rs)
+        cnt = lim
+    k = 0
+    for e in range(indptr[v], indptr[v + 1]):
+        w = indices[e]
+        if sub[w, tp] and not mesh_flag[e * T + tp]:
+            if P[P_SCORING] > 0 and score[e] < P[P_GOSSIP_THR]:
+                continue
+            buf[k] = e
+            k += 1
+    target = np.int64(P[P_DLAZY])
+    if P[P_VARIANT] >= 1:
+        factor = np.int64(P[P_GFACTOR] * k)
+        if factor > target:
+            target = factor
+    took = _sample(buf, k, target, rs)
+    if took == 0:
+        return 0
+    S[S_IDS] = top + cnt
+    for i in range(took):
+        _send_control(G, P, H, S, F, W, rs, idb, v, buf[i], IHAVE, tp, top, cnt)
+    return cnt
+
+
+@numba.njit(cache=True, _nrt=False)
+def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
+    """One node's heartbeat: every topic's mesh (or fanout) maintained, gossip emitted."""
+    indptr, indices, outbound, sub = G[0], G[1], G[5], G[6]
+    mesh_flag, mlist, mdeg, backoff, lastpub = X[0], X[1], X[2], X[3], X[4]
+    score = X[8]
+    now = F[0]
+    D = np.int64(P[P_D])
+    d_lo = np.int64(P[P_DLO])
+    d_hi = np.int64(P[P_DHI])
+    d_out = np.int64(P[P_DOUT])
+    d_score = np.int64(P[P_DSCORE])
+    v11 = P[P_VARIANT] >= 1
+    scoring = P[P_SCORING] > 0
+    lo, hi = indptr[v], indptr[v + 1]
+    for tp in range(T):
+        row = v * T + tp
+        if sub[v, tp]:
+            if scoring:  # drop mesh peers with a negative score (v1.1)
+                j = 0
+                while j < mdeg[row]:
+                    e = mlist[row, j]
+                    if score[e] < 0:
+                        _mesh_remove(X, e * T + tp, row, e)
+                        backoff[e * T + tp] = max(backoff[e * T + tp], now + P[P_BACKOFF])
+                        _send_control(G, P, H, S, F, W, rs, idb, v, e, PRUNE, tp, 0, 0)
+                    else:
+                        j += 1
+            # candidates: subscribed peers not in the mesh, not backed off, score >= 0
+            k = 0
+            for e in range(lo, hi):
+                s = e * T + tp
+                if sub[indices[e], tp] and not mesh_flag[s]:
+                    if v11 and backoff[s] > now:
+                        continue
+                    if scoring and score[e] < 0:
+                        continue
+                    buf[k] = e
+                    k += 1
+            if mdeg[row] < d_lo:
+                took = _sample(buf, k, D - mdeg[row], rs)
+                for i in range(took):
+                    e = buf[i]
+                    _mesh_add(X, e * T + tp, row, e, now)
+                    _send_control(G, P, H, S, F, W, rs, idb, v, e, GRAFT, tp, 0, 0)
+                if mdeg[row] < d_lo and took < k:
+                    S[S_VIOL] += 1
+            elif mdeg[row] > d_hi:
+                cnt = mdeg[row]
+                for j in range(cnt):
+                    buf2[j] = mlist[row, j]
+                _sample(buf2, cnt, cnt, rs)  # shuffle
+                if scoring:  # by score, best first (stable over the shuffle)
+                    for i in range(1, cnt):
+                        x = buf2[i]
+                        j = i - 1
+                        while j >= 0 and score[buf2[j]] < score[x]:
+                            buf2[j + 1] = buf2[j]
+                            j -= 1
+                        buf2[j + 1] = x
+                    if d_score < cnt:
+                        _sample(buf2[d_score:cnt], cnt - d_score, cnt - d_score, rs)
+                if v11:
+                    n_out = 0
+                    for i in range(D):
+                        if outbound[buf2[i]]:
+                            n_out += 1
+                    if n_out < d_out:
+                        # go: bubble the kept outbound peers up front, then outbound peers
+                        # from beyond D, until D_out are kept
+                        have = n_out
+                        i = 1
+                        while i < D and have > 0:
+                            if outbound[buf2[i]]:
+                                x = buf2[i]
+                                for j in range(i, 0, -1):
+                                    buf2[j] = buf2[j - 1]
+                                buf2[0] = x
+                                have -= 1
+                            i += 1
+                        need = d_out - n_out
+                        i = D
+                        while i < cnt and need > 0:
+                            if outbound[buf2[i]]:
+                                x = buf2[i]
+                                for j in range(i, 0, -1):
+                                    buf2[j] = buf2[j - 1]
+                                buf2[0] = x
+                                need -= 1
+                            i += 1
+                for i in range(D, cnt):
+                    e = buf2[i]
+                    _mesh_remove(X, e * T + tp, row, e)
+                    if v11:
+                        backoff[e * T + tp] = max(backoff[e * T + tp], now + P[P_BACKOFF])
+                    _send_control(G, P, H, S, F, W, rs, idb, v, e, PRUNE, tp, 0, 0)
+            if v11 and mdeg[row] >= d_lo:
+                n_out = 0
+                for j in range(mdeg[row]):
+                    if outbound[mlist[row, j]]:
+                        n_out += 1
+                if n_out < d_out:
+                    k2 = 0
+                    for i in range(k):
+                        e = buf[i]
+                        if outbound[e] and not mesh_flag[e * T + tp]:
+                            buf2[k2] = e
+                            k2 += 1
+                    took = _sample(buf2, k2, d_out - n_out, rs)
+                    for i in range(took):
+                        e = buf2[i]
+                        _mesh_add(X, e * T + tp, row, e, now)
+                        _send_control(G, P, H, S, F, W, rs, idb, v, e, GRAFT, tp, 0, 0)
+            if mdeg[row] > d_hi:
+                S[S_VIOL] += 1
+            _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T)
+        elif lastpub[row] != -np.inf:
+            if lastpub[row] + P[P_FANOUT_TTL] < now:  # fanout expired
+                for j in range(mdeg[row]):
+                    mesh_flag[mlist[row, j] * T + tp] = 0
+                mdeg[row] = 0
+                lastpub[row] = -np.inf
+                continue
+            if mdeg[row] < D:
+                k = 0
+                for e in range(lo, hi):
+                    if sub[indices[e], tp] and not mesh_flag[e * T + tp]:
+                        if scoring and score[e] < P[P_PUBLISH_THR]:
+                            continue
+                        buf[k] = e
+                        k += 1
+                took = _sample(buf, k, D - mdeg[row], rs)
+                for i in range(took):
+                    e = buf[i]
+                    mesh_flag[e * T + tp] = 1
+                    mlist[row, mdeg[row]] = e
+                    mdeg[row] += 1
+            _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T)
+
+
+@numba.njit(cache=True)
+def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
+    """Handle every event up to ``t_end``; returns ``(status, grown arrays)``.
+
+    ``status`` 0: the heap holds no event at or before ``t_end``; 1: the next
+    event is a heartbeat and ``stop_at_heartbeat`` is set (the caller computes
+    the scores and calls again with it unset).  ``G``, ``P``, ``M``, ``W``,
+    ``X``, ``U``, ``S``, ``F``, ``rs`` as built by
+    :class:`hedgerow.protocols.gossipsub.engine.GossipSubEngine`; ``GR`` =
+    ``(heap, ids, mc_msg, mc_win)``, returned with whatever grew.
+    """
+    indptr, indices, rev, proc, sub, topic_of = G[0], G[1], G[3], G[7], G[6], G[10]
+    publisher, size = M[0], M[3]
+    arrival, hops, dups, qdelay, parent = M[5], M[6], M[7], M[8], M[10]
+    recv, dupb, crecv = W[6], W[7], W[4]
+    mesh_flag, mlist, mdeg, backoff, lastpub = X[0], X[1], X[2], X[3], X[4]
+    first_del, mesh_del, behaviour, score, peerhave, iasked = X[6], X[7], X[11], X[8], X[9], X[10]
+    mc_cnt = X[12]
+    H, idb, mc_msg, mc_win = GR
+    n = len(indptr) - 1
+    T = sub.shape[1]
+    max_deg = 0
+    for v in range(n):
+        if indptr[v + 1] - indptr[v] > max_deg:
+            max_deg = indptr[v + 1] - indptr[v]
+    buf = np.empty(max(max_deg, 1), dtype=np.int64)
+    buf2 = np.empty(max(max_deg, 1), dtype=np.int64)
+    perm = np.arange(n)
+    v11 = P[P_VARIANT] >= 1
+    idw_on = P[P_VARIANT] >= 2
+    scoring = P[P_SCORING] > 0
+    while S[S_HEAP] > 0:
+        t = H[0][0]
+        if t > t_end:
+            return 0, (H, idb, mc_msg, mc_win)
+        k = H[1][0]
+        kind = k >> KIND_SHIFT
+        if kind == HEARTBEAT and stop_at_heartbeat and t > F[3]:
+            return 1, (H, idb, mc_msg, mc_win)
+        a = H[2][0]
+        b = H[3][0]
+        c = H[4][0]
+        _pop(H, S)
+        F[0] = t
+        if t > F[2]:
+            F[2] = t
+        if kind == DATA:
+            e = a
+            m = b
+            w = indices[e]
+            v = rev[e]  # w's entry toward the sender
+            sender = indices[v]
+            tp = topic_of[m]
+            recv[w] += size[m] + P[P_HEADER]
+            slot = v * T + tp
+            if _seen(arrival, m, w, t, P[P_SEEN_TTL]):
+                dups[m] += 1
+                dupb[w] += size[m] + P[P_HEADER]
+                if mesh_flag[slot] and t - arrival[m, w] <= P[P_MESH_WINDOW]:
+                    mesh_del[slot] += 1
+                continue
+            if arrival[m, w] != np.inf:  # seen, but forgotten (seen_ttl): taken as new again
+                dups[m] += 1
+                dupb[w] += size[m] + P[P_HEADER]
+            else:
+                arrival[m, w] = t
+                hops[m, w] = hops[m, sender] + 1
+                parent[m, w] = sender
+                qdelay[m, w] = qdelay[m, sender] + (c >> 1) * 1e-6
+                first_del[slot] += 1
+            H = _grow_heap(H, S, mdeg[w * T + tp] + 1)
+            if idw_on and size[m] >= P[P_IDW] and sub[w, tp]:
+                row = w * T + tp
+                if mdeg[row] > 0:  # one id, shared by the copies to every mesh peer
+                    idb, _ = _grow_ids(idb, H, S, 1, 0, 0)
+                    off = S[S_IDS]
+                    idb[off] = m
+                    S[S_IDS] = off + 1
+                    for j in range(mdeg[row]):
+                        _send_idontwant(G, P, S, F, W, U, rs, idb, w, mlist[row, j], m, off)
+            ready = t + proc[w] + P[P_VAL_MS] + P[P_VAL_PER_BYTE] * size[m]
+            _push(H, S, ready, READY, w, m, v)
+        elif kind == READY or kind == PUBLISH:
+            if kind == PUBLISH:
+                m = a
+                w = publisher[m]
+                ein = -1
+                arrival[m, w] = t
+                hops[m, w] = 0
+                qdelay[m, w] = 0.0
+            else:
+                w = a
+                m = b
+                ein = c
+            tp = topic_of[m]
+            mc_msg, mc_win = _grow_mcache(mc_msg, mc_win, mc_cnt, w)
+            mc_msg[w, mc_cnt[w]] = m
+            mc_win[w, mc_cnt[w]] = S[S_HBC]
+            mc_cnt[w] += 1
+            H = _grow_heap(H, S, indptr[w + 1] - indptr[w])
+            row = w * T + tp
+            origin = publisher[m]
+            if kind == PUBLISH and v11 and P[P_FLOOD] > 0:
+                for e in range(indptr[w], indptr[w + 1]):
+                    if sub[indices[e], tp]:
+                        if scoring and score[e] < P[P_PUBLISH_THR]:
+                            continue
+                        _send_data(G, P, H, S, F, W, X, rs, M, w, e, m, 0)
+                continue
+            if not sub[w, tp]:
+                if kind == READY:
+                    continue  # only subscribers relay
+                if mdeg[row] == 0:  # fanout: D peers of the topic
+                    kf = 0
+                    for e in range(indptr[w], indptr[w + 1]):
+                        if sub[indices[e], tp]:
+                            if scoring and score[e] < P[P_PUBLISH_THR]:
+                                continue
+                            buf[kf] = e
+                            kf += 1
+                    took = _sample(buf, kf, np.int64(P[P_D]), rs)
+                    for i in range(took):
+                        mesh_flag[buf[i] * T + tp] = 1
+                        mlist[row, mdeg[row]] = buf[i]
+                        mdeg[row] += 1
+                lastpub[row] = t
+            for j in range(mdeg[row]):
+                e = mlist[row, j]
+                if e == ein or indices[e] == origin:
+                    continue
+                if idw_on and _unwanted(U, e, m, t):
+                    continue
+                _send_data(G, P, H, S, F, W, X, rs, M, w, e, m, 0)
+        elif kind == CONTROL:
+            e = a
+            ck = b & 7
+            tp = b >> 3
+            off = c >> 16
+            cnt = c & 0xFFFF
+            w = indices[e]
+            ew = rev[e]  # the receiver's entry toward the sender
+            crecv[w] += _ctl_size(P, ck, cnt)
+            slot = ew * T + tp
+            if ck == GRAFT:
+                row = w * T + tp
+                if not sub[w, tp] or mesh_flag[slot]:
+                    continue
+                refuse = False
+                if v11 and backoff[slot] > t:
+                    behaviour[ew] += 1.0
+                    refuse = True
+                elif scoring and score[ew] < 0:
+                    refuse = True
+                elif v11 and mdeg[row] >= np.int64(P[P_DHI]) and not G[5][ew]:
+                    refuse = True
+                if refuse:
+                    if v11:
+                        backoff[slot] = max(backoff[slot], t + P[P_BACKOFF])
+                    H = _grow_heap(H, S, 1)
+                    _send_control(G, P, H, S, F, W, rs, idb, w, ew, PRUNE, tp, 0, 0)
+                else:
+                    _mesh_add(X, slot, row, ew, t)
+            elif ck == PRUNE:
+                if sub[w, tp] and mesh_flag[slot]:
+                    _mesh_remove(X, slot, w * T + tp, ew)
+                if v11:
+                    backoff[slot] = max(backoff[slot], t + P[P_BACKOFF])
+            elif ck == IHAVE:
+                if scoring and score[ew] < P[P_GOSSIP_THR]:
+                    continue
+                peerhave[ew] += 1
+                if peerhave[ew] > P[P_MAX_IHAVE_MSGS] or iasked[ew] >= P[P_MAX_IHAVE_LEN]:
+                    continue
+                if not sub[w, tp]:
+                    continue
+                idb, off = _grow_ids(idb, H, S, cnt, off, cnt)
+                top = S[S_IDS]
+                want = 0
+                for j in range(cnt):
+                    m = idb[off + j]
+                    if not _seen(arrival, m, w, t, P[P_SEEN_TTL]):
+                        idb[top + want] = m
+                        want += 1
+                if want == 0:
+                    continue
+                room = np.int64(P[P_MAX_IHAVE_LEN]) - iasked[ew]
+                want = _sample(idb[top:top + want], want, room, rs)
+                iasked[ew] += want
+                S[S_IDS] = top + want
+                H = _grow_heap(H, S, 1)
+                _send_control(G, P, H, S, F, W, rs, idb, w, ew, IWANT, 0, top, want)
+            else:  # IWANT: w answers from its message cache
+                if scoring and score[ew] < P[P_GOSSIP_THR]:
+                    continue
+                H = _grow_heap(H, S, cnt)
+                oldest = S[S_HBC] - np.int64(P[P_MCLEN]) + 1
+                for j in range(cnt):
+                    m = idb[off + j]
+                    if not _in_mcache(mc_msg, mc_win, mc_cnt, w, m, oldest):
+                        continue
+                    key = np.int64(m) * len(indices) + ew
+                    got = retrans.get(key, 0) + 1
+                    retrans[key] = got
+                    if got > P[P_RETRANS]:
+                        continue
+                    if idw_on and _unwanted(U, ew, m, t):
+                        continue
+                    S[S_IWANT_SERVED] += 1
+                    _send_data(G, P, H, S, F, W, X, rs, M, w, ew, m, 1)
+        else:  # HEARTBEAT
+            for i in range(n):  # this heartbeat's order of the nodes
+                j = i + int(_uniform(rs) * (n - i))
+                tmp = perm[i]
+                perm[i] = perm[j]
+                perm[j] = tmp
+            for i in range(n):
+                v = perm[i]
+                for e in range(indptr[v], indptr[v + 1]):
+                    peerhave[e] = 0
+                    iasked[e] = 0
+                deg = indptr[v + 1] - indptr[v]
+                H = _grow_heap(H, S, deg * T + 1)
+                idb, _ = _grow_ids(idb, H, S, deg * (mc_cnt[v] + 1), 0, 0)
+                _heartbeat_node(G, P, H, S, F, W, X, idb, (mc_msg, mc_win, mc_cnt), rs,
+                                buf, buf2, v, T)
+            # the message caches shift: the oldest window goes
+            keep_from = S[S_HBC] - np.int64(P[P_MCLEN]) + 2
+            for v in range(n):
+                q = 0
+                for j in range(mc_cnt[v]):
+                    if mc_win[v, j] >= keep_from:
+                        mc_msg[v, q] = mc_msg[v, j]
+                        mc_win[v, q] = mc_win[v, j]
+                        q += 1
+                mc_cnt[v] = q
+            S[S_HBC] += 1
+            if t >= P[P_WARMUP]:
+                mdeg_sum = X[13]
+                for v in range(n):
+                    for tp in range(T):
+                        if sub[v, tp]:
+                            mdeg_sum[v * T + tp] += mdeg[v * T + tp]
+                S[S_SAMPLES] += 1
+            H = _grow_heap(H, S, 1)
+            _push(H, S, t + P[P_HB], HEARTBEAT, a + 1, 0, 0)
+    return 0, (H, idb, mc_msg, mc_win)

@@ -1,0 +1,649 @@
+"""The GossipSub engine: connections, publications and the kernel's state, driven by the clock.
+
+:class:`GossipSubEngine` implements
+:class:`hedgerow.protocols.engine_api.ClockEngine`.  It holds the connection
+graph (undirected CSR, each connection's dialer), the publication schedule,
+the contended network (:class:`~hedgerow.dissemination.contended.Network`:
+each node's uplink, the validation delay) and every array of the numba kernel
+(:mod:`hedgerow.protocols.gossipsub._kernel`), and runs it with
+:meth:`~GossipSubEngine.run_until`.  With peer scoring on, the kernel stops
+before every heartbeat and the engine calls the score function on the
+counters (:meth:`~GossipSubEngine.counters`), once per heartbeat.
+
+Examples
+--------
+>>> import numpy as np
+>>> from hedgerow.dissemination.contended import Network
+>>> subs = np.ones((4, 1), dtype=bool)
+>>> conn = Connections.from_edges(4, [(0, 1), (1, 2), (2, 3), (3, 0)])
+>>> pubs = Publications.create([0], [0], [1500.0], [1000.0])
+>>> eng = GossipSubEngine(subs, conn, np.full(conn.nnz, 10.0), np.zeros(4),
+...                       Network.uniform(4), pubs, {"d": 2, "d_lo": 1, "d_hi": 3,
+...                       "d_lazy": 1, "d_score": 1, "d_out": 0}, np.random.default_rng(1))
+>>> eng.run_until(5000.0)
+>>> bool(np.isfinite(eng.arrival).all()), eng.heartbeats
+(True, 5)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numba
+import numpy as np
+from numpy.typing import ArrayLike
+
+from hedgerow.dissemination.contended import (
+    BYTES_PER_MS_PER_MBPS,
+    ContendedDelivery,
+    Network,
+)
+from hedgerow.errors import ParameterError
+from hedgerow.model.overlay import Overlay
+from hedgerow.params import check_memory
+from hedgerow.protocols.engine_api import Publications
+from hedgerow.protocols.gossipsub import _kernel as K
+from hedgerow.protocols.gossipsub.params import VARIANTS
+
+__all__ = [
+    "CASE_PARAMS",
+    "DEFAULTS",
+    "Connections",
+    "GossipSubEngine",
+    "Publications",
+    "random_connections",
+]
+
+#: every setting of the engine and its default (the v1.1 specification's and go-libp2p-pubsub's
+#: values; ``docs/gossipsub.md``); a protocol's declared parameters fill them
+DEFAULTS: dict[str, Any] = {
+    "variant": "v1.1",
+    "d": 6,
+    "d_lo": 4,
+    "d_hi": 12,
+    "d_lazy": 6,
+    "d_score": 4,
+    "d_out": 2,
+    "heartbeat_ms": 1000.0,
+    "mcache_len": 5,
+    "mcache_gossip": 3,
+    "gossip_factor": 0.25,
+    "fanout_ttl_ms": 60000.0,
+    "seen_ttl_ms": 120000.0,
+    "prune_backoff_ms": 60000.0,
+    "gossip_retransmission": 3,
+    "flood_publish": True,
+    "idontwant_threshold": 1024.0,
+    "max_ihave_length": 5000,
+    "max_ihave_messages": 10,
+    "header_bytes": 100.0,
+    "message_id_bytes": 20.0,
+    "topic_bytes": 40.0,
+    "warmup_ms": 0.0,
+    "scoring": False,
+    "gossip_threshold": -math.inf,
+    "publish_threshold": -math.inf,
+    "mesh_window_ms": 10.0,
+    "idontwant_memory": 32,
+}
+
+#: the case format's (and the declared parameters') names -> the engine's settings
+CASE_PARAMS = {
+    "variant": "variant",
+    "D": "d",
+    "D_lo": "d_lo",
+    "D_hi": "d_hi",
+    "D_lazy": "d_lazy",
+    "D_score": "d_score",
+    "D_out": "d_out",
+    "heartbeat_ms": "heartbeat_ms",
+    "mcache_len": "mcache_len",
+    "mcache_gossip": "mcache_gossip",
+    "gossip_factor": "gossip_factor",
+    "fanout_ttl_ms": "fanout_ttl_ms",
+    "seen_ttl_ms": "seen_ttl_ms",
+    "prune_backoff_ms": "prune_backoff_ms",
+    "gossip_retransmission": "gossip_retransmission",
+    "max_ihave_length": "max_ihave_length",
+    "max_ihave_messages": "max_ihave_messages",
+    "flood_publish": "flood_publish",
+    "idontwant_threshold": "idontwant_threshold",
+    "scoring": "scoring",
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Connections:
+    """An undirected connection graph as CSR, with the dialer of every connection.
+
+    Attributes
+    ----------
+    indptr, indices : numpy.ndarray
+        CSR rows (int64), both directions of every connection, sorted.
+    outbound : numpy.ndarray
+        ``(nnz,)`` uint8: entry ``v -> w`` is outbound for ``v`` (``v`` dialed ``w``).
+    rev : numpy.ndarray
+        ``(nnz,)`` int64: the entry ``w -> v`` of every entry ``v -> w``.
+    """
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    outbound: np.ndarray
+    rev: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return len(self.indptr) - 1
+
+    @property
+    def nnz(self) -> int:
+        return len(self.indices)
+
+    @property
+    def row_of(self) -> np.ndarray:
+        """``(nnz,)`` the node each CSR entry starts at."""
+        return np.repeat(np.arange(self.n, dtype=np.int64), np.diff(self.indptr))
+
+    @classmethod
+    def from_edges(cls, n: int, edges: ArrayLike) -> Connections:
+        """Connections from ``[a, b]`` pairs, ``a`` the dialer (0-based; a pair given both ways
+        is one connection, outbound for both ends).
+
+        Examples
+        --------
+        >>> c = Connections.from_edges(3, [(0, 1), (2, 1)])
+        >>> c.indices.tolist(), c.outbound.tolist(), c.rev.tolist()
+        ([1, 0, 2, 1], [1, 0, 0, 1], [1, 0, 3, 2])
+        """
+        e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+        if len(e) and (e.min() < 0 or e.max() >= n):
+            raise ParameterError(f"edges: node ids must be in 0..{n - 1}", key="edges")
+        if (e[:, 0] == e[:, 1]).any():
+            raise ParameterError("edges: a node cannot connect to itself", key="edges")
+        src = np.concatenate([e[:, 0], e[:, 1]])
+        dst = np.concatenate([e[:, 1], e[:, 0]])
+        out = np.concatenate([np.ones(len(e), np.uint8), np.zeros(len(e), np.uint8)])
+        order = np.lexsort((-out.astype(np.int64), dst, src))
+        src, dst, out = src[order], dst[order], out[order]
+        # one entry per ordered pair: outbound if any of its copies is
+        first = np.ones(len(src), dtype=bool)
+        first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
+        src, dst, out = src[first], dst[first], out[first]
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
+        key = src * n + dst
+        rev = np.searchsorted(key, dst * n + src).astype(np.int64)
+        return cls(indptr, dst.astype(np.int64), out.astype(np.uint8), rev)
+
+
+def random_connections(
+    n: int,
+    peers: int,
+    rng: np.random.Generator,
+    subs: np.ndarray | None = None,
+    topic_peers: int = 0,
+) -> Connections:
+    """Each node dials ``ceil(peers / 2)`` distinct uniform others (so about ``peers`` each).
+
+    As a libp2p node keeps a target number of peers, half of them dialed by
+    itself; ``peers`` is capped at ``n - 1``.  With ``subs`` (``(n, T)`` bool)
+    and ``topic_peers``, a node then dials, for each topic it subscribes to
+    with fewer than ``topic_peers`` connected subscribers, uniform other
+    subscribers of that topic up to ``topic_peers`` (or all there are), as
+    Ethereum clients look for peers on their subnets; nodes in node order,
+    topics in topic order.
+
+    Examples
+    --------
+    >>> c = random_connections(100, 20, np.random.default_rng(0))
+    >>> bool(15 <= np.diff(c.indptr).mean() <= 20), bool((c.indices != c.row_of).all())
+    (True, True)
+    >>> subs = np.zeros((100, 1), dtype=bool); subs[:8] = True
+    >>> c = random_connections(100, 4, np.random.default_rng(0), subs, topic_peers=6)
+    >>> have = np.bincount(c.row_of, weights=subs[c.indices, 0], minlength=100)
+    >>> bool((have[:8] >= 6).all())
+    True
+    """
+    if n < 2:
+        return Connections.from_edges(n, np.zeros((0, 2), dtype=np.int64))
+    k = min(math.ceil(peers / 2), n - 1)
+    pick = np.empty((n, k), dtype=np.int64)
+    for v in range(n):
+        w = rng.choice(n - 1, size=k, replace=False)
+        pick[v] = w + (w >= v)
+    edges = np.column_stack([np.repeat(np.arange(n), k), pick.reshape(-1)])
+    conn = Connections.from_edges(n, edges)
+    if subs is None or topic_peers <= 0:
+        return conn
+    sub = np.asarray(subs, dtype=bool)
+    have = np.zeros(sub.shape, dtype=np.int64)
+    np.add.at(have, conn.row_of, sub[conn.indices])
+    members = [np.flatnonzero(sub[:, t]) for t in range(sub.shape[1])]
+    extra: list[tuple[int, int]] = []
+    linked = [set(conn.indices[conn.indptr[v]:conn.indptr[v + 1]].tolist()) for v in range(n)]
+    for v, t in np.argwhere(sub & (have < topic_peers)).tolist():
+        need = topic_peers - int(have[v, t])
+        free = [u for u in members[t].tolist() if u != v and u not in linked[v]]
+        if not free or need <= 0:
+            continue
+        chosen = rng.choice(len(free), size=min(need, len(free)), replace=False)
+        for i in chosen.tolist():
+            u = free[i]
+            extra.append((v, u))
+            linked[v].add(u)
+            linked[u].add(v)
+            have[u, sub[v] & sub[u]] += 1
+            have[v, sub[v] & sub[u]] += 1
+    if not extra:
+        return conn
+    return Connections.from_edges(n, np.concatenate([edges, np.array(extra, dtype=np.int64)]))
+
+
+def settings(values: Mapping[str, Any]) -> dict[str, Any]:
+    """:data:`DEFAULTS` overridden by ``values`` (unknown names refused), checked."""
+    unknown = sorted(set(values) - set(DEFAULTS))
+    if unknown:
+        raise ParameterError(f"gossipsub: unknown setting {unknown[0]!r}; allowed: "
+                             f"{', '.join(DEFAULTS)}", key=unknown[0])
+    s = {**DEFAULTS, **values}
+    if s["variant"] not in VARIANTS:
+        raise ParameterError(f"gossipsub: variant must be one of {', '.join(VARIANTS)}, got "
+                             f"{s['variant']!r}", key="variant")
+    if not (0 <= s["d_lo"] <= s["d"] <= s["d_hi"]):
+        raise ParameterError(f"gossipsub: need d_lo <= d <= d_hi, got {s['d_lo']}, {s['d']}, "
+                             f"{s['d_hi']}", key="d")
+    if s["d_out"] > s["d_lo"] or 2 * s["d_out"] > s["d"]:
+        raise ParameterError(f"gossipsub: need d_out <= d_lo and d_out <= d / 2 (v1.1), got "
+                             f"{s['d_out']}", key="d_out")
+    if s["d_score"] > s["d"]:
+        raise ParameterError(f"gossipsub: need d_score <= d, got {s['d_score']}", key="d_score")
+    if not (1 <= s["mcache_gossip"] <= s["mcache_len"]):
+        raise ParameterError(f"gossipsub: need 1 <= mcache_gossip <= mcache_len, got "
+                             f"{s['mcache_gossip']}", key="mcache_gossip")
+    if not s["heartbeat_ms"] > 0:
+        raise ParameterError("gossipsub: heartbeat_ms must be positive", key="heartbeat_ms")
+    return s
+
+
+def _param_vector(s: Mapping[str, Any]) -> np.ndarray:
+    P = np.zeros(K.N_PARAMS)
+    P[K.P_D], P[K.P_DLO], P[K.P_DHI] = s["d"], s["d_lo"], s["d_hi"]
+    P[K.P_DLAZY], P[K.P_DSCORE], P[K.P_DOUT] = s["d_lazy"], s["d_score"], s["d_out"]
+    P[K.P_HB], P[K.P_MCLEN], P[K.P_MCGOSSIP] = s["heartbeat_ms"], s["mcache_len"], s[
+        "mcache_gossip"]
+    P[K.P_GFACTOR], P[K.P_FANOUT_TTL] = s["gossip_factor"], s["fanout_ttl_ms"]
+    P[K.P_SEEN_TTL], P[K.P_BACKOFF] = s["seen_ttl_ms"], s["prune_backoff_ms"]
+    P[K.P_RETRANS], P[K.P_FLOOD] = s["gossip_retransmission"], float(bool(s["flood_publish"]))
+    thr = s["idontwant_threshold"]
+    P[K.P_IDW] = math.inf if thr is None else float(thr)
+    P[K.P_VARIANT] = VARIANTS.index(s["variant"])
+    P[K.P_MAX_IHAVE_LEN], P[K.P_MAX_IHAVE_MSGS] = s["max_ihave_length"], s["max_ihave_messages"]
+    P[K.P_HEADER], P[K.P_ID_BYTES], P[K.P_TOPIC_BYTES] = (
+        s["header_bytes"], s["message_id_bytes"], s["topic_bytes"])
+    P[K.P_GOSSIP_THR], P[K.P_PUBLISH_THR] = s["gossip_threshold"], s["publish_threshold"]
+    P[K.P_MESH_WINDOW], P[K.P_WARMUP] = s["mesh_window_ms"], s["warmup_ms"]
+    P[K.P_SCORING] = float(bool(s["scoring"]))
+    return P
+
+
+#: a score function: ``score(counters, now_ms) -> (nnz,)`` score of every connection
+ScoreFn = Callable[[Mapping[str, np.ndarray], float], np.ndarray]
+
+
+class GossipSubEngine:
+    """GossipSub on a contended network (:class:`~hedgerow.protocols.engine_api.ClockEngine`).
+
+    Parameters
+    ----------
+    subs : numpy.ndarray
+        ``(n, T)`` bool, node subscribes to topic.
+    connections : Connections
+        The connection graph.
+    edge_delay : numpy.ndarray
+        ``(nnz,)`` one-way delay (ms) of every CSR entry.
+    proc : numpy.ndarray
+        ``(n,)`` processing delay (ms) before a node forwards.
+    network : Network
+        Upload bandwidth, validation delay, loss and jitter (download queues
+        are not modelled by this engine and are refused).  A lost data copy
+        occupies the uplink and never arrives; control messages are never
+        lost (``docs/network.md``); loss and jitter draw from the kernel's
+        sequence, message by message as sent.
+    publications : Publications
+        Every message of the run.
+    params : mapping
+        Settings of :data:`DEFAULTS` (missing ones take the default).
+    rng : numpy.random.Generator
+        The run's stream (one 64-bit draw seeds the kernel's sequence).
+    score_fn : callable, optional
+        With ``scoring``: ``score_fn(counters, now_ms)`` at every heartbeat.
+    log : int, default 0
+        Keep a log of the first ``log`` messages sent, data and control
+        (:meth:`sent_log`; 0: none).
+    """
+
+    def __init__(
+        self,
+        subs: np.ndarray,
+        connections: Connections,
+        edge_delay: ArrayLike,
+        proc: ArrayLike,
+        network: Network,
+        publications: Publications,
+        params: Mapping[str, Any],
+        rng: np.random.Generator,
+        score_fn: ScoreFn | None = None,
+        log: int = 0,
+    ) -> None:
+        s = settings(params)
+        sub = np.ascontiguousarray(subs, dtype=np.uint8)
+        n, T = sub.shape
+        conn = connections
+        if conn.n != n:
+            raise ParameterError(f"connections have {conn.n} nodes, the subscriptions {n}",
+                                 key="edges")
+        if network.n_nodes != n:
+            raise ParameterError(f"network has {network.n_nodes} nodes, the subscriptions {n}",
+                                 key="bandwidth")
+        if network.download_queues:
+            raise ParameterError("gossipsub: download queues are not modelled by the GossipSub "
+                                 "engine; drop download_queues", key="download_queues")
+        pubs = publications
+        M = len(pubs)
+        if M and (pubs.publisher.min() < 0 or pubs.publisher.max() >= n):
+            raise ParameterError("publications: a publisher is not a node", key="publications")
+        if M and (pubs.topic.min() < 0 or pubs.topic.max() >= T):
+            raise ParameterError("publications: a topic is out of range", key="publications")
+        if M >= 2**31 or n >= 2**31:
+            raise ParameterError("gossipsub: at most 2**31 messages and nodes", key="messages")
+        if s["scoring"] and score_fn is None:
+            raise ParameterError("gossipsub: scoring needs a score function", key="scoring")
+        nnz = conn.nnz
+        # arrival, queue delay (8 B), hops, parent (4 B) per message and node; slots
+        check_memory("gossipsub engine", M * n * 24.0 + nnz * T * 40.0 + n * T * 16.0)
+        self.n = n
+        self.n_topics = T
+        #: ``(n, T)`` bool subscriptions
+        self.subs = sub.astype(bool)
+        #: the heartbeat period (ms); heartbeat ``k`` runs at ``k * heartbeat_ms``
+        self.heartbeat_ms = float(s["heartbeat_ms"])
+        self.settings = s
+        self.connections = conn
+        self.publications = pubs
+        self.network = network
+        self.score_fn = score_fn
+        delay = np.ascontiguousarray(np.broadcast_to(np.asarray(edge_delay, dtype=np.float64),
+                                                     (nnz,)))
+        up = network.upload * BYTES_PER_MS_PER_MBPS
+        self._G = (conn.indptr, conn.indices, conn.row_of, conn.rev, delay, conn.outbound, sub,
+                   np.ascontiguousarray(proc, dtype=np.float64), np.ascontiguousarray(up),
+                   pubs.publisher, pubs.topic)
+        self._P = _param_vector(s)
+        self._P[K.P_VAL_MS] = network.validation_ms
+        self._P[K.P_VAL_PER_BYTE] = network.validation_ms_per_byte
+        self._P[K.P_LOSS] = network.loss
+        self._P[K.P_JITTER] = network.jitter_ms
+        self.arrival = np.full((M, n), np.inf)
+        self.hops = np.full((M, n), -1, dtype=np.int32)
+        self.parent = np.full((M, n), -1, dtype=np.int32)
+        self.queue_delay = np.zeros((M, n))
+        self.copies = np.zeros(M, dtype=np.int64)
+        self.duplicates = np.zeros(M, dtype=np.int64)
+        self.queue_wait = np.zeros(M)
+        self.lost = np.zeros(M, dtype=np.int64)
+        self._M = (pubs.publisher, pubs.topic, pubs.time_ms, pubs.size, self.copies,
+                   self.arrival, self.hops, self.duplicates, self.queue_delay, self.queue_wait,
+                   self.parent, self.lost)
+        z = np.zeros
+        self._W = (np.full(n, -np.inf), z(n), z(n), z(n), z(n),
+                   z((len(K.CONTROL_KINDS), n), dtype=np.int64), z(n), z(n), z(n),
+                   z((log, 2)), z((log, 5), dtype=np.int64), z(64 * log, dtype=np.int32),
+                   z(3, dtype=np.int64))
+        self._X = (
+            z(nnz * T, dtype=np.uint8),                             # 0 mesh (or fanout) flag
+            np.full((n * T, max(int(np.diff(conn.indptr).max(initial=0)), 1)), -1,
+                    dtype=np.int64),                               # 1 mesh lists
+            z(n * T, dtype=np.int64),                               # 2 mesh size
+            np.full(nnz * T, -np.inf),                              # 3 backoff until
+            np.full(n * T, -np.inf),                                # 4 last publication
+            np.full(nnz * T, np.nan),                               # 5 graft time
+            z(nnz * T),                                             # 6 first deliveries
+            z(nnz * T),                                             # 7 mesh deliveries
+            z(nnz),                                                 # 8 score
+            z(nnz, dtype=np.int64),                                 # 9 IHAVEs this heartbeat
+            z(nnz, dtype=np.int64),                                 # 10 ids asked
+            z(nnz),                                                 # 11 behaviour penalty
+            z(n, dtype=np.int64),                                   # 12 mcache entries
+            z(n * T),                                               # 13 mesh size sums
+        )
+        ring = max(int(s["idontwant_memory"]), 1)
+        self._U = (np.full((nnz, ring), -1, dtype=np.int32), z(nnz, dtype=np.int32),
+                   np.full((nnz, ring), np.inf))
+        cap = max(64, 4 * M + 4 * n)
+        heap = (np.empty(cap), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
+                np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64))
+        self._GR = (heap, np.empty(1024, dtype=np.int32), np.empty((n, 16), dtype=np.int32),
+                    np.empty((n, 16), dtype=np.int32))
+        self._S = z(K.N_SCALARS, dtype=np.int64)
+        self._F = np.array([0.0, 0.0, 0.0, -np.inf])
+        self._rs = np.array([rng.integers(0, 2**63, dtype=np.int64)], dtype=np.uint64)
+        self._retrans = numba.typed.Dict.empty(numba.types.int64, numba.types.int64)
+        for m in range(M):
+            K._push(heap, self._S, pubs.time_ms[m], K.PUBLISH, m, 0, 0)
+        K._push(heap, self._S, s["heartbeat_ms"], K.HEARTBEAT, 1, 0, 0)
+
+    # ------------------------------------------------------------------ running
+    @property
+    def now(self) -> float:
+        """The time (ms) the engine has run to."""
+        return float(self._F[0])
+
+    @property
+    def heartbeats(self) -> int:
+        """Heartbeats run so far."""
+        return int(self._S[K.S_HBC])
+
+    def run_until(self, t_ms: float) -> None:
+        """Handle every event (data, control, heartbeats) up to ``t_ms``."""
+        t = float(t_ms)
+        scoring = bool(self.settings["scoring"])
+        while True:
+            status, self._GR = K.advance(self._G, self._P, self._M, self._W, self._X, self._U,
+                                         self._GR, self._S, self._F, self._rs, self._retrans,
+                                         t, scoring)
+            if status == 0:
+                break
+            self._F[3] = self._GR[0][0][0]
+            self._F[0] = self._F[3]
+            assert self.score_fn is not None
+            self._X[8][:] = self.score_fn(self.counters(), self.now)
+        self._F[0] = max(self._F[0], t)
+
+    # ------------------------------------------------------------------ state
+    def counters(self) -> dict[str, np.ndarray]:
+        """What peer scoring reads, over slots ``e * T + t`` (``(nnz * T,)``) or connections.
+
+        ``in_mesh`` (bool), ``graft_ms`` (the slot's last GRAFT), ``time_in_mesh_ms``,
+        ``first_message_deliveries`` (running counts, never decayed: a score
+        function applies its own caps and decay to what was added since it last
+        read them), ``near_first_mesh_deliveries`` (duplicates from a mesh peer
+        within ``mesh_window_ms`` of the first copy), per slot;
+        ``behaviour_penalty`` per connection (GRAFTs during a backoff, a running
+        count); ``conn_node`` the node of each connection (CSR entry).  The arrays
+        are the engine's own: a score function reads them.
+        """
+        X = self._X
+        # mesh slots only: a flag of a topic the node does not subscribe to is its fanout
+        flag = X[0].astype(bool) & self.subs[self.connections.row_of].reshape(-1)
+        tim = np.where(flag, self.now - X[5], 0.0)
+        return {
+            "in_mesh": flag,
+            "graft_ms": X[5],
+            "time_in_mesh_ms": tim,
+            "first_message_deliveries": X[6],
+            "near_first_mesh_deliveries": X[7],
+            "behaviour_penalty": X[11],
+            "conn_node": self.connections.row_of,
+        }
+
+    def mesh_degree(self) -> np.ndarray:
+        """``(n, T)`` mesh size of every node and topic (fanout size where not subscribed)."""
+        return self._X[2].reshape(self.n, self.n_topics).copy()
+
+    def mesh_flags(self) -> np.ndarray:
+        """``(nnz, T)`` bool: entry ``v -> w`` is in ``v``'s mesh (or fanout) of the topic."""
+        return self._X[0].reshape(-1, self.n_topics).astype(bool)
+
+    def mesh_lists(self) -> list[list[np.ndarray]]:
+        """Per node and topic, the CSR entries of its mesh (or fanout) list, as kept."""
+        ml, md = self._X[1], self._X[2]
+        T = self.n_topics
+        return [[ml[v * T + t, :md[v * T + t]].copy() for t in range(T)] for v in range(self.n)]
+
+    def backoff_until(self) -> np.ndarray:
+        """``(nnz, T)`` time (ms) until which ``v`` does not graft ``w`` (``-inf``: none)."""
+        return self._X[3].reshape(-1, self.n_topics).copy()
+
+    def mean_mesh_degree(self) -> np.ndarray:
+        """``(n, T)`` mean mesh size over the heartbeats after warm-up (``nan``: none or not
+        subscribed)."""
+        k = int(self._S[K.S_SAMPLES])
+        sub = self._G[6].astype(bool)
+        mean = self._X[13].reshape(self.n, self.n_topics) / max(k, 1)
+        return np.where(sub & (k > 0), mean, np.nan)
+
+    @property
+    def heartbeats_after_warmup(self) -> int:
+        return int(self._S[K.S_SAMPLES])
+
+    @property
+    def bound_violations(self) -> int:
+        """Times a node's own heartbeat left a mesh above D_hi, or below D_lo with candidates
+        left (the kernel's own count; the conformance check recounts)."""
+        return int(self._S[K.S_VIOL])
+
+    @property
+    def iwant_served(self) -> int:
+        """Copies sent in answer to an IWANT."""
+        return int(self._S[K.S_IWANT_SERVED])
+
+    def control_sent(self) -> dict[str, np.ndarray]:
+        """Control messages each node sent after warm-up, by kind (``ihave`` ... ``idontwant``)."""
+        c = self._W[5]
+        return {k: c[i].copy() for i, k in enumerate(K.CONTROL_KINDS)}
+
+    @property
+    def control_messages(self) -> int:
+        """Control messages sent after warm-up, all kinds."""
+        return int(self._W[5].sum())
+
+    def byte_counters(self) -> dict[str, np.ndarray]:
+        """Running totals per node: ``sent``, ``received``, ``duplicate`` bytes of data
+        copies (payload and header), ``control_sent``, ``control_received``,
+        ``control_lost`` bytes of control messages (none is lost: zeros), uplink
+        ``busy`` ms; ``at_ms`` the time they were taken."""
+        W = self._W
+        return {"sent": W[2].copy(), "received": W[6].copy(), "duplicate": W[7].copy(),
+                "control_sent": W[3].copy(), "control_received": W[4].copy(),
+                "control_lost": W[8].copy(), "busy": W[1].copy(),
+                "at_ms": np.array([self.now])}
+
+    @property
+    def uplink_free(self) -> np.ndarray:
+        """``(n,)`` when each uplink has sent everything queued (ms)."""
+        return self._W[0].copy()
+
+    @property
+    def last_event_ms(self) -> float:
+        return float(self._F[2])
+
+    def delivery(self, since: Mapping[str, np.ndarray] | None = None) -> ContendedDelivery:
+        """The run's messages as a :class:`ContendedDelivery` (times relative to publication).
+
+        ``since``: :meth:`byte_counters` taken earlier; bytes and busy time
+        are then counted from there (e.g. from the end of the warm-up), and
+        the span starts there when that is before the first publication.
+        """
+        pubs = self.publications
+        now = self.byte_counters()
+        base = since if since is not None else {k: np.zeros_like(v) for k, v in now.items()}
+        d = {k: now[k] - base[k] for k in now}
+        first = float(pubs.time_ms.min()) if len(pubs) else 0.0
+        if since is not None:  # the window the busy time was counted over
+            first = min(first, float(base["at_ms"][0]))
+        last = max(self.last_event_ms, float(np.max(self._W[0], initial=-np.inf)), first)
+        return ContendedDelivery(
+            arrival=self.arrival - pubs.time_ms[:, None],
+            hops=self.hops,
+            parent=self.parent,
+            edge_recv=None,
+            copies=self.copies.copy(),
+            relay_copies=np.zeros(len(pubs), dtype=np.int64),
+            duplicates=self.duplicates.copy(),
+            publisher=pubs.publisher.copy(),
+            topic=pubs.topic.copy(),
+            published=pubs.time_ms.copy(),
+            size=pubs.size + self.settings["header_bytes"],  # a copy's bytes on the wire
+            lost=self.lost.copy(),
+            queue_wait=self.queue_wait.copy(),
+            queue_delay=self.queue_delay,
+            sent_bytes=d["sent"],
+            received_bytes=d["received"],
+            duplicate_bytes=d["duplicate"],
+            control_sent_bytes=d["control_sent"],
+            control_received_bytes=d["control_received"],
+            uplink_busy=d["busy"],
+            span_ms=(first, last),
+        )
+
+    def mesh_rows(self) -> np.ndarray:
+        """``(k, 3)`` int64 rows ``(v, w, topic)``: ``w`` in ``v``'s mesh of ``topic``."""
+        T = self.n_topics
+        slots = np.flatnonzero(self._X[0])
+        e, t = slots // T, slots % T
+        sub = self._G[6]
+        v = self.connections.row_of[e]
+        keep = sub[v, t].astype(bool)
+        return np.column_stack([v[keep], self.connections.indices[e[keep]], t[keep]])
+
+    def link_topics(self) -> np.ndarray:
+        """The mesh rows (:meth:`mesh_rows`), as :class:`ClockEngine` names them."""
+        return self.mesh_rows()
+
+    def overlay(self) -> Overlay:
+        """The union of the topics' meshes, undirected."""
+        return Overlay.from_edges(self.n, self.mesh_rows()[:, :2])
+
+    def connections_overlay(self) -> Overlay:
+        """The connection graph."""
+        c = self.connections
+        return Overlay.from_edges(self.n, np.column_stack([c.row_of, c.indices]))
+
+    def sent_log(self) -> dict[str, Any]:
+        """The log of messages sent (engine built with ``log > 0``), in the order sent.
+
+        Keys: ``t_send`` and ``t_arrive`` (ms; ``-1`` for a lost message),
+        ``kind`` (``"ihave"`` ... ``"idontwant"``, ``"data"``, ``"iwant-answer"``),
+        ``sender``, ``receiver``, ``what`` (the topic of a control message, the message of
+        a data copy),
+        ``ids`` (the message ids a control message lists), and ``full``
+        (the log ran out of room: later messages are missing).
+        """
+        lf, li, lids, lc = self._W[9], self._W[10], self._W[11], self._W[12]
+        r = int(lc[0])
+        names = (*K.CONTROL_KINDS, "data", "iwant-answer")
+        e = li[:r, 1]
+        return {
+            "t_send": lf[:r, 0].copy(),
+            "t_arrive": lf[:r, 1].copy(),
+            "kind": [names[k] for k in li[:r, 0].tolist()],
+            "sender": self.connections.row_of[e],
+            "receiver": self.connections.indices[e],
+            "what": li[:r, 2].copy(),
+            "ids": [lids[o:o + c].copy() for o, c in zip(li[:r, 3].tolist(),
+                                                         li[:r, 4].tolist(), strict=True)],
+            "full": bool(lc[2]),
+        }

@@ -1,0 +1,277 @@
+"""GossipSub as deployed (libp2p gossipsub v1.0, v1.1, v1.2): the registered protocol ``gossipsub``.
+
+Papers and specifications: Vyzovitis et al., "GossipSub: Attack-Resilient
+Message Propagation in the Filecoin and ETH2.0 Networks", arXiv:2007.02754
+(2020); libp2p/specs ``pubsub/gossipsub/gossipsub-v1.0.md``, ``-v1.1.md``,
+``-v1.2.md``.  Where the specifications leave a choice open, the engine
+follows go-libp2p-pubsub's ``gossipsub.go`` (``docs/gossipsub.md`` lists each).
+
+The protocol is of capability ``clock`` (:class:`~hedgerow.protocols.base.ClockProtocol`):
+its engine (:class:`~hedgerow.protocols.gossipsub.engine.GossipSubEngine`)
+connects every node to about ``peers`` others, forms per-topic meshes by
+heartbeats during ``warmup_ms``, then carries the scheduled messages over the
+contended network with its control traffic.
+
+Examples
+--------
+>>> from hedgerow.scenarios.run import compare
+>>> row = compare(["gossipsub"], "cities", topics=10, messages=50)[0]
+>>> row["receive_rate"], row["graft_per_node_heartbeat"] >= 0
+(1.0, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+from hedgerow.dissemination.contended import Network
+from hedgerow.dissemination.engine import edge_delays
+from hedgerow.errors import ParameterError
+from hedgerow.latency import LatencyModel
+from hedgerow.model.bitset import interest_matrix
+from hedgerow.model.instance import Instance
+from hedgerow.model.rng import RngStreams
+from hedgerow.params import Choice, Float
+from hedgerow.protocols.base import ClockProtocol
+from hedgerow.protocols.engine_api import Publications
+from hedgerow.protocols.gossipsub.engine import (
+    CASE_PARAMS,
+    GossipSubEngine,
+    random_connections,
+    settings,
+)
+from hedgerow.protocols.gossipsub.params import PARAMS, check_gossipsub, score_preset
+from hedgerow.protocols.gossipsub.scoring import (
+    PeerScoreParams,
+    ScoreCounters,
+    add_penalty,
+    first_delivery,
+    graft,
+    mesh_delivery,
+    prune,
+    refresh,
+    score,
+)
+
+__all__ = ["ENGINE_PARAMS", "EngineScore", "GossipSub"]
+
+
+#: the declared GossipSub parameters (``params.PARAMS``) the engine runs with
+ENGINE_PARAMS = (
+    "variant", "D", "D_lo", "D_hi", "D_lazy", "D_score", "D_out", "heartbeat_ms",
+    "fanout_ttl_ms", "mcache_len", "mcache_gossip", "seen_ttl_ms", "gossip_factor",
+    "prune_backoff_ms", "gossip_retransmission", "max_ihave_length", "max_ihave_messages",
+    "flood_publish", "idontwant_threshold", "scoring", "connections",
+)
+
+
+class EngineScore:
+    """The v1.1 score of every connection, from the engine's running counters, per heartbeat.
+
+    The engine (:class:`~hedgerow.protocols.gossipsub.engine.GossipSubEngine`)
+    counts in its kernel; at each heartbeat this hands what changed since the
+    last one to :mod:`~hedgerow.protocols.gossipsub.scoring`'s events (grafts
+    and prunes from the mesh flags, first and near-first deliveries, behaviour
+    penalties), runs its decay tick every ``decay_interval_ms``
+    (:func:`~hedgerow.protocols.gossipsub.scoring.refresh`) and returns
+    :func:`~hedgerow.protocols.gossipsub.scoring.score` at that instant.  A
+    peer pruned and grafted again between two heartbeats counts as one
+    continuous stay in the mesh.
+
+    Examples
+    --------
+    >>> from hedgerow.protocols.gossipsub.scoring import PeerScoreParams, TopicScoreParams
+    >>> tp = TopicScoreParams(topic_weight=1.0, first_deliveries_weight=1.0,
+    ...                       time_in_mesh_weight=0.0, mesh_deliveries_weight=0.0,
+    ...                       mesh_failure_penalty_weight=0.0)
+    >>> sc = EngineScore(PeerScoreParams(topics=(tp,)))
+    >>> c = {"in_mesh": np.array([False, False]), "graft_ms": np.full(2, np.nan),
+    ...      "first_message_deliveries": np.array([3.0, 0.0]),
+    ...      "near_first_mesh_deliveries": np.zeros(2), "behaviour_penalty": np.zeros(2),
+    ...      "conn_node": np.array([0, 1])}
+    >>> sc(c, 1000.0).tolist()
+    [3.0, 0.0]
+    """
+
+    def __init__(self, params: PeerScoreParams) -> None:
+        self.params = params
+        self.counters: ScoreCounters | None = None
+
+    def __call__(self, c: Mapping[str, np.ndarray], now_ms: float) -> np.ndarray:
+        conn_node = np.asarray(c["conn_node"])
+        in_mesh = np.asarray(c["in_mesh"], dtype=bool)
+        n_conn = len(conn_node)
+        T = len(in_mesh) // max(n_conn, 1)
+        if self.counters is None:
+            self.counters = ScoreCounters.empty(
+                slot_conn=np.repeat(np.arange(n_conn), T), slot_topic=np.tile(np.arange(T),
+                                                                              n_conn),
+                conn_node=conn_node)
+            self._first = np.zeros(len(in_mesh))
+            self._near = np.zeros(len(in_mesh))
+            self._penalty = np.zeros(n_conn)
+            self._next_decay = now_ms + self.params.decay_interval_ms
+        sc, p = self.counters, self.params
+        graft_ms = np.asarray(c["graft_ms"])
+        gone = np.flatnonzero(sc.in_mesh & ~in_mesh)
+        if len(gone):
+            prune(sc, p, gone)
+        new = np.flatnonzero(in_mesh & ~sc.in_mesh)
+        for t in np.unique(graft_ms[new]):
+            at = new[graft_ms[new] == t]
+            graft(sc, at, float(t))
+        for name, last, event in (("first_message_deliveries", self._first, first_delivery),
+                                  ("near_first_mesh_deliveries", self._near, mesh_delivery)):
+            now = np.asarray(c[name])
+            delta = np.rint(now - last).astype(np.int64)
+            hit = np.flatnonzero(delta > 0)
+            if len(hit):
+                event(sc, p, np.repeat(hit, delta[hit]))
+            last[:] = now
+        pen = np.asarray(c["behaviour_penalty"])
+        delta = pen - self._penalty
+        hit = np.flatnonzero(delta > 0)
+        if len(hit):
+            add_penalty(sc, np.repeat(hit, np.rint(delta[hit]).astype(np.int64)))
+        self._penalty[:] = pen
+        while now_ms >= self._next_decay:
+            refresh(sc, p, now_ms)
+            self._next_decay += p.decay_interval_ms
+        return score(sc, p, now_ms=now_ms)
+
+
+class GossipSub(ClockProtocol):
+    """GossipSub with meshes, heartbeats, gossip and IDONTWANT on the contended network.
+
+    Parameters
+    ----------
+    variant, D, D_lo, D_hi, D_lazy, D_score, D_out, heartbeat_ms, fanout_ttl_ms, mcache_len,
+    mcache_gossip, seen_ttl_ms, gossip_factor, prune_backoff_ms, gossip_retransmission,
+    max_ihave_length, max_ihave_messages, flood_publish, idontwant_threshold, scoring,
+    connections
+        The GossipSub parameters declared once in
+        :data:`hedgerow.protocols.gossipsub.params.PARAMS` (their defaults are
+        the v1.1 specification's; ``docs/gossipsub.md``), checked together by
+        :func:`~hedgerow.protocols.gossipsub.params.check_gossipsub`.
+    score_params : {"defaults", "ethereum"}, default "defaults"
+        With ``scoring``: the score parameters and thresholds of
+        :func:`~hedgerow.protocols.gossipsub.params.score_preset` (the
+        variant's, or Ethereum's).
+    warmup_ms, drain_ms : float
+        Simulated time before the first publication and after the last one.
+    header_bytes, message_id_bytes, topic_bytes : float
+        The wire sizes (``docs/gossipsub.md``).
+
+    Attributes
+    ----------
+    engine_ : GossipSubEngine
+        The engine of the last run (set by :meth:`clock_engine`).
+    """
+
+    name = "gossipsub"
+    paper = ("libp2p gossipsub v1.0/v1.1/v1.2 specifications; Vyzovitis et al., GossipSub, "
+             "arXiv:2007.02754 (2020)")
+    forwarding = "topic"
+    stream_key = "libp2p-gossipsub"
+    quick_params: ClassVar[Mapping[str, Any]] = {"connections": 12, "warmup_ms": 3000.0,
+                                                  "drain_ms": 3000.0}
+    params = {
+        **{k: PARAMS[k] for k in ENGINE_PARAMS},
+        "score_params": Choice("defaults", ("defaults", "ethereum"),
+                               "peer-score parameters with scoring: the JS implementation's "
+                               "defaults, or Ethereum's (score_preset)"),
+        "warmup_ms": Float(10000.0, "simulated time before the first publication", low=0.0,
+                           unit="ms"),
+        "drain_ms": Float(60000.0, "simulated time after the last publication", low=0.0,
+                          unit="ms"),
+        "header_bytes": Float(100.0, "bytes of a data copy beyond its payload", low=0.0,
+                              unit="bytes"),
+        "message_id_bytes": Float(20.0, "bytes of a message id", low=1.0, unit="bytes"),
+        "topic_bytes": Float(40.0, "bytes of a topic name", low=1.0, unit="bytes"),
+    }
+
+    def _check(self, values: dict[str, Any]) -> None:
+        checked = check_gossipsub({k: values[k] for k in ENGINE_PARAMS}, owner=self.name)
+        values.update({k: checked[k] for k in ENGINE_PARAMS})  # derived values filled in
+        settings(self._settings(values))
+
+    def _settings(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The engine's settings of checked parameter values."""
+        s = {CASE_PARAMS.get(k, k): values[k] for k in ENGINE_PARAMS if k != "connections"}
+        for k in ("warmup_ms", "header_bytes", "message_id_bytes", "topic_bytes"):
+            s[k] = values[k]
+        return s
+
+    def _check_instance(self, values: dict[str, Any], instance: Instance) -> None:
+        if instance.n_nodes < 2:
+            raise ParameterError(f"{self.name}: needs at least 2 nodes", key="connections")
+
+    def warmup_time(self) -> float:
+        return float(self.checked()["warmup_ms"])
+
+    def drain_time(self) -> float:
+        return float(self.checked()["drain_ms"])
+
+    def clock_engine(
+        self,
+        instance: Instance,
+        network: Network,
+        latency: LatencyModel,
+        proc: np.ndarray,
+        publications: Any,
+        streams: RngStreams,
+    ) -> GossipSubEngine:
+        """The engine: connections from stream ``"connections"`` (about ``connections`` per
+        node, and at least ``D`` subscribed peers per topic where there are as many,
+        :func:`~hedgerow.protocols.gossipsub.engine.random_connections`), the kernel's draws
+        from ``"gossipsub"``; ``publications`` a
+        :class:`~hedgerow.protocols.engine_api.Publications`."""
+        values = self._validate(instance)
+        if not isinstance(publications, Publications):
+            raise ParameterError(f"{self.name}: publications must be a Publications schedule",
+                                 key="publications")
+        s = self._settings(values)
+        score_fn = None
+        if s["scoring"]:
+            params, thresholds = score_preset(
+                "ethereum" if values["score_params"] == "ethereum" else s["variant"],
+                instance.n_topics)
+            s["gossip_threshold"], s["publish_threshold"] = thresholds.gossip, thresholds.publish
+            score_fn = EngineScore(params)
+        subs = interest_matrix(instance.masks, instance.n_topics)
+        conn = random_connections(instance.n_nodes, values["connections"],
+                                  streams.stream("connections"), subs, topic_peers=values["D"])
+        delay = edge_delays(conn.indptr, conn.indices, latency)
+        self.engine_ = GossipSubEngine(subs, conn, delay, proc, network, publications, s,
+                                       streams.stream("gossipsub"), score_fn=score_fn)
+        return self.engine_
+
+    def heartbeat_bounds(self, engine: Any) -> list[str]:
+        """Every subscribed node's mesh within ``[d_lo, d_hi]`` right after a heartbeat, unless
+        fewer than ``d_lo`` subscribed peers could be grafted (connected, not backed off)."""
+        values = self.checked()
+        d_lo, d_hi = values["D_lo"], values["D_hi"]
+        deg = engine.mesh_degree()
+        flags = engine.mesh_flags()
+        back = engine.backoff_until()
+        conn = engine.connections
+        sub = engine.subs
+        row = conn.row_of
+        peer_sub = sub[conn.indices]  # (nnz, T)
+        free = peer_sub & ~flags
+        if values["variant"] != "v1.0":
+            free &= back <= engine.now
+        spare = np.zeros_like(deg)
+        np.add.at(spare, row, free.astype(np.int64))
+        out = []
+        bad_hi = sub & (deg > d_hi)
+        bad_lo = sub & (deg < d_lo) & (spare > 0)
+        for v, t in np.argwhere(bad_hi)[:3]:
+            out.append(f"node {v} topic {t}: mesh {deg[v, t]} > D_hi {d_hi}")
+        for v, t in np.argwhere(bad_lo)[:3]:
+            out.append(f"node {v} topic {t}: mesh {deg[v, t]} < D_lo {d_lo} with "
+                       f"{spare[v, t]} peers it could graft")
+        return out

@@ -1,0 +1,279 @@
+"""GossipSub's engine against the specification's statements (``docs/gossipsub.md``).
+
+Each test runs a small network and reads the engine's state after every
+heartbeat, or its log of every message sent (data and control, with the
+instants they were sent and arrived).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import pytest
+
+from hedgerow.dissemination.contended import Network
+from hedgerow.errors import ParameterError
+from hedgerow.protocols.gossipsub import (
+    Connections,
+    GossipSubEngine,
+    Publications,
+    random_connections,
+)
+
+
+def _engine(*, n=60, topics=2, peers=16, share=0.7, messages=40, size=2000.0, upload=50.0,
+            seed=1, loss=0.0, log=0, start=5000.0, spread=10000.0, **params):
+    rng = np.random.default_rng(seed)
+    subs = rng.random((n, topics)) < share
+    conn = random_connections(n, peers, np.random.default_rng(seed + 1))
+    topic = rng.integers(0, topics, messages)
+    publisher = np.array([rng.choice(np.flatnonzero(subs[:, t])) for t in topic])
+    when = start + np.sort(rng.random(messages)) * spread
+    pubs = Publications.create(publisher, topic, when, size)
+    delay = 5.0 + 20.0 * np.random.default_rng(seed + 2).random(conn.nnz)
+    delay = (delay + delay[conn.rev]) / 2  # symmetric links
+    net = Network.uniform(n, upload=upload, loss=loss)
+    eng = GossipSubEngine(subs, conn, delay, np.zeros(n), net, pubs, params,
+                          np.random.default_rng(seed + 3), log=log)
+    return eng, subs, pubs
+
+
+def _graftable(eng):
+    """(n, T) subscribed peers not in the mesh and not backed off now."""
+    conn = eng.connections
+    free = eng.subs[conn.indices] & ~eng.mesh_flags()
+    if eng.settings["variant"] != "v1.0":
+        free &= eng.backoff_until() <= eng.now
+    out = np.zeros((eng.n, eng.n_topics), dtype=np.int64)
+    np.add.at(out, conn.row_of, free.astype(np.int64))
+    return out
+
+
+@pytest.mark.parametrize("variant", ["v1.0", "v1.1", "v1.2"])
+def test_mesh_within_bounds_after_every_heartbeat(variant):
+    eng, subs, _ = _engine(variant=variant, d=4, d_lo=3, d_hi=6, d_out=1, d_score=2,
+                           prune_backoff_ms=3000.0)
+    lo, hi = 3, 6
+    checked = 0
+    for k in range(1, 31):
+        eng.run_until(k * eng.heartbeat_ms)
+        deg = eng.mesh_degree()
+        assert (deg[subs] <= hi).all()
+        short = subs & (deg < lo)
+        # a mesh below D_lo only where no subscribed peer was left to graft
+        assert (_graftable(eng)[short] == 0).all()
+        checked += int(subs.sum())
+        # the mesh lists and the flags agree (a recount)
+        flags = eng.mesh_flags()
+        row = eng.connections.row_of
+        recount = np.zeros_like(deg)
+        np.add.at(recount, row, flags.astype(np.int64))
+        assert np.array_equal(recount, deg)
+    assert eng.heartbeats == 30 and checked > 0
+    # the bounds bind: somewhere a mesh went past D_hi (incoming GRAFTs) and was pruned back
+    assert eng.control_sent()["prune"].sum() > 0
+
+
+def test_bounds_are_reached_from_empty_meshes():
+    eng, subs, _ = _engine(d=6, d_lo=4, d_hi=12)
+    eng.run_until(eng.heartbeat_ms)
+    deg = eng.mesh_degree()
+    peers = np.zeros_like(deg)
+    np.add.at(peers, eng.connections.row_of, eng.subs[eng.connections.indices].astype(int))
+    # after the first heartbeat every subscribed node grafted min(D, subscribed peers) at least
+    assert (deg[subs] >= np.minimum(6, peers[subs])).all()
+
+
+@pytest.mark.parametrize("variant,flood", [("v1.0", False), ("v1.1", True), ("v1.1", False),
+                                           ("v1.2", True)])
+def test_every_subscriber_gets_every_message_on_a_connected_network(variant, flood):
+    eng, subs, pubs = _engine(variant=variant, flood_publish=flood, messages=60)
+    eng.run_until(40000.0)
+    want = subs[:, pubs.topic].T
+    got = np.isfinite(eng.arrival)
+    assert got[want].all()
+    d = eng.delivery()
+    assert np.array_equal(d.copies, got.sum(axis=1) - 1 + d.duplicates)
+
+
+def test_ihave_lists_only_ids_of_the_last_mcache_gossip_windows():
+    eng, _, pubs = _engine(log=200000, mcache_len=5, mcache_gossip=2, d_lazy=4,
+                              messages=80, spread=8000.0)
+    eng.run_until(30000.0)
+    log = eng.sent_log()
+    assert not log["full"]
+    hb = eng.heartbeat_ms
+    put = eng.arrival  # no processing or validation delay: a node caches on arrival
+    topic = pubs.topic
+    n_ihave = 0
+    for kind, t, v, tp, ids in zip(log["kind"], log["t_send"], log["sender"], log["what"],
+                                   log["ids"], strict=True):
+        if kind != "ihave":
+            continue
+        n_ihave += 1
+        k = round(t / hb)
+        assert t == k * hb  # sent at a heartbeat
+        r = put[ids, v]
+        # cached after heartbeat k - mcache_gossip and by heartbeat k
+        assert ((r > (k - 2) * hb) & (r <= k * hb)).all()
+        assert (topic[ids] == tp).all()
+        # and every such message of the topic is listed
+        recent = np.flatnonzero((put[:, v] > (k - 2) * hb) & (put[:, v] <= k * hb)
+                                & (topic == tp))
+        assert set(recent.tolist()) == set(ids.tolist())
+    assert n_ihave > 100
+
+
+def test_iwant_answered_up_to_the_retransmission_limit():
+    # lossy links (data copies are lost, control messages never) and small meshes: a node that
+    # does not get a message asks again and again
+    eng, _, _ = _engine(log=400000, loss=0.5, gossip_retransmission=2, messages=60, peers=8,
+                        d=3, d_lo=2, d_hi=5, d_score=1, d_out=1, flood_publish=False)
+    eng.run_until(40000.0)
+    log = eng.sent_log()
+    assert not log["full"]
+    answers = defaultdict(int)
+    asked = defaultdict(int)
+    for kind, v, w, what, ids in zip(log["kind"], log["sender"], log["receiver"], log["what"],
+                                     log["ids"], strict=True):
+        if kind == "iwant-answer":
+            answers[(int(what), int(v), int(w))] += 1
+        elif kind == "iwant":
+            for m in ids.tolist():
+                asked[(m, int(w), int(v))] += 1
+    assert answers and max(answers.values()) <= 2
+    assert max(answers.values()) == 2  # the limit binds somewhere
+    # never more answers than requests
+    assert all(c <= asked[key] for key, c in answers.items())
+
+
+def test_a_pruned_peer_is_not_regrafted_before_its_backoff():
+    backoff = 4000.0
+    eng, _, _ = _engine(log=400000, d=3, d_lo=2, d_hi=4, d_out=1, d_score=1, peers=20,
+                           prune_backoff_ms=backoff, messages=10)
+    eng.run_until(40000.0)
+    log = eng.sent_log()
+    assert not log["full"]
+    prunes = defaultdict(list)  # (a, b, topic) -> instants a and b stopped being peers
+    regrafts = 0
+    for kind, t, v, w, tp in zip(log["kind"], log["t_send"], log["sender"], log["receiver"],
+                                 log["what"], strict=True):
+        if kind == "prune":
+            prunes[(int(v), int(w), int(tp))].append(t)
+            prunes[(int(w), int(v), int(tp))].append(t)
+        elif kind == "graft":
+            before = [p for p in prunes[(int(v), int(w), int(tp))] if p <= t]
+            if before:
+                assert t >= max(before) + backoff
+                regrafts += 1
+    assert sum(map(len, prunes.values())) > 0 and regrafts > 0
+
+
+def test_idontwant_suppresses_copies_to_peers_that_announced():
+    kw = dict(log=400000, messages=40, size=200_000.0, upload=20.0, d=8, d_lo=6, d_hi=12,
+              peers=30)
+    eng, _, _ = _engine(variant="v1.2", idontwant_threshold=1000.0, **kw)
+    eng.run_until(60000.0)
+    log = eng.sent_log()
+    assert not log["full"]
+    told = {}  # (announcer, told, m) -> when the IDONTWANT arrived
+    sends = []
+    for kind, t, ta, v, w, what, ids in zip(log["kind"], log["t_send"], log["t_arrive"],
+                                            log["sender"], log["receiver"], log["what"],
+                                            log["ids"], strict=True):
+        if kind == "idontwant":
+            for m in ids.tolist():
+                key = (int(v), int(w), m)
+                told[key] = min(told.get(key, np.inf), ta)
+        elif kind in ("data", "iwant-answer"):
+            sends.append((t, int(v), int(w), int(what)))
+    assert told
+    for t, v, w, m in sends:
+        assert told.get((w, v, m), np.inf) > t  # w had not told v by the time v sent m
+    plain, _, _ = _engine(variant="v1.1", **kw)
+    plain.run_until(60000.0)
+    assert eng.duplicates.sum() < plain.duplicates.sum()
+
+
+def test_same_seed_same_run_and_another_seed_another():
+    a, _, _ = _engine(seed=4)
+    b, _, _ = _engine(seed=4)
+    for e in (a, b):
+        e.run_until(20000.0)
+    assert np.array_equal(a.arrival, b.arrival)
+    assert all(np.array_equal(a.control_sent()[k], b.control_sent()[k]) for k in
+               a.control_sent())
+    c, _, _ = _engine(seed=4)
+    c2 = GossipSubEngine(c.subs, c.connections, 10.0, np.zeros(c.n), Network.uniform(c.n),
+                         c.publications, {}, np.random.default_rng(99))
+    c2.run_until(20000.0)
+    assert not np.array_equal(c2.mesh_degree(), a.mesh_degree())
+
+
+def test_fanout_for_a_topic_the_publisher_does_not_subscribe_to():
+    subs = np.ones((20, 1), dtype=bool)
+    subs[0] = False
+    conn = random_connections(20, 10, np.random.default_rng(0))
+    pubs = Publications.create([0, 0], [0, 0], [3000.0, 3500.0], 100.0)
+    eng = GossipSubEngine(subs, conn, 10.0, np.zeros(20), Network.uniform(20), pubs,
+                          {"flood_publish": False, "fanout_ttl_ms": 5000.0},
+                          np.random.default_rng(0), log=10000)
+    eng.run_until(3200.0)
+    fan = eng.mesh_degree()[0, 0]
+    assert fan == min(6, np.diff(conn.indptr)[0])
+    eng.run_until(20000.0)
+    assert np.isfinite(eng.arrival[:, 1:]).all()
+    log = eng.sent_log()
+    first = [w for k, v, w, m in zip(log["kind"], log["sender"], log["receiver"], log["what"],
+                                     strict=True) if k == "data" and v == 0 and m == 0]
+    assert len(first) == fan  # to its fanout peers only
+    assert eng.mesh_degree()[0, 0] == 0  # the fanout expired fanout_ttl after the last one
+
+
+def test_bad_settings_name_the_key():
+    with pytest.raises(ParameterError, match="d_lo <= d <= d_hi") as err:
+        _engine(d=3, d_lo=4)
+    assert err.value.key == "d"
+    with pytest.raises(ParameterError, match="unknown setting 'D'"):
+        _engine(D=3)
+    with pytest.raises(ParameterError, match="a node cannot connect to itself"):
+        Connections.from_edges(3, [(1, 1)])
+
+
+def test_scoring_reads_the_engine_counters_at_every_heartbeat():
+    from hedgerow.protocols.gossipsub.params import score_preset
+    from hedgerow.protocols.gossipsub.protocol import EngineScore
+
+    rng = np.random.default_rng(0)
+    n = 40
+    subs = rng.random((n, 1)) < 0.9
+    conn = random_connections(n, 12, np.random.default_rng(1))
+    topic = np.zeros(30, dtype=np.int64)
+    pubs = Publications.create(rng.choice(np.flatnonzero(subs[:, 0]), 30), topic,
+                               3000.0 + 300.0 * np.arange(30), 500.0)
+    params, thresholds = score_preset("v1.1", 1)
+    calls = []
+
+    class Watch(EngineScore):
+        def __call__(self, c, now_ms):
+            calls.append(now_ms)
+            return super().__call__(c, now_ms)
+
+    scorer = Watch(params)
+    eng = GossipSubEngine(subs, conn, 15.0, np.zeros(n), Network.uniform(n), pubs,
+                          {"scoring": True, "gossip_threshold": thresholds.gossip,
+                           "publish_threshold": thresholds.publish},
+                          np.random.default_rng(2), score_fn=scorer)
+    eng.run_until(12000.0)
+    assert calls == [1000.0 * k for k in range(1, 13)]  # once before every heartbeat
+    sc = scorer.counters
+    assert sc is not None
+    # the score's mesh state is the engine's as of the last heartbeat's start
+    flags = eng.counters()["in_mesh"]
+    assert sc.in_mesh.sum() > 0 and abs(int(sc.in_mesh.sum()) - int(flags.sum())) <= 4 * n
+    # first deliveries reached the score's counters (capped and decayed there)
+    assert sc.first_deliveries.sum() > 0
+    s = eng._X[8]
+    assert np.isfinite(s).all() and (s != 0).any()
+    assert np.isfinite(eng.arrival[:, subs[:, 0]]).all()
