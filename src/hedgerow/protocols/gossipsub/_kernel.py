@@ -646,11 +646,20 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
 def subscribe_all(G, P, H, S, F, W, rs, idb):
     """Every node announces its topics on every connection at ``F[0]`` (one SUBSCRIBE each).
 
+    The nodes announce in an order drawn from ``rs``, so that announcements
+    arriving at one instant are handled in a random order, not by node number.
     Returns the heap, grown to hold them.
     """
     indptr, sub = G[0], G[6]
     n, T = sub.shape
-    for v in range(n):
+    perm = np.arange(n)
+    for i in range(n):
+        j = i + int(_uniform(rs) * (n - i))
+        tmp = perm[i]
+        perm[i] = perm[j]
+        perm[j] = tmp
+    for i in range(n):
+        v = perm[i]
         for e in range(indptr[v], indptr[v + 1]):
             for tp in range(T):
                 if sub[v, tp]:
