@@ -318,7 +318,10 @@ class GossipSubEngine:
     publications : Publications
         Every message of the run.
     params : mapping
-        Settings of :data:`DEFAULTS` (missing ones take the default).
+        Settings of :data:`DEFAULTS` (missing ones take the default).  With
+        ``graft_on_subscribe`` every node announces its topics on every
+        connection at t = 0 and a subscribed receiver below ``d_lo`` grafts
+        the announcer at once (the JS implementation's ``graftOnSubscribe``).
     rng : numpy.random.Generator
         The run's stream (one 64-bit draw seeds the kernel's sequence).
     score_fn : callable, optional
