@@ -9,7 +9,13 @@ Runs the acceptance settings of the SpiderCast paper (Chockler et al., DEBS'07):
 * ``diameter`` — maximum topic diameter for the Uniform, RSS, Zipf(1) and NYSE workloads
   (section 3.4), inside the topic subgraphs and through the overlay;
 * ``partial`` — 5% interest views at 4K and 8K nodes (section 3.7, Figure 10);
-* ``scale``  — build time of a (3,0) RSS overlay from 1K to ``--max-nodes``.
+* ``scale``  — build time of a (3,0) RSS overlay from 1K to ``--max-nodes``;
+* ``paired`` — the (3,0) RSS build at ``--paired-sizes``, each in a fresh process, this tree
+  beside the source tree given by ``--baseline`` (e.g. a checkout of an earlier commit),
+  alternating, with CPU and wall ratios, peak memory and an overlay digest (edges, control
+  messages by kind, events) that must agree;
+* ``partial-scale`` — the (3,0) RSS build with ``--fraction`` interest views at
+  ``--partial-scale-sizes`` (time, peak memory, partitioned topics).
 
 Usage::
 
@@ -18,6 +24,8 @@ Usage::
     python benchmarks/bench_spidercast.py --only zipf2 --zipf-seeds 1,2,3
     python benchmarks/bench_spidercast.py --only fig12 --ties uniform   # the other tie rule
     python benchmarks/bench_spidercast.py --only scale --max-nodes 100000 --json out.json
+    python benchmarks/bench_spidercast.py --only paired --paired-sizes 10000,100000 \
+        --baseline ../before/src                      # before/after in one run
 
 Timings are wall-clock seconds of ``StaticProtocol.build`` (workload generation and metrics
 excluded), after a warm-up build that loads the numba kernels.
@@ -26,9 +34,16 @@ excluded), after a warm-up build that loads the numba kernels.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
+import resource
+import subprocess
 import sys
 import time
+from pathlib import Path
+
+import numpy as np
 
 from hedgerow.metrics import overlay_summary
 from hedgerow.protocols import get_protocol
@@ -179,13 +194,119 @@ def scale(max_nodes: int, seed: int) -> list[dict]:
     return rows
 
 
+def overlay_digest(ov, stats: dict) -> str:
+    """Edges (sorted), control messages by kind and events: equal digests, equal builds."""
+    e = np.asarray(ov.edges(), dtype=np.int64)
+    if len(e):
+        e = e[np.lexsort((e[:, 1], e[:, 0]))]
+    h = hashlib.sha256(e.tobytes())
+    h.update(json.dumps([stats["control_messages"], stats["events"], stats["messages"]],
+                        sort_keys=True).encode())
+    return h.hexdigest()[:16]
+
+
+def child_build(n: int, seed: int, membership: float) -> dict:
+    """One timed (3,0) RSS build after a warm-up, as a fresh process runs it."""
+    warm = make_instance(nodes=200, topics=20, subs=4, seed=0)
+    get_protocol("spidercast", kg=3, kr=0, ties="sequential").build(warm, seed=0)
+    inst = make_instance(nodes=n, topics=100, subs=10, popularity="rss", seed=seed)
+    params = {"kg": 3, "kr": 0, "ties": "sequential", "membership": membership}
+    proto = get_protocol("spidercast", **params)
+    c0, t0 = time.process_time(), time.perf_counter()
+    ov = proto.build(inst, seed=seed)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    from hedgerow.metrics import partitioned_topics
+
+    return {
+        "nodes": n,
+        "membership": membership,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "digest": overlay_digest(ov, proto.stats_),
+        "control_messages": proto.stats_["control_messages"],
+        "events": proto.stats_["events"],
+        "partitioned_topics": int(partitioned_topics(ov, inst)),
+        "load": os.getloadavg()[0],
+    }
+
+
+def _spawn(src: str, n: int, seed: int, membership: float = 1.0) -> dict:
+    env = {**os.environ, "PYTHONPATH": src}
+    out = subprocess.run(
+        [sys.executable, __file__, "--child-build", str(n), str(seed), str(membership)],
+        env=env, capture_output=True, text=True, check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def paired(sizes: list[int], seed: int, baseline: str, reps: int) -> list[dict]:
+    """This tree and ``baseline`` alternately, each build in a fresh process."""
+    ours = str(Path(__file__).resolve().parents[1] / "src")
+    rows = []
+    for n in sizes:
+        for rep in range(reps):
+            new = _spawn(ours, n, seed)
+            old = _spawn(baseline, n, seed)
+            row = {
+                "experiment": "paired", "nodes": n, "rep": rep,
+                "new": new, "baseline": old,
+                "cpu_ratio": old["cpu_s"] / new["cpu_s"],
+                "wall_ratio": old["wall_s"] / new["wall_s"],
+                "same_overlay": new["digest"] == old["digest"],
+            }
+            rows.append(row)
+            print(
+                f"paired n={n:7d} new cpu={new['cpu_s']:7.1f}s wall={new['wall_s']:7.1f}s"
+                f" peak={new['peak_mib']:6.0f}MiB | baseline cpu={old['cpu_s']:7.1f}s"
+                f" wall={old['wall_s']:7.1f}s peak={old['peak_mib']:6.0f}MiB |"
+                f" cpu x{row['cpu_ratio']:.2f} wall x{row['wall_ratio']:.2f}"
+                f" digest {new['digest']} {'same' if row['same_overlay'] else 'DIFFERENT'}"
+                f" load {new['load']:.1f}/{old['load']:.1f}",
+                flush=True,
+            )
+    return rows
+
+
+def partial_scale(sizes: list[int], seed: int, fraction: float) -> list[dict]:
+    ours = str(Path(__file__).resolve().parents[1] / "src")
+    rows = []
+    for n in sizes:
+        try:
+            r = _spawn(ours, n, seed, fraction)
+        except subprocess.CalledProcessError as err:  # e.g. refused: the views cannot fit
+            reason = (err.stderr.strip().splitlines() or ["?"])[-1]
+            rows.append({"experiment": "partial-scale", "nodes": n, "refused": reason})
+            print(f"partial-scale n={n:8d} views={fraction:.0%} not run: {reason}", flush=True)
+            continue
+        r.update(experiment="partial-scale")
+        rows.append(r)
+        print(
+            f"partial-scale n={n:8d} views={fraction:.0%} cpu={r['cpu_s']:.1f}s"
+            f" wall={r['wall_s']:.1f}s peak={r['peak_mib']:.0f}MiB"
+            f" partitioned_topics={r['partitioned_topics']} load={r['load']:.1f}",
+            flush=True,
+        )
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--child-build":
+        print(json.dumps(child_build(int(argv[1]), int(argv[2]), float(argv[3]))), flush=True)
+        return 0
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument(
-        "--only", choices=["fig12", "zipf2", "diameter", "partial", "scale"], action="append"
+        "--only",
+        choices=["fig12", "zipf2", "diameter", "partial", "scale", "paired", "partial-scale"],
+        action="append",
     )
+    ap.add_argument("--paired-sizes", default="10000,100000")
+    ap.add_argument("--baseline", metavar="SRC", help="the source tree to pair with (paired)")
+    ap.add_argument("--reps", type=int, default=1, help="pairs per size (paired)")
+    ap.add_argument("--partial-scale-sizes", default="100000,1000000")
     ap.add_argument("--sizes", default="1000,2000,4000,6000,8000,10000")
     ap.add_argument("--zipf-sizes", default="1000,2000,4000,6000,8000,10000")
     ap.add_argument("--zipf-seeds", default="1,2,3")
@@ -205,9 +326,12 @@ def main(argv: list[str] | None = None) -> int:
     global TIES
     TIES = args.ties
     todo = args.only or ["fig12", "zipf2", "diameter", "partial", "scale"]
+    if set(todo) <= {"paired", "partial-scale"}:  # every build in its own process
+        todo = [*todo, "no-warm-up"]
     ints = lambda s: [int(x) for x in s.split(",") if x]  # noqa: E731
-    warm = make_instance(nodes=200, topics=20, subs=4, seed=0)
-    run_one("spidercast", {"kg": 3, "kr": 0}, warm, 0)  # warm-up
+    if "no-warm-up" not in todo:
+        warm = make_instance(nodes=200, topics=20, subs=4, seed=0)
+        run_one("spidercast", {"kg": 3, "kr": 0}, warm, 0)  # warm-up
     rows: list[dict] = []
     if "fig12" in todo:
         rows += fig12(ints(args.sizes), args.seed)
@@ -219,6 +343,12 @@ def main(argv: list[str] | None = None) -> int:
         rows += partial(ints(args.partial_sizes), args.seed, args.fraction)
     if "scale" in todo:
         rows += scale(args.max_nodes, args.seed)
+    if "paired" in todo:
+        if not args.baseline:
+            ap.error("--only paired needs --baseline SRC")
+        rows += paired(ints(args.paired_sizes), args.seed, args.baseline, args.reps)
+    if "partial-scale" in todo:
+        rows += partial_scale(ints(args.partial_scale_sizes), args.seed, args.fraction)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1, default=float)

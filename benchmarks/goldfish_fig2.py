@@ -16,8 +16,11 @@ The sweep spec ``experiments/goldfish-fig2.yaml`` (kind ``optimum``) runs the sa
 ``hedgerow sweep``; both call :func:`hedgerow.scenarios.optimum.fig2_graph`.
 Each graph is ``make_world("goldfish-random", seed=s, adaptive=1, publishers="unif:3",
 adaptive_pool=...)``; ``--pool all`` draws the adaptive node among all nodes (the authors' code,
-where a publisher can be drawn and can never be "optimal").  Results go to a JSON-lines file, one
-line per graph, so an interrupted run resumes.  Usage::
+where a publisher can be drawn; it never attains the optimum, so the authors' script leaves
+that graph out of (a)'s rate).  Each rate is printed over every graph and over the graphs the
+authors' ``eval_optimal.py`` counts (those that attain the optimum for (a), those that come
+within 5% for (b)).  Results go to a JSON-lines file, one line per graph, so an interrupted run
+resumes.  Usage::
 
     python benchmarks/goldfish_fig2.py --graphs 200 --out results/goldfish-fig2.jsonl
     python benchmarks/goldfish_fig2.py --graphs 200 --pool all --out results/goldfish-fig2-all.jsonl
@@ -73,12 +76,19 @@ def main() -> None:
     rows = [done[s] for s in range(args.first, args.first + args.graphs)]
     a = np.mean([r["non_optimal_epochs"] <= FIG2_LIMIT_A for r in rows])
     b = np.mean([r["far_epochs"] <= FIG2_LIMIT_B for r in rows])
+    # the authors' denominators: graphs that attain the optimum (a) / come within 5% (b)
+    a_in = [r["fig2a_success_found"] for r in rows if r["found_optimum"]]
+    b_in = [r["fig2b_success_close"] for r in rows if r["came_close"]]
     cpu = sum(r.get("sim_seconds", r.get("seconds", 0.0)) for r in rows)
     print(f"graphs {len(rows)}, pool {args.pool}, completion {args.completion}, "
           f"{args.epochs} epochs; wall {time.time() - t0:.0f} s for {len(todo)} new graphs, "
           f"{cpu:.0f} s summed run time")
-    print(f"Fig 2(a) success (<= 96 non-optimal epochs): ours {a:.3f}   paper {PAPER['a']:.3f}")
-    print(f"Fig 2(b) success (<= 48 far epochs):        ours {b:.3f}   paper {PAPER['b']:.3f}")
+    print(f"Fig 2(a) success (<= 96 non-optimal epochs): ours {a:.3f} over all {len(rows)} "
+          f"graphs, {np.mean(a_in):.3f} ({int(sum(a_in))}/{len(a_in)}) over the graphs that "
+          f"attain the optimum   paper {PAPER['a']:.3f}")
+    print(f"Fig 2(b) success (<= 48 far epochs):        ours {b:.3f} over all {len(rows)} "
+          f"graphs, {np.mean(b_in):.3f} ({int(sum(b_in))}/{len(b_in)}) over the graphs that "
+          f"come within 5%   paper {PAPER['b']:.3f}")
     pub_star = sum(r["star_is_publisher"] for r in rows)
     print(f"graphs whose adaptive node is a publisher: {pub_star}")
     hist_a = np.histogram([r["non_optimal_epochs"] for r in rows], bins=[0, 24, 48, 72, 96, 301])

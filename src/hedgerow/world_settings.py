@@ -49,6 +49,7 @@ from hedgerow.params import Bool, Choice, Float, Int, Pairs, Param, Text
 
 __all__ = [
     "ADAPTIVE_POOLS",
+    "PLANES",
     "RELAY_ATTACKS",
     "SECTIONS",
     "WORLD_SETTINGS",
@@ -58,6 +59,8 @@ __all__ = [
     "settings_reference",
 ]
 
+#: the unit-square network's positions: continuous, or the Goldfish authors' integer grid
+PLANES = ("continuous", "grid")
 #: where adaptive nodes of a broadcast world may be drawn from
 ADAPTIVE_POOLS = ("all", "non-publishers")
 #: the attacks a fast-relay world switches between (withholding relays, the honest control;
@@ -209,6 +212,12 @@ WORLD_SETTINGS: dict[str, WorldSetting] = _declare(
     ),
     latency_kw=WorldSetting(Pairs("keyword arguments of the latency model"), "network",
                             cli=_KW_ONLY),
+    plane=WorldSetting(
+        Choice("continuous", PLANES, "positions of a unit-square network: continuous, or the "
+               "Goldfish authors' integer grid (one point per ms of the side) with every delay "
+               "rounded up to a whole ms"),
+        "network",
+    ),
     proc_ms=WorldSetting(
         Float(None, "fixed node (processing) delay (default: drawn, mean 20 ms)", low=0.0,
               high=1e6, unit="ms", optional=True),

@@ -34,6 +34,7 @@ LEVELS = {
     "repair_seconds": 0.1, "edges_added": 2.0, "messages": 40.0, "violations": 0.0,
     # Goldfish
     "fig2a_success": 0.8, "fig2b_success": 0.3, "publisher_full": 0.15,
+    "fig2a_success_found": 0.95, "fig2b_success_close": 0.35,
     "wasted_latency_p25_ms": 190.0, "wasted_latency_p50_ms": 220.0,
     "wasted_latency_p75_ms": 260.0, "wasted_latency_mean_ms": 230.0, "t90_ms": 590.0,
     "honest_exploit_peer_share": 1.0, "attacker_tenure_mean_epochs": 3.0,

@@ -134,8 +134,13 @@ def test_omen_checks_compute_from_rows(tmp_path):
 
 
 def test_goldfish_checks_compute_from_rows(tmp_path):
+    nan = float("nan")
     fig2 = pd.DataFrame({"run_id": [f"g{i}" for i in range(6)], "label": "goldfish",
                          "fig2a_success": [1, 1, 1, 0, 1, 0],
+                         "fig2b_success": [1, 0, 0, 0, 1, 0],
+                         # graphs 3 and 5 never attain the optimum; 5 never comes within 5%
+                         "fig2a_success_found": [1, 1, 1, nan, 1, nan],
+                         "fig2b_success_close": [1, 0, 0, 0, 1, nan],
                          "publisher_full": [0, 0, 0, 0, 0, 1]})
     table2 = pd.DataFrame({"run_id": ["a", "b", "c", "d"], "epoch": 99,
                            "label": ["goldfish real exp:100", "perigee real exp:100"] * 2,
@@ -143,8 +148,19 @@ def test_goldfish_checks_compute_from_rows(tmp_path):
                            "wasted_latency_mean_ms": [200.0, 250.0, 180.0, 170.0]})
     r = _results(tmp_path, goldfish_fig2=fig2, goldfish_table2=table2)
     # 4 of the 5 reachable graphs succeed: 0.8 < 0.9
-    assert _check(GOLDFISH, "(a) success rate").compute(r) == (
+    assert _check(GOLDFISH, "(a) success rate where").compute(r) == (
         "0.800 (4/5; all graphs 0.667)", False)
+    # the authors' denominators: 4/4 graphs that attain the optimum, 2/5 that come close
+    text, ok = _check(GOLDFISH, "(a) success rate over").compute(r)
+    assert not ok and text.startswith("1.000 (4/4 graphs; all 6 graphs 0.667; paper 0.927)")
+    ten = pd.DataFrame({"run_id": [f"t{i}" for i in range(11)], "label": "goldfish",
+                        "fig2a_success": [1] * 9 + [0, 0],
+                        "fig2a_success_found": [1] * 9 + [0, nan]})
+    text, ok = _check(GOLDFISH, "(a) success rate over").compute(
+        _results(tmp_path / "ten", goldfish_fig2=ten))
+    assert ok and text.startswith("0.900 (9/10 graphs; all 11 graphs 0.818")  # within 0.05
+    text, ok = _check(GOLDFISH, "(b) success rate over").compute(r)
+    assert not ok and text.startswith("0.400 (2/5 graphs; all 6 graphs 0.333; paper 0.615)")
     text, ok = _check(GOLDFISH, "real network").compute(r)
     assert not ok and text.startswith("32 adaptive: 0.800") and "64 adaptive: 1.059" in text
     paper = REFERENCES["goldfish-table2"].values["wasted_latency_mean_ms"]

@@ -13,6 +13,7 @@ from hedgerow.protocols.baselines.perigee import (
     Perigee,
     _Round,
     greedy_subset,
+    quantile_index,
     subset_scores,
 )
 from hedgerow.scenarios.epochs import run_protocol
@@ -114,6 +115,91 @@ def test_percentile_index_rules():
     assert (s_floor, s_round) == (9.0, 8.0)  # blocknet: sorted[floor(9)]; Goldfish: sorted[9-1]
 
 
+def _authors_index(n: int) -> int:
+    """The Goldfish selector's 0-based index of the 90th percentile among n sorted values."""
+    return round(n * 90.0 / 100.0) - 1 if n >= 10 else int(n * 90.0 / 100.0)
+
+
+@pytest.mark.parametrize(("n", "want"), [(9, 8), (10, 8), (11, 9), (20, 17), (25, 21), (5, 4)])
+def test_goldfish_index_rule_by_hand(n, want):
+    # n = 9: int(8.1) = 8; 10: round(9) - 1 = 8; 11: round(9.9) - 1 = 9; 20: round(18) - 1 = 17;
+    # 25: round(22.5) = 22 (halves to even) - 1 = 21; 5: int(4.5) = 4
+    assert quantile_index(n, 0.9, "goldfish") == want == _authors_index(n)
+    # one peer delivering n blocks with relative times 1..n: the score is sorted[index]
+    rel = np.arange(1.0, n + 1)[:, None]
+    assert subset_scores(rel[None], np.array([[0]]), 0.9, 2)[0, 0] == want + 1
+
+
+def test_round_index_differs_from_the_authors_only_below_10_and_at_halves():
+    diff = [n for n in range(1, 41) if quantile_index(n, 0.9, "round") != _authors_index(n)]
+    # 6-9: round(q n) - 1 is one below int(q n) (9: 7 against 8); 25: 22 against 21
+    assert diff == [6, 7, 8, 9, 25]
+
+
+def test_silent_inf_and_skip_by_hand():
+    # 12 blocks, 2 candidates.  Peer 0 delivers blocks 0-5 at 1..6 ms and nothing after
+    # (it got those blocks from this node); peer 1 delivers every block at 10..21 ms.
+    rel = np.full((12, 2), INF)
+    rel[:6, 0] = np.arange(1.0, 7.0)
+    rel[:, 1] = np.arange(10.0, 22.0)
+    subsets = np.array([[0], [1]])
+    # inf: 12 rows for both; {0} holds six +inf -> index 10 (floor(10.8), or round(10.8) - 1)
+    # is +inf; {1}: sorted 10..21, index 10 -> 20
+    for rule in (0, 2):
+        assert subset_scores(rel[None], subsets, 0.9, rule).tolist() == [[INF, 20.0]]
+    # skip: {0} is scored over its own 6 blocks, index int(5.4) = 5 -> 6; {1} as before
+    assert subset_scores(rel[None], subsets, 0.9, 2, skip=True).tolist() == [[6.0, 20.0]]
+    # the pair: every block has a finite minimum, so both rules agree:
+    # minima 1..6 then 16..21, index 10 -> 20
+    both = np.array([[0, 1]])
+    assert subset_scores(rel[None], both, 0.9, 2).tolist() == [[20.0]]
+    assert subset_scores(rel[None], both, 0.9, 2, skip=True).tolist() == [[20.0]]
+    # a subset that delivered no block is not ranked under either rule
+    rel2 = rel.copy()
+    rel2[:, 0] = INF
+    assert subset_scores(rel2[None], subsets, 0.9, 2, skip=True)[0, 0] == INF
+    # greedy and vanilla read the same rule: alone, peer 0 now beats peer 1
+    assert greedy_subset(rel[None], 1, 0.9, 2, skip=True)[0].tolist() == [0]
+    assert greedy_subset(rel[None], 1, 0.9, 2)[0].tolist() == [1]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_skip_kernel_matches_the_authors_scoring(seed):
+    from itertools import combinations
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(5, 40))
+    rel = rng.exponential(50, size=(m, 6)).round()  # whole ms: ties, as on the authors' grid
+    rel[rng.random(rel.shape) < 0.4] = INF
+    subsets = np.array(list(combinations(range(6), 2)))
+    sc = subset_scores(rel[None], subsets, 0.9, 2, skip=True)[0]
+    for s, got in zip(subsets, sc, strict=True):
+        mins = rel[:, s].min(axis=1)
+        best = sorted(mins[np.isfinite(mins)].tolist())  # the blocks this subset delivered
+        assert got == (best[_authors_index(len(best))] if best else INF)
+
+
+def test_silent_inf_keeps_todays_goldfish_runs():
+    # the goldfish preset before silent existed: +inf for silent subsets, round(q n) - 1 index
+    # (values recorded from that code on this world)
+    w = make_world("goldfish-random", seed=3, epochs=5, adaptive=32)
+    p = get_protocol("perigee", preset="goldfish", silent="inf", quantile_index="round")
+    rows = run_protocol(p, w).rows
+    assert [r["wasted_latency_mean_ms"] for r in rows] == [
+        450.0887694789453, 410.23622577814456, 367.6508999078535, 361.79525623966083,
+        361.7262969677098,
+    ]
+    assert [r["t90_ms"] for r in rows] == [
+        628.5051773800554, 641.2051877944065, 617.8005330466483, 628.0408399628025,
+        636.1721299776932,
+    ]
+    skip = run_protocol(get_protocol("perigee", preset="goldfish"), w).rows
+    assert skip[0]["wasted_latency_mean_ms"] == rows[0]["wasted_latency_mean_ms"]  # same start
+    assert [r["wasted_latency_mean_ms"] for r in skip[1:]] != [
+        r["wasted_latency_mean_ms"] for r in rows[1:]
+    ]
+
+
 def test_ucb_drops_the_peer_whose_lower_bound_exceeds_an_upper_bound():
     m = 200
     rel = np.tile(np.array([0.0, 5.0, 300.0, 6.0]), (m, 1))
@@ -127,8 +213,14 @@ def test_presets_fill_only_defaults_and_validate():
     g = Perigee(preset="goldfish").config()
     assert (g["d_out"], g["explore"], g["in_limit"], g["candidates"]) == (4, 1, 8, "all")
     assert Perigee(preset="goldfish", d_out=5).config()["d_out"] == 5
+    assert (g["silent"], g["quantile_index"]) == ("skip", "goldfish")
+    assert Perigee(preset="goldfish", silent="inf").config()["silent"] == "inf"
     b = Perigee(preset="blocknet").config()
     assert (b["d_out"], b["explore"], b["in_limit"], b["reference"]) == (10, 2, 0, "outgoing")
+    for name in ("blocknet", "podc20", "none"):
+        assert Perigee(preset=name).config()["silent"] == "inf"
+    with pytest.raises(ParameterError, match="silent"):
+        Perigee(silent="zero").config()
     with pytest.raises(ParameterError, match="explore"):
         Perigee(d_out=3, explore=3).config()
 

@@ -223,7 +223,7 @@ def test_full_node_redirects_to_best_matching_neighbour():
     eng._add(0, 0, 1, (1, 5))  # node 0: L^max = 1 and now full
     eng._add(0, 0, 2, (1, 5))
     eng.sim._heap.clear()
-    eng.tasks[0].scheduled[:] = False
+    eng.tasks[0].scheduled[:] = [False] * eng.n
     eng._receive(CONNECT, 0, 3, 0, (-1, 0, 2))
     (event,) = eng.sim._heap
     kind, _, src, dst, payload = event[4]
@@ -263,7 +263,7 @@ def test_node_stuck_at_lmax_makes_room_for_its_uncovered_topic():
         eng._add(0, b, a, (1, 1))
     eng.sim._heap.clear()
     task = eng.tasks[0]
-    task.scheduled[:] = False
+    task.scheduled[:] = [False] * len(task.scheduled)
     assert task.deg[0] == task.lmax[0] == 2 and task.uc[0] == 1
     eng._iterate(0, 0)
     sent = [e[4] for e in eng.sim._heap if e[3] == eng._receive]
@@ -296,7 +296,7 @@ def test_saturated_node_never_drops_a_neighbour_it_needs_and_retries_on_refusal(
         task = eng.tasks[0]
         task.L[3] = 2  # node 3 is at its target: not a high-degree neighbour
         eng.sim._heap.clear()
-        task.scheduled[:] = False
+        task.scheduled[:] = [False] * len(task.scheduled)
         assert task.deg[0] == task.lmax[0] == 3 and task.uc[0] == 1
         asked = []
         orig = eng._send

@@ -39,6 +39,28 @@ def test_exact_inputs_options():
     assert np.allclose(pos, np.round(pos))
 
 
+def test_plane_grid_is_the_authors_generator():
+    import math
+
+    w = make_world("goldfish-random", seed=1, plane="grid")
+    pos = np.rint(np.asarray(w.latency.info["positions"]) * 500).astype(int)
+    assert pos.min() >= 0 and pos.max() <= 499  # integer points of the 500 ms side
+    m = w.latency.matrix()
+    # the authors' delay: the distance between integer points, rounded up to a whole ms
+    for i, j in [(0, 1), (2, 7), (10, 99)]:
+        assert m[i, j] == math.ceil(math.dist(pos[i], pos[j]))
+    same = make_world("goldfish-random", seed=1, latency_kw={"grid": 500, "ceil": True})
+    assert w.fingerprint() == same.fingerprint()
+    assert w.fingerprint() != make_world("goldfish-random", seed=1).fingerprint()
+    with pytest.raises(ParameterError, match="plane=grid") as err:
+        make_world("goldfish-real", seed=1, plane="grid")
+    assert err.value.key == "plane"
+    with pytest.raises(ParameterError, match="plane=grid"):
+        make_world("goldfish-random", seed=1, plane="grid", latency_kw={"ceil": True})
+    with pytest.raises(ParameterError, match="plane"):
+        make_world("goldfish-random", seed=1, plane="hex")
+
+
 def test_overrides_checked():
     w = make_world("goldfish-random", seed=1, publishers="unif:3", adaptive=1,
                    adaptive_pool="non-publishers")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +13,13 @@ from hedgerow.errors import SpecError
 from hedgerow.experiment import parse_spec
 from hedgerow.experiment.load import load_spec
 from hedgerow.experiment.run import run_one
-from hedgerow.scenarios.optimum import FIG2_LIMIT_A, FIG2_LIMIT_B, fig2_graph, star_lambda
+from hedgerow.scenarios.optimum import (
+    FIG2_LIMIT_A,
+    FIG2_LIMIT_B,
+    authors_denominators,
+    fig2_graph,
+    star_lambda,
+)
 
 SPEC = Path(__file__).resolve().parents[2] / "experiments" / "goldfish-fig2.yaml"
 
@@ -40,12 +48,43 @@ def test_the_adaptive_node_is_another_node_and_a_full_publisher_is_never_reached
     assert row["publisher_full"] == 1 and row["non_optimal_epochs"] == epochs
     assert row["fig2a_success"] == int(row["non_optimal_epochs"] <= FIG2_LIMIT_A)
     assert row["fig2b_success"] == int(row["far_epochs"] <= FIG2_LIMIT_B)
+    # never optimal: out of (a)'s denominator under the authors' counting
+    assert row["found_optimum"] == 0 and math.isnan(row["fig2a_success_found"])
 
 
 def test_pool_all_may_draw_a_publisher():
     # seed 59: the authors' reading draws publisher as the adaptive node, the paper's does not
-    assert fig2_graph(59, pool="all", epochs=1)["star_is_publisher"]
+    row = fig2_graph(59, pool="all", epochs=1)
+    assert row["star_is_publisher"]
     assert not fig2_graph(59, epochs=1)["star_is_publisher"]
+    # a publisher star cannot link to itself: never optimal, so the authors' script leaves the
+    # graph out of (a)'s rate instead of counting a failure
+    assert row["found_optimum"] == 0 and math.isnan(row["fig2a_success_found"])
+
+
+def _authors_rates(per_graph_good: list[list[bool]], epochs: int, limit: int) -> float:
+    """The authors' eval_optimal.py counting, re-stated: good epochs per graph in a
+    defaultdict (an entry only for a graph with a good epoch), the rate over the entries."""
+    good: defaultdict[int, int] = defaultdict(int)
+    for g, flags in enumerate(per_graph_good):
+        for f in flags:
+            if f:
+                good[g] += 1
+    counts = [epochs - v for v in good.values()]
+    return sum(c <= limit for c in counts) / len(counts)
+
+
+def test_authors_denominators_give_the_authors_rate():
+    # 5 graphs of 10 epochs; limit 3 bad epochs. Graph 4 is never good: it drops out.
+    goods = [[True] * 10, [False] * 3 + [True] * 7, [False] * 6 + [True] * 4,
+             [True] * 9 + [False], [False] * 10]
+    flags = []
+    for f in goods:
+        bad = f.count(False)
+        flags.append(authors_denominators(any(f), any(f), bad <= 3, bad <= 3)[0])
+    ours = float(np.nanmean(flags))
+    assert ours == _authors_rates(goods, 10, 3) == 0.75  # 3 of the 4 graphs in the rate
+    assert np.mean([f.count(False) <= 3 for f in goods]) == 0.6  # every graph: 3 of 5
 
 
 def test_spec_is_one_optimum_run_per_graph_and_reading():
@@ -105,6 +144,9 @@ def test_in_reading_never_has_more_non_optimal_epochs_and_finding_is_recorded():
     # seed 11 reaches the optimum at epoch 55 and keeps it to the end
     assert row["found_optimum"] == 1 and row["optimal_at_end"] == 1
     assert row["first_optimal_epoch"] == 55 and row["non_optimal_epochs"] == 55
+    # found, so (a) under the authors' denominator is the same flag; optimal means λ = 0, close
+    assert row["fig2a_success_found"] == row["fig2a_success"] == 1
+    assert row["came_close"] == 1 and row["fig2b_success_close"] == row["fig2b_success"]
 
 
 def test_fig3_rows_carry_the_sorted_per_node_wasted_latency():

@@ -37,7 +37,7 @@ def _options(command: str) -> set[str]:
 def test_every_consumer_is_generated_from_the_one_table():
     """The spec models, the sweepable keys, the CLI options and the docs table hold every
     declared setting, and nothing else."""
-    assert {"nodes", "topics", "rt", "bandwidth", "size"} <= set(WORLD_SETTINGS)
+    assert {"nodes", "topics", "rt", "bandwidth", "size", "plane"} <= set(WORLD_SETTINGS)
     models = {"run": RunOptions, "churn": ChurnOptions}
     docs = DOCS.read_text()
     assert settings_reference() in docs

@@ -53,3 +53,58 @@ def test_churn_estimate_covers_the_measured_allocation(capsys):
 def test_sizes_that_do_not_fit_are_refused_naming_the_estimate():
     with pytest.raises(ParameterError, match=r"10\^8 churn nodes needs about [\d,.]+ GiB"):
         check_sizes("10^8 churn nodes", nodes=10**8, topics=8, subs=2, churn=True)
+
+
+def test_tco_matrix_estimate_matches_the_measured_allocation():
+    """GM's build holds the N x N contribution matrix: the estimate is most of the peak."""
+    from hedgerow.protocols.tco.engine import tco_augment
+    from hedgerow.workloads.memory import tco_matrix_bytes
+
+    n = 3000
+    inst = make_instance(nodes=n, topics=20, subs=3, seed=1)
+    none = np.empty((0, 2), np.int64)
+
+    def run() -> None:
+        tco_augment(inst.masks, None, none, rule="gm", rng=np.random.default_rng(0))
+
+    run()  # compiled before measuring
+    measured = _peak(run)
+    estimate = tco_matrix_bytes(n, inst.n_topics)
+    assert 0.8 * measured <= estimate <= measured, (estimate, measured)
+
+
+def test_a_tco_build_that_does_not_fit_is_refused_before_it_allocates():
+    from hedgerow.protocols import get_protocol
+
+    inst = make_instance(nodes=1_000_000, topics=10, subs=2, seed=1)
+    for name in ("gm", "lowoda", "minmaxoda"):
+        with pytest.raises(ParameterError, match=r"1,000,000 x 1,000,000 contribution matrix\)"
+                           r" needs about 1,862\.6 GiB"):
+            get_protocol(name).build(inst, seed=1)
+
+
+def test_interest_view_estimate_matches_the_measured_allocation():
+    """Partial views are what a partial-view engine holds beyond a full-view one."""
+    from hedgerow.protocols import get_protocol
+    from hedgerow.workloads.memory import interest_view_bytes
+
+    n = 3000
+    inst = make_instance(nodes=n, topics=20, subs=3, seed=1)
+
+    def engine(membership: float):
+        proto = get_protocol("spidercast", membership=membership)
+        return lambda: proto.maintenance_engine(inst, proto.streams(1))
+
+    engine(0.5)()
+    measured = _peak(engine(0.5)) - _peak(engine(1.0))
+    estimate = interest_view_bytes(n, 0.5)
+    assert 0.8 * measured <= estimate <= 1.25 * measured, (estimate, measured)
+
+
+def test_partial_views_that_do_not_fit_are_refused_before_they_are_drawn():
+    from hedgerow.protocols import get_protocol
+
+    inst = make_instance(nodes=1_000_000, topics=10, subs=2, seed=1)
+    with pytest.raises(ParameterError, match=r"interest views of 0\.05 of 1,000,000 nodes needs"
+                       r" about 372\.5 GiB"):
+        get_protocol("spidercast", membership=0.05).build(inst, seed=1)

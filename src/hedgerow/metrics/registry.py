@@ -359,6 +359,12 @@ _DECLARED: list[Metric] = [
                              ("fig2b_success", "b", ""), ("fig2b_success_in", "b",
                                                              ", in-limit reading"),
                              ("fig2b_success_abs", "b", ", absolute-margin reading"))),
+    _m("fig2a_success_found", "Fig. 2a's flag over the graphs that attain the optimum (the "
+       "authors' denominator; empty otherwise)", "flag", "higher", "optimum"),
+    _m("fig2b_success_close", "Fig. 2b's flag over the graphs that come within 5% in some "
+       "epoch (the authors' denominator; empty otherwise)", "flag", "higher", "optimum"),
+    _m("came_close", "1 when some epoch had λ(e)/λ(0) below 0.05", "flag", "higher",
+       "optimum"),
     _m("lambda0_ms", "λ(e) of the adaptive node at the first epoch", "ms", None, "optimum"),
     _m("direct_ms", "λ(e) with direct links to every publisher", "ms", None, "optimum"),
     _m("found_optimum", "1 when some epoch was optimal", "flag", "higher", "optimum"),

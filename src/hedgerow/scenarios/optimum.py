@@ -24,7 +24,19 @@ Every row carries two alternative readings beside the default (same run, other c
   the whole latency at epoch 0, ``Σ_i dist_0(p_i, star)``, as the denominator of (b)
   (``fig2b_success_abs``); the default keeps the formula's λ(0) (a difference).
 
-Also per row: ``found_optimum`` (optimal in some epoch), ``optimal_at_end`` (in the last),
+The authors' denominators (``sim/script/eval_optimal.py`` in ``bx3/goldfish`` at 29d60e0,
+lines 25-26, 64-65 and 101): their script counts each graph's good epochs in a dictionary that
+gets an entry only when the graph has one, and takes the rates over the entries.  A graph whose
+star never attains the optimum is therefore not in (a)'s denominator, and one that never comes
+within 5% of λ(0) (``λ(e) / λ(0) < 0.05``, strictly) not in (b)'s.  ``fig2a_success_found`` and
+``fig2b_success_close`` are the flags under those denominators: ``nan`` for a graph that drops
+out, so their mean over graphs is the authors' statistic (``pandas`` skips ``nan``), beside
+``fig2a_success`` / ``fig2b_success`` over every graph.  A star that is itself a publisher
+(``pool="all"``) never attains the optimum (it cannot link to itself), so it drops out of (a)'s
+denominator rather than counting as a failure.
+
+Also per row: ``found_optimum`` (optimal in some epoch), ``came_close`` (some epoch with
+``λ(e) / λ(0) < 0.05``), ``optimal_at_end`` (in the last),
 ``first_optimal_epoch`` (``-1`` when never) and ``publisher_links_star`` (publishers whose
 static links include the star).
 
@@ -34,14 +46,16 @@ authors' code, where the adaptive node may be a publisher (and then never "optim
 Examples
 --------
 >>> row = fig2_graph(0, epochs=3)
->>> sorted(k for k in row if k.startswith("fig2"))
-['fig2a_success', 'fig2a_success_in', 'fig2b_success', 'fig2b_success_abs', 'fig2b_success_in']
+>>> sorted(k for k in row if k.startswith("fig2"))  # doctest: +NORMALIZE_WHITESPACE
+['fig2a_success', 'fig2a_success_found', 'fig2a_success_in', 'fig2b_success',
+ 'fig2b_success_abs', 'fig2b_success_close', 'fig2b_success_in']
 >>> row["star_is_publisher"], 0 <= row["non_optimal_epochs"] <= 4
 (False, True)
 """
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -50,7 +64,8 @@ import numpy as np
 from hedgerow.errors import ParameterError
 from hedgerow.scenarios.star_lambda import star_lambda
 
-__all__ = ["FIG2_FAR", "FIG2_LIMIT_A", "FIG2_LIMIT_B", "fig2_graph", "star_lambda"]
+__all__ = ["FIG2_FAR", "FIG2_LIMIT_A", "FIG2_LIMIT_B", "authors_denominators", "fig2_graph",
+           "star_lambda"]
 
 #: Fig. 2(a): a graph succeeds with at most this many non-optimal epochs (of 300)
 FIG2_LIMIT_A = 96
@@ -58,6 +73,24 @@ FIG2_LIMIT_A = 96
 FIG2_LIMIT_B = 48
 #: Fig. 2(b): an epoch is far when λ(e) / λ(0) exceeds this
 FIG2_FAR = 0.05
+
+
+def authors_denominators(found: bool, came_close: bool, success_a: bool,
+                         success_b: bool) -> tuple[float, float]:
+    """The (a) and (b) flags under the authors' denominators: ``nan`` drops a graph out.
+
+    A graph enters (a)'s rate only when its star attains the optimum in some
+    epoch, and (b)'s only when it comes within the 5% bar in some epoch (the
+    authors' ``eval_optimal.py`` counts good epochs in a ``defaultdict``).
+
+    Examples
+    --------
+    >>> authors_denominators(True, True, True, False)
+    (1.0, 0.0)
+    >>> authors_denominators(False, True, False, True)
+    (nan, 1.0)
+    """
+    return (float(success_a) if found else math.nan, float(success_b) if came_close else math.nan)
 
 
 def fig2_graph(seed: int, *, pool: str = "non-publishers", epochs: int = 300,
@@ -83,6 +116,8 @@ def fig2_graph(seed: int, *, pool: str = "non-publishers", epochs: int = 300,
     dict
         ``star, publishers, star_is_publisher, non_optimal_epochs, far_epochs, lambda0_ms,
         fig2a_success, fig2b_success`` (flags 0/1: their mean over graphs is the success rate),
+        ``fig2a_success_found, fig2b_success_close`` (the same under the authors'
+        denominators: ``nan`` when the graph drops out, :func:`authors_denominators`),
         ``publisher_full`` (1 when a publisher holds its whole incoming limit from static
         nodes at the start, so the optimum is out of reach), ``sim_seconds``.
     """
@@ -107,6 +142,10 @@ def fig2_graph(seed: int, *, pool: str = "non-publishers", epochs: int = 300,
     nonopt = int((~opt).sum())
     lam = np.array([star_lambda(o, star, k, lat, world.proc, pubs) for o in res.outs])
     far = int((lam / lam[0] > FIG2_FAR).sum()) if lam[0] > 0 else 0
+    # the authors' "sufficiently close" epoch: sum_diff / init_diff_sum < approx_ratio
+    close = bool((lam / lam[0] < FIG2_FAR).any()) if lam[0] > 0 else True
+    found_a, close_b = authors_denominators(bool(opt.any()), close, nonopt <= FIG2_LIMIT_A,
+                                            far <= FIG2_LIMIT_B)
     # the "_in" reading: a publisher's own (static) link into the star is a direct connection
     opt_in = np.array([want <= set(o[star, :k].tolist()) | {int(p) for p in pubs
                                                              if star in o[p]}
@@ -127,7 +166,9 @@ def fig2_graph(seed: int, *, pool: str = "non-publishers", epochs: int = 300,
             "far_epochs": far, "lambda0_ms": float(lam[0]),
             "fig2a_success": int(nonopt <= FIG2_LIMIT_A), "fig2b_success": int(far <= FIG2_LIMIT_B),
             "publisher_full": int(full),
-            "found_optimum": int(opt.any()), "optimal_at_end": int(opt[-1]),
+            "fig2a_success_found": found_a, "fig2b_success_close": close_b,
+            "found_optimum": int(opt.any()), "came_close": int(close),
+            "optimal_at_end": int(opt[-1]),
             "first_optimal_epoch": int(hit[0]) if len(hit) else -1,
             "publisher_links_star": int(sum(star in res.outs[0][p] for p in pubs)),
             "non_optimal_epochs_in": int((~opt_in).sum()), "far_epochs_in": far_in,

@@ -29,7 +29,9 @@ __all__ = [
     "DELIVERY_CELL_BYTES",
     "EDGE_BYTES",
     "check_sizes",
+    "interest_view_bytes",
     "memory_estimate",
+    "tco_matrix_bytes",
 ]
 
 #: bytes of one (message, node) cell of a delivery: arrival time (float64), hops and parent
@@ -42,6 +44,46 @@ CHURN_NODE_BYTES = 4 * 2**10
 
 #: bytes of one follower edge of a generated graph (two int64 ids), before Spark writes it
 EDGE_BYTES = 16
+
+
+def tco_matrix_bytes(nodes: int, topics: int) -> float:
+    """Bytes of the TCO engine's dense contribution matrix over ``nodes`` nodes.
+
+    The centralized TCO builds (GM, MinMaxODA, LowODA, and the repairs of LowODA-Re,
+    LowODA-Inc and OMen) keep, for every pair of the nodes that subscribe a topic to
+    connect, the number of topic components their link would merge: ``nodes x nodes``
+    cells of ``int16`` (``int32`` from 32,767 topics on), allocated at once
+    (:func:`hedgerow.protocols.tco.engine.tco_augment`).  It is the allocation that
+    grows worst of every protocol's build (measured: ``docs/performance.md``,
+    "Scaling"); 100,000 nodes need 18.6 GiB.
+
+    Examples
+    --------
+    >>> tco_matrix_bytes(10_000, 100) / 2**20
+    190.73486328125
+    """
+    return float(nodes) * float(nodes) * (2 if topics < 32767 else 4)
+
+
+def interest_view_bytes(nodes: int, membership: float) -> float:
+    """Bytes of the partial interest views of SpiderCast's engine (and its baselines).
+
+    With ``membership < 1`` every node keeps a sorted ``int64`` array of
+    ``round(membership * (nodes - 1))`` other nodes (section 3.7 of the paper),
+    drawn before the build starts; a full view (``membership = 1``) keeps none.
+    A million nodes with 5% views need 372.5 GiB.
+
+    Examples
+    --------
+    >>> interest_view_bytes(100_000, 0.05) / 2**30
+    3.725290298461914
+    >>> interest_view_bytes(100_000, 1.0)
+    0.0
+    """
+    if membership >= 1.0:
+        return 0.0
+    size = max(1, round(membership * (nodes - 1)))
+    return float(nodes) * float(size) * 8
 
 
 def memory_estimate(

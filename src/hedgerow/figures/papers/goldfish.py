@@ -47,6 +47,33 @@ def _fig2_reachable(r: Results) -> Outcome:
     return f"{rate:.3f} ({won}/{len(reach)}; all graphs {ok.mean():.3f})", bool(rate >= 0.9)
 
 
+def _fig2_rate(r: Results, metric: str, paper: float, label: str = "goldfish") -> Outcome:
+    """Mean of a Fig. 2 flag over the graphs it counts (``nan`` rows drop out), against the
+    paper's rate (±0.05), with the all-graph rate beside it."""
+    df = r.ok("goldfish-fig2")
+    sub = df[df["label"] == label] if len(df) else df
+    if sub.empty or metric not in sub:
+        return _NOT_RUN
+    flags = pd.to_numeric(sub[metric], errors="coerce")
+    kept = flags.dropna()
+    if kept.empty:
+        return "no graph enters the denominator", None
+    rate = float(kept.mean())
+    every = pd.to_numeric(sub[metric.rsplit("_", 1)[0]], errors="coerce")
+    return (f"{rate:.3f} ({int(kept.sum())}/{len(kept)} graphs; all {len(every)} graphs "
+            f"{every.mean():.3f}; paper {paper})", bool(abs(rate - paper) <= 0.05))
+
+
+def _fig2a_found(r: Results) -> Outcome:
+    """Fig. 2(a) over the graphs whose node attains the optimum (the authors' denominator)."""
+    return _fig2_rate(r, "fig2a_success_found", 0.927)
+
+
+def _fig2b_close(r: Results) -> Outcome:
+    """Fig. 2(b) over the graphs whose node comes within 5% in some epoch (the authors')."""
+    return _fig2_rate(r, "fig2b_success_close", 0.615)
+
+
 def _adaptive_column(df: pd.DataFrame) -> str:
     """The column of the number of adaptive nodes: ``adaptive`` if swept, else ``run_adaptive``."""
     return "adaptive" if "adaptive" in df else "run_adaptive"
@@ -186,14 +213,24 @@ GOLDFISH = Paper(
         FigureSpec("fig2", "Figure 2: one adaptive node, 3 publishers — success rates over the "
                    "random graphs: (a) finds the optimum, (b) stays close to it",
                    "goldfish-fig2", "bars",
-                   panels=(("fig2a_success", "(a) success rate"),
-                           ("fig2b_success", "(b) success rate"),
+                   panels=(("fig2a_success", "(a) success rate, every graph"),
+                           ("fig2a_success_found", "(a) success rate, graphs that attain the "
+                            "optimum (the authors' denominator)"),
+                           ("fig2b_success", "(b) success rate, every graph"),
+                           ("fig2b_success_close", "(b) success rate, graphs that come within "
+                            "5% (the authors' denominator)"),
                            ("publisher_full", "share of graphs with a publisher full at "
                             "the start")),
                    tolerance=Tolerance(abs=0.05),
                    checks=(Check("(a) success rate where every publisher can accept the node "
-                                 "≥ 0.9", "≥ 0.9 (paper 0.927 over all graphs)", _fig2_reachable,
-                                 _GF_FIG2),),
+                                 "≥ 0.9", "≥ 0.9 (paper 0.927)", _fig2_reachable,
+                                 _GF_FIG2),
+                           Check("(a) success rate over the graphs that attain the optimum, as "
+                                 "the authors' script counts", "0.927 ± 0.05 (paper)",
+                                 _fig2a_found, _GF_FIG2),
+                           Check("(b) success rate over the graphs that come within 5%, as the "
+                                 "authors' script counts", "0.615 ± 0.05 (paper)",
+                                 _fig2b_close, _GF_FIG2)),
                    readings=(("why (a) and (b) fall short of the paper's rates over all graphs",
                               _GF_FIG2), ("readings", _GF_READINGS))),
         FigureSpec("fig3", "Figure 3: wasted latency of the 32 adaptive nodes per epoch, "
@@ -210,8 +247,11 @@ GOLDFISH = Paper(
                                  "every row (paper 4 of 4)", _gf_real_beats, _GF_TABLE2),
                            Check("mean wasted latency within ±25% of the paper's, both "
                                  "protocols", "all", _gf_within_paper, _GF_TABLE2)),
-                   readings=(("Table II, all 14 rows; random rows: 8 of 10 (not met)",
+                   readings=(("Table II, all 14 rows; random rows: 8 of 10 with Perigee's "
+                              "former silent=inf, 9 of 10 with the authors' silent=skip",
                               _GF_TABLE2),
+                             ("Table II with Perigee as the authors scored it",
+                              f"{_GF_DOC}#table-ii-with-perigee-as-the-authors-scored-it-silentskip"),
                              ("Perigee's preset", "docs/perigee.md#presets"))),
         FigureSpec("beyond", "Beyond the paper: withholding relays, their honest control and "
                    "on/off churn; the static mesh and the random graph beside",

@@ -43,11 +43,18 @@ Readings chosen
 1. **Blocks without an observation.**  A block no candidate delivered is not
    a row (blocknet creates a row at the first outgoing delivery; Goldfish
    skips such messages).  In a row, a subset none of whose members delivered
-   scores ``+inf`` (blocknet's 10000 sentinel).  A node without any row
-   keeps its outgoing peers and only fills empty slots (blocknet).
+   scores ``+inf`` (``silent="inf"``: blocknet's 10000 sentinel, the
+   percentile over all rows) or is skipped for that subset, whose percentile
+   is then taken over the rows it delivered (``silent="skip"``: the Goldfish
+   authors' selector, ``sim/sec_hop/selector.py`` ``Selector.get_score``,
+   lines 125-162; a subset that delivered no block is not ranked).  A node
+   without any row keeps its outgoing peers and only fills empty slots
+   (blocknet).
 2. **Percentile index.**  blocknet takes the ``floor(q n)``-th smallest value
-   (0-based; ``quantile_index="floor"``), the Goldfish code the
-   ``round(q n)``-th (1-based; ``"round"``).  Default ``floor``.
+   (0-based; ``quantile_index="floor"``); ``"round"`` takes the
+   ``round(q n)``-th (1-based, halves up); ``"goldfish"`` is the Goldfish
+   authors' exact rule: the ``round(q n)``-th (1-based, halves to even) when
+   ``n >= 10`` and the ``floor(q n)``-th (0-based) below.  Default ``floor``.
 3. **Candidates.**  ``"outgoing"`` (PODC, blocknet, CPPerigee) scores only the
    outgoing peers; ``"all"`` (the Goldfish baseline, section II-A: "all
    possible combination of exploitation subset from the current peers")
@@ -96,31 +103,37 @@ from hedgerow.model.rng import RngStreams
 from hedgerow.params import Choice, Float, Int
 from hedgerow.protocols.base import AdaptiveProtocol, EpochView
 
-__all__ = ["PRESETS", "Perigee", "greedy_subset", "subset_scores"]
+__all__ = ["PRESETS", "QINDEX", "SILENT", "Perigee", "greedy_subset", "quantile_index",
+           "subset_scores"]
 
 #: named parameter sets: Goldfish's baseline (section V-C, the authors' code), the
 #: PODC'20 setting, and blocknet's shipped PerigeeSubset configuration
 PRESETS: dict[str, dict[str, Any]] = {
     "goldfish": {
         "variant": "subset", "d_out": 4, "explore": 1, "in_limit": 8, "candidates": "all",
-        "reference": "all", "subset_search": "exhaustive", "quantile_index": "round",
+        "reference": "all", "subset_search": "exhaustive", "quantile_index": "goldfish",
+        "silent": "skip",
     },
     "podc20": {
         "variant": "subset", "d_out": 8, "explore": 2, "in_limit": 20, "candidates": "outgoing",
         "reference": "all", "subset_search": "exhaustive", "quantile_index": "floor",
+        "silent": "inf",
     },
     "blocknet": {
         "variant": "subset", "d_out": 10, "explore": 2, "in_limit": 0,
         "candidates": "outgoing", "reference": "outgoing", "subset_search": "exhaustive",
-        "quantile_index": "floor",
+        "quantile_index": "floor", "silent": "inf",
     },
     "mercury": {
         "variant": "ucb", "d_out": 8, "explore": 1, "in_limit": 0, "candidates": "outgoing",
-        "reference": "all",
+        "reference": "all", "silent": "inf",
     },
 }
 
-QINDEX = {"floor": 0, "round": 1}
+#: percentile index rules (reading 2): blocknet's, the rounded one, the Goldfish authors' exact one
+QINDEX = {"floor": 0, "round": 1, "goldfish": 2}
+#: how a block that no member of a subset delivered counts (reading 1)
+SILENT = ("inf", "skip")
 
 
 # --------------------------------------------------------------------------- kernels
@@ -151,12 +164,44 @@ def _kth(a: np.ndarray, cnt: int, k: int) -> float:
 
 @numba.njit(cache=True)
 def _qindex(cnt: int, q: float, rule: int) -> int:
-    """0-based index of the ``q``-quantile among ``cnt`` sorted values (reading 2)."""
-    if rule == 0:
-        k = int(math.floor(q * cnt + 1e-9))  # noqa: RUF046 (numba)
+    """0-based index of the ``q``-quantile among ``cnt`` sorted values (reading 2).
+
+    ``rule`` 0: ``floor(q cnt)``; 1: ``floor(q cnt + 1/2) - 1``; 2 (the Goldfish
+    authors'): ``round(q cnt) - 1`` with halves rounded to even (their language's
+    ``round``) when ``cnt >= 10``, ``floor(q cnt)`` below.
+    """
+    x = q * cnt
+    if rule == 0 or (rule == 2 and cnt < 10):
+        k = int(math.floor(x + 1e-9))  # noqa: RUF046 (numba)
+    elif rule == 1:
+        k = int(math.floor(x + 0.5)) - 1  # noqa: RUF046 (numba)
     else:
-        k = int(math.floor(q * cnt + 0.5)) - 1  # noqa: RUF046 (numba)
+        r = math.floor(x + 0.5)
+        if abs(x + 0.5 - r) < 1e-9 and r % 2 == 1:
+            r -= 1  # an exact half goes to the even neighbour
+        k = int(r) - 1
     return min(max(k, 0), cnt - 1)
+
+
+def quantile_index(cnt: int, q: float, rule: str) -> int:
+    """0-based index of the ``q``-quantile among ``cnt`` sorted values, by ``rule``.
+
+    ``rule`` is a ``quantile_index`` value: ``"floor"`` (blocknet,
+    ``floor(q n)``), ``"round"`` (``round(q n) - 1``, halves up) or
+    ``"goldfish"`` (the authors' selector: ``round(q n) - 1`` with halves to
+    even for ``n >= 10``, ``floor(q n)`` below).
+
+    Examples
+    --------
+    >>> [quantile_index(n, 0.9, "goldfish") for n in (9, 10, 11, 20, 25)]
+    [8, 8, 9, 17, 21]
+    >>> [quantile_index(n, 0.9, "round") for n in (9, 10, 11, 20, 25)]
+    [7, 8, 9, 17, 22]
+    """
+    if rule not in QINDEX:
+        raise ParameterError(f"quantile_index must be one of {', '.join(QINDEX)}, got {rule!r}",
+                             key="quantile_index")
+    return int(_qindex(int(cnt), float(q), QINDEX[rule]))
 
 
 @numba.njit(cache=True)
@@ -169,13 +214,15 @@ def _quantile(vals: np.ndarray, cnt: int, q: float, rule: int) -> float:
 
 @numba.njit(cache=True)
 def _subset_scores_kernel(
-    rel: np.ndarray, subsets: np.ndarray, valid: np.ndarray, q: float, rule: int
+    rel: np.ndarray, subsets: np.ndarray, valid: np.ndarray, q: float, rule: int, skip: bool
 ) -> np.ndarray:
     """rel (n, M, P); subsets (S, k) of candidate positions; valid (n, P).
 
     Per block the candidates are sorted once; a subset's minimum is the first
     sorted candidate it holds (a bitmask test), so large subsets cost about
-    one step per block instead of ``k``.
+    one step per block instead of ``k``.  ``skip``: a block none of the
+    subset's members delivered is left out of that subset's percentile, whose
+    index is then taken over the blocks it did deliver (reading 1).
     """
     n, m_count, p_count = rel.shape
     s_count, k = subsets.shape
@@ -211,6 +258,24 @@ def _subset_scores_kernel(
                 rows[n_rows] = m
                 n_rows += 1
         if n_rows == 0:
+            continue
+        if skip:
+            # the subset's own blocks only: gather its finite minima, select by their count
+            for s in range(s_count):
+                if masks[s] & ~vmask:
+                    continue
+                cnt = 0
+                for r in range(n_rows):
+                    for t in range(p_count):
+                        p = order[r, t]
+                        if (masks[s] >> p) & 1:
+                            best = rel[v, rows[r], p]
+                            if best < np.inf:
+                                vals[cnt] = best
+                                cnt += 1
+                            break
+                if cnt > 0:
+                    out[v, s] = _kth(vals, cnt, _qindex(cnt, q, rule))
             continue
         # the quantile is the smallest of the (n_rows - kq) largest block minima: keep those
         # in a small ascending buffer while scanning the blocks (no full selection per subset)
@@ -279,29 +344,37 @@ def _observe_kernel(
 
 
 def subset_scores(rel: np.ndarray, subsets: np.ndarray, q: float, rule: int,
-                  valid: np.ndarray | None = None) -> np.ndarray:
+                  valid: np.ndarray | None = None, skip: bool = False) -> np.ndarray:
     """``(n, S)`` score of every subset: the ``q``-quantile of the per-block minima.
 
     ``rel`` is ``(n, M, P)`` relative times (``inf`` = no copy), ``subsets``
     ``(S, k)`` candidate positions, ``valid`` ``(n, P)`` which positions hold
-    a peer (default all).  Blocks no valid candidate delivered are dropped;
-    a subset with no row or an empty position scores ``inf``.
+    a peer (default all), ``rule`` a value of :data:`QINDEX`.  Blocks no
+    valid candidate delivered are dropped; a subset with no row or an empty
+    position scores ``inf``.  A block that no member of a subset delivered
+    counts ``inf`` for it (``skip=False``, ``silent=inf``) or is left out of
+    its percentile, taken over the blocks it delivered (``skip=True``,
+    ``silent=skip``; a subset that delivered none scores ``inf``).
 
     Examples
     --------
     >>> rel = np.array([[[0.0, np.inf], [3.0, 0.0]]])
     >>> subset_scores(rel, np.array([[0], [1]]), 0.5, 0).tolist()
     [[3.0, inf]]
+    >>> subset_scores(rel, np.array([[0], [1]]), 0.5, 0, skip=True).tolist()
+    [[3.0, 0.0]]
     """
     r = np.ascontiguousarray(rel, dtype=np.float64)
     if valid is None:
         valid = np.ones((r.shape[0], r.shape[2]), dtype=np.bool_)
     return _subset_scores_kernel(r, np.ascontiguousarray(subsets, dtype=np.int64),
-                                 np.ascontiguousarray(valid, dtype=np.bool_), float(q), int(rule))
+                                 np.ascontiguousarray(valid, dtype=np.bool_), float(q), int(rule),
+                                 bool(skip))
 
 
 @numba.njit(cache=True)
-def _greedy_kernel(rel: np.ndarray, valid: np.ndarray, k: int, q: float, rule: int) -> np.ndarray:
+def _greedy_kernel(rel: np.ndarray, valid: np.ndarray, k: int, q: float, rule: int,
+                   skip: bool) -> np.ndarray:
     n, m_count, p_count = rel.shape
     chosen = np.full((n, k), -1, dtype=np.int64)
     cur = np.empty(m_count)
@@ -325,7 +398,10 @@ def _greedy_kernel(rel: np.ndarray, valid: np.ndarray, k: int, q: float, rule: i
                 for m in range(m_count):
                     if rows[m]:
                         x = rel[v, m, p]
-                        vals[cnt] = cur[m] if cur[m] < x else x
+                        x = cur[m] if cur[m] < x else x
+                        if skip and x == np.inf:
+                            continue
+                        vals[cnt] = x
                         cnt += 1
                 sc = _quantile(vals, cnt, q, rule)
                 if best_p < 0 or sc < best_s:
@@ -342,7 +418,7 @@ def _greedy_kernel(rel: np.ndarray, valid: np.ndarray, k: int, q: float, rule: i
 
 @numba.njit(cache=True)
 def _chosen_scores(rel: np.ndarray, chosen: np.ndarray, valid: np.ndarray, q: float,
-                   rule: int) -> np.ndarray:
+                   rule: int, skip: bool) -> np.ndarray:
     """Per node, the score of its own chosen positions (``inf`` when none)."""
     n, m_count, p_count = rel.shape
     out = np.full(n, np.inf)
@@ -364,6 +440,8 @@ def _chosen_scores(rel: np.ndarray, chosen: np.ndarray, valid: np.ndarray, q: fl
                 c = chosen[v, j]
                 if c >= 0 and rel[v, m, c] < best:
                     best = rel[v, m, c]
+            if skip and best == np.inf:
+                continue
             vals[cnt] = best
             cnt += 1
         out[v] = _quantile(vals, cnt, q, rule)
@@ -371,8 +449,10 @@ def _chosen_scores(rel: np.ndarray, chosen: np.ndarray, valid: np.ndarray, q: fl
 
 
 def greedy_subset(rel: np.ndarray, k: int, q: float, rule: int,
-                  valid: np.ndarray | None = None) -> np.ndarray:
+                  valid: np.ndarray | None = None, skip: bool = False) -> np.ndarray:
     """``(n, k)`` candidate positions chosen greedily: best single peer, then best addition.
+
+    ``skip`` as in :func:`subset_scores` (``silent=skip``).
 
     Examples
     --------
@@ -384,7 +464,7 @@ def greedy_subset(rel: np.ndarray, k: int, q: float, rule: int,
     if valid is None:
         valid = np.ones((r.shape[0], r.shape[2]), dtype=np.bool_)
     return _greedy_kernel(r, np.ascontiguousarray(valid, dtype=np.bool_), int(k), float(q),
-                          int(rule))
+                          int(rule), bool(skip))
 
 
 @numba.njit(cache=True)
@@ -620,9 +700,14 @@ class Perigee(AdaptiveProtocol):
                         unit="links"),
         "percentile": Float(90.0, "percentile of the relative delays scored", low=0.0,
                             high=100.0),
-        "quantile_index": Choice("floor", ("floor", "round"),
-                                 "percentile index: floor(q n) 0-based (blocknet) or "
-                                 "round(q n) 1-based (Goldfish code)"),
+        "quantile_index": Choice("floor", ("floor", "round", "goldfish"),
+                                 "percentile index: floor(q n) 0-based (blocknet), "
+                                 "round(q n) 1-based, or the Goldfish code's (round(q n) "
+                                 "1-based, halves to even, for n >= 10; floor(q n) below)"),
+        "silent": Choice("auto", ("auto", *SILENT),
+                         "a block no member of a subset delivered: inf scores it +inf "
+                         "(blocknet), skip leaves it out of that subset's percentile "
+                         "(Goldfish code); auto = the preset's, inf without one"),
         "subset_search": Choice("exhaustive", ("exhaustive", "greedy"),
                                 "subset variant: every subset, or grow one best peer at a time"),
         "candidates": Choice("outgoing", ("outgoing", "all"),
@@ -643,6 +728,8 @@ class Perigee(AdaptiveProtocol):
             for k, v in PRESETS[preset].items():
                 if cfg[k] == self.params[k].default:
                     cfg[k] = v
+        if cfg["silent"] == "auto":
+            cfg["silent"] = "inf"
         if cfg["variant"] != "ucb" and cfg["explore"] >= cfg["d_out"]:
             raise ParameterError(
                 f"{self.name}: parameter explore must be below d_out ({cfg['d_out']}), "
@@ -783,6 +870,7 @@ class Perigee(AdaptiveProtocol):
         n, d = out.shape
         q = cfg["percentile"] / 100.0
         rule = QINDEX[cfg["quantile_index"]]
+        skip = cfg["silent"] == "skip"
         peers = state.peers
         valid = peers >= 0
         update = np.asarray(active, dtype=bool)
@@ -795,22 +883,22 @@ class Perigee(AdaptiveProtocol):
         if cfg["variant"] == "subset" and cfg["subset_search"] == "exhaustive":
             subsets = np.asarray(list(combinations(range(peers.shape[1]), k)), dtype=np.int64)
             subsets = subsets.reshape(len(subsets), k)
-            sc = subset_scores(state.rel, subsets, q, rule, valid)
+            sc = subset_scores(state.rel, subsets, q, rule, valid, skip)
             ranked = np.argsort(sc, axis=1, kind="stable")
             ranked = np.where(np.take_along_axis(sc, ranked, 1) < np.inf, ranked, -1)
             best = sc[np.arange(n), np.maximum(ranked[:, 0], 0)]
         else:
             if cfg["variant"] == "subset":
-                chosen = greedy_subset(state.rel, k, q, rule, valid)
+                chosen = greedy_subset(state.rel, k, q, rule, valid, skip)
             else:
                 single = subset_scores(state.rel, np.arange(peers.shape[1])[:, None], q, rule,
-                                       valid)
+                                       valid, skip)
                 chosen = np.argsort(single, axis=1, kind="stable")[:, :k]
                 chosen = np.where(np.take_along_axis(single, chosen, 1) < np.inf, chosen, -1)
             # one "subset" per node: its chosen positions (rows with -1 mean keep nothing)
             subsets = chosen
             ranked = np.where((chosen >= 0).all(axis=1), np.arange(n), -1)[:, None]
-            best = _chosen_scores(state.rel, np.ascontiguousarray(chosen), valid, q, rule)
+            best = _chosen_scores(state.rel, np.ascontiguousarray(chosen), valid, q, rule, skip)
         # no subset fits (e.g. fewer candidates than k): keep all current links
         keep_counts[(ranked[:, 0] < 0) & has_rows] = -1
         order = self.order_rng_.permutation(n)

@@ -33,22 +33,34 @@ def row_distances(x, obs):
     """``(p, p)`` differential variances (ddof 1) over common observed columns; ``nan`` if < 2."""
     p, q = x.shape
     g = np.full((p, p), np.nan)
+    # row r's observed columns once; the pair's differences kept for the second pass
+    cols = np.empty(q, dtype=np.int64)
+    diff = np.empty(q)
     for r in range(p):
+        nr = 0
+        for j in range(q):
+            if obs[r, j]:
+                cols[nr] = j
+                nr += 1
+        if nr < 2:
+            continue
         for i in range(r + 1, p):
             cnt = 0
             s1 = 0.0
-            for j in range(q):
-                if obs[r, j] and obs[i, j]:
+            for t in range(nr):
+                j = cols[t]
+                if obs[i, j]:
+                    d = x[r, j] - x[i, j]
+                    diff[cnt] = d
                     cnt += 1
-                    s1 += x[r, j] - x[i, j]
+                    s1 += d
             if cnt < 2:
                 continue
             mean = s1 / cnt
             ss = 0.0
-            for j in range(q):
-                if obs[r, j] and obs[i, j]:
-                    d = x[r, j] - x[i, j] - mean
-                    ss += d * d
+            for t in range(cnt):
+                d = diff[t] - mean
+                ss += d * d
             v = ss / (cnt - 1)
             g[r, i] = v
             g[i, r] = v
@@ -70,12 +82,33 @@ def classify_cells(x, obs, dag, k):
         for j in range(q):
             if obs[r, j]:
                 nobs[r] += 1
+    coldag = np.zeros(q, dtype=np.bool_)
+    for r in range(p):
+        for j in range(q):
+            if dag[r, j]:
+                coldag[j] = True
+    # per column, the rows where it is observed or a dagger (the peering candidates), in order
+    cptr = np.zeros(q + 1, dtype=np.int64)
+    for r in range(p):
+        for j in range(q):
+            if obs[r, j] or dag[r, j]:
+                cptr[j + 1] += 1
+    for j in range(q):
+        cptr[j + 1] += cptr[j]
+    crow = np.empty(cptr[q], dtype=np.int64)
+    cfill = cptr[:-1].copy()
+    for r in range(p):
+        for j in range(q):
+            if obs[r, j] or dag[r, j]:
+                crow[cfill[j]] = r
+                cfill[j] += 1
     cells = np.empty((p * q, 2), dtype=np.int64)
     nbrs = np.full((p * q, k), -1, dtype=np.int64)
     wts = np.zeros((p * q, k))
     s = 0
-    cand = np.empty(p, dtype=np.int64)
-    cg = np.empty(p)
+    # the K nearest peering rows so far, by (distance, row index): one pass, no sort
+    bg = np.empty(k)
+    bi = np.empty(k, dtype=np.int64)
     for r in range(p):
         for u in range(q):
             if obs[r, u]:
@@ -89,42 +122,55 @@ def classify_cells(x, obs, dag, k):
                 continue
             # peering rows: u observed or dagger there, >= 2 common observed peers with r
             nc = 0
-            for i in range(p):
-                if i != r and (obs[i, u] or dag[i, u]) and not np.isnan(g[r, i]):
-                    cand[nc] = i
-                    cg[nc] = g[r, i]
+            cnt = 0
+            for ci in range(cptr[u], cptr[u + 1]):
+                i = crow[ci]
+                if i != r and not np.isnan(g[r, i]):
                     nc += 1
+                    gi = g[r, i]
+                    if cnt < k:
+                        j = cnt
+                        cnt += 1
+                    elif gi < bg[k - 1]:
+                        j = k - 1
+                    else:
+                        continue
+                    # ties keep the lower row index first (a stable order)
+                    while j > 0 and bg[j - 1] > gi:
+                        bg[j] = bg[j - 1]
+                        bi[j] = bi[j - 1]
+                        j -= 1
+                    bg[j] = gi
+                    bi[j] = i
             if nc == 0:
                 classes[r, u] = _INF
                 continue
-            order = np.argsort(cg[:nc], kind="mergesort")  # stable: ties by row index
-            take = min(k, nc)
-            gk = cg[order[take - 1]]
+            take = cnt
+            gk = bg[take - 1]
             amb = False
-            if nc < k:
-                # fewer than K peering rows: a † anywhere in the column makes it ambiguous
-                for i in range(p):
-                    if dag[i, u]:
-                        amb = True
-                        break
-            for t in range(nc):
-                i = cand[order[t]]
-                if amb or cg[order[t]] > gk:
-                    break
-                if dag[i, u]:
+            if coldag[u]:
+                if nc < k:
+                    # fewer than K peering rows: a † anywhere in the column makes it ambiguous
                     amb = True
-                    break
+                else:
+                    # a † among the nearest rows, those tied with the K-th included
+                    for ci in range(cptr[u], cptr[u + 1]):
+                        i = crow[ci]
+                        if (i != r and dag[i, u] and not np.isnan(g[r, i])
+                                and g[r, i] <= gk):
+                            amb = True
+                            break
             if amb:
                 classes[r, u] = _AMB
                 continue
             classes[r, u] = _EST
             cells[s, 0] = r
             cells[s, 1] = u
-            gmin = cg[order[0]]
+            gmin = bg[0]
             tot = 0.0
             for t in range(take):
-                nbrs[s, t] = cand[order[t]]
-                e = np.exp(-(cg[order[t]] - gmin))
+                nbrs[s, t] = bi[t]
+                e = np.exp(-(bg[t] - gmin))
                 wts[s, t] = e
                 tot += e
             for t in range(take):

@@ -80,7 +80,9 @@ import numba
 import numpy as np
 
 from hedgerow.errors import ParameterError
+from hedgerow.params import check_memory
 from hedgerow.protocols.tco import _kernels as K
+from hedgerow.workloads.memory import tco_matrix_bytes
 
 __all__ = ["RULES", "naive_tco_augment", "tco_augment"]
 
@@ -265,6 +267,8 @@ def tco_augment(masks, nodes, edges, *, rule, rho=1.0, rng, topics=None, degrees
     if edges.shape[0]:
         K.union_edges(ptr, top, parent, size, edges[:, 0].copy(), edges[:, 1].copy())
     dtype = np.int16 if n_rel < 32767 else np.int32
+    check_memory(f"{rule} on {s:,} nodes (its {s:,} x {s:,} contribution matrix)",
+                 tco_matrix_bytes(s, n_rel))
     C = np.zeros((s, s), dtype=dtype)
     deg = deg_all[nodes].copy()
     if rule == "gm":

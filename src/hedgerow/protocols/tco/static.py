@@ -33,9 +33,10 @@ import numpy as np
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.model.rng import RngStreams
-from hedgerow.params import Float
+from hedgerow.params import Float, check_memory
 from hedgerow.protocols.base import StaticProtocol
 from hedgerow.protocols.tco.engine import tco_augment
+from hedgerow.workloads.memory import tco_matrix_bytes
 
 __all__ = ["DEFAULT_RHO", "GreedyMerge", "LowODA", "MinMaxODA", "build_edges"]
 
@@ -57,6 +58,16 @@ class _TcoBuilder(StaticProtocol):
 
     def _rho(self, values: dict[str, Any]) -> float:
         return 1.0
+
+    def _check_instance(self, values: dict[str, Any], instance: Instance) -> None:
+        """Refuse, before the build allocates, a contribution matrix that cannot fit.
+
+        The bound counts every node (the engine leaves out those with no topic to
+        connect, and checks its exact size again before allocating).
+        """
+        n = instance.n_nodes
+        check_memory(f"{self.name} on {n:,} nodes (its {n:,} x {n:,} contribution matrix)",
+                     tco_matrix_bytes(n, instance.n_topics))
 
     def _build(
         self, instance: Instance, streams: RngStreams, *, progress: Any

@@ -147,6 +147,10 @@ class Scenario:
     latency_kw : tuple of (str, value)
         Keywords of the latency model (e.g. ``grid``, ``ceil``, ``one_way``,
         ``complete_only``: the Goldfish authors' exact inputs).
+    plane : {"continuous", "grid"}
+        A unit-square network's positions: continuous, or the Goldfish
+        authors' integer grid (``grid`` = the side in ms, ``ceil``: delays
+        rounded up to whole ms), the generator of their random topologies.
     topology : str or None
         A Goldfish-format topology JSON (:func:`read_topology_json`): its
         delays, node delays and publishing probabilities replace the drawn
@@ -214,6 +218,7 @@ class Scenario:
     adaptive: int = _default("adaptive")
     adaptive_pool: str = _default("adaptive_pool")
     latency_kw: tuple[tuple[str, Any], ...] = _default("latency_kw")
+    plane: str = _default("plane")
     topology: str | None = _default("topology")
     proc_ms: float | None = _default("proc_ms")
     wasted: bool = _default("wasted")
@@ -563,6 +568,19 @@ def resolve_scenario(name: str, **overrides: Any) -> Scenario:
             key="social",
         )
     out = replace(sc, **changes, given=given)
+    if out.plane == "grid":
+        if out.topology is not None or out.latency != "unit-square":
+            raise ParameterError(
+                f"scenario {name!r}: plane=grid places the nodes of a unit-square network; "
+                f"this world's network is {out.topology or out.latency}",
+                key="plane",
+            )
+        if {k for k, _ in out.latency_kw} & {"grid", "ceil"}:
+            raise ParameterError(
+                f"scenario {name!r}: plane=grid sets the latency keywords grid and ceil; "
+                "give one or the other",
+                key="plane",
+            )
     if out.workload == "broadcast" and out.nodes and out.adaptive > out.nodes:
         raise ParameterError(
             f"scenario {name!r}: {out.adaptive} adaptive nodes need at least as many nodes "

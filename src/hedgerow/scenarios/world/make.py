@@ -24,6 +24,7 @@ import numpy as np
 
 from hedgerow.errors import ParameterError
 from hedgerow.latency import LatencyModel, latency_model, processing_delays
+from hedgerow.latency.model import UNIT_SQUARE_SCALE_MS
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
 from hedgerow.params import as_int, check_memory
@@ -98,6 +99,9 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
             sc = replace(sc, nodes=social.n_nodes)
         lat_kw = {"ms": 1.0} if sc.latency == "constant" else {}
         lat_kw.update(sc.latency_kw)
+        if sc.plane == "grid":  # the Goldfish authors' generator: integer points, ceil delays
+            side = float(lat_kw.get("scale_ms", UNIT_SQUARE_SCALE_MS))
+            lat_kw.update(grid=max(round(side), 1), ceil=True)
         if sc.nodes:
             _check_traffic(sc, sc.nodes)  # before the network is drawn
         lat = latency_model(sc.latency, sc.nodes or None, streams.stream("latency"), **lat_kw)
