@@ -67,6 +67,9 @@ GRAFT = 2
 PRUNE = 3
 IDONTWANT = 4
 CONTROL_KINDS = ("ihave", "iwant", "graft", "prune", "idontwant")
+#: a peer's SUBSCRIBE, sent on every connection at t = 0 when ``graft_on_subscribe`` is set
+#: (not counted among the control kinds, never logged)
+SUBSCRIBE = 5
 #: the log's kinds beyond the control kinds: a data copy forwarded or published, an IWANT answer
 LOG_DATA = 5
 LOG_IWANT_ANSWER = 6
@@ -78,8 +81,8 @@ P_BACKOFF, P_RETRANS, P_FLOOD, P_IDW, P_VARIANT = 12, 13, 14, 15, 16
 P_MAX_IHAVE_LEN, P_MAX_IHAVE_MSGS, P_HEADER, P_ID_BYTES, P_TOPIC_BYTES = 17, 18, 19, 20, 21
 P_VAL_MS, P_VAL_PER_BYTE, P_GOSSIP_THR, P_PUBLISH_THR, P_MESH_WINDOW, P_WARMUP = (
     22, 23, 24, 25, 26, 27)
-P_SCORING, P_LOSS, P_JITTER = 28, 29, 30
-N_PARAMS = 31
+P_SCORING, P_LOSS, P_JITTER, P_GRAFT_ON_SUB = 28, 29, 30, 31
+N_PARAMS = 32
 
 #: the integer scalars' layout (``S[i]``)
 S_HEAP, S_SEQ, S_IDS, S_HBC, S_SAMPLES, S_VIOL, S_IWANT_SERVED = 0, 1, 2, 3, 4, 5, 6
@@ -266,7 +269,7 @@ def _ctl_size(P, kind, n_ids):
         return frame + topic + ids
     if kind == PRUNE:
         return frame + topic + (2.0 if P[P_VARIANT] >= 1 else 0.0)
-    if kind == GRAFT:
+    if kind == GRAFT or kind == SUBSCRIBE:
         return frame + topic
     return frame + ids  # IWANT, IDONTWANT
 
@@ -284,14 +287,14 @@ def _send_control(G, P, H, S, F, W, rs, idb, v, e, kind, tp, off, cnt):
     up_free[v] = fin
     busy[v] += tx
     csent[v] += s
-    if now >= P[P_WARMUP]:
+    if now >= P[P_WARMUP] and kind != SUBSCRIBE:
         ctl_cnt[kind, v] += 1
     # control messages are never lost (docs/network.md); jitter applies
     arrive = fin + delay[e]
     if P[P_JITTER] > 0.0:
         arrive += P[P_JITTER] * _uniform(rs)
     _push(H, S, arrive, CONTROL, e, kind | (tp << 3), (np.int64(off) << 16) | cnt)
-    if len(W[9]):
+    if len(W[9]) and kind != SUBSCRIBE:
         _log(W, idb, now, arrive, kind, e, tp, off, cnt)
 
 
@@ -640,6 +643,32 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
 
 
 @numba.njit(cache=True)
+def subscribe_all(G, P, H, S, F, W, rs, idb):
+    """Every node announces its topics on every connection at ``F[0]`` (one SUBSCRIBE each).
+
+    The nodes announce in an order drawn from ``rs``, so that announcements
+    arriving at one instant are handled in a random order, not by node number.
+    Returns the heap, grown to hold them.
+    """
+    indptr, sub = G[0], G[6]
+    n, T = sub.shape
+    perm = np.arange(n)
+    for i in range(n):
+        j = i + int(_uniform(rs) * (n - i))
+        tmp = perm[i]
+        perm[i] = perm[j]
+        perm[j] = tmp
+    for i in range(n):
+        v = perm[i]
+        for e in range(indptr[v], indptr[v + 1]):
+            for tp in range(T):
+                if sub[v, tp]:
+                    H = _grow_heap(H, S, 1)
+                    _send_control(G, P, H, S, F, W, rs, idb, v, e, SUBSCRIBE, tp, 0, 0)
+    return H
+
+
+@numba.njit(cache=True)
 def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
     """Handle every event up to ``t_end``; returns ``(status, grown arrays)``.
 
@@ -801,6 +830,19 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     _send_control(G, P, H, S, F, W, rs, idb, w, ew, PRUNE, tp, 0, 0)
                 else:
                     _mesh_add(X, slot, row, ew, t)
+            elif ck == SUBSCRIBE:
+                # graft on subscribe (the JS implementation): a subscribed receiver whose
+                # mesh holds fewer than D_lo peers grafts the new subscriber at once
+                row = w * T + tp
+                if not sub[w, tp] or mesh_flag[slot] or mdeg[row] >= np.int64(P[P_DLO]):
+                    continue
+                if v11 and backoff[slot] > t:
+                    continue
+                if scoring and score[ew] < 0:
+                    continue
+                _mesh_add(X, slot, row, ew, t)
+                H = _grow_heap(H, S, 1)
+                _send_control(G, P, H, S, F, W, rs, idb, w, ew, GRAFT, tp, 0, 0)
             elif ck == PRUNE:
                 if sub[w, tp] and mesh_flag[slot]:
                     _mesh_remove(X, slot, w * T + tp, ew)
