@@ -50,8 +50,14 @@ function of the seed.  No Python runs per message.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
+
+#: how the per-event helpers are compiled: cached, and without reference counting (numba's
+#: ``_nrt`` option, see the module docstring); a mapping so the type checker reads it as keywords
+_HELPER_JIT: dict[str, Any] = {"cache": True, "_nrt": False}
 
 PUBLISH = 0
 DATA = 1
@@ -114,7 +120,7 @@ def _below(ta, ka, tb, kb):
     return ta < tb or (ta == tb and ka < kb)
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _push(H, S, t, kind, a, b, c):
     """Insert an event (capacity checked by the caller)."""
     h_t, h_k, h_a, h_b, h_c = H
@@ -140,7 +146,7 @@ def _push(H, S, t, kind, a, b, c):
     h_c[i] = c
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _pop(H, S):
     """Remove the root (read it first)."""
     h_t, h_k, h_a, h_b, h_c = H
@@ -274,7 +280,7 @@ def _ctl_size(P, kind, n_ids):
     return frame + ids  # IWANT, IDONTWANT
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _send_control(G, P, H, S, F, W, rs, idb, v, e, kind, tp, off, cnt):
     """Queue one control message ``v -> indices[e]`` (its ids at ``idb[off:off+cnt]``)."""
     up_rate, delay = G[8], G[4]
@@ -298,7 +304,7 @@ def _send_control(G, P, H, S, F, W, rs, idb, v, e, kind, tp, off, cnt):
         _log(W, idb, now, arrive, kind, e, tp, off, cnt)
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _send_data(G, P, H, S, F, W, X, rs, M, v, e, m, via):
     """Queue a copy of message ``m`` on ``v -> indices[e]``."""
     up_rate, delay = G[8], G[4]
@@ -343,7 +349,7 @@ def _send_data(G, P, H, S, F, W, X, rs, M, v, e, m, via):
         _log(W, W[11], now, arrive, LOG_DATA + via, e, m, 0, 0)
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _log(W, idb, t_send, t_arr, kind, e, what, off, cnt):
     """Append one sent message to the log (``W[9:13]``) while it has room."""
     lf, li, lids, lc = W[9], W[10], W[11], W[12]
@@ -374,7 +380,7 @@ def _unwanted(U, e, m, now):
     return False
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _send_idontwant(G, P, S, F, W, U, rs, idb, v, e, m, off):
     """One IDONTWANT of ``m`` on ``v -> indices[e]`` (its id at ``idb[off]``).
 
@@ -411,7 +417,7 @@ def _send_idontwant(G, P, S, F, W, U, rs, idb, v, e, m, off):
         _log(W, idb, now, arrive, IDONTWANT, e, G[10][m], off, 1)
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _mesh_add(X, slot, row, e, now):
     mesh_flag, mlist, mdeg, graft_time = X[0], X[1], X[2], X[5]
     mesh_flag[slot] = 1
@@ -420,7 +426,7 @@ def _mesh_add(X, slot, row, e, now):
     graft_time[slot] = now
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _mesh_remove(X, slot, row, e):
     mesh_flag, mlist, mdeg = X[0], X[1], X[2]
     mesh_flag[slot] = 0
@@ -432,7 +438,7 @@ def _mesh_remove(X, slot, row, e):
             return
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _sample(buf, k, want, rs):
     """Move ``min(want, k)`` uniform picks of ``buf[:k]`` to its front (partial Fisher-Yates)."""
     take = want if want < k else k
@@ -444,7 +450,7 @@ def _sample(buf, k, want, rs):
     return take
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _in_mcache(mc_msg, mc_win, mc_cnt, v, m, oldest):
     for j in range(mc_cnt[v]):
         if mc_msg[v, j] == m and mc_win[v, j] >= oldest:
@@ -452,13 +458,13 @@ def _in_mcache(mc_msg, mc_win, mc_cnt, v, m, oldest):
     return False
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _seen(arrival, m, w, now, ttl):
     a = arrival[m, w]
     return a != np.inf and now - a < ttl
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T):
     """IHAVE of topic ``tp``'s recent ids to ``max(D_lazy, gossip_factor x eligible)`` peers
     of ``v`` that are not in its mesh (or fanout); returns the ids written."""
@@ -502,7 +508,7 @@ def _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T):
     return cnt
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
     """One node's heartbeat: every topic's mesh (or fanout) maintained, gossip emitted."""
     indptr, indices, outbound, sub = G[0], G[1], G[5], G[6]
