@@ -94,7 +94,7 @@ BASE_PARAMS: dict[str, Any] = {
     "heartbeat_ms": 1000, "mcache_len": 5, "mcache_gossip": 3, "gossip_factor": 0.25,
     "fanout_ttl_ms": 60000, "seen_ttl_ms": 120000, "prune_backoff_ms": 60000,
     "gossip_retransmission": 3, "flood_publish": True, "idontwant_threshold": None,
-    "variant": "v1.1", "scoring": False,
+    "variant": "v1.1", "scoring": False, "graft_on_subscribe": True,
 }
 
 

@@ -100,6 +100,10 @@ if (p.scoring) {
   console.error('case asks for peer scoring: this runner runs GossipSub with scoring off only')
   process.exit(3)
 }
+if (p.graft_on_subscribe === false) {
+  console.error('graft_on_subscribe: the JS implementation always grafts a new subscriber while its mesh is below D_lo')
+  process.exit(3)
+}
 if ((p.gossip_retransmission ?? 3) !== 3) {
   console.error('gossip_retransmission is a constant (3) in the JS implementation')
   process.exit(3)

@@ -277,3 +277,57 @@ def test_scoring_reads_the_engine_counters_at_every_heartbeat():
     s = eng._X[8]
     assert np.isfinite(s).all() and (s != 0).any()
     assert np.isfinite(eng.arrival[:, subs[:, 0]]).all()
+
+
+def _star(latencies, *, d_lo=2, **params):
+    """Node 0 linked to one leaf per latency (ms); leaves not linked to each other."""
+    k = len(latencies)
+    conn = Connections.from_edges(k + 1, [[0, i + 1] for i in range(k)])
+    lat = dict(zip(range(1, k + 1), latencies, strict=True))
+    delay = np.array([lat[max(int(u), int(w))] for u, w in zip(conn.row_of, conn.indices,
+                                                               strict=True)])
+    pubs = Publications.create(np.array([1]), np.array([0]), np.array([1500.0]), 100.0)
+    net = Network.uniform(k + 1, upload=np.inf)
+    eng = GossipSubEngine(np.ones((k + 1, 1), dtype=bool), conn, delay, np.zeros(k + 1), net,
+                          pubs, {"d": 3, "d_lo": d_lo, "d_hi": 12, "d_out": 1, "d_score": 2,
+                                 **params}, np.random.default_rng(1))
+    return eng, conn
+
+
+def test_graft_on_subscribe_takes_the_first_subscribers_to_arrive_up_to_d_lo():
+    # every node subscribes and every connection opens at t = 0; node 0 hears its leaves'
+    # SUBSCRIBEs in latency order and grafts the first two (D_lo); every leaf grafts node 0
+    # on hearing its SUBSCRIBE, and node 0 accepts those GRAFTs when they arrive (2 x latency)
+    latencies = [40.0, 10.0, 70.0, 20.0, 55.0]
+    eng, conn = _star(latencies, graft_on_subscribe=True)
+    eng.run_until(eng.heartbeat_ms - 1.0)  # before the first heartbeat
+    c = eng.counters()
+    mine = conn.row_of == 0
+    graft_ms = c["graft_ms"][mine]
+    leaf_lat = np.array(latencies)[conn.indices[mine] - 1]
+    own = leaf_lat <= 20.0  # the two nearest leaves
+    np.testing.assert_allclose(graft_ms[own], leaf_lat[own])
+    np.testing.assert_allclose(graft_ms[~own], 2 * leaf_lat[~own])
+    assert eng.mesh_degree()[0, 0] == 5 and (eng.mesh_degree()[1:, 0] == 1).all()
+    assert eng.control_sent()["graft"].tolist() == [2, 1, 1, 1, 1, 1]
+
+
+def test_without_graft_on_subscribe_meshes_form_at_the_first_heartbeat():
+    eng, _ = _star([40.0, 10.0, 70.0, 20.0, 55.0])
+    eng.run_until(eng.heartbeat_ms - 1.0)
+    assert (eng.mesh_degree() == 0).all() and eng.control_sent()["graft"].sum() == 0
+    eng.run_until(eng.heartbeat_ms + 200.0)
+    assert eng.mesh_degree()[0, 0] >= 3
+
+
+def test_graft_on_subscribe_keeps_bounds_and_delivery():
+    eng, subs, pubs = _engine(graft_on_subscribe=True, d=4, d_lo=3, d_hi=6, d_out=1,
+                              d_score=2)
+    for k in range(1, 21):
+        eng.run_until(k * eng.heartbeat_ms)
+        deg = eng.mesh_degree()[subs]
+        assert deg.max() <= 6
+    eng.run_until(60_000.0)
+    for m in range(len(pubs)):
+        want = subs[:, pubs.topic[m]]
+        assert np.isfinite(eng.arrival[m, want]).all()

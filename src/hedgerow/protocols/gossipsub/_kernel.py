@@ -50,8 +50,14 @@ function of the seed.  No Python runs per message.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
+
+#: how the per-event helpers are compiled: cached, and without reference counting (numba's
+#: ``_nrt`` option, see the module docstring); a mapping so the type checker reads it as keywords
+_HELPER_JIT: dict[str, Any] = {"cache": True, "_nrt": False}
 
 PUBLISH = 0
 DATA = 1
@@ -67,6 +73,9 @@ GRAFT = 2
 PRUNE = 3
 IDONTWANT = 4
 CONTROL_KINDS = ("ihave", "iwant", "graft", "prune", "idontwant")
+#: a peer's SUBSCRIBE, sent on every connection at t = 0 when ``graft_on_subscribe`` is set
+#: (not counted among the control kinds, never logged)
+SUBSCRIBE = 5
 #: the log's kinds beyond the control kinds: a data copy forwarded or published, an IWANT answer
 LOG_DATA = 5
 LOG_IWANT_ANSWER = 6
@@ -78,8 +87,8 @@ P_BACKOFF, P_RETRANS, P_FLOOD, P_IDW, P_VARIANT = 12, 13, 14, 15, 16
 P_MAX_IHAVE_LEN, P_MAX_IHAVE_MSGS, P_HEADER, P_ID_BYTES, P_TOPIC_BYTES = 17, 18, 19, 20, 21
 P_VAL_MS, P_VAL_PER_BYTE, P_GOSSIP_THR, P_PUBLISH_THR, P_MESH_WINDOW, P_WARMUP = (
     22, 23, 24, 25, 26, 27)
-P_SCORING, P_LOSS, P_JITTER = 28, 29, 30
-N_PARAMS = 31
+P_SCORING, P_LOSS, P_JITTER, P_GRAFT_ON_SUB = 28, 29, 30, 31
+N_PARAMS = 32
 
 #: the integer scalars' layout (``S[i]``)
 S_HEAP, S_SEQ, S_IDS, S_HBC, S_SAMPLES, S_VIOL, S_IWANT_SERVED = 0, 1, 2, 3, 4, 5, 6
@@ -111,7 +120,7 @@ def _below(ta, ka, tb, kb):
     return ta < tb or (ta == tb and ka < kb)
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _push(H, S, t, kind, a, b, c):
     """Insert an event (capacity checked by the caller)."""
     h_t, h_k, h_a, h_b, h_c = H
@@ -137,7 +146,7 @@ def _push(H, S, t, kind, a, b, c):
     h_c[i] = c
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _pop(H, S):
     """Remove the root (read it first)."""
     h_t, h_k, h_a, h_b, h_c = H
@@ -266,12 +275,12 @@ def _ctl_size(P, kind, n_ids):
         return frame + topic + ids
     if kind == PRUNE:
         return frame + topic + (2.0 if P[P_VARIANT] >= 1 else 0.0)
-    if kind == GRAFT:
+    if kind == GRAFT or kind == SUBSCRIBE:
         return frame + topic
     return frame + ids  # IWANT, IDONTWANT
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _send_control(G, P, H, S, F, W, rs, idb, v, e, kind, tp, off, cnt):
     """Queue one control message ``v -> indices[e]`` (its ids at ``idb[off:off+cnt]``)."""
     up_rate, delay = G[8], G[4]
@@ -284,18 +293,18 @@ def _send_control(G, P, H, S, F, W, rs, idb, v, e, kind, tp, off, cnt):
     up_free[v] = fin
     busy[v] += tx
     csent[v] += s
-    if now >= P[P_WARMUP]:
+    if now >= P[P_WARMUP] and kind != SUBSCRIBE:
         ctl_cnt[kind, v] += 1
     # control messages are never lost (docs/network.md); jitter applies
     arrive = fin + delay[e]
     if P[P_JITTER] > 0.0:
         arrive += P[P_JITTER] * _uniform(rs)
     _push(H, S, arrive, CONTROL, e, kind | (tp << 3), (np.int64(off) << 16) | cnt)
-    if len(W[9]):
+    if len(W[9]) and kind != SUBSCRIBE:
         _log(W, idb, now, arrive, kind, e, tp, off, cnt)
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _send_data(G, P, H, S, F, W, X, rs, M, v, e, m, via):
     """Queue a copy of message ``m`` on ``v -> indices[e]``."""
     up_rate, delay = G[8], G[4]
@@ -340,7 +349,7 @@ def _send_data(G, P, H, S, F, W, X, rs, M, v, e, m, via):
         _log(W, W[11], now, arrive, LOG_DATA + via, e, m, 0, 0)
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _log(W, idb, t_send, t_arr, kind, e, what, off, cnt):
     """Append one sent message to the log (``W[9:13]``) while it has room."""
     lf, li, lids, lc = W[9], W[10], W[11], W[12]
@@ -371,7 +380,7 @@ def _unwanted(U, e, m, now):
     return False
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _send_idontwant(G, P, S, F, W, U, rs, idb, v, e, m, off):
     """One IDONTWANT of ``m`` on ``v -> indices[e]`` (its id at ``idb[off]``).
 
@@ -408,7 +417,7 @@ def _send_idontwant(G, P, S, F, W, U, rs, idb, v, e, m, off):
         _log(W, idb, now, arrive, IDONTWANT, e, G[10][m], off, 1)
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _mesh_add(X, slot, row, e, now):
     mesh_flag, mlist, mdeg, graft_time = X[0], X[1], X[2], X[5]
     mesh_flag[slot] = 1
@@ -417,7 +426,7 @@ def _mesh_add(X, slot, row, e, now):
     graft_time[slot] = now
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _mesh_remove(X, slot, row, e):
     mesh_flag, mlist, mdeg = X[0], X[1], X[2]
     mesh_flag[slot] = 0
@@ -429,7 +438,7 @@ def _mesh_remove(X, slot, row, e):
             return
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _sample(buf, k, want, rs):
     """Move ``min(want, k)`` uniform picks of ``buf[:k]`` to its front (partial Fisher-Yates)."""
     take = want if want < k else k
@@ -441,7 +450,7 @@ def _sample(buf, k, want, rs):
     return take
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _in_mcache(mc_msg, mc_win, mc_cnt, v, m, oldest):
     for j in range(mc_cnt[v]):
         if mc_msg[v, j] == m and mc_win[v, j] >= oldest:
@@ -449,13 +458,13 @@ def _in_mcache(mc_msg, mc_win, mc_cnt, v, m, oldest):
     return False
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _seen(arrival, m, w, now, ttl):
     a = arrival[m, w]
     return a != np.inf and now - a < ttl
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T):
     """IHAVE of topic ``tp``'s recent ids to ``max(D_lazy, gossip_factor x eligible)`` peers
     of ``v`` that are not in its mesh (or fanout); returns the ids written."""
@@ -499,7 +508,7 @@ def _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T):
     return cnt
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**_HELPER_JIT)
 def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
     """One node's heartbeat: every topic's mesh (or fanout) maintained, gossip emitted."""
     indptr, indices, outbound, sub = G[0], G[1], G[5], G[6]
@@ -637,6 +646,32 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
                     mlist[row, mdeg[row]] = e
                     mdeg[row] += 1
             _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T)
+
+
+@numba.njit(cache=True)
+def subscribe_all(G, P, H, S, F, W, rs, idb):
+    """Every node announces its topics on every connection at ``F[0]`` (one SUBSCRIBE each).
+
+    The nodes announce in an order drawn from ``rs``, so that announcements
+    arriving at one instant are handled in a random order, not by node number.
+    Returns the heap, grown to hold them.
+    """
+    indptr, sub = G[0], G[6]
+    n, T = sub.shape
+    perm = np.arange(n)
+    for i in range(n):
+        j = i + int(_uniform(rs) * (n - i))
+        tmp = perm[i]
+        perm[i] = perm[j]
+        perm[j] = tmp
+    for i in range(n):
+        v = perm[i]
+        for e in range(indptr[v], indptr[v + 1]):
+            for tp in range(T):
+                if sub[v, tp]:
+                    H = _grow_heap(H, S, 1)
+                    _send_control(G, P, H, S, F, W, rs, idb, v, e, SUBSCRIBE, tp, 0, 0)
+    return H
 
 
 @numba.njit(cache=True)
@@ -801,6 +836,19 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     _send_control(G, P, H, S, F, W, rs, idb, w, ew, PRUNE, tp, 0, 0)
                 else:
                     _mesh_add(X, slot, row, ew, t)
+            elif ck == SUBSCRIBE:
+                # graft on subscribe (the JS implementation): a subscribed receiver whose
+                # mesh holds fewer than D_lo peers grafts the new subscriber at once
+                row = w * T + tp
+                if not sub[w, tp] or mesh_flag[slot] or mdeg[row] >= np.int64(P[P_DLO]):
+                    continue
+                if v11 and backoff[slot] > t:
+                    continue
+                if scoring and score[ew] < 0:
+                    continue
+                _mesh_add(X, slot, row, ew, t)
+                H = _grow_heap(H, S, 1)
+                _send_control(G, P, H, S, F, W, rs, idb, w, ew, GRAFT, tp, 0, 0)
             elif ck == PRUNE:
                 if sub[w, tp] and mesh_flag[slot]:
                     _mesh_remove(X, slot, w * T + tp, ew)

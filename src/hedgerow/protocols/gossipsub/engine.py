@@ -88,6 +88,7 @@ DEFAULTS: dict[str, Any] = {
     "publish_threshold": -math.inf,
     "mesh_window_ms": 10.0,
     "idontwant_memory": 32,
+    "graft_on_subscribe": False,
 }
 
 #: the case format's (and the declared parameters') names -> the engine's settings
@@ -112,6 +113,7 @@ CASE_PARAMS = {
     "flood_publish": "flood_publish",
     "idontwant_threshold": "idontwant_threshold",
     "scoring": "scoring",
+    "graft_on_subscribe": "graft_on_subscribe",
 }
 
 
@@ -286,6 +288,7 @@ def _param_vector(s: Mapping[str, Any]) -> np.ndarray:
     P[K.P_GOSSIP_THR], P[K.P_PUBLISH_THR] = s["gossip_threshold"], s["publish_threshold"]
     P[K.P_MESH_WINDOW], P[K.P_WARMUP] = s["mesh_window_ms"], s["warmup_ms"]
     P[K.P_SCORING] = float(bool(s["scoring"]))
+    P[K.P_GRAFT_ON_SUB] = float(bool(s["graft_on_subscribe"]))
     return P
 
 
@@ -315,7 +318,10 @@ class GossipSubEngine:
     publications : Publications
         Every message of the run.
     params : mapping
-        Settings of :data:`DEFAULTS` (missing ones take the default).
+        Settings of :data:`DEFAULTS` (missing ones take the default).  With
+        ``graft_on_subscribe`` every node announces its topics on every
+        connection at t = 0 and a subscribed receiver below ``d_lo`` grafts
+        the announcer at once (the JS implementation's ``graftOnSubscribe``).
     rng : numpy.random.Generator
         The run's stream (one 64-bit draw seeds the kernel's sequence).
     score_fn : callable, optional
@@ -434,6 +440,12 @@ class GossipSubEngine:
         for m in range(M):
             K._push(heap, self._S, pubs.time_ms[m], K.PUBLISH, m, 0, 0)
         K._push(heap, self._S, s["heartbeat_ms"], K.HEARTBEAT, 1, 0, 0)
+        if s["graft_on_subscribe"]:
+            # every node announces its topics on every connection at t = 0; a subscribed
+            # receiver grafts the announcer at once while its mesh is below D_lo
+            heap = K.subscribe_all(self._G, self._P, heap, self._S, self._F, self._W,
+                                   self._rs, self._GR[1])
+            self._GR = (heap, *self._GR[1:])
 
     # ------------------------------------------------------------------ running
     @property

@@ -132,10 +132,10 @@ class EngineScore:
                 event(sc, p, np.repeat(hit, delta[hit]))
             last[:] = now
         pen = np.asarray(c["behaviour_penalty"])
-        delta = pen - self._penalty
-        hit = np.flatnonzero(delta > 0)
+        delta_pen = pen - self._penalty
+        hit = np.flatnonzero(delta_pen > 0)
         if len(hit):
-            add_penalty(sc, np.repeat(hit, np.rint(delta[hit]).astype(np.int64)))
+            add_penalty(sc, np.repeat(hit, np.rint(delta_pen[hit]).astype(np.int64)))
         self._penalty[:] = pen
         while now_ms >= self._next_decay:
             refresh(sc, p, now_ms)
