@@ -111,6 +111,9 @@ _DECL: dict[str, Param] = {
     "max_idontwant_messages": Int(1000, "IDONTWANT messages accepted per peer per heartbeat "
                                   "(v1.2; the JS implementation counts their ids)", low=1),
     "scoring": Bool(False, "peer scoring P1-P7 with the thresholds (v1.1)"),
+    "graft_on_subscribe": Bool(False, "graft a peer as soon as its subscription arrives while "
+                               "the mesh is below D_lo, as the JS implementation does "
+                               "(docs/gossipsub.md); off: meshes form at the first heartbeat"),
     "connections": Int(50, "connection target: peers each node keeps connected", low=1,
                        unit="peers"),
 }
@@ -222,6 +225,8 @@ _V10: dict[str, tuple[Any, str]] = {
     "idontwant_threshold": (None, "no IDONTWANT before v1.2"),
     "max_idontwant_messages": (1000, "unused before v1.2; go-libp2p-pubsub default"),
     "scoring": (False, "no scoring before v1.1"),
+    "graft_on_subscribe": (False, "Hedgerow's default: meshes form at the first heartbeat (the "
+                           "specifications leave it open)"),
     "connections": (50, _OURS),
 }
 
@@ -284,6 +289,8 @@ _ETHEREUM: dict[str, tuple[Any, str]] = {
     "idontwant_threshold": (16_829, _LODESTAR + " (idontwantMinDataSize)"),
     "max_idontwant_messages": (512, _JS),
     "scoring": (True, "Lodestar and Lighthouse score peers (score_preset('ethereum'))"),
+    "graft_on_subscribe": (True, _JS.replace(" default", "") + ": a subscribing peer is "
+                           "grafted at once while the mesh is below D_lo"),
     "connections": (100, "Lodestar network/options.ts (targetPeers)"),
 }
 
