@@ -59,13 +59,14 @@ def make_overlay(
     """``(overlay, world)`` of ``protocol`` run on ``scenario`` (final epoch).
 
     A protocol that is only maintained (OMen) has no one-shot build: its engine starts with
-    every node of the world online and the overlay is drawn once its start has settled.
+    every node of the world online and the overlay is drawn once its start has settled. A
+    protocol on the clock (GossipSub) is drawn as its connection graph after the run.
     """
     from hedgerow.protocols import get_protocol
     from hedgerow.protocols.base import MaintainedProtocol, capabilities
 
     caps = capabilities(protocol_class(protocol))
-    if "static" in caps or "adaptive" in caps:
+    if {"static", "adaptive", "clock"} & set(caps):
         from hedgerow.scenarios import simulate
 
         res = simulate(protocol, scenario, seed=seed, params=params, **settings)
