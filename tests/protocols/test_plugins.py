@@ -33,6 +33,7 @@ from hedgerow.workloads import make_instance
 GOOD = '''
 import numpy as np
 
+from hedgerow.metrics.registry import statistics
 from hedgerow.model.overlay import Overlay
 from hedgerow.params import Int
 from hedgerow.protocols.base import StaticProtocol
@@ -45,6 +46,7 @@ class Chain(StaticProtocol):
     paper = "an example of a protocol from a plugin"
     params = {"hops": Int(1, "links to the next hops subscribers", low=1)}
     quick_params = {"hops": 1}
+    metrics = statistics(links=("links of the chain overlay", "links", None))
 
     def _build(self, instance, streams, *, progress):
         rng = streams.stream("order")
