@@ -17,7 +17,8 @@ _H2H_METRICS = (("receive_rate", "receive rate"), ("delay_mean_ms", "average del
                 ("avg_degree", "average degree"), ("partitioned_topics", "partitioned topics"))
 
 #: the protocols a quick bytes-head-to-head draws
-_BYTES_QUICK = ["spidercast", "ringpt", "topiary", "gossipsub-split", "complete", "gm", "vitis"]
+_BYTES_QUICK = ["spidercast", "ringpt", "topiary", "gossipsub-split", "gossipsub", "complete", "gm",
+                "vitis"]
 
 HEAD_TO_HEAD = Paper(
     name="head-to-head",
