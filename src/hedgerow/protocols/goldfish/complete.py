@@ -319,37 +319,13 @@ def _envelope_order(row, nbr, var, start, order, p, reorder):
     index of row ``r``.  Without ``reorder`` the order is the identity and the envelope is the
     whole lower triangle (a dense Cholesky).
     """
-    t = len(row)
-    s = len(start) - 1
     pos = np.arange(p)
     first = np.zeros(p, dtype=np.int64)
     if not reorder:
         return pos, first
     # edge list (both directions), then CSR adjacency
-    n_e = 0
-    for v in range(s):
-        m = start[v + 1] - start[v]
-        n_e += m * (m - 1)
-    n_e += 2 * t
-    ea = np.empty(n_e, dtype=np.int64)
-    eb = np.empty(n_e, dtype=np.int64)
-    k = 0
-    for i in range(t):
-        if row[i] != nbr[i]:
-            ea[k] = row[i]
-            eb[k] = nbr[i]
-            ea[k + 1] = nbr[i]
-            eb[k + 1] = row[i]
-            k += 2
-    for v in range(s):
-        for x1 in range(start[v], start[v + 1]):
-            for x2 in range(start[v], start[v + 1]):
-                o1 = nbr[order[x1]]
-                o2 = nbr[order[x2]]
-                if o1 != o2:
-                    ea[k] = o1
-                    eb[k] = o2
-                    k += 1
+    ea, eb = _pattern_edges(row, nbr, var, start, order)
+    k = len(ea)
     ptr = np.zeros(p + 1, dtype=np.int64)
     for j in range(k):
         ptr[ea[j] + 1] += 1
