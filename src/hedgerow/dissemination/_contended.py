@@ -288,14 +288,8 @@ def simulate(graph, msgs, net, policy, record, out, ctrl):
             hi = indptr[v + 1]
             need = size_h + (hi - lo)
             if need > cap:
-                while cap < need:
-                    cap *= 2
-                nt = np.empty(cap, dtype=np.float64)
-                nk = np.empty(cap, dtype=np.int64)
-                nt[:size_h] = h_t[:size_h]
-                nk[:size_h] = h_k[:size_h]
-                h_t = nt
-                h_k = nk
+                h_t, h_k = _grown(h_t, h_k, size_h, need)
+                cap = len(h_t)
             for e in range(lo, hi):
                 w = indices[e]
                 if w == p:
@@ -347,13 +341,8 @@ def simulate(graph, msgs, net, policy, record, out, ctrl):
             down_free[w] = fin
             qwait[m] += start - t
             if size_h >= cap:
-                cap *= 2
-                nt = np.empty(cap, dtype=np.float64)
-                nk = np.empty(cap, dtype=np.int64)
-                nt[:size_h] = h_t[:size_h]
-                nk[:size_h] = h_k[:size_h]
-                h_t = nt
-                h_k = nk
+                h_t, h_k = _grown(h_t, h_k, size_h, size_h + 1)
+                cap = len(h_t)
             _push(h_t, h_k, size_h, fin,
                   (np.int64(RECEIVED) << KIND_SHIFT) | (np.int64(e) << ID_SHIFT) | m)
             size_h += 1
@@ -387,13 +376,8 @@ def simulate(graph, msgs, net, policy, record, out, ctrl):
             qdelay[m, w] = qdelay[m, v] + (wait if wait > 0.0 else 0.0)
             ready = (t + proc_delay[w]) + (val_ms + val_per_byte * s_m)
             if size_h >= cap:
-                cap *= 2
-                nt = np.empty(cap, dtype=np.float64)
-                nk = np.empty(cap, dtype=np.int64)
-                nt[:size_h] = h_t[:size_h]
-                nk[:size_h] = h_k[:size_h]
-                h_t = nt
-                h_k = nk
+                h_t, h_k = _grown(h_t, h_k, size_h, size_h + 1)
+                cap = len(h_t)
             _push(h_t, h_k, size_h, ready,
                   (np.int64(READY) << KIND_SHIFT) | (np.int64(w) << ID_SHIFT) | m)
             size_h += 1
