@@ -317,6 +317,10 @@ class AdaptiveProtocol(OverlayProtocol, ABC):
 
     directed: ClassVar[bool] = True
     forwarding: ClassVar[str] = "ttl"
+    #: ``n x n`` boolean tables the protocol holds beside the epoch loop's ``linked`` (Perigee's
+    #: start and selection kernels keep one); the loop refuses, before its first epoch, a size
+    #: whose tables and deliveries do not fit (:func:`hedgerow.workloads.memory.adaptive_bytes`)
+    link_tables: ClassVar[int] = 0
     #: the last epoch's out-link table, set by the scenario's epoch loop
     out_: np.ndarray
 
