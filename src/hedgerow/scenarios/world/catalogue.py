@@ -64,7 +64,7 @@ __all__ = [
 ]
 
 #: latency models whose size the run chooses (the others are real data sets of fixed size)
-SIZED_MODELS = ("unit-square", "cities-placed", "constant")
+SIZED_MODELS = ("unit-square", "cities-placed", "constant", "regions")
 
 
 @dataclass(frozen=True)
