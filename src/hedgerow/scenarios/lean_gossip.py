@@ -61,6 +61,9 @@ from hedgerow.latency.regions import regions
 from hedgerow.model import RngStreams
 from hedgerow.protocols.engine_api import Publications
 from hedgerow.protocols.gossipsub.engine import Connections, GossipSubEngine
+from hedgerow.scenarios.world.catalogue import resolve_scenario
+from hedgerow.scenarios.world.lean import BimodalChurn, parse_bimodal_churn, parse_peer_table
+from hedgerow.scenarios.world.wire import parse_bandwidth, parse_size
 
 __all__ = [
     "BimodalChurn",
@@ -69,11 +72,12 @@ __all__ = [
     "lean_gossip_world",
     "parse_bimodal_churn",
     "peer_tables",
+    "run_lean_gossip",
     "run_world",
+    "scenario_world",
 ]
 
-#: Lean Gossip's sweep: ticks of 100 ms, 2,000 warm-up and 10,000 measured ticks
-TICK_MS = 100.0
+#: Lean Gossip's sweep: 2,000 warm-up and 10,000 measured ticks (of 100 ms)
 WARMUP_TICKS = 2000
 MEASURED_TICKS = 10000
 #: one attestation per validator per epoch of 384 s; 1,536 bytes each
@@ -84,71 +88,6 @@ ATTESTATION_BYTES = 1536.0
 ID_BYTES = 32.0
 
 
-@dataclass(frozen=True)
-class BimodalChurn:
-    """Bimodal churn: ``churny_fraction`` of the peers leave with probability ``leave`` and
-    rejoin with probability ``rejoin`` per tick of ``tick_ms``; the others never leave.
-
-    Examples
-    --------
-    >>> c = BimodalChurn(0.2, 0.01, 0.05)
-    >>> round(c.online_share, 4), round(c.mean_offline_s, 1), round(c.mean_online_s, 1)
-    (0.9667, 2.0, 10.0)
-    """
-
-    churny_fraction: float
-    leave: float = 0.01
-    rejoin: float = 0.05
-    tick_ms: float = TICK_MS
-
-    @property
-    def online_share(self) -> float:
-        """The long-run share of peers online: ``1 - F * leave / (leave + rejoin)``."""
-        if self.churny_fraction == 0 or self.leave == 0:
-            return 1.0
-        return 1.0 - self.churny_fraction * self.leave / (self.leave + self.rejoin)
-
-    @property
-    def mean_offline_s(self) -> float:
-        """Mean offline session of a churny peer (s)."""
-        return self.tick_ms / 1000.0 / self.rejoin if self.rejoin > 0 else math.inf
-
-    @property
-    def mean_online_s(self) -> float:
-        """Mean online session of a churny peer (s)."""
-        return self.tick_ms / 1000.0 / self.leave if self.leave > 0 else math.inf
-
-
-def parse_bimodal_churn(text: str, key: str = "bimodal_churn") -> BimodalChurn:
-    """``F:LEAVE:REJOIN[:TICK_MS]`` as a :class:`BimodalChurn` (a bad value names ``key``).
-
-    Examples
-    --------
-    >>> parse_bimodal_churn("0.2:0.01:0.05")
-    BimodalChurn(churny_fraction=0.2, leave=0.01, rejoin=0.05, tick_ms=100.0)
-    >>> parse_bimodal_churn("0.2:2:0.05")
-    Traceback (most recent call last):
-    ...
-    hedgerow.errors.ParameterError: bimodal_churn: LEAVE must be a probability in [0, 1], got 2.0
-    """
-    parts = str(text).split(":")
-    if len(parts) not in (3, 4):
-        raise ParameterError(f"{key}: expected F:LEAVE:REJOIN[:TICK_MS], got {text!r}", key=key)
-    try:
-        vals = [float(x) for x in parts]
-    except ValueError:
-        raise ParameterError(f"{key}: expected numbers in F:LEAVE:REJOIN[:TICK_MS], got "
-                             f"{text!r}", key=key) from None
-    for name, v in zip(("F", "LEAVE", "REJOIN"), vals[:3], strict=False):
-        if not 0.0 <= v <= 1.0:
-            raise ParameterError(f"{key}: {name} must be a probability in [0, 1], got {v}",
-                                 key=key)
-    tick = vals[3] if len(vals) == 4 else TICK_MS
-    if not tick > 0:
-        raise ParameterError(f"{key}: TICK_MS must be positive, got {tick}", key=key)
-    return BimodalChurn(vals[0], vals[1], vals[2], tick)
-
-
 def peer_tables(n: int, rng: np.random.Generator, low: int = 40, high: int = 80) -> Connections:
     """Each peer dials a table of ``randint(low, high)`` uniform others; tables made symmetric.
 
@@ -156,7 +95,7 @@ def peer_tables(n: int, rng: np.random.Generator, low: int = 40, high: int = 80)
     --------
     >>> c = peer_tables(200, np.random.default_rng(0))
     >>> deg = np.diff(c.indptr)
-    >>> bool(deg.min() >= 40), bool(70 < deg.mean() < 90)
+    >>> bool(deg.min() >= 40), bool(95 < deg.mean() < 110)  # 60 dialed + 42 dialing in
     (True, True)
     """
     if n < 2:
@@ -234,6 +173,7 @@ def lean_gossip_world(
     validators: int = 1,
     refill: bool = False,
     size: float = ATTESTATION_BYTES,
+    table: tuple[int, int] = (40, 80),
 ) -> LeanGossipWorld:
     """Draw Lean Gossip's world: regions, peer tables, the churn schedule, the attestations.
 
@@ -261,6 +201,8 @@ def lean_gossip_world(
         off, each peer publishes at most ``validators`` attestations.
     size : float, default 1536
         Bytes of an attestation.
+    table : (int, int), default (40, 80)
+        The peer tables' smallest and largest size (:func:`peer_tables`).
     """
     law = churn if churn is not None else BimodalChurn(float(churny_fraction))
     if not 0.0 <= law.churny_fraction <= 1.0:
@@ -271,7 +213,7 @@ def lean_gossip_world(
     streams = RngStreams(int(seed))
     tick = float(law.tick_ms)
     lat = regions(n, streams.stream("regions"), tick_ms=tick if quantise else 0.0)
-    conn = peer_tables(n, streams.stream("connections"))
+    conn = peer_tables(n, streams.stream("connections"), *table)
     delay = lat.matrix()[conn.row_of, conn.indices]
     total = warmup_ticks + ticks
     rng = streams.stream("churn")
@@ -404,3 +346,64 @@ def run_world(world: LeanGossipWorld, D: int, D_lazy: int, upload_mbps: float = 
         "mesh_degree_mean": float(np.nanmean(eng.mean_mesh_degree())),
         "wall_s": wall, "simulated_s": end / 1000.0,
     }
+
+
+def scenario_world(name: str = "lean-gossip", *, seed: int = 42, ticks: int = MEASURED_TICKS,
+                   warmup_ticks: int = WARMUP_TICKS, **overrides: Any) -> LeanGossipWorld:
+    """The world of a named scenario that sets ``bimodal_churn`` and ``peer_table``.
+
+    Reads the resolved scenario (:func:`~hedgerow.scenarios.world.resolve_scenario`,
+    ``overrides`` checked as there): ``nodes``, ``bimodal_churn``,
+    ``peer_table``, the ``regions`` latency model's ``tick_ms`` (rounding on
+    when above 0), one ``size`` and one upload ``bandwidth`` for every node.
+
+    Examples
+    --------
+    >>> w = scenario_world(nodes=80, bimodal_churn="0.5:0.01:0.05", ticks=50, warmup_ticks=10)
+    >>> w.n, w.churn.churny_fraction, bool(np.all(w.edge_delay % 100 == 0))
+    (80, 0.5, True)
+    """
+    sc = resolve_scenario(name, **overrides)
+    if sc.bimodal_churn is None or sc.peer_table is None or sc.latency != "regions":
+        raise ParameterError(f"scenario {name!r} is not a Lean Gossip world: it needs "
+                             "latency=regions, bimodal_churn and peer_table", key="name")
+    kw = dict(sc.latency_kw)
+    law = parse_bimodal_churn(sc.bimodal_churn)
+    if float(kw.get("tick_ms", 0.0)) not in (0.0, law.tick_ms):
+        raise ParameterError(f"scenario {name!r}: the latency tick_ms {kw['tick_ms']} differs "
+                             f"from the churn's tick {law.tick_ms}", key="latency_kw")
+    size = parse_size(sc.size) if sc.size is not None else ("const", ATTESTATION_BYTES, 0)
+    if size[0] != "const":
+        raise ParameterError(f"scenario {name!r}: Lean Gossip's attestations have one size; "
+                             f"got size={sc.size!r}", key="size")
+    return lean_gossip_world(int(sc.nodes), churn=law, seed=seed, ticks=ticks,
+                             warmup_ticks=warmup_ticks, quantise=float(kw.get("tick_ms", 0)) > 0,
+                             size=float(size[1]), table=parse_peer_table(sc.peer_table))
+
+
+def run_lean_gossip(D: int, D_lazy: int, name: str = "lean-gossip", *, seed: int = 42,
+                    ticks: int = MEASURED_TICKS, warmup_ticks: int = WARMUP_TICKS,
+                    **overrides: Any) -> dict[str, Any]:
+    """One row of Lean Gossip's table, run by Hedgerow on the named world.
+
+    ``overrides``: world settings (``bimodal_churn="0.2:0.01:0.05"``,
+    ``nodes``, ...), checked by :func:`~hedgerow.scenarios.world.resolve_scenario`.
+    The upload of every node is the scenario's one ``bandwidth`` value
+    (25 Mbit/s on ``lean-gossip``).
+
+    Examples
+    --------
+    >>> row = run_lean_gossip(3, 2, nodes=60, ticks=300, warmup_ticks=100, seed=3)
+    >>> bool(row["delivery_rate"] > 0.95), row["churny_fraction"]
+    (True, 0.0)
+    """
+    world = scenario_world(name, seed=seed, ticks=ticks, warmup_ticks=warmup_ticks, **overrides)
+    sc = resolve_scenario(name, **overrides)
+    up = math.inf
+    if sc.bandwidth is not None:
+        bw = parse_bandwidth(sc.bandwidth)
+        if bw[0] != "uniform":
+            raise ParameterError(f"scenario {name!r}: Lean Gossip's world has one upload for "
+                                 f"every node; got bandwidth={sc.bandwidth!r}", key="bandwidth")
+        up = float(bw[1][0])
+    return run_world(world, D, D_lazy, upload_mbps=up)

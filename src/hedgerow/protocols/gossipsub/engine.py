@@ -497,7 +497,7 @@ class GossipSubEngine:
         --------
         >>> from hedgerow.dissemination.contended import Network
         >>> conn = Connections.from_edges(3, [(0, 1), (1, 2), (2, 0)])
-        >>> pubs = Publications.create([0], [0], [100.0], [2500.0])
+        >>> pubs = Publications.create([0], [0], [2500.0], [100.0])  # at 2.5 s, 100 bytes
         >>> eng = GossipSubEngine(np.ones((3, 1), bool), conn, np.full(conn.nnz, 10.0),
         ...                       np.zeros(3), Network.uniform(3), pubs, {"d": 2, "d_lo": 1,
         ...                       "d_hi": 2, "d_lazy": 1, "d_score": 1, "d_out": 0},
@@ -507,8 +507,8 @@ class GossipSubEngine:
         >>> eng.mesh_degree().ravel().tolist()
         [1, 1, 0]
         >>> eng.run_until(3000.0)
-        >>> np.isfinite(eng.arrival[0]).tolist()
-        [True, True, False]
+        >>> np.isfinite(eng.arrival[0]).tolist(), eng.offline_drops
+        ([True, True, False], 1)
         """
         v_all = np.unique(np.asarray(nodes, dtype=np.int64).reshape(-1))
         if len(v_all) and (v_all.min() < 0 or v_all.max() >= self.n):
