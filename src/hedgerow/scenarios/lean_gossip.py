@@ -281,6 +281,10 @@ def run_world(world: LeanGossipWorld, D: int, D_lazy: int, upload_mbps: float = 
     Returns the row's measures under Lean Gossip's definitions
     (``pareto_sweep.run_single_config``): ``delivery_rate``,
     ``p99_latency_sec`` (and p50, p90, mean), ``bytes_per_delivery``,
+    ``delivery_rate_settled`` (over the messages published at least 10 s
+    before the end), ``p99_latency_sec_online`` (over the receivers online
+    at the publication)
+    and ``late_deliveries`` (to receivers offline then, caught up later),
     ``payload_bytes_MB``, ``control_bytes_MB``, ``messages_published``,
     ``total_deliveries``, ``online_rate`` (at the end), and the run's
     ``wall_s`` and ``simulated_s``.
@@ -322,9 +326,16 @@ def run_world(world: LeanGossipWorld, D: int, D_lazy: int, upload_mbps: float = 
     arr = eng.arrival[measured]
     got = np.isfinite(arr)
     delivery = got.sum(axis=1) / n
+    settled = pubs.time_ms[measured] <= end - 10_000.0  # published 10 s or more before the end
     origin = np.zeros_like(got)
     origin[np.arange(len(arr)), pubs.publisher[measured]] = True
     lat = (arr - pubs.time_ms[measured][:, None])[got & ~origin] / 1000.0
+    # receivers online when the message was published (those that miss it while offline
+    # and catch up by gossip after rejoining are the rest)
+    tick = np.minimum((pubs.time_ms[measured] / world.tick_ms).astype(np.int64),
+                      len(world.online) - 1)
+    was_on = world.online[tick]
+    lat_on = (arr - pubs.time_ms[measured][:, None])[got & ~origin & was_on] / 1000.0
     payload = float((now_b["sent"] - base["sent"]).sum())
     control = float((now_b["control_sent"] - base["control_sent"]).sum())
     deliveries = len(lat)
@@ -333,7 +344,11 @@ def run_world(world: LeanGossipWorld, D: int, D_lazy: int, upload_mbps: float = 
         "D": int(D), "D_lazy": int(D_lazy), "churny_fraction": world.churn.churny_fraction,
         "seed": world.seed,
         "delivery_rate": float(delivery.mean()) if len(delivery) else math.nan,
+        "delivery_rate_settled": float(delivery[settled].mean()) if settled.any() else math.nan,
         "p99_latency_sec": float(np.percentile(lat, 99)) if deliveries else math.nan,
+        "p99_latency_sec_online": (float(np.percentile(lat_on, 99)) if len(lat_on)
+                                   else math.nan),
+        "late_deliveries": deliveries - len(lat_on),
         "p90_latency_sec": float(np.percentile(lat, 90)) if deliveries else math.nan,
         "p50_latency_sec": float(np.percentile(lat, 50)) if deliveries else math.nan,
         "avg_latency_sec": float(lat.mean()) if deliveries else math.nan,
