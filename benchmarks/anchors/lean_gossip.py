@@ -123,9 +123,9 @@ def run_one(root: Path, peers: int, d: int, d_lazy: int, churn: float, ticks: in
             churny_fraction=churn, churny_leave_rate=0.01, churny_rejoin_rate=0.05,
             region_names=[], region_fractions=[], seed=seed)
         setup = time.perf_counter() - w0
-        w1 = time.perf_counter()
+        w1, c1 = time.perf_counter(), time.process_time()
         sim.run(n_ticks=ticks, warmup_ticks=warmup, verbose=False)
-        wall = time.perf_counter() - w1
+        wall, cpu = time.perf_counter() - w1, time.process_time() - c1
     stats = sim.get_stats()
     lat = sim.get_latency_statistics() or {}
     deliveries = lat.get("total_deliveries", 0)
@@ -133,7 +133,7 @@ def run_one(root: Path, peers: int, d: int, d_lazy: int, churn: float, ticks: in
     return {
         "peers": peers, "D": d, "D_lazy": d_lazy, "churny_fraction": churn, "seed": seed,
         "ticks": ticks, "warmup_ticks": warmup, "simulated_s": simulated,
-        "setup_wall_s": setup, "run_wall_s": wall,
+        "setup_wall_s": setup, "run_wall_s": wall, "run_cpu_s": cpu,
         "wall_s_per_simulated_s": wall / simulated,
         "delivery_rate": stats["delivery_mean"],
         "p99_latency_sec": lat.get("p99_latency_sec"),
@@ -151,7 +151,9 @@ def run_ours(peers: int, d: int, d_lazy: int, churn: float, ticks: int, warmup: 
     world = lean_gossip_world(peers, churny_fraction=churn, seed=seed, ticks=ticks,
                               warmup_ticks=warmup, quantise=quantise)
     setup = time.perf_counter() - w0
+    c0 = time.process_time()
     row = run_world(world, d, d_lazy)
+    row["run_cpu_s"] = time.process_time() - c0
     row["setup_wall_s"] = setup
     row["wall_s_per_simulated_s"] = row["wall_s"] / row["simulated_s"]
     return row
@@ -293,9 +295,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  delivery {run['delivery_rate']:.4f}  p99 {run['p99_latency_sec']} s  "
           f"bytes/delivery {run['bytes_per_delivery']}")
     ratio = run["wall_s_per_simulated_s"] / mine["wall_s_per_simulated_s"]
-    print(f"wall-time ratio (meshsub.py / Hedgerow, same simulated seconds): {ratio:.0f}x "
+    cpu_ratio = run["run_cpu_s"] / mine["run_cpu_s"]
+    print(f"wall-time ratio (meshsub.py / Hedgerow, same simulated seconds): {ratio:.0f}x; "
+          f"CPU {run['run_cpu_s']:.1f} s / {mine['run_cpu_s']:.2f} s = {cpu_ratio:.0f}x "
           f"(load {load_before[0]:.1f} to {run['load_after'][0]:.1f})")
-    out.update(run=run, hedgerow=mine, wall_ratio=ratio)
+    out.update(run=run, hedgerow=mine, wall_ratio=ratio, cpu_ratio=cpu_ratio)
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))
     return 0
