@@ -164,7 +164,7 @@ def within(ours: float, theirs: float, tol: float = 0.2) -> bool:
 
     Examples
     --------
-    >>> within(2.5, 2.1), within(2.2, 2.1), within(0.0, 0.0)
+    >>> within(2.6, 2.1), within(2.2, 2.1), within(0.0, 0.0)
     (False, True, True)
     """
     if theirs == 0:

@@ -43,6 +43,11 @@ numba's reference counting (``_nrt=False``): they only borrow the arrays the
 driver :func:`advance` holds, and the atomic increments and decrements of
 passing tuples of arrays to them took half the run time.
 
+Churn is one flag per node (``G[11]``, set by the engine's ``set_online``
+between two calls of :func:`advance`): a message arriving at an offline node
+is dropped (``S[S_OFFLINE]`` counts them), an offline node runs no heartbeat,
+and no heartbeat grafts or gossips to one.
+
 Random choices come from a splitmix64 sequence whose state is seeded from the
 caller's :class:`numpy.random.Generator` (one 64-bit draw), so a run is a
 function of the seed.  No Python runs per message.
