@@ -294,6 +294,38 @@ def _param_vector(s: Mapping[str, Any]) -> np.ndarray:
     return P
 
 
+@numba.njit(cache=True)
+def _leave(indptr, indices, rev, online, flag, mlist, mdeg, lastpub, mc_cnt, nodes, T):
+    """Nodes go offline: out of every mesh and fanout at both ends, their caches emptied."""
+    for v in nodes:
+        if not online[v]:
+            continue
+        online[v] = 0
+        for tp in range(T):
+            row = v * T + tp
+            for j in range(mdeg[row]):
+                flag[mlist[row, j] * T + tp] = 0
+                mlist[row, j] = -1
+            mdeg[row] = 0
+            lastpub[row] = -np.inf
+        for e in range(indptr[v], indptr[v + 1]):
+            r = rev[e]  # the peer's entry toward v
+            w = indices[e]
+            for tp in range(T):
+                if not flag[r * T + tp]:
+                    continue
+                flag[r * T + tp] = 0
+                row = w * T + tp
+                k = mdeg[row]
+                for j in range(k):
+                    if mlist[row, j] == r:
+                        mlist[row, j] = mlist[row, k - 1]
+                        mlist[row, k - 1] = -1
+                        mdeg[row] = k - 1
+                        break
+        mc_cnt[v] = 0
+
+
 #: a score function: ``score(counters, now_ms) -> (nnz,)`` score of every connection
 ScoreFn = Callable[[Mapping[str, np.ndarray], float], np.ndarray]
 
@@ -516,33 +548,9 @@ class GossipSubEngine:
         if up:
             self.online[v_all] = 1
             return
-        conn, T = self.connections, self.n_topics
-        flag, mlist, mdeg, lastpub, mc_cnt = (self._X[0], self._X[1], self._X[2], self._X[4],
-                                              self._X[12])
-        for v in v_all.tolist():
-            if not self.online[v]:
-                continue
-            self.online[v] = 0
-            for tp in range(T):
-                row = v * T + tp
-                flag[mlist[row, :mdeg[row]] * T + tp] = 0
-                mlist[row, :mdeg[row]] = -1
-                mdeg[row] = 0
-                lastpub[row] = -np.inf
-            for e in range(conn.indptr[v], conn.indptr[v + 1]):
-                r = int(conn.rev[e])  # the peer's entry toward v
-                w = int(conn.indices[e])
-                for tp in range(T):
-                    if not flag[r * T + tp]:
-                        continue
-                    flag[r * T + tp] = 0
-                    row = w * T + tp
-                    k = int(mdeg[row])
-                    j = int(np.flatnonzero(mlist[row, :k] == r)[0])
-                    mlist[row, j] = mlist[row, k - 1]
-                    mlist[row, k - 1] = -1
-                    mdeg[row] = k - 1
-            mc_cnt[v] = 0
+        c = self.connections
+        _leave(c.indptr, c.indices, c.rev, self.online, self._X[0], self._X[1], self._X[2],
+               self._X[4], self._X[12], v_all, self.n_topics)
 
     @property
     def offline_drops(self) -> int:
