@@ -271,6 +271,20 @@ def _ring_bound(r, me, view, allowed, rank):  # pragma: no cover - compiled
     return b_cw, n_cw, b_cc, n_cc, same
 
 
+@numba.njit(cache=True, inline="always")
+def _ring_final(bound, half):  # pragma: no cover - compiled
+    """Whether a row with these :func:`_ring_bound` results is final.
+
+    It is when the view is in the ranking's order (``same``) and its ``half``
+    entries each way lie within ``half`` ranks: they are then the ``half``
+    nearest ranks each way, and as ranks are distinct no other node lies within
+    those bounds.  Whatever an exchange's union holds (it holds the view's own
+    entries, all of them allowed), the ranking writes the row as it stands.
+    """
+    lim = np.uint64(half) << np.uint64(32)
+    return bound[4] and bound[0] == lim and bound[2] == lim
+
+
 @numba.njit(cache=True)
 def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compiled
     """T-Man's ring over CSR candidate lists, one :func:`_ring_row` per row."""
@@ -308,15 +322,28 @@ def _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half
     """
     mid = np.uint64(0x8000000000000000)  # bounds below: the own view's, or the own half
     one = np.uint64(1)
+    # each end's bounds from its own view; an end whose view is its half nearest ranks each
+    # way (its ring neighbours: a final row) keeps it whatever the union holds, and an
+    # exchange between two such ends changes nothing
+    me_p = np.uint64(rank[p]) << np.uint64(32)
+    me_q = np.uint64(rank[q]) << np.uint64(32)
+    bp = _ring_bound(p, me_p, view, allowed, rank)
+    bq = _ring_bound(q, me_q, view, allowed, rank)
+    final_p = _ring_final(bp, half)
+    final_q = _ring_final(bq, half)
+    if final_p and final_q:
+        return
     # the union of both buffers, in the generic gather's order
     k = _union(p, q, view, sample, allowed, include_self, mark, s, union)
     for t in range(k):  # independent loads first: their cache misses overlap
         uxs[t] = np.uint64(rank[union[t]]) << np.uint64(32)
     # both ends rank the whole union (each skips itself), bounded by their own views
     for side in range(2):
+        if final_p if side == 0 else final_q:
+            continue
         r = p if side == 0 else q
-        me = np.uint64(rank[r]) << np.uint64(32)
-        b_cw, n_cw, b_cc, n_cc, same = _ring_bound(r, me, view, allowed, rank)
+        me = me_p if side == 0 else me_q
+        b_cw, n_cw, b_cc, n_cc, same = bp if side == 0 else bq
         if same:
             tally[1] += 1
             if tally[0] > 0 or tally[1] % 16 == 0:
