@@ -272,17 +272,34 @@ def _ring_bound(r, me, view, allowed, rank):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, inline="always")
-def _ring_final(bound, half):  # pragma: no cover - compiled
-    """Whether a row with these :func:`_ring_bound` results is final.
+def _ring_final(r, view, allowed, rank, half):  # pragma: no cover - compiled
+    """Whether ``r``'s row is final: its ring neighbours in the ranking's order.
 
-    It is when the view is in the ranking's order (``same``) and its ``half``
-    entries each way lie within ``half`` ranks: they are then the ``half``
-    nearest ranks each way, and as ranks are distinct no other node lies within
-    those bounds.  Whatever an exchange's union holds (it holds the view's own
-    entries, all of them allowed), the ranking writes the row as it stands.
+    That is a view of ``R = 2 half`` allowed entries whose ``j``-th pair holds
+    the nodes ``j + 1`` ranks after and before ``r``, lower id first: what
+    :func:`_ring_row` writes for lists on disjoint arcs (and what
+    :func:`_ring_bound` calls ``same``, with both bounds at ``half`` ranks).  As
+    ranks are distinct, no other node lies within those bounds, so whatever an
+    exchange's union holds (it holds the view's own entries) the ranking writes
+    the row as it stands.  Ranks are compared without wrapping round: the few
+    rows whose neighbours wrap past rank 0 are never called final and take the
+    ranking's path.
     """
-    lim = np.uint64(half) << np.uint64(32)
-    return bound[4] and bound[0] == lim and bound[2] == lim
+    if view.shape[1] != 2 * half:
+        return False
+    me = np.int64(rank[r])
+    for j in range(half):
+        a = view[r, 2 * j]
+        b = view[r, 2 * j + 1]
+        if a < 0 or b <= a or not (allowed[a] and allowed[b]):
+            return False
+        ra = np.int64(rank[a])
+        rb = np.int64(rank[b])
+        up = me + j + 1
+        dn = me - j - 1
+        if not ((ra == up and rb == dn) or (ra == dn and rb == up)):
+            return False
+    return True
 
 
 @numba.njit(cache=True)
@@ -325,12 +342,8 @@ def _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half
     # each end's bounds from its own view; an end whose view is its half nearest ranks each
     # way (its ring neighbours: a final row) keeps it whatever the union holds, and an
     # exchange between two such ends changes nothing
-    me_p = np.uint64(rank[p]) << np.uint64(32)
-    me_q = np.uint64(rank[q]) << np.uint64(32)
-    bp = _ring_bound(p, me_p, view, allowed, rank)
-    bq = _ring_bound(q, me_q, view, allowed, rank)
-    final_p = _ring_final(bp, half)
-    final_q = _ring_final(bq, half)
+    final_p = _ring_final(p, view, allowed, rank, half)
+    final_q = _ring_final(q, view, allowed, rank, half)
     if final_p and final_q:
         return
     # the union of both buffers, in the generic gather's order
@@ -342,8 +355,8 @@ def _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half
         if final_p if side == 0 else final_q:
             continue
         r = p if side == 0 else q
-        me = me_p if side == 0 else me_q
-        b_cw, n_cw, b_cc, n_cc, same = bp if side == 0 else bq
+        me = np.uint64(rank[r]) << np.uint64(32)
+        b_cw, n_cw, b_cc, n_cc, same = _ring_bound(r, me, view, allowed, rank)
         if same:
             tally[1] += 1
             if tally[0] > 0 or tally[1] % 16 == 0:
