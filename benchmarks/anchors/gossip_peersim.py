@@ -14,16 +14,28 @@ Newscast class of the Ja-be-Ja PeerSim code (``payberah/jabeja``,
 ``jabeja-peersim``: ``peersim.jabeja.Newscast``, PeerSim's SimpleNewscast
 merge) and its T-Man exchange buffers (``peersim.jabeja.Buffer``).  That code's
 own ``Tman`` selects the view by a Ja-be-Ja colour test, not by ring distance,
-so the ring ranking, the initialiser (ring ids, random Newscast bootstrap) and
-a probe (timing and ring quality) are three small classes written here, in this
-script, compiled against the anchor at run time into a temporary directory with
-the generated configuration.  The engine order is shuffled every cycle
-(``peersim.cdsim.Shuffle``), as Hedgerow's cycles use a random order.
+so the Java T-Man on the ring is this harness's own: the classes below are
+written here, in this script, and compiled against the anchor at run time into
+a temporary directory with the generated configuration.  The engine order is
+shuffled every cycle (``peersim.cdsim.Shuffle``), as Hedgerow's cycles use a
+random order.
+
+Two Java T-Man classes (``--variants``), the same protocol with the same draws:
+
+- ``harness`` (``RingTMan``): the first one, over the anchor's ``Buffer``
+  (``ArrayList.contains`` deduplication) with a linear scan per selected entry;
+- ``tuned`` (``TunedRingTMan``): the same exchange with per-node marks for the
+  unions and two short insertion lists for the successors and predecessors,
+  no ``ArrayList``.  It keeps the union order and the selection's candidate
+  order, so both classes give the same views after every cycle: the observed
+  runs print an order-free digest of all views per cycle, and the harness
+  says whether the two classes' digests agree.
 
 The anchor is found through ``HEDGEROW_ANCHOR_PEERSIM``: a directory whose
 ``classes/`` sub-directory holds the compiled ``jabeja-peersim`` sources
 (PeerSim's core is vendored there) and whose ``*.jar`` files are PeerSim's
-dependencies (``jep-2.3.0.jar``, ``djep-1.0.0.jar``)::
+dependencies (``jep-2.3.0.jar``, ``djep-1.0.0.jar``, as shipped in PeerSim
+1.0.x's ``lib/``)::
 
     javac -cp jep-2.3.0.jar:djep-1.0.0.jar -d classes $(find jabeja-peersim/src -name '*.java')
 
@@ -31,26 +43,37 @@ Usage::
 
     HEDGEROW_ANCHOR_PEERSIM=/path/to/peersim python benchmarks/anchors/gossip_peersim.py
     ... --nodes 1000,10000,100000 --cycles 20 --reps 3 --json out.json
+    ... --nodes 100000 --reps 1 --variants tuned --modes cold,warm --no-quality
 
-Times (per run; median over repetitions, both sides interleaved in one run):
+Modes (``--modes``): ``cold`` times the only experiment of a fresh JVM (its
+JIT compiles while the cycles run); ``warm`` runs two experiments in one JVM
+(PeerSim's ``simulation.experiments 2``: the second re-initialises the network
+with the next seed of PeerSim's generator) and times only the second.
+
+Times (per run; median over repetitions, all sides interleaved in one run):
 
 - ``sim``: the cycles only.  PeerSim: between the probe's calls before the
   first and after the last cycle, its own work excluded (JVM start,
-  configuration and initialisation are outside).  Hedgerow: the
-  ``PeerSampling.cycle`` and ``TMan.cycle`` calls, after a warm-up on 64
-  nodes that loads the compiled numba kernels.
+  configuration and initialisation are outside), as wall time, the process's
+  CPU time (which counts the JIT compiler and collector threads, often on the
+  second core) and the main thread's CPU time
+  (``ThreadMXBean.getCurrentThreadCpuTime``: the simulation itself).
+  Hedgerow: the ``PeerSampling.cycle`` and ``TMan.cycle`` calls, after a
+  warm-up on 64 nodes that loads the compiled numba kernels; they run on one
+  thread, so its process CPU is its thread CPU.
 - ``total``: the whole child process (JVM, or Python with its imports, the
   numba load and the bootstrap), wall clock and CPU of the process.
 
-``--parallel`` adds a third run per repetition: Hedgerow with
+``--parallel`` adds one more run per repetition: Hedgerow with
 ``TMan(parallel=True)`` (each batch's exchanges on numba's threads, the same
 views; ``OMP_WAIT_POLICY=PASSIVE`` unless set, so that idle threads sleep through
 the serial parts instead of spinning), reported as ``hedgerow_par`` beside the
 single-threaded side.
 
 Quality: per cycle, the fraction of nodes whose T-Man view holds their true
-ring successor; PeerSim's is measured in a separate run with the probe's
-observer on (its time is reported too), so the timed runs carry no observer.
+ring successor; PeerSim's is measured in separate cold runs with the probe's
+observer on (one per Java class; their time is reported too), so the timed
+runs carry no observer.  ``--no-quality`` skips those runs.
 """
 
 from __future__ import annotations
