@@ -144,12 +144,15 @@ def run_one(root: Path, peers: int, d: int, d_lazy: int, churn: float, ticks: in
 
 def run_ours(peers: int, d: int, d_lazy: int, churn: float, ticks: int, warmup: int, seed: int,
              quantise: bool = True) -> dict[str, Any]:
-    """Hedgerow's GossipSub on Lean Gossip's world (:mod:`hedgerow.scenarios.lean_gossip`)."""
-    from hedgerow.scenarios.lean_gossip import lean_gossip_world, run_world
+    """Hedgerow's GossipSub on the named world ``lean-gossip``
+    (:mod:`hedgerow.scenarios.lean_gossip`) with ``peers`` nodes and churny share ``churn``;
+    ``quantise`` off drops the tick model."""
+    from hedgerow.scenarios.lean_gossip import run_world, scenario_world
 
     w0 = time.perf_counter()
-    world = lean_gossip_world(peers, churny_fraction=churn, seed=seed, ticks=ticks,
-                              warmup_ticks=warmup, quantise=quantise)
+    world = scenario_world("lean-gossip", seed=seed, ticks=ticks, warmup_ticks=warmup,
+                           nodes=peers, bimodal_churn=f"{churn}:0.01:0.05:100",
+                           latency_kw=(("tick_ms", 100.0 if quantise else 0.0),))
     setup = time.perf_counter() - w0
     c0 = time.process_time()
     row = run_world(world, d, d_lazy)
