@@ -511,8 +511,8 @@ def check_memory(what: str, needed_bytes: float, *, share: float = 0.8) -> None:
     total = available_memory_bytes()
     held = resident_bytes()
     if total and needed_bytes + held > share * total:
-        holds = f" and this process holds {held / 2**30:,.1f} GiB" if held >= 2**30 else ""
         raise ParameterError(
             f"{what} needs about {needed_bytes / 2**30:,.1f} GiB of memory; this machine has "
-            f"{total / 2**30:,.1f} GiB{holds} (use a smaller size)"
+            f"{total / 2**30:,.1f} GiB and this process holds {held / 2**30:,.1f} GiB, more "
+            f"than the {share:.0%} a run may take (use a smaller size)"
         )
