@@ -139,11 +139,16 @@ def test_an_adaptive_run_is_refused_before_its_first_epoch(monkeypatch):
 
     world = make_world("unit-square", seed=1, nodes=300, messages=50, epochs=1)
     assert adaptive_bytes(300, 50) == 300 * 300 + 50 * 300 * 16
-    assert adaptive_bytes(300, 50, link_tables=1) == 2 * 300 * 300 + 50 * 300 * 16
-    # a machine on which one table fits and two do not (a run may take 0.8 of it)
+    assert adaptive_bytes(300, 50, pair_bytes=1) == 2 * 300 * 300 + 50 * 300 * 16
+    # a machine on which one byte per pair fits and two do not (a run may take 0.8 of it)
     _small_machine(monkeypatch, 375_000 / 0.8 / 2**30)
-    rows = run_protocol(get_protocol("topiary"), world).rows
-    assert len(rows) == 1
-    with pytest.raises(ParameterError, match=r"perigee on 300 nodes \(2 300 x 300 link tables "
+    rows = run_protocol(get_protocol("random-graph"), world).rows
+    assert len(rows) == 1  # a static protocol holds no link table
+    with pytest.raises(ParameterError, match=r"perigee on 300 nodes \(2 bytes per pair of nodes "
                        r"and 50 messages per epoch\) needs about"):
         run_protocol(get_protocol("perigee"), world)
+    with pytest.raises(ParameterError, match=r"topiary on 300 nodes \(5 bytes per pair"):
+        run_protocol(get_protocol("topiary"), world)
+    # a machine on which Topiary's five bytes per pair fit
+    _small_machine(monkeypatch, adaptive_bytes(300, 50, pair_bytes=4) / 0.8 / 2**30 * 1.01)
+    assert len(run_protocol(get_protocol("topiary"), world).rows) == 1

@@ -557,9 +557,9 @@ def _run_adaptive(
     n = world.n_nodes
     proto._validate(inst)
     messages = int(world.scenario.messages)
-    check_memory(f"{proto.name} on {n:,} nodes ({1 + proto.link_tables} {n:,} x {n:,} link "
-                 f"table{'s' if proto.link_tables else ''} and {messages:,} messages per epoch)",
-                 adaptive_bytes(n, messages, proto.link_tables))
+    check_memory(f"{proto.name} on {n:,} nodes ({1 + proto.pair_bytes} bytes per pair of nodes "
+                 f"and {messages:,} messages per epoch)",
+                 adaptive_bytes(n, messages, proto.pair_bytes))
     d = proto.out_degree()
     fixed = None if world.attack is None else world.attack.fixed_edges
     out = proto.start(inst, proto.streams(world.seed), world.active)
