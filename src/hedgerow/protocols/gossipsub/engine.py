@@ -42,6 +42,7 @@ from hedgerow.dissemination.contended import (
     Network,
 )
 from hedgerow.errors import ParameterError
+from hedgerow.metrics.delivery import delivery_measures
 from hedgerow.model.overlay import Overlay
 from hedgerow.params import check_memory
 from hedgerow.protocols.engine_api import Publications
@@ -292,6 +293,13 @@ def _param_vector(s: Mapping[str, Any]) -> np.ndarray:
     return P
 
 
+#: rows (slots) the engine starts with when it does not keep every arrival; they double as needed
+_FIRST_SLOTS = 64
+#: the width (ms) of the delay histogram's bins when arrivals are not kept, and their number
+#: (the last bin also holds every longer delay)
+HIST_BIN_MS = 0.1
+_HIST_BINS = 1 << 21
+
 #: a score function: ``score(counters, now_ms) -> (nnz,)`` score of every connection
 ScoreFn = Callable[[Mapping[str, np.ndarray], float], np.ndarray]
 
@@ -329,6 +337,16 @@ class GossipSubEngine:
     log : int, default 0
         Keep a log of the first ``log`` messages sent, data and control
         (:meth:`sent_log`; 0: none).
+    keep_arrivals : bool, default True
+        Keep every message's first arrival (and hops, parent, queueing delay)
+        at every node for the whole run, as :meth:`delivery` returns them.
+        ``False``: a message holds one of a few recycled rows (*slots*) only
+        while it can still matter (a copy or a READY pending, an IHAVE or
+        IWANT listing it in flight, an entry in some node's message cache);
+        when the last of these goes its row is folded into per-message sums
+        and a delay histogram (:meth:`delivery_summary`) and the slot is
+        reused.  The run is the same event for event; memory is
+        O(messages in flight x nodes) instead of O(messages x nodes).
     """
 
     def __init__(
@@ -343,6 +361,7 @@ class GossipSubEngine:
         rng: np.random.Generator,
         score_fn: ScoreFn | None = None,
         log: int = 0,
+        keep_arrivals: bool = True,
     ) -> None:
         s = settings(params)
         sub = np.ascontiguousarray(subs, dtype=np.uint8)
@@ -368,8 +387,11 @@ class GossipSubEngine:
         if s["scoring"] and score_fn is None:
             raise ParameterError("gossipsub: scoring needs a score function", key="scoring")
         nnz = conn.nnz
-        # arrival, queue delay (8 B), hops, parent (4 B) per message and node; slots
-        check_memory("gossipsub engine", M * n * 24.0 + nnz * T * 40.0 + n * T * 16.0)
+        self.keep_arrivals = bool(keep_arrivals)
+        rows = M if self.keep_arrivals else min(M, _FIRST_SLOTS)
+        # arrival, queue delay (8 B), hops, parent (4 B) per message (or slot) and node;
+        # (connection, topic) slots
+        check_memory("gossipsub engine", rows * n * 24.0 + nnz * T * 40.0 + n * T * 16.0)
         self.n = n
         self.n_topics = T
         #: ``(n, T)`` bool subscriptions
@@ -392,18 +414,37 @@ class GossipSubEngine:
         self._P[K.P_VAL_PER_BYTE] = network.validation_ms_per_byte
         self._P[K.P_LOSS] = network.loss
         self._P[K.P_JITTER] = network.jitter_ms
-        self.arrival = np.full((M, n), np.inf)
-        self.hops = np.full((M, n), -1, dtype=np.int32)
-        self.parent = np.full((M, n), -1, dtype=np.int32)
-        self.queue_delay = np.zeros((M, n))
+        self._P[K.P_HIST_BIN] = HIST_BIN_MS
+        arrival = np.full((rows, n), np.inf)
+        hops = np.full((rows, n), -1, dtype=np.int32)
+        parent = np.full((rows, n), -1, dtype=np.int32)
+        queue_delay = np.zeros((rows, n))
+        if self.keep_arrivals:
+            #: ``(M, n)`` first arrival (ms) of every message at every node (``inf``: never)
+            self.arrival = arrival
+            #: ``(M, n)`` hops of the first copy (``-1``: never)
+            self.hops = hops
+            #: ``(M, n)`` the node the first copy came from (``-1``: none)
+            self.parent = parent
+            #: ``(M, n)`` the first copy's queueing delay (ms) summed over its hops
+            self.queue_delay = queue_delay
         self.copies = np.zeros(M, dtype=np.int64)
         self.duplicates = np.zeros(M, dtype=np.int64)
         self.queue_wait = np.zeros(M)
         self.lost = np.zeros(M, dtype=np.int64)
-        self._M = (pubs.publisher, pubs.topic, pubs.time_ms, pubs.size, self.copies,
-                   self.arrival, self.hops, self.duplicates, self.queue_delay, self.queue_wait,
-                   self.parent, self.lost)
         z = np.zeros
+        if self.keep_arrivals:  # message m in row m for the whole run; no slot bookkeeping
+            slots = (np.arange(M, dtype=np.int64), z(0, dtype=np.int64), z(0, dtype=np.int64),
+                     z((0, 5)), z(0, dtype=np.int64), z(0, dtype=np.int64),
+                     z(0, dtype=np.int64), z(0, dtype=np.uint8))
+        else:
+            slots = (np.full(M, -1, dtype=np.int64), z(rows, dtype=np.int64),
+                     np.arange(rows - 1, -1, -1, dtype=np.int64), z((M, 5)),
+                     z(_HIST_BINS, dtype=np.int64), np.full(rows, -1, dtype=np.int64),
+                     z(rows, dtype=np.int64), z(rows, dtype=np.uint8))
+        self._M = (pubs.publisher, pubs.topic, pubs.time_ms, pubs.size, self.copies,
+                   arrival, hops, self.duplicates, queue_delay, self.queue_wait,
+                   parent, self.lost, *slots)
         self._W = (np.full(n, -np.inf), z(n), z(n), z(n), z(n),
                    z((len(K.CONTROL_KINDS), n), dtype=np.int64), z(n), z(n), z(n),
                    z((log, 2)), z((log, 5), dtype=np.int64), z(64 * log, dtype=np.int32),
@@ -434,6 +475,8 @@ class GossipSubEngine:
         self._GR = (heap, np.empty(1024, dtype=np.int32), np.empty((n, 16), dtype=np.int32),
                     np.empty((n, 16), dtype=np.int32))
         self._S = z(K.N_SCALARS, dtype=np.int64)
+        if not self.keep_arrivals:
+            self._S[K.S_FREE] = rows
         self._F = np.array([0.0, 0.0, 0.0, -np.inf])
         self._rs = np.array([rng.integers(0, 2**63, dtype=np.int64)], dtype=np.uint64)
         self._retrans = numba.typed.Dict.empty(numba.types.int64, numba.types.int64)
@@ -443,7 +486,7 @@ class GossipSubEngine:
         if s["graft_on_subscribe"]:
             # every node announces its topics on every connection at t = 0; a subscribed
             # receiver grafts the announcer at once while its mesh is below D_lo
-            heap = K.subscribe_all(self._G, self._P, heap, self._S, self._F, self._W,
+            heap = K.subscribe_all(self._G, self._P, heap, self._S, self._F, self._W, self._M,
                                    self._rs, self._GR[1])
             self._GR = (heap, *self._GR[1:])
 
@@ -463,9 +506,9 @@ class GossipSubEngine:
         t = float(t_ms)
         scoring = bool(self.settings["scoring"])
         while True:
-            status, self._GR = K.advance(self._G, self._P, self._M, self._W, self._X, self._U,
-                                         self._GR, self._S, self._F, self._rs, self._retrans,
-                                         t, scoring)
+            status, self._GR, self._M = K.advance(
+                self._G, self._P, self._M, self._W, self._X, self._U, self._GR, self._S,
+                self._F, self._rs, self._retrans, t, scoring)
             if status == 0:
                 break
             self._F[3] = self._GR[0][0][0]
@@ -572,6 +615,87 @@ class GossipSubEngine:
     def last_event_ms(self) -> float:
         return float(self._F[2])
 
+    @property
+    def slots_peak(self) -> int:
+        """The most messages held in slots at once (``keep_arrivals=False``; 0 otherwise)."""
+        return int(self._S[K.S_LIVE_PEAK])
+
+    @property
+    def slot_rows(self) -> int:
+        """Rows of the per-node arrival arrays: the messages when every arrival is kept, the
+        slots (grown to the peak of messages that can still matter, doubling) otherwise."""
+        return int(self._M[K.M_ARRIVAL].shape[0])
+
+    def delivery_summary(self, q: tuple[float, ...] = (50, 90, 99)) -> dict[str, float]:
+        """The delivery measures of :func:`hedgerow.metrics.delivery.delivery_measures`, in both
+        storage modes.
+
+        ``receive_rate``, ``delay_mean_ms``, ``delay_pXX_ms``, ``hops_mean``
+        over (message, subscriber other than the publisher) pairs, plus
+        ``queue_delay_mean_ms`` (the first copy's queueing delay over the same
+        pairs) and ``reached`` (nodes that have a message, publishers
+        included, summed over messages).  With every arrival kept they are
+        computed from the arrays; otherwise from the sums folded when a slot
+        was released (and the slots still held), the same numbers up to the
+        order of summation, except the percentiles, read from a histogram of
+        :data:`HIST_BIN_MS`-wide bins (within half a bin of the exact value).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from hedgerow.dissemination.contended import Network
+        >>> subs = np.ones((6, 1), dtype=bool)
+        >>> conn = Connections.from_edges(6, [(i, (i + 1) % 6) for i in range(6)])
+        >>> pubs = Publications.create([0, 3], [0, 0], [1500.0, 2500.0], [1000.0, 1000.0])
+        >>> def run(keep):
+        ...     eng = GossipSubEngine(subs, conn, np.full(conn.nnz, 10.0), np.zeros(6),
+        ...                           Network.uniform(6), pubs, {"d": 2, "d_lo": 1, "d_hi": 3,
+        ...                           "d_lazy": 1, "d_score": 1, "d_out": 0},
+        ...                           np.random.default_rng(1), keep_arrivals=keep)
+        ...     eng.run_until(9000.0)
+        ...     return eng.delivery_summary(q=(50,))
+        >>> full, slots = run(True), run(False)
+        >>> full["receive_rate"], slots["receive_rate"], full["reached"], slots["reached"]
+        (1.0, 1.0, 12, 12)
+        >>> bool(abs(full["delay_p50_ms"] - slots["delay_p50_ms"]) <= HIST_BIN_MS / 2)
+        True
+        """
+        pubs = self.publications
+        want = self.subs.sum(axis=0)[pubs.topic] - self.subs[pubs.publisher, pubs.topic]
+        if self.keep_arrivals:
+            out = delivery_measures(self.arrival - pubs.time_ms[:, None], pubs.publisher,
+                                    pubs.topic, self.subs, hops=self.hops, q=q)
+            mask = (np.isfinite(self.arrival) & self.subs[:, pubs.topic].T
+                    & (np.arange(self.n)[None, :] != pubs.publisher[:, None]))
+            qd = self.queue_delay[mask]
+            out["queue_delay_mean_ms"] = float(qd.mean()) if len(qd) else float("nan")
+            out["reached"] = int(np.isfinite(self.arrival).sum())
+            return out
+        fold = self._M[K.M_FOLD].copy()
+        hist = self._M[K.M_HIST].copy()
+        K.fold_live(self._G, self._P, self._M, fold, hist)
+        got = fold[:, K.FOLD_GOT]
+        has = want > 0
+        n_got = float(got.sum())
+        out = {"receive_rate": float((got[has] / want[has]).mean()) if has.any()
+               else float("nan")}
+        out["delay_mean_ms"] = float(fold[:, K.FOLD_DELAY].sum() / n_got) if n_got else math.nan
+        cum = np.cumsum(hist)
+        for x in q:
+            if not n_got:
+                out[f"delay_p{x:g}_ms"] = math.nan
+                continue
+            pos = x / 100.0 * (n_got - 1)
+            lo, hi = math.floor(pos), math.ceil(pos)
+            b = np.searchsorted(cum, [lo, hi], side="right")
+            v = (b + 0.5) * HIST_BIN_MS
+            out[f"delay_p{x:g}_ms"] = float(v[0] + (pos - lo) * (v[1] - v[0]))
+        out["hops_mean"] = float(fold[:, K.FOLD_HOPS].sum() / n_got) if n_got else math.nan
+        out["queue_delay_mean_ms"] = (float(fold[:, K.FOLD_QDELAY].sum() / n_got) if n_got
+                                      else math.nan)
+        out["reached"] = int(fold[:, K.FOLD_REACHED].sum())
+        return out
+
     def delivery(self, since: Mapping[str, np.ndarray] | None = None) -> ContendedDelivery:
         """The run's messages as a :class:`ContendedDelivery` (times relative to publication).
 
@@ -579,6 +703,10 @@ class GossipSubEngine:
         are then counted from there (e.g. from the end of the warm-up), and
         the span starts there when that is before the first publication.
         """
+        if not self.keep_arrivals:
+            raise ParameterError("gossipsub: the engine was built with keep_arrivals=False, so "
+                                 "the arrivals were folded as they went; read "
+                                 "delivery_summary() instead", key="keep_arrivals")
         pubs = self.publications
         now = self.byte_counters()
         base = since if since is not None else {k: np.zeros_like(v) for k, v in now.items()}
