@@ -20,9 +20,14 @@ READY       ``a`` = node, ``b`` = message, ``c`` = the node's entry toward the
             it forwards
 CONTROL     ``a`` = CSR entry, ``b`` = ``kind | topic << 3``, ``c`` = ``offset << 16 |
             count`` of its message ids in the id buffer
-HEARTBEAT   ``a`` = heartbeat number; every node runs its heartbeat, in an order
-            drawn for that heartbeat
+HEARTBEAT   ``a`` = heartbeat number; with synchronised phases every node runs its
+            heartbeat, in an order drawn for that heartbeat; with random phases
+            only the run's own bookkeeping (scores, mesh-size samples)
+NODE_HB     ``a`` = node (random phases only): that node's heartbeat
 ==========  =====================================================================
+
+A node's message-cache windows are counted by its own heartbeats (``X[14]``),
+so with random phases each node shifts its cache at its own instants.
 
 Per (connection, topic) *slots* (``e * T + t``, ``e`` the CSR entry ``v -> w``,
 read as "``v``'s view of ``w`` on topic ``t``") hold the mesh flag, the
@@ -64,6 +69,7 @@ DATA = 1
 READY = 2
 CONTROL = 3
 HEARTBEAT = 4
+NODE_HEARTBEAT = 5
 
 KIND_SHIFT = 58
 
@@ -87,8 +93,8 @@ P_BACKOFF, P_RETRANS, P_FLOOD, P_IDW, P_VARIANT = 12, 13, 14, 15, 16
 P_MAX_IHAVE_LEN, P_MAX_IHAVE_MSGS, P_HEADER, P_ID_BYTES, P_TOPIC_BYTES = 17, 18, 19, 20, 21
 P_VAL_MS, P_VAL_PER_BYTE, P_GOSSIP_THR, P_PUBLISH_THR, P_MESH_WINDOW, P_WARMUP = (
     22, 23, 24, 25, 26, 27)
-P_SCORING, P_LOSS, P_JITTER, P_GRAFT_ON_SUB, P_HIST_BIN = 28, 29, 30, 31, 32
-N_PARAMS = 33
+P_SCORING, P_LOSS, P_JITTER, P_GRAFT_ON_SUB, P_HIST_BIN, P_HB_PHASE = 28, 29, 30, 31, 32, 33
+N_PARAMS = 34
 
 #: the integer scalars' layout (``S[i]``)
 S_HEAP, S_SEQ, S_IDS, S_HBC, S_SAMPLES, S_VIOL, S_IWANT_SERVED = 0, 1, 2, 3, 4, 5, 6
@@ -610,7 +616,7 @@ def _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T):
     mc_msg, mc_win, mc_cnt = mcs
     topic = G[10]
     top = S[S_IDS]
-    oldest = S[S_HBC] - np.int64(P[P_MCGOSSIP]) + 1
+    oldest = X[14][v] - np.int64(P[P_MCGOSSIP]) + 1
     cnt = 0
     lim = np.int64(P[P_MAX_IHAVE_LEN])
     for j in range(mc_cnt[v]):
@@ -786,6 +792,33 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
 
 
 @numba.njit(cache=True)
+def _beat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
+    """Node ``v``'s heartbeat: its gossip counters reset, its meshes kept, its gossip emitted,
+    then its message cache shifted (the oldest window goes); returns the grown heap and ids."""
+    indptr, peerhave, iasked, hbc = G[0], X[9], X[10], X[14]
+    mc_msg, mc_win, mc_cnt = mcs
+    for e in range(indptr[v], indptr[v + 1]):
+        peerhave[e] = 0
+        iasked[e] = 0
+    deg = indptr[v + 1] - indptr[v]
+    H = _grow_heap(H, S, deg * T + 1)
+    idb, _ = _grow_ids(idb, H, S, deg * (mc_cnt[v] + 1), 0, 0)
+    _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T)
+    keep_from = hbc[v] - np.int64(P[P_MCLEN]) + 2
+    q = 0
+    for j in range(mc_cnt[v]):
+        if mc_win[v, j] >= keep_from:
+            mc_msg[v, q] = mc_msg[v, j]
+            mc_win[v, q] = mc_win[v, j]
+            q += 1
+        else:
+            _unref(M, S, mc_msg[v, j])
+    mc_cnt[v] = q
+    hbc[v] += 1
+    return H, idb
+
+
+@numba.njit(cache=True)
 def subscribe_all(G, P, H, S, F, W, M, rs, idb):
     """Every node announces its topics on every connection at ``F[0]`` (one SUBSCRIBE each).
 
@@ -834,7 +867,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
     recv, dupb, crecv = W[6], W[7], W[4]
     mesh_flag, mlist, mdeg, backoff, lastpub = X[0], X[1], X[2], X[3], X[4]
     first_del, mesh_del, behaviour, score, peerhave, iasked = X[6], X[7], X[11], X[8], X[9], X[10]
-    mc_cnt = X[12]
+    mc_cnt, hbc = X[12], X[14]
     H, idb, mc_msg, mc_win = GR
     n = len(indptr) - 1
     T = sub.shape[1]
@@ -848,6 +881,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
     v11 = P[P_VARIANT] >= 1
     idw_on = P[P_VARIANT] >= 2
     scoring = P[P_SCORING] > 0
+    phased = P[P_HB_PHASE] > 0
     while S[S_HEAP] > 0:
         if S[S_PEND]:
             _flush(G, P, M, S)
@@ -929,7 +963,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
             tp = topic_of[m]
             mc_msg, mc_win = _grow_mcache(mc_msg, mc_win, mc_cnt, w)
             mc_msg[w, mc_cnt[w]] = m
-            mc_win[w, mc_cnt[w]] = S[S_HBC]
+            mc_win[w, mc_cnt[w]] = hbc[w]
             mc_cnt[w] += 1
             _ref(M, m)
             H = _grow_heap(H, S, indptr[w + 1] - indptr[w])
@@ -1041,7 +1075,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 if scoring and score[ew] < P[P_GOSSIP_THR]:
                     continue
                 H = _grow_heap(H, S, cnt)
-                oldest = S[S_HBC] - np.int64(P[P_MCLEN]) + 1
+                oldest = hbc[w] - np.int64(P[P_MCLEN]) + 1
                 for j in range(cnt):
                     m = idb[off + j]
                     if not _in_mcache(mc_msg, mc_win, mc_cnt, w, m, oldest):
@@ -1055,34 +1089,16 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                         continue
                     S[S_IWANT_SERVED] += 1
                     _send_data(G, P, H, S, F, W, X, rs, M, w, ew, m, 1)
-        else:  # HEARTBEAT
-            for i in range(n):  # this heartbeat's order of the nodes
-                j = i + int(_uniform(rs) * (n - i))
-                tmp = perm[i]
-                perm[i] = perm[j]
-                perm[j] = tmp
-            for i in range(n):
-                v = perm[i]
-                for e in range(indptr[v], indptr[v + 1]):
-                    peerhave[e] = 0
-                    iasked[e] = 0
-                deg = indptr[v + 1] - indptr[v]
-                H = _grow_heap(H, S, deg * T + 1)
-                idb, _ = _grow_ids(idb, H, S, deg * (mc_cnt[v] + 1), 0, 0)
-                _heartbeat_node(G, P, H, S, F, W, M, X, idb, (mc_msg, mc_win, mc_cnt), rs,
-                                buf, buf2, v, T)
-            # the message caches shift: the oldest window goes
-            keep_from = S[S_HBC] - np.int64(P[P_MCLEN]) + 2
-            for v in range(n):
-                q = 0
-                for j in range(mc_cnt[v]):
-                    if mc_win[v, j] >= keep_from:
-                        mc_msg[v, q] = mc_msg[v, j]
-                        mc_win[v, q] = mc_win[v, j]
-                        q += 1
-                    elif compact:
-                        _unref(M, S, mc_msg[v, j])
-                mc_cnt[v] = q
+        elif kind == HEARTBEAT:
+            if not phased:
+                for i in range(n):  # this heartbeat's order of the nodes
+                    j = i + int(_uniform(rs) * (n - i))
+                    tmp = perm[i]
+                    perm[i] = perm[j]
+                    perm[j] = tmp
+                for i in range(n):
+                    H, idb = _beat(G, P, H, S, F, W, M, X, idb, (mc_msg, mc_win, mc_cnt), rs,
+                                   buf, buf2, perm[i], T)
             S[S_HBC] += 1
             if t >= P[P_WARMUP]:
                 mdeg_sum = X[13]
@@ -1093,6 +1109,11 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 S[S_SAMPLES] += 1
             H = _grow_heap(H, S, 1)
             _push(H, S, t + P[P_HB], HEARTBEAT, a + 1, 0, 0)
+        else:  # NODE_HEARTBEAT: one node's own heartbeat (random phases)
+            H, idb = _beat(G, P, H, S, F, W, M, X, idb, (mc_msg, mc_win, mc_cnt), rs, buf,
+                           buf2, a, T)
+            H = _grow_heap(H, S, 1)
+            _push(H, S, t + P[P_HB], NODE_HEARTBEAT, a, 0, 0)
     if S[S_PEND]:
         _flush(G, P, M, S)
     return 0, (H, idb, mc_msg, mc_win), M
