@@ -40,6 +40,7 @@ import json
 import os
 import platform
 import resource
+import sys
 import time
 
 import numba
@@ -72,7 +73,8 @@ def build(args: argparse.Namespace) -> tuple[GossipSubEngine, np.ndarray, float]
     pubs = Publications.create(publisher, topic, warm + t, args.size)
     params = {"variant": args.variant, "d": 8, "d_lo": 6, "d_hi": 12, "d_lazy": 6,
               "d_score": 4, "d_out": 2, "warmup_ms": warm,
-              "idontwant_threshold": 1000.0 if args.variant == "v1.2" else None}
+              "idontwant_threshold": 1000.0 if args.variant == "v1.2" else None,
+              "heartbeat_phase": args.heartbeat_phase}
     eng = GossipSubEngine(subs, conn, delay, np.zeros(n), net, pubs, params,
                           np.random.default_rng(args.seed + 4),
                           keep_arrivals=args.keep_arrivals)
@@ -91,6 +93,10 @@ def main() -> None:
     ap.add_argument("--drain-s", type=float, default=10.0)
     ap.add_argument("--variant", default="v1.2", choices=["v1.0", "v1.1", "v1.2"])
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--heartbeat-phase", default="sync", choices=["sync", "random"])
+    ap.add_argument("--progress-s", type=float, default=0.0,
+                    help="print wall, CPU and memory every this many simulated seconds "
+                         "(stderr; the run is the same)")
     ap.add_argument("--keep-arrivals", action="store_true",
                     help="keep every message's arrival row for the whole run")
     ap.add_argument("--json", default=None)
@@ -104,6 +110,16 @@ def main() -> None:
     eng, _, end = build(args)
     t_build = time.perf_counter() - t0
     t0, c0 = time.perf_counter(), time.process_time()
+    step = args.progress_s * 1000.0
+    at = step if step > 0 else end
+    while at < end:  # the same run in pieces: the kernel resumes where it stopped
+        eng.run_until(at)
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+        print(f"simulated {at / 1000:.0f} s: wall {time.perf_counter() - t0:.1f} s, CPU "
+              f"{time.process_time() - c0:.1f} s, peak RSS {rss:.2f} GiB, messages held "
+              f"peak {eng.slots_peak}, load {os.getloadavg()[0]:.1f}", file=sys.stderr,
+              flush=True)
+        at += step
     eng.run_until(end)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     pubs = eng.publications
@@ -115,6 +131,7 @@ def main() -> None:
     sim_s = end / 1000.0
     out = {
         "case": f"gossipsub {args.variant}: {args.nodes} nodes, {args.topics} topics, "
+                f"heartbeats {args.heartbeat_phase}, "
                 f"{args.subs} per node, 1 msg/s/topic of {args.size:.0f} B, "
                 f"{args.minutes} simulated min",
         "build_s": round(t_build, 2),
