@@ -150,6 +150,7 @@ def main() -> None:
                                        for k, v in sent.items()},
         "mesh_degree_mean": float(np.nanmean(eng.mean_mesh_degree())),
         "arrival_rows": eng.slot_rows,
+        "memory_gib": {k: round(v / 2**30, 3) for k, v in eng.memory_bytes().items()},
         "messages_held_peak": eng.slots_peak,
         "peak_rss_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2),
         "threads": numba.get_num_threads(),

@@ -634,6 +634,46 @@ class GossipSubEngine:
     def last_event_ms(self) -> float:
         return float(self._F[2])
 
+    def memory_bytes(self) -> dict[str, int]:
+        """Bytes the engine's arrays hold now, by what they grow with.
+
+        ``per_message_node``: the arrival, hops, parent and queueing rows
+        (messages x nodes with every arrival kept, slots x nodes otherwise);
+        ``per_message``: the publications and per-message counters (and the
+        folded sums); ``per_connection_topic``: mesh flags, backoffs, graft
+        times and scoring counters; ``per_connection``: scores, gossip
+        counters, the IDONTWANT rings and the connection graph; ``per_node``: mesh lists, message
+        caches, uplinks and byte counters; ``queues``: the event heap and the
+        id buffer.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from hedgerow.dissemination.contended import Network
+        >>> subs = np.ones((4, 1), dtype=bool)
+        >>> conn = Connections.from_edges(4, [(0, 1), (1, 2), (2, 3), (3, 0)])
+        >>> pubs = Publications.create([0, 1], [0, 0], [1500.0, 1600.0], [1000.0, 1000.0])
+        >>> eng = GossipSubEngine(subs, conn, np.full(conn.nnz, 10.0), np.zeros(4),
+        ...                       Network.uniform(4), pubs, {"d": 2, "d_lo": 1, "d_hi": 3,
+        ...                       "d_lazy": 1, "d_score": 1, "d_out": 0}, np.random.default_rng(1))
+        >>> eng.memory_bytes()["per_message_node"]  # 2 messages x 4 nodes x 24 bytes
+        192
+        """
+        Mt = self._M
+        rows = sum(Mt[i].nbytes for i in (K.M_ARRIVAL, K.M_HOPS, K.M_QDELAY, K.M_PARENT))
+        X, W, U = self._X, self._W, self._U
+        return {
+            "per_message_node": int(rows),
+            "per_message": int(sum(a.nbytes for a in Mt) - rows),
+            "per_connection_topic": int(sum(X[i].nbytes for i in (0, 3, 5, 6, 7))),
+            "per_connection": int(sum(X[i].nbytes for i in (8, 9, 10, 11))
+                                  + sum(a.nbytes for a in U) + sum(a.nbytes for a in self._G)),
+            "per_node": int(sum(X[i].nbytes for i in (1, 2, 4, 12, 13, 14))
+                            + sum(a.nbytes for a in W) + self._GR[2].nbytes
+                            + self._GR[3].nbytes),
+            "queues": int(sum(a.nbytes for a in self._GR[0]) + self._GR[1].nbytes),
+        }
+
     @property
     def slots_peak(self) -> int:
         """The most messages held in slots at once (``keep_arrivals=False``; 0 otherwise)."""
