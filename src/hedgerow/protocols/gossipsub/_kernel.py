@@ -791,18 +791,16 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
             _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T)
 
 
-@numba.njit(cache=True)
+@numba.njit(**_HELPER_JIT)
 def _beat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
     """Node ``v``'s heartbeat: its gossip counters reset, its meshes kept, its gossip emitted,
-    then its message cache shifted (the oldest window goes); returns the grown heap and ids."""
+    then its message cache shifted (the oldest window goes).  The caller has made room in the
+    heap and the id buffer (``deg * T + 1`` events, ``deg * (cache entries + 1)`` ids)."""
     indptr, peerhave, iasked, hbc = G[0], X[9], X[10], X[14]
     mc_msg, mc_win, mc_cnt = mcs
     for e in range(indptr[v], indptr[v + 1]):
         peerhave[e] = 0
         iasked[e] = 0
-    deg = indptr[v + 1] - indptr[v]
-    H = _grow_heap(H, S, deg * T + 1)
-    idb, _ = _grow_ids(idb, H, S, deg * (mc_cnt[v] + 1), 0, 0)
     _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T)
     keep_from = hbc[v] - np.int64(P[P_MCLEN]) + 2
     q = 0
@@ -815,7 +813,6 @@ def _beat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
             _unref(M, S, mc_msg[v, j])
     mc_cnt[v] = q
     hbc[v] += 1
-    return H, idb
 
 
 @numba.njit(cache=True)
@@ -1097,8 +1094,12 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     perm[i] = perm[j]
                     perm[j] = tmp
                 for i in range(n):
-                    H, idb = _beat(G, P, H, S, F, W, M, X, idb, (mc_msg, mc_win, mc_cnt), rs,
-                                   buf, buf2, perm[i], T)
+                    v = perm[i]
+                    deg = indptr[v + 1] - indptr[v]
+                    H = _grow_heap(H, S, deg * T + 1)
+                    idb, _ = _grow_ids(idb, H, S, deg * (mc_cnt[v] + 1), 0, 0)
+                    _beat(G, P, H, S, F, W, M, X, idb, (mc_msg, mc_win, mc_cnt), rs, buf, buf2,
+                          v, T)
             S[S_HBC] += 1
             if t >= P[P_WARMUP]:
                 mdeg_sum = X[13]
@@ -1110,9 +1111,10 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
             H = _grow_heap(H, S, 1)
             _push(H, S, t + P[P_HB], HEARTBEAT, a + 1, 0, 0)
         else:  # NODE_HEARTBEAT: one node's own heartbeat (random phases)
-            H, idb = _beat(G, P, H, S, F, W, M, X, idb, (mc_msg, mc_win, mc_cnt), rs, buf,
-                           buf2, a, T)
-            H = _grow_heap(H, S, 1)
+            deg = indptr[a + 1] - indptr[a]
+            H = _grow_heap(H, S, deg * T + 2)
+            idb, _ = _grow_ids(idb, H, S, deg * (mc_cnt[a] + 1), 0, 0)
+            _beat(G, P, H, S, F, W, M, X, idb, (mc_msg, mc_win, mc_cnt), rs, buf, buf2, a, T)
             _push(H, S, t + P[P_HB], NODE_HEARTBEAT, a, 0, 0)
     if S[S_PEND]:
         _flush(G, P, M, S)
