@@ -96,7 +96,8 @@ def main() -> None:
     ap.add_argument("--heartbeat-phase", default="sync", choices=["sync", "random"])
     ap.add_argument("--progress-s", type=float, default=0.0,
                     help="print wall, CPU and memory every this many simulated seconds "
-                         "(stderr; the run is the same)")
+                         "(stderr; each piece starts the heartbeats' order of the nodes "
+                         "afresh, so the run is another draw of the same model)")
     ap.add_argument("--keep-arrivals", action="store_true",
                     help="keep every message's arrival row for the whole run")
     ap.add_argument("--json", default=None)
@@ -112,7 +113,7 @@ def main() -> None:
     t0, c0 = time.perf_counter(), time.process_time()
     step = args.progress_s * 1000.0
     at = step if step > 0 else end
-    while at < end:  # the same run in pieces: the kernel resumes where it stopped
+    while at < end:  # in pieces: the kernel resumes where it stopped
         eng.run_until(at)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
         print(f"simulated {at / 1000:.0f} s: wall {time.perf_counter() - t0:.1f} s, CPU "

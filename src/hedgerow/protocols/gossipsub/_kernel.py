@@ -362,36 +362,11 @@ def fold_live(G, P, M, fold, hist):
             _fold(G, P, M, r, sm[r], fold, hist, False)
 
 
-@numba.njit(cache=True)
-def _alloc(M, S, m):
-    """A slot for message ``m`` (published now), with one reference; returns ``M``, its rows
-    doubled when no slot was free."""
-    if S[S_FREE] == 0:
-        arrival, hops, qdelay, parent = M[M_ARRIVAL], M[M_HOPS], M[M_QDELAY], M[M_PARENT]
-        R, n = arrival.shape
-        R2 = max(2 * R, 1)
-        na = np.full((R2, n), np.inf)
-        nh = np.full((R2, n), -1, dtype=hops.dtype)
-        nq = np.zeros((R2, n))
-        npr = np.full((R2, n), -1, dtype=parent.dtype)
-        na[:R] = arrival
-        nh[:R] = hops
-        nq[:R] = qdelay
-        npr[:R] = parent
-        refs = np.zeros(R2, dtype=np.int64)
-        refs[:R] = M[M_REFS]
-        free = np.empty(R2, dtype=np.int64)
-        smsg = np.full(R2, -1, dtype=np.int64)
-        smsg[:R] = M[M_SLOT_MSG]
-        pend = np.empty(R2, dtype=np.int64)
-        pend[:S[S_PEND]] = M[M_PEND][:S[S_PEND]]
-        pending = np.zeros(R2, dtype=np.uint8)
-        pending[:R] = M[M_PENDING]
-        for i in range(R2 - 1, R - 1, -1):  # the new slots, lowest on top
-            free[S[S_FREE]] = i
-            S[S_FREE] += 1
-        M = (M[0], M[1], M[2], M[3], M[4], na, nh, M[7], nq, M[9], npr, M[11], M[12], refs,
-             free, M[15], M[16], smsg, pend, pending)
+@numba.njit(**_HELPER_JIT)
+def _take_slot(M, S, m):
+    """A free slot for message ``m`` (published now), with one reference (the caller has
+    checked that one is free: :func:`advance` returns 2 for the engine to add rows when none
+    is)."""
     S[S_FREE] -= 1
     r = M[M_FREE][S[S_FREE]]
     M[M_SLOT_OF][m] = r
@@ -400,7 +375,6 @@ def _alloc(M, S, m):
     S[S_LIVE] += 1
     if S[S_LIVE] > S[S_LIVE_PEAK]:
         S[S_LIVE_PEAK] = S[S_LIVE]
-    return M
 
 
 @numba.njit(cache=True, inline="always")
@@ -842,19 +816,21 @@ def subscribe_all(G, P, H, S, F, W, M, rs, idb):
 
 
 @numba.njit(cache=True)
-def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
-    """Handle every event up to ``t_end``; returns ``(status, grown arrays, M)``.
+def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, perm):
+    """Handle every event up to ``t_end``; returns ``(status, grown arrays)``.
 
     ``status`` 0: the heap holds no event at or before ``t_end``; 1: the next
     event is a heartbeat and ``stop_at_heartbeat`` is set (the caller computes
-    the scores and calls again with it unset).  ``G``, ``P``, ``M``, ``W``,
+    the scores and calls again with it unset); 2: the next event is a
+    publication and every message slot is taken (the caller adds rows and
+    calls again).  ``perm`` is the nodes' order that each synchronised
+    heartbeat reshuffles in place (the caller starts it at ``0..n-1``).  ``G``, ``P``, ``M``, ``W``,
     ``X``, ``U``, ``S``, ``F``, ``rs`` as built by
     :class:`hedgerow.protocols.gossipsub.engine.GossipSubEngine`; ``GR`` =
-    ``(heap, ids, mc_msg, mc_win)``, returned with whatever grew; ``M`` is
-    returned too, as its slot rows grow when messages are kept in recycled
-    slots (``M[M_REFS]`` not empty: a slot is taken at publication and
-    released, its row folded into the measures, when no pending event,
-    message-cache entry or listed id refers to its message).
+    ``(heap, ids, mc_msg, mc_win)``, returned with whatever grew.  With
+    recycled message slots (``M[M_REFS]`` not empty) a message takes a slot
+    at publication and releases it, its row folded into the measures, when no
+    pending event, message-cache entry or listed id refers to it.
     """
     indptr, indices, rev, proc, sub, topic_of = G[0], G[1], G[3], G[7], G[6], G[10]
     publisher, size = M[0], M[3]
@@ -874,7 +850,6 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
             max_deg = indptr[v + 1] - indptr[v]
     buf = np.empty(max(max_deg, 1), dtype=np.int64)
     buf2 = np.empty(max(max_deg, 1), dtype=np.int64)
-    perm = np.arange(n)
     v11 = P[P_VARIANT] >= 1
     idw_on = P[P_VARIANT] >= 2
     scoring = P[P_SCORING] > 0
@@ -884,11 +859,13 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
             _flush(G, P, M, S)
         t = H[0][0]
         if t > t_end:
-            return 0, (H, idb, mc_msg, mc_win), M
+            return 0, (H, idb, mc_msg, mc_win)
         k = H[1][0]
         kind = k >> KIND_SHIFT
         if kind == HEARTBEAT and stop_at_heartbeat and t > F[3]:
-            return 1, (H, idb, mc_msg, mc_win), M
+            return 1, (H, idb, mc_msg, mc_win)
+        if kind == PUBLISH and compact and S[S_FREE] == 0:
+            return 2, (H, idb, mc_msg, mc_win)
         a = H[2][0]
         b = H[3][0]
         c = H[4][0]
@@ -946,8 +923,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 w = publisher[m]
                 ein = -1
                 if compact:  # a slot for the message, released once nothing refers to it
-                    M = _alloc(M, S, m)
-                    arrival, hops, qdelay, parent = M[5], M[6], M[8], M[10]
+                    _take_slot(M, S, m)
                     _unref(M, S, m)
                 r = slot_of[m]
                 arrival[r, w] = t
@@ -1118,4 +1094,4 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
             _push(H, S, t + P[P_HB], NODE_HEARTBEAT, a, 0, 0)
     if S[S_PEND]:
         _flush(G, P, M, S)
-    return 0, (H, idb, mc_msg, mc_win), M
+    return 0, (H, idb, mc_msg, mc_win)

@@ -524,17 +524,45 @@ class GossipSubEngine:
         """Handle every event (data, control, heartbeats) up to ``t_ms``."""
         t = float(t_ms)
         scoring = bool(self.settings["scoring"])
+        perm = np.arange(self.n)
         while True:
-            status, self._GR, self._M = K.advance(
+            status, self._GR = K.advance(
                 self._G, self._P, self._M, self._W, self._X, self._U, self._GR, self._S,
-                self._F, self._rs, self._retrans, t, scoring)
+                self._F, self._rs, self._retrans, t, scoring, perm)
             if status == 0:
                 break
+            if status == 2:  # every message slot taken: twice the rows, the same order
+                self._grow_slots()
+                continue
+            perm = np.arange(self.n)  # each call starts the heartbeat order afresh
             self._F[3] = self._GR[0][0][0]
             self._F[0] = self._F[3]
             assert self.score_fn is not None
             self._X[8][:] = self.score_fn(self.counters(), self.now)
         self._F[0] = max(self._F[0], t)
+
+    def _grow_slots(self) -> None:
+        """Double the message slots' rows (``keep_arrivals=False``), the new ones free."""
+        Mt = list(self._M)
+        R, n = Mt[K.M_ARRIVAL].shape
+        R2 = 2 * R
+        check_memory("gossipsub engine", R2 * n * 24.0)
+        for i, fill in ((K.M_ARRIVAL, np.inf), (K.M_HOPS, -1), (K.M_QDELAY, 0.0),
+                        (K.M_PARENT, -1)):
+            grown = np.full((R2, n), fill, dtype=Mt[i].dtype)
+            grown[:R] = Mt[i]
+            Mt[i] = grown
+        for i, fill in ((K.M_REFS, 0), (K.M_SLOT_MSG, -1), (K.M_PENDING, 0), (K.M_PEND, 0)):
+            grown = np.full(R2, fill, dtype=Mt[i].dtype)
+            grown[:R] = Mt[i]
+            Mt[i] = grown
+        free = np.empty(R2, dtype=np.int64)
+        k = int(self._S[K.S_FREE])
+        free[:k] = Mt[K.M_FREE][:k]
+        free[k:k + R] = np.arange(R2 - 1, R - 1, -1)  # the new rows, lowest on top
+        Mt[K.M_FREE] = free
+        self._S[K.S_FREE] = k + R
+        self._M = tuple(Mt)
 
     # ------------------------------------------------------------------ state
     def counters(self) -> dict[str, np.ndarray]:
