@@ -88,7 +88,18 @@ P_MAX_IHAVE_LEN, P_MAX_IHAVE_MSGS, P_HEADER, P_ID_BYTES, P_TOPIC_BYTES = 17, 18,
 P_VAL_MS, P_VAL_PER_BYTE, P_GOSSIP_THR, P_PUBLISH_THR, P_MESH_WINDOW, P_WARMUP = (
     22, 23, 24, 25, 26, 27)
 P_SCORING, P_LOSS, P_JITTER, P_GRAFT_ON_SUB = 28, 29, 30, 31
-N_PARAMS = 32
+#: attackers (``G[11]`` their flags): the topic they drop (-1: every topic), the publisher
+#: whose messages they drop (-1: every publisher's), when they start dropping, the most a
+#: sybil waits beyond a PRUNE's backoff before grafting again
+P_ATK_TOPIC, P_ATK_TARGET, P_ATK_START, P_ATK_REGRAFT = 32, 33, 34, 35
+N_PARAMS = 36
+
+#: an attacker's flags (``G[11]``, per node): ``ATK_SYBIL`` runs the hardening evaluation's
+#: sybil (it grafts every peer it can, accepts every GRAFT, sends no IHAVE, ignores IHAVE and
+#: IWANT, keeps no mesh bounds); ``ATK_DROP`` forwards nothing of the messages the attack
+#: names (``P_ATK_TOPIC``, ``P_ATK_TARGET``) from ``P_ATK_START`` on
+ATK_SYBIL = 1
+ATK_DROP = 2
 
 #: the integer scalars' layout (``S[i]``)
 S_HEAP, S_SEQ, S_IDS, S_HBC, S_SAMPLES, S_VIOL, S_IWANT_SERVED = 0, 1, 2, 3, 4, 5, 6
@@ -492,6 +503,8 @@ def _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T):
         if sub[w, tp] and not mesh_flag[e * T + tp]:
             if P[P_SCORING] > 0 and score[e] < P[P_GOSSIP_THR]:
                 continue
+            if G[12][e] > F[0]:  # the connection is not open yet
+                continue
             buf[k] = e
             k += 1
     target = np.int64(P[P_DLAZY])
@@ -509,6 +522,34 @@ def _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T):
 
 
 @numba.njit(**_HELPER_JIT)
+def _sybil_heartbeat(G, P, H, S, F, W, X, idb, rs, v, T):
+    """A sybil's heartbeat (the hardening evaluation's attacker): it grafts, on every open
+    connection, each topic its peer subscribes to, unless it is in that mesh already or waits
+    out a PRUNE's backoff; no mesh bounds, no gossip."""
+    indptr, indices, sub, conn_up = G[0], G[1], G[6], G[12]
+    mesh_flag, backoff = X[0], X[3]
+    now = F[0]
+    for tp in range(T):
+        row = v * T + tp
+        for e in range(indptr[v], indptr[v + 1]):
+            s = e * T + tp
+            if not sub[indices[e], tp] or mesh_flag[s] or conn_up[e] > now or backoff[s] > now:
+                continue
+            _mesh_add(X, s, row, e, now)
+            _send_control(G, P, H, S, F, W, rs, idb, v, e, GRAFT, tp, 0, 0)
+
+
+@numba.njit(cache=True, inline="always")
+def _drops(G, P, w, m, now):
+    """Whether attacker ``w`` drops message ``m`` (forwards it to nobody, caches it not)."""
+    if not (G[11][w] & ATK_DROP) or now < P[P_ATK_START]:
+        return False
+    if P[P_ATK_TOPIC] >= 0 and G[10][m] != np.int64(P[P_ATK_TOPIC]):
+        return False
+    return not (P[P_ATK_TARGET] >= 0 and G[9][m] != np.int64(P[P_ATK_TARGET]))
+
+
+@numba.njit(**_HELPER_JIT)
 def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
     """One node's heartbeat: every topic's mesh (or fanout) maintained, gossip emitted."""
     indptr, indices, outbound, sub = G[0], G[1], G[5], G[6]
@@ -523,6 +564,10 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
     v11 = P[P_VARIANT] >= 1
     scoring = P[P_SCORING] > 0
     lo, hi = indptr[v], indptr[v + 1]
+    conn_up = G[12]
+    if G[11][v] & ATK_SYBIL:
+        _sybil_heartbeat(G, P, H, S, F, W, X, idb, rs, v, T)
+        return
     for tp in range(T):
         row = v * T + tp
         if sub[v, tp]:
@@ -544,6 +589,8 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
                     if v11 and backoff[s] > now:
                         continue
                     if scoring and score[e] < 0:
+                        continue
+                    if conn_up[e] > now:
                         continue
                     buf[k] = e
                     k += 1
@@ -637,6 +684,8 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
                     if sub[indices[e], tp] and not mesh_flag[e * T + tp]:
                         if scoring and score[e] < P[P_PUBLISH_THR]:
                             continue
+                        if conn_up[e] > now:
+                            continue
                         buf[k] = e
                         k += 1
                 took = _sample(buf, k, D - mdeg[row], rs)
@@ -667,6 +716,8 @@ def subscribe_all(G, P, H, S, F, W, rs, idb):
     for i in range(n):
         v = perm[i]
         for e in range(indptr[v], indptr[v + 1]):
+            if G[12][e] > F[0]:  # opens later: no announcement at the start
+                continue
             for tp in range(T):
                 if sub[v, tp]:
                     H = _grow_heap(H, S, 1)
@@ -705,6 +756,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
     v11 = P[P_VARIANT] >= 1
     idw_on = P[P_VARIANT] >= 2
     scoring = P[P_SCORING] > 0
+    atk, conn_up = G[11], G[12]
     while S[S_HEAP] > 0:
         t = H[0][0]
         if t > t_end:
@@ -768,6 +820,8 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 w = a
                 m = b
                 ein = c
+                if atk[w] and _drops(G, P, w, m, t):
+                    continue  # an attacker: no forward, nothing cached to gossip or answer
             tp = topic_of[m]
             mc_msg, mc_win = _grow_mcache(mc_msg, mc_win, mc_cnt, w)
             mc_msg[w, mc_cnt[w]] = m
@@ -781,6 +835,8 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     if sub[indices[e], tp]:
                         if scoring and score[e] < P[P_PUBLISH_THR]:
                             continue
+                        if conn_up[e] > t:
+                            continue
                         _send_data(G, P, H, S, F, W, X, rs, M, w, e, m, 0)
                 continue
             if not sub[w, tp]:
@@ -791,6 +847,8 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     for e in range(indptr[w], indptr[w + 1]):
                         if sub[indices[e], tp]:
                             if scoring and score[e] < P[P_PUBLISH_THR]:
+                                continue
+                            if conn_up[e] > t:
                                 continue
                             buf[kf] = e
                             kf += 1
@@ -820,6 +878,9 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
             if ck == GRAFT:
                 row = w * T + tp
                 if not sub[w, tp] or mesh_flag[slot]:
+                    continue
+                if atk[w] & ATK_SYBIL:  # a sybil takes every peer that grafts it
+                    _mesh_add(X, slot, row, ew, t)
                     continue
                 refuse = False
                 if v11 and backoff[slot] > t:
@@ -854,7 +915,12 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     _mesh_remove(X, slot, w * T + tp, ew)
                 if v11:
                     backoff[slot] = max(backoff[slot], t + P[P_BACKOFF])
+                if atk[w] & ATK_SYBIL:  # it grafts again after the backoff and a random delay
+                    backoff[slot] = max(backoff[slot], t + P[P_BACKOFF]) + (
+                        P[P_ATK_REGRAFT] * _uniform(rs))
             elif ck == IHAVE:
+                if atk[w] & ATK_SYBIL:
+                    continue  # a sybil asks for nothing
                 if scoring and score[ew] < P[P_GOSSIP_THR]:
                     continue
                 peerhave[ew] += 1
@@ -879,6 +945,8 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 H = _grow_heap(H, S, 1)
                 _send_control(G, P, H, S, F, W, rs, idb, w, ew, IWANT, 0, top, want)
             else:  # IWANT: w answers from its message cache
+                if atk[w] & ATK_SYBIL:
+                    continue  # a sybil answers no IWANT
                 if scoring and score[ew] < P[P_GOSSIP_THR]:
                     continue
                 H = _grow_heap(H, S, cnt)
