@@ -377,6 +377,16 @@ SCENARIOS: dict[str, Scenario] = {
             attack="eclipse",
             attackers=300,
         ),
+        replace(
+            _GS_HARDENING,
+            name="gs-baseline",
+            description="GossipSub v1.1 evaluation world without sybils: 1000 honest nodes, one "
+            "topic, 25 ms links +-10 % jitter, 20 connections each, 2 KiB messages at 20/s for "
+            "180 s after 30 s of warm-up (report section 6)",
+            nodes=1000,
+            attack=None,
+            attackers=_default("attackers"),
+        ),
         *(
             replace(
                 _GS_HARDENING,
