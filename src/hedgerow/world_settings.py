@@ -67,9 +67,10 @@ ADAPTIVE_POOLS = ("all", "non-publishers")
 #: the attacks a fast-relay world switches between (withholding relays, the honest control;
 #: the names :mod:`hedgerow.scenarios.attackers` sets up)
 RELAY_ATTACKS = ("withhold", "relay")
-#: the GossipSub v1.1 evaluation's sybils: anyone, one target eclipsed, one publisher censored
+#: the GossipSub v1.1 evaluation's sybils: anyone, one target eclipsed, one publisher censored;
+#: and sybils that announce (IHAVE) and never serve (beyond the evaluation)
 #: (:func:`hedgerow.scenarios.attackers.sybil_attack`)
-SYBIL_ATTACKS = ("sybil", "sybil-eclipse", "sybil-censor")
+SYBIL_ATTACKS = ("sybil", "sybil-eclipse", "sybil-censor", "sybil-liar")
 #: the spec sections that hold world settings: ``run`` (a named scenario's settings; ``latency``
 #: sits at ``scenario.latency``) and ``churn`` (a churn run's)
 SECTIONS = ("run", "churn")

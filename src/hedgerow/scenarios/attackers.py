@@ -49,7 +49,9 @@ it).  The five scenarios of the report are these settings
 of a target (sybils join a warm network at 60 s), cold boot (everyone at
 0), covert flash (the sybils relay honestly until 120 s), attack at dawn
 (the sybils are connected 10 s before the honest nodes connect among
-themselves).  A protocol that does not act on the clock sees the sybils as
+themselves).  Beyond the report, ``sybil-liar`` sybils graft nobody, announce
+what they received in IHAVEs as an honest node gossips, and serve no IWANT
+(broken promises, GossipSub's P7).  A protocol that does not act on the clock sees the sybils as
 subscribers of every topic that forward nothing (``silent`` on every topic).
 """
 
@@ -64,7 +66,7 @@ from hedgerow.model.instance import Instance
 from hedgerow.workloads.interest import with_topic, without_topic
 from hedgerow.world_settings import SYBIL_ATTACKS
 
-ATTACKS = ("topic", "eclipse", "withhold", "relay", "sybil", "sybil-eclipse", "sybil-censor")
+ATTACKS = ("topic", "eclipse", "withhold", "relay", *SYBIL_ATTACKS)
 #: broadcast attacks whose attackers are fast relays (withholding or the honest control)
 RELAY_ATTACKS = ("withhold", "relay")
 

@@ -24,7 +24,7 @@ from hedgerow.protocols.gossipsub.protocol import EngineScore
 from hedgerow.protocols.gossipsub.scoring import PeerScoreParams, TopicScoreParams
 
 
-def _score(*, activation_ms=3000.0, ips=None, colocation=False):
+def _score(*, activation_ms=3000.0, ips=None, colocation=False, p7=0.0):
     """The evaluation's score parameters with a short P3 activation (a small world's run)."""
     base = hardening_score_params(1, colocation=colocation)
     tp = base.topics[0]
@@ -36,13 +36,15 @@ def _score(*, activation_ms=3000.0, ips=None, colocation=False):
         "topic_score_cap", "app_specific_weight", "ip_colocation_factor_weight",
         "ip_colocation_factor_threshold", "behaviour_penalty_weight", "behaviour_penalty_decay",
         "decay_interval_ms", "decay_to_zero", "retain_score_ms")},
-        "topics": (TopicScoreParams(**fields),)})
+        "topics": (TopicScoreParams(**fields),), "behaviour_penalty_weight": p7,
+        "behaviour_penalty_decay": 0.9 if p7 else 0.0})
     return EngineScore(params, ips)
 
 
 def _world(*, honest=40, sybils=6, degree=None, target=None, scoring=False, seed=1,
            messages=120, rate_ms=100.0, start=2000.0, join_ms=0.0, honest_join_ms=0.0,
-           after_ms=0.0, censor=False, ips=0, log=0, target_dials=True, **params):
+           after_ms=0.0, censor=False, ips=0, log=0, target_dials=True, liar=False, p7=0.0,
+           **params):
     """``honest`` nodes on random connections (12 each), then ``sybils`` each dialing
     ``degree`` uniform honest nodes (or only ``target``); one topic, every node subscribed.
     ``target_dials=False``: the target's honest peers dialed it (none is outbound for it)."""
@@ -71,7 +73,7 @@ def _world(*, honest=40, sybils=6, degree=None, target=None, scoring=False, seed
     attack = EngineAttack(sybil=is_sybil, drop=is_sybil,
                           conn_up_ms=np.where(both, honest_join_ms, join_ms),
                           target=target if (censor and target is not None) else -1,
-                          start_ms=after_ms, regraft_ms=2000.0)
+                          start_ms=after_ms, regraft_ms=2000.0, liar=is_sybil if liar else None)
     s = {"d": 6, "d_lo": 4, "d_hi": 10, "d_score": 4, "d_out": 2, "prune_backoff_ms": 5000.0,
          **params}
     score_fn = None
@@ -81,7 +83,7 @@ def _world(*, honest=40, sybils=6, degree=None, target=None, scoring=False, seed
             g = np.full(n, -1, dtype=np.int64)
             g[is_sybil] = np.arange(sybils) % ips
             group = g[conn.indices]
-        score_fn = _score(ips=group, colocation=bool(ips))
+        score_fn = _score(ips=group, colocation=bool(ips), p7=p7)
         s.update(scoring=True, gossip_threshold=HARDENING_THRESHOLDS.gossip,
                  publish_threshold=HARDENING_THRESHOLDS.publish, mesh_window_ms=5.0)
     delay = np.full(conn.nnz, 20.0)
@@ -238,3 +240,33 @@ def test_attack_arrays_must_match_the_network():
                         Network.uniform(3), pubs, {"d": 1, "d_lo": 1, "d_hi": 2, "d_score": 1,
                                                    "d_out": 0}, np.random.default_rng(0),
                         attack=bad)
+
+
+def test_liars_announce_serve_nothing_and_pay_p7_for_every_broken_promise():
+    # the honest nodes' connections among themselves open at 8 s: until then a message reaches
+    # them only through a liar's IHAVE, so the IWANTs they send it are promises it breaks
+    eng, is_sybil, pubs = _world(scoring=True, liar=True, p7=-1.0, log=400000, messages=120,
+                                 honest_join_ms=8000.0, iwant_followup_ms=1000.0)
+    eng.run_until(16000.0)
+    log = eng.sent_log()
+    assert not log["full"]
+    kinds = np.array(log["kind"])
+    from_liar = is_sybil[log["sender"]]
+    assert set(kinds[from_liar].tolist()) == {"ihave"}  # no GRAFT, no copy, no IWANT answer
+    assert (is_sybil[log["receiver"]] & (kinds == "iwant")).any()
+    conn = eng.connections
+    toward = ~is_sybil[conn.row_of] & is_sybil[conn.indices]
+    between = ~is_sybil[conn.row_of] & ~is_sybil[conn.indices]
+    penalty = eng._X[11]
+    assert penalty[toward].sum() > 0 and penalty[between].sum() == 0
+    # P7 = -(count)^2: a peer that broke promises scores below zero
+    assert (eng._X[8][toward & (penalty > 0)] < 0).all()
+    # what was published once the honest connections were open reached every honest node
+    late = pubs.time_ms >= 9000.0
+    assert np.isfinite(eng.arrival[np.ix_(late, ~is_sybil)]).all()
+
+
+def test_without_scoring_no_promise_is_tracked():
+    eng, is_sybil, _ = _world(liar=True, messages=60)
+    eng.run_until(10000.0)
+    assert not eng._X[11].any()

@@ -92,7 +92,9 @@ P_SCORING, P_LOSS, P_JITTER, P_GRAFT_ON_SUB = 28, 29, 30, 31
 #: whose messages they drop (-1: every publisher's), when they start dropping, the most a
 #: sybil waits beyond a PRUNE's backoff before grafting again
 P_ATK_TOPIC, P_ATK_TARGET, P_ATK_START, P_ATK_REGRAFT = 32, 33, 34, 35
-N_PARAMS = 36
+#: how long a node waits for a message it asked for with IWANT before the promise is broken
+P_FOLLOWUP = 36
+N_PARAMS = 37
 
 #: an attacker's flags (``G[11]``, per node): ``ATK_SYBIL`` runs the hardening evaluation's
 #: sybil (it grafts every peer it can, accepts every GRAFT, sends no IHAVE, ignores IHAVE and
@@ -100,6 +102,10 @@ N_PARAMS = 36
 #: names (``P_ATK_TOPIC``, ``P_ATK_TARGET``) from ``P_ATK_START`` on
 ATK_SYBIL = 1
 ATK_DROP = 2
+#: a sybil that announces what it receives (an IHAVE to every peer at once, and at every
+#: heartbeat as an honest node gossips) and serves no IWANT: it caches the messages it drops
+#: and grafts nobody (broken promises, P7)
+ATK_LIAR = 4
 
 #: the integer scalars' layout (``S[i]``)
 S_HEAP, S_SEQ, S_IDS, S_HBC, S_SAMPLES, S_VIOL, S_IWANT_SERVED = 0, 1, 2, 3, 4, 5, 6
@@ -522,13 +528,18 @@ def _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T):
 
 
 @numba.njit(**_HELPER_JIT)
-def _sybil_heartbeat(G, P, H, S, F, W, X, idb, rs, v, T):
+def _sybil_heartbeat(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, T):
     """A sybil's heartbeat (the hardening evaluation's attacker): it grafts, on every open
     connection, each topic its peer subscribes to, unless it is in that mesh already or waits
-    out a PRUNE's backoff; no mesh bounds, no gossip."""
+    out a PRUNE's backoff; no mesh bounds, no gossip.  A liar (``ATK_LIAR``) grafts nobody and
+    sends its IHAVEs as an honest node does."""
     indptr, indices, sub, conn_up = G[0], G[1], G[6], G[12]
     mesh_flag, backoff = X[0], X[3]
     now = F[0]
+    if G[11][v] & ATK_LIAR:
+        for tp in range(T):
+            _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T)
+        return
     for tp in range(T):
         row = v * T + tp
         for e in range(indptr[v], indptr[v + 1]):
@@ -566,7 +577,7 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
     lo, hi = indptr[v], indptr[v + 1]
     conn_up = G[12]
     if G[11][v] & ATK_SYBIL:
-        _sybil_heartbeat(G, P, H, S, F, W, X, idb, rs, v, T)
+        _sybil_heartbeat(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, T)
         return
     for tp in range(T):
         row = v * T + tp
@@ -743,6 +754,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
     mesh_flag, mlist, mdeg, backoff, lastpub = X[0], X[1], X[2], X[3], X[4]
     first_del, mesh_del, behaviour, score, peerhave, iasked = X[6], X[7], X[11], X[8], X[9], X[10]
     mc_cnt = X[12]
+    prom_m, prom_t = X[14], X[15]
     H, idb, mc_msg, mc_win = GR
     n = len(indptr) - 1
     T = sub.shape[1]
@@ -809,6 +821,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
             ready = t + proc[w] + P[P_VAL_MS] + P[P_VAL_PER_BYTE] * size[m]
             _push(H, S, ready, READY, w, m, v)
         elif kind == READY or kind == PUBLISH:
+            drop = False
             if kind == PUBLISH:
                 m = a
                 w = publisher[m]
@@ -820,7 +833,8 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 w = a
                 m = b
                 ein = c
-                if atk[w] and _drops(G, P, w, m, t):
+                drop = atk[w] and _drops(G, P, w, m, t)
+                if drop and not (atk[w] & ATK_LIAR):
                     continue  # an attacker: no forward, nothing cached to gossip or answer
             tp = topic_of[m]
             mc_msg, mc_win = _grow_mcache(mc_msg, mc_win, mc_cnt, w)
@@ -828,6 +842,15 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
             mc_win[w, mc_cnt[w]] = S[S_HBC]
             mc_cnt[w] += 1
             H = _grow_heap(H, S, indptr[w + 1] - indptr[w])
+            if kind == READY and drop:  # a liar: announced at once to its peers, never sent
+                idb, _ = _grow_ids(idb, H, S, 1, 0, 0)
+                off = S[S_IDS]
+                idb[off] = m
+                S[S_IDS] = off + 1
+                for e in range(indptr[w], indptr[w + 1]):
+                    if e != ein and sub[indices[e], tp] and conn_up[e] <= t:
+                        _send_control(G, P, H, S, F, W, rs, idb, w, e, IHAVE, tp, off, 1)
+                continue
             row = w * T + tp
             origin = publisher[m]
             if kind == PUBLISH and v11 and P[P_FLOOD] > 0:
@@ -942,6 +965,10 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 want = _sample(idb[top:top + want], want, room, rs)
                 iasked[ew] += want
                 S[S_IDS] = top + want
+                if scoring and want > 0 and prom_m[ew] < 0:
+                    # a promise (go's gossipTracer): the peer owes the first id asked
+                    prom_m[ew] = idb[top]
+                    prom_t[ew] = t + P[P_FOLLOWUP]
                 H = _grow_heap(H, S, 1)
                 _send_control(G, P, H, S, F, W, rs, idb, w, ew, IWANT, 0, top, want)
             else:  # IWANT: w answers from its message cache
@@ -965,6 +992,17 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     S[S_IWANT_SERVED] += 1
                     _send_data(G, P, H, S, F, W, X, rs, M, w, ew, m, 1)
         else:  # HEARTBEAT
+            if scoring:  # broken promises: a P7 penalty each (go's applyIwantPenalties)
+                for e in range(len(indices)):
+                    m = prom_m[e]
+                    if m < 0:
+                        continue
+                    asker = indices[rev[e]]
+                    if arrival[m, asker] != np.inf:
+                        prom_m[e] = -1  # kept
+                    elif prom_t[e] <= t:
+                        behaviour[e] += 1.0
+                        prom_m[e] = -1
             for i in range(n):  # this heartbeat's order of the nodes
                 j = i + int(_uniform(rs) * (n - i))
                 tmp = perm[i]

@@ -90,6 +90,7 @@ DEFAULTS: dict[str, Any] = {
     "mesh_window_ms": 10.0,
     "idontwant_memory": 32,
     "graft_on_subscribe": False,
+    "iwant_followup_ms": 3000.0,
 }
 
 #: the case format's (and the declared parameters') names -> the engine's settings
@@ -115,6 +116,7 @@ CASE_PARAMS = {
     "idontwant_threshold": "idontwant_threshold",
     "scoring": "scoring",
     "graft_on_subscribe": "graft_on_subscribe",
+    "iwant_followup_ms": "iwant_followup_ms",
 }
 
 
@@ -211,6 +213,11 @@ class EngineAttack:
         When the dropping starts.
     regraft_ms : float
         A sybil's extra random wait after a PRUNE's backoff.
+    liar : numpy.ndarray or None
+        ``(n,)`` bool: sybils that announce what they receive (an IHAVE of its
+        id to every peer as soon as they have it, and their gossip at every
+        heartbeat) but serve no IWANT, forward nothing and graft nobody: every
+        IWANT sent to them is a broken promise (P7).
 
     Examples
     --------
@@ -226,11 +233,15 @@ class EngineAttack:
     target: int = -1
     start_ms: float = 0.0
     regraft_ms: float = 15000.0
+    liar: np.ndarray | None = None
 
     def flags(self) -> np.ndarray:
-        """``(n,)`` uint8: the kernel's flags (``ATK_SYBIL | ATK_DROP``)."""
-        return (np.asarray(self.sybil, dtype=bool) * K.ATK_SYBIL
-                + np.asarray(self.drop, dtype=bool) * K.ATK_DROP).astype(np.uint8)
+        """``(n,)`` uint8: the kernel's flags (``ATK_SYBIL | ATK_DROP | ATK_LIAR``)."""
+        f = (np.asarray(self.sybil, dtype=bool) * K.ATK_SYBIL
+             + np.asarray(self.drop, dtype=bool) * K.ATK_DROP)
+        if self.liar is not None:
+            f = f + np.asarray(self.liar, dtype=bool) * K.ATK_LIAR
+        return f.astype(np.uint8)
 
 
 def random_connections(
@@ -341,6 +352,7 @@ def _param_vector(s: Mapping[str, Any]) -> np.ndarray:
     P[K.P_MESH_WINDOW], P[K.P_WARMUP] = s["mesh_window_ms"], s["warmup_ms"]
     P[K.P_SCORING] = float(bool(s["scoring"]))
     P[K.P_GRAFT_ON_SUB] = float(bool(s["graft_on_subscribe"]))
+    P[K.P_FOLLOWUP] = s["iwant_followup_ms"]
     return P
 
 
@@ -499,6 +511,8 @@ class GossipSubEngine:
             z(nnz),                                                 # 11 behaviour penalty
             z(n, dtype=np.int64),                                   # 12 mcache entries
             z(n * T),                                               # 13 mesh size sums
+            np.full(nnz, -1, dtype=np.int32),                       # 14 promised message
+            np.full(nnz, np.inf),                                   # 15 promise deadline
         )
         ring = max(int(s["idontwant_memory"]), 1)
         self._U = (np.full((nnz, ring), -1, dtype=np.int32), z(nnz, dtype=np.int32),

@@ -72,7 +72,8 @@ ENGINE_PARAMS = (
     "variant", "D", "D_lo", "D_hi", "D_lazy", "D_score", "D_out", "heartbeat_ms",
     "fanout_ttl_ms", "mcache_len", "mcache_gossip", "seen_ttl_ms", "gossip_factor",
     "prune_backoff_ms", "gossip_retransmission", "max_ihave_length", "max_ihave_messages",
-    "flood_publish", "idontwant_threshold", "scoring", "graft_on_subscribe", "connections",
+    "flood_publish", "idontwant_threshold", "scoring", "graft_on_subscribe", "iwant_followup_ms",
+    "connections",
 )
 
 
@@ -206,7 +207,8 @@ def _engine_attack(attack: Any, conn: Connections) -> EngineAttack:
     conn_up = np.where(both, plan.honest_join_ms, plan.join_ms)
     censor = attack.kind == "sybil-censor"
     return EngineAttack(sybil=~honest, drop=~honest, conn_up_ms=conn_up,
-                        target=plan.target if censor else -1, start_ms=plan.after_ms)
+                        target=plan.target if censor else -1, start_ms=plan.after_ms,
+                        liar=~honest if attack.kind == "sybil-liar" else None)
 
 
 class GossipSub(ClockProtocol):
@@ -217,7 +219,7 @@ class GossipSub(ClockProtocol):
     variant, D, D_lo, D_hi, D_lazy, D_score, D_out, heartbeat_ms, fanout_ttl_ms, mcache_len,
     mcache_gossip, seen_ttl_ms, gossip_factor, prune_backoff_ms, gossip_retransmission,
     max_ihave_length, max_ihave_messages, flood_publish, idontwant_threshold, scoring,
-    graft_on_subscribe, connections
+    graft_on_subscribe, iwant_followup_ms, connections
         The GossipSub parameters declared once in
         :data:`hedgerow.protocols.gossipsub.params.PARAMS` (their defaults are
         the v1.1 specification's; ``docs/gossipsub.md``), checked together by
@@ -244,7 +246,7 @@ class GossipSub(ClockProtocol):
     stream_key = "libp2p-gossipsub"
     #: the Topiary topic attackers (subscribed to the victim topic, forwarding none of it) and
     #: the GossipSub v1.1 evaluation's sybils (:class:`~hedgerow.scenarios.attackers.SybilPlan`)
-    attacks = ("topic", "sybil", "sybil-eclipse", "sybil-censor")
+    attacks = ("topic", "sybil", "sybil-eclipse", "sybil-censor", "sybil-liar")
     quick_params: ClassVar[Mapping[str, Any]] = {"connections": 12, "warmup_ms": 3000.0,
                                                   "drain_ms": 3000.0}
     params = {

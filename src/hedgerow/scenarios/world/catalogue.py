@@ -308,7 +308,9 @@ _GS_HARDENING = Scenario(
         "D": 8, "D_lo": 6, "D_hi": 12, "D_score": 6, "D_lazy": 12, "connections": 20,
         "warmup_ms": 30000.0, "drain_ms": 10000.0, "score_params": "hardening"}},
 )
-#: the report's attacks (sections 7, 10, 12, 13, 14): name, description, settings
+#: the report's attacks (sections 7, 10, 12, 13, 14), and broken promises scored with the JS
+#: implementation's defaults (the evaluation's parameters give P7 no weight): name,
+#: description, settings
 _GS_ATTACKS = (
     ("eclipse", "eclipse of one target: every sybil connects to the target, a publisher, at 60 s "
      "and drops everything (report section 7)",
@@ -322,6 +324,11 @@ _GS_ATTACKS = (
      "everything at 120 s (report section 13)", {"attack_after_s": 120.0}),
     ("dawn", "attack at dawn: sybils connect at the start, the honest nodes among themselves "
      "10 s later; the sybils drop everything (report section 14)", {"honest_join_s": 10.0}),
+    ("broken-promises", "broken promises (beyond the report): sybils connect at the start, graft "
+     "nobody, announce what they receive in IHAVEs and serve no IWANT (P7)",
+     {"attack": "sybil-liar", "protocol_params": {**STANDARD_BINDINGS, "gossipsub": {
+         "D": 8, "D_lo": 6, "D_hi": 12, "D_score": 6, "D_lazy": 12, "connections": 20,
+         "warmup_ms": 30000.0, "drain_ms": 10000.0, "score_params": "defaults"}}}),
 )
 
 #: the named scenarios
