@@ -1,7 +1,8 @@
 """GossipSub under the attacks of the v1.1 evaluation, with peer scoring off and on (issue 29).
 
 The worlds are the named scenarios ``gs-baseline``, ``gs-eclipse``,
-``gs-censor``, ``gs-cold-boot``, ``gs-covert-flash`` and ``gs-dawn``
+``gs-censor``, ``gs-cold-boot``, ``gs-covert-flash``, ``gs-dawn`` and
+``gs-broken-promises``
 (:mod:`hedgerow.scenarios.world.catalogue`; ``docs/gossipsub.md``,
 "Attacks"): 1,000 honest nodes and 250 sybils at the report's settings, 2 KiB
 messages at 20 per second for 180 s after 30 s of warm-up.  Each world is run
@@ -33,7 +34,7 @@ from typing import Any
 
 from hedgerow.scenarios import run_scenario
 
-WORLDS = ("baseline", "eclipse", "censor", "cold-boot", "covert-flash", "dawn")
+WORLDS = ("baseline", "eclipse", "censor", "cold-boot", "covert-flash", "dawn", "broken-promises")
 COLUMNS = ("receive_rate", "delay_p50_ms", "delay_p90_ms", "delay_p99_ms",
            "victim_receive_rate", "victim_delay_mean_ms", "attacker_slot_share",
            "mesh_degree_mean", "prune_per_node_heartbeat")

@@ -258,7 +258,7 @@ def sybil_attack(
     if kind not in SYBIL_ATTACKS:
         raise ParameterError(f"attack must be one of {', '.join(SYBIL_ATTACKS)}, got {kind!r}",
                              key="attack")
-    n, T = instance.n_nodes, instance.n_topics
+    n = instance.n_nodes
     attackers = choose_attackers(n, n_attackers, rng)
     honest = np.ones(n, dtype=bool)
     honest[attackers] = False

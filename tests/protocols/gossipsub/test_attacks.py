@@ -120,7 +120,7 @@ def test_a_dropper_in_the_mesh_is_pruned_by_p3_with_scoring_and_stays_without():
 
 
 def test_sybils_drop_everything_send_no_ihave_and_answer_no_iwant():
-    eng, is_sybil, pubs = _world(log=200000, messages=60)
+    eng, is_sybil, _ = _world(log=200000, messages=60)
     eng.run_until(12000.0)
     log = eng.sent_log()
     assert not log["full"]
@@ -168,7 +168,7 @@ def test_censoring_sybils_drop_the_target_publishers_messages_only():
 
 
 def test_covert_flash_relays_honestly_until_its_start_then_drops():
-    eng, is_sybil, pubs = _world(after_ms=8000.0, log=400000, messages=120)
+    eng, is_sybil, _ = _world(after_ms=8000.0, log=400000, messages=120)
     eng.run_until(16000.0)
     log = eng.sent_log()
     assert not log["full"]
@@ -267,6 +267,6 @@ def test_liars_announce_serve_nothing_and_pay_p7_for_every_broken_promise():
 
 
 def test_without_scoring_no_promise_is_tracked():
-    eng, is_sybil, _ = _world(liar=True, messages=60)
+    eng, _, _ = _world(liar=True, messages=60)
     eng.run_until(10000.0)
     assert not eng._X[11].any()

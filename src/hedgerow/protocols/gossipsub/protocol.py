@@ -332,8 +332,9 @@ class GossipSub(ClockProtocol):
                 params = hardening_score_params(instance.n_topics,
                                                 colocation=ip_group is not None)
                 thresholds = HARDENING_THRESHOLDS
-                s["mesh_window_ms"] = params.topics[0].mesh_deliveries_window_ms if (
-                    params.topics) else s.get("mesh_window_ms", 10.0)
+                first = params.topics[0] if params.topics else None
+                if first is not None:  # the kernel's near-first window is the topics' one
+                    s["mesh_window_ms"] = first.mesh_deliveries_window_ms
             else:
                 params, thresholds = score_preset(
                     "ethereum" if values["score_params"] == "ethereum" else s["variant"],

@@ -311,7 +311,7 @@ _GS_HARDENING = Scenario(
 #: the report's attacks (sections 7, 10, 12, 13, 14), and broken promises scored with the JS
 #: implementation's defaults (the evaluation's parameters give P7 no weight): name,
 #: description, settings
-_GS_ATTACKS = (
+_GS_ATTACKS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("eclipse", "eclipse of one target: every sybil connects to the target, a publisher, at 60 s "
      "and drops everything (report section 7)",
      {"attack": "sybil-eclipse", "attack_degree": 1, "attack_join_s": 60.0}),
