@@ -273,7 +273,7 @@ def sybil_attack(
     if not pub_sub.any():
         raise ParameterError("the publishers subscribe to no topic; use fewer attackers or a "
                              "denser workload", key="attackers")
-    target = int(rng.choice(pubs)) if kind != "sybil" else -1
+    target = int(rng.choice(pubs)) if kind in ("sybil-eclipse", "sybil-censor") else -1
     plan = SybilPlan(degree=int(degree), join_ms=1000.0 * float(join_s),
                      after_ms=1000.0 * float(after_s),
                      honest_join_ms=1000.0 * float(honest_join_s), ips=int(ips), target=target)

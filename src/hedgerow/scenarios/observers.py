@@ -286,7 +286,7 @@ def _victim(
         if attack.victim_topic is None:
             return None
         return rec.topic == attack.victim_topic, honest
-    if plan.target < 0:
+    if plan.target < 0 or attack.kind not in ("sybil-censor", "sybil-eclipse"):
         return None
     if attack.kind == "sybil-censor":
         return rec.publisher == plan.target, honest
