@@ -82,3 +82,18 @@ def test_a_static_protocol_sees_the_sybils_as_silent_on_every_topic():
     # the same overlay and messages: paths through sybils are gone, so arrivals come later
     assert silent["receive_rate"] <= honest["receive_rate"]
     assert silent["delay_mean_ms"] > honest["delay_mean_ms"]
+
+
+def test_honest_meshes_keep_their_bounds_after_every_heartbeat_under_attack():
+    from hedgerow.dissemination.contended import Network
+    from hedgerow.protocols.engine_api import Publications
+
+    world = make_world("gs-dawn", seed=3, nodes=120, attackers=30, messages=50)
+    proto = make_protocol("gossipsub", world, {"scoring": True, "warmup_ms": 2000.0})
+    pubs = Publications.create(np.flatnonzero(world.honest)[:50], np.zeros(50, dtype=np.int64),
+                               2000.0 + 100.0 * np.arange(50), 2048.0)
+    engine = proto.clock_engine(world.instance, Network.uniform(world.n_nodes), world.latency,
+                                world.proc, pubs, proto.streams(3), attack=world.attack)
+    for k in range(1, 25):
+        engine.run_until(k * engine.heartbeat_ms)
+        assert proto.heartbeat_bounds(engine) == [], k

@@ -833,7 +833,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 w = a
                 m = b
                 ein = c
-                drop = atk[w] and _drops(G, P, w, m, t)
+                drop = atk[w] != 0 and _drops(G, P, w, m, t)
                 if drop and not (atk[w] & ATK_LIAR):
                     continue  # an attacker: no forward, nothing cached to gossip or answer
             tp = topic_of[m]

@@ -352,7 +352,8 @@ class GossipSub(ClockProtocol):
 
     def heartbeat_bounds(self, engine: Any) -> list[str]:
         """Every subscribed node's mesh within ``[d_lo, d_hi]`` right after a heartbeat, unless
-        fewer than ``d_lo`` subscribed peers could be grafted (connected, not backed off)."""
+        fewer than ``d_lo`` subscribed peers could be grafted (connected, the connection open,
+        not backed off); sybils keep no bounds and are not checked."""
         values = self.checked()
         d_lo, d_hi = values["D_lo"], values["D_hi"]
         deg = engine.mesh_degree()
@@ -365,6 +366,11 @@ class GossipSub(ClockProtocol):
         free = peer_sub & ~flags
         if values["variant"] != "v1.0":
             free &= back <= engine.now
+        attack = engine.attack
+        if attack is not None:
+            if attack.conn_up_ms is not None:
+                free &= (np.asarray(attack.conn_up_ms) <= engine.now)[:, None]
+            sub = sub & ~np.asarray(attack.sybil, dtype=bool)[:, None]
         spare = np.zeros_like(deg)
         np.add.at(spare, row, free.astype(np.int64))
         out = []
