@@ -519,8 +519,8 @@ def ethereum_score_params(topic_kinds: Sequence[str], *, active_validators: int 
     )
 
 
-#: the GossipSub v1.1 evaluation's thresholds (libp2p/gossipsub-hardening,
-#: scripts/configs/1k-*.json)
+#: the GossipSub v1.1 evaluation's thresholds (``libp2p/gossipsub-hardening``,
+#: ``scripts/configs/1k-*.json``)
 HARDENING_THRESHOLDS = PeerScoreThresholds(gossip=-4000.0, publish=-5000.0, graylist=-10000.0,
                                            accept_px=0.0, opportunistic_graft=0.0)
 

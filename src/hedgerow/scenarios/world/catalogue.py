@@ -279,7 +279,8 @@ _GOLDFISH_RANDOM = Scenario(
 )
 
 #: the GossipSub v1.1 evaluation's world (Vyzovitis et al., Gossipsub-v1.1 Evaluation Report,
-#: PL-TechRep-2020-001, section 4; test plans libp2p/gossipsub-hardening, scripts/configs/1k-*):
+#: PL-TechRep-2020-001, section 4; test plans ``libp2p/gossipsub-hardening``,
+#: ``scripts/configs/1k-*``):
 #: 1,000 honest nodes (a tenth publish) and 250 sybils, one topic, 25 ms links with 10 % jitter,
 #: 20 connections per honest node, 2 KiB messages; 20 per second here (the report's 120 per
 #: second, scaled down; P3's threshold of 10 still holds for an honest mesh peer), 3,600 = 180 s
