@@ -47,7 +47,7 @@ def test_registry_names():
                                  "goldfish-random", "goldfish-real", "goldfish-withhold",
                                  "gs-baseline", "gs-broken-promises", "gs-censor",
                                  "gs-cold-boot", "gs-covert-flash", "gs-dawn", "gs-eclipse",
-                                 "perigee-matrix",
+                                 "lean-gossip", "perigee-matrix",
                                  "rss-unit-square", "topic-attack", "unit-square",
                                  "unit-square-bw", "vitis-high",
                                  "vitis-low", "vitis-random",

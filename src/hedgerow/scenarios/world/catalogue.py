@@ -47,6 +47,7 @@ from typing import Any
 from hedgerow.errors import ParameterError
 from hedgerow.latency import LATENCY_MODELS
 from hedgerow.scenarios.epoch_churn import parse_churn, parse_trace
+from hedgerow.scenarios.world.lean import parse_bimodal_churn, parse_peer_table
 from hedgerow.scenarios.world.wire import parse_bandwidth, parse_publication, parse_size
 from hedgerow.workloads.publishers import parse_publishers
 from hedgerow.world_settings import RELAY_ATTACKS, SYBIL_ATTACKS, WORLD_SETTINGS, check_setting
@@ -64,7 +65,7 @@ __all__ = [
 ]
 
 #: latency models whose size the run chooses (the others are real data sets of fixed size)
-SIZED_MODELS = ("unit-square", "cities-placed", "constant")
+SIZED_MODELS = ("unit-square", "cities-placed", "constant", "regions")
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,11 @@ class Scenario:
     churn : str or None
         Broadcast worlds: the on/off churn between epochs, ``"onoff:F:ON:OFF"``
         (:mod:`hedgerow.scenarios.epoch_churn`).
+    bimodal_churn, peer_table : str or None
+        Lean Gossip's churn within a run (``"F:LEAVE:REJOIN[:TICK_MS]"``) and
+        peer tables (``"LO:HI"``), read by
+        :func:`hedgerow.scenarios.lean_gossip.run_lean_gossip`; the epoch loop
+        refuses a world that sets them.
     publishers : str or None
         Broadcast workload: the publishing law ``"unif:K"`` or ``"exp:K"``
         (:func:`hedgerow.workloads.publishers.publisher_probabilities`).
@@ -239,6 +245,8 @@ class Scenario:
     buckets: int = 100
     alpha: float = _default("alpha")
     churn: str | None = _default("churn")
+    bimodal_churn: str | None = _default("bimodal_churn")
+    peer_table: str | None = _default("peer_table")
     rt: int = _default("rt")
     cycles: int = _default("cycles")
     bandwidth: str | None = _default("bandwidth")
@@ -444,6 +452,27 @@ SCENARIOS: dict[str, Scenario] = {
             publication="poisson:20",
         ),
         Scenario(
+            "lean-gossip",
+            "Lean Gossip's world (ankitku/lean-gossip; docs/gossipsub.md): 1000 peers in three "
+            "regions (EU / US / Asia at 30 / 40 / 30 %, 30-220 ms one way, rounded up to its "
+            "100 ms tick), peer tables of 40-80 made symmetric, 25 Mbit/s uplinks, one "
+            "attestation topic every peer subscribes to, 1536-byte attestations (1 per peer "
+            "per 384 s, at most once), bimodal churn (churny share 0 here; 0.01 leave and 0.05 "
+            "rejoin per tick); run by hedgerow.scenarios.lean_gossip.run_lean_gossip",
+            latency="regions",
+            latency_kw=(("tick_ms", 100.0),),
+            nodes=1000,
+            d=8,
+            topics=1,
+            interest=1.0,
+            epochs=1,
+            ttl=0,
+            bandwidth="25",
+            size="1536",
+            peer_table="40:80",
+            bimodal_churn="0:0.01:0.05:100",
+        ),
+        Scenario(
             "eth-blocks",
             "1000 nodes on the 246 WonderNetwork cities, one topic (a block/blob gossip "
             "network), 80% home nodes at 25/50 Mbit/s up/down (EIP-7870) and 20% data-centre "
@@ -581,6 +610,8 @@ _FORMS = {
     "bandwidth": parse_bandwidth,
     "size": parse_size,
     "publication": parse_publication,
+    "bimodal_churn": parse_bimodal_churn,
+    "peer_table": parse_peer_table,
 }
 
 
