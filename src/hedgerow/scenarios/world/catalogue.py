@@ -40,7 +40,7 @@ hedgerow.errors.ParameterError: scenario 'cities' has no attackers; attackers ap
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -603,7 +603,7 @@ def _read_churn(value: str) -> None:
 
 
 #: the text settings' forms, read by the code that uses them (setting -> reader that raises)
-_FORMS = {
+_FORMS: dict[str, Callable[[Any], Any]] = {
     "latency": _read_latency,
     "churn": _read_churn,
     "publishers": parse_publishers,
