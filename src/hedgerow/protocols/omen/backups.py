@@ -616,8 +616,8 @@ def refresh_entry(
         st = _STAMP[len(online)] = np.zeros(len(online) + 1, dtype=np.int64)
     return _refresh(
         int(node), np.ascontiguousarray(pool, dtype=np.int64), online, sub_indptr, sub_topics,
-        _masks(masks), int(lam), BUILDERS[builder], PD_PICKS[pick], draws, _pos(n_topics), st, live_subs,
-        _loads(load), COVERS[cover], int(lam) if ready == "lambda" else 1,
+        _masks(masks), int(lam), BUILDERS[builder], PD_PICKS[pick], draws, _pos(n_topics), st,
+        live_subs, _loads(load), COVERS[cover], int(lam) if ready == "lambda" else 1,
     )
 
 

@@ -412,8 +412,8 @@ class ViewTable:
                 order, i, on, online, adj, deg, self.slot_node, self.b_off, self.b_len,
                 self.b_cap, self.b_flat, self.n_off, self.n_len, self.n_flat, self.ready,
                 self.dirty, self.touched, self.lam_of, self.rlam_of, self.kdraw, self.need,
-                self.max_need, indptr, topics, masks, live_subs, load, use_load, builder, pick, cache,
-                rnd_view, u32, 0, dbl, 0, pos, stamp, view_v, view_p, head, pool,
+                self.max_need, indptr, topics, masks, live_subs, load, use_load, builder, pick,
+                cache, rnd_view, u32, 0, dbl, 0, pos, stamp, view_v, view_p, head, pool,
             )
             if status:
                 raise RuntimeError("a backup set outgrew its lam * |T| bound")
