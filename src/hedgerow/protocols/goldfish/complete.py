@@ -133,7 +133,7 @@ class Solution:
     steps: int
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _terms(x, obs, cells, nbrs, wts, row_normalise):
     s, k = nbrs.shape
     p = x.shape[0]
@@ -201,7 +201,7 @@ def _sq(nc, s1, s2, xo, d, a, co):
     return v if v > 0.0 else 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _loss(a, c, var, row, nbr, w, nc, s1, s2, xo):
     tot = 0.0
     for i in range(len(var)):
@@ -248,7 +248,7 @@ def _grad(a, c, ga, gc, var, row, nbr, w, nc, s1, s2, xo):
     return tot + na + ncn
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _adam(a, c, var, row, nbr, w, nc, s1, s2, xo, lr, max_steps, early_stop, exit_diff):
     s = len(a)
     p = len(c)
@@ -290,7 +290,7 @@ def _adam(a, c, var, row, nbr, w, nc, s1, s2, xo, lr, max_steps, early_stop, exi
     return step
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _var_terms(var, s):
     """Terms grouped by variable: ``(start, order)``, the terms of ``v`` being
     ``order[start[v]:start[v + 1]]``."""
@@ -410,7 +410,7 @@ def _env_chol_solve(m, first, b, x):
             x[k] -= m[i, k] * xi
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _pattern_edges(row, nbr, var, start, order):
     """The off-diagonal pattern of the MM system as an edge list (both directions): ``(r, o)``
     of every term and ``(o1, o2)`` of two neighbours of the same cell."""
@@ -519,8 +519,10 @@ def _slot(i, j, p, sparse, aptr, aidx):
 
 @numba.njit(cache=True)
 def _sparse_symbolic(aptr, aidx, p):
-    """Elimination tree and column pointers of the Cholesky factor of a pattern (strictly lower
-    CSR ``aptr, aidx``); column ``j`` of the factor holds its diagonal first."""
+    """Elimination tree, column pointers and row patterns of the Cholesky factor of a pattern
+    (strictly lower CSR ``aptr, aidx``).  Column ``j`` of the factor holds its diagonal first;
+    row ``k``'s pattern (columns ``< k``, in :func:`_ereach`'s topological order) is
+    ``ridx[rptr[k]:rptr[k + 1]]``, found once and reused by every factorisation."""
     parent = np.full(p, -1, dtype=np.int64)
     anc = np.full(p, -1, dtype=np.int64)
     for k in range(p):
@@ -535,33 +537,39 @@ def _sparse_symbolic(aptr, aidx, p):
     cnt = np.ones(p, dtype=np.int64)
     flag = np.full(p, -1, dtype=np.int64)
     stack = np.empty(p, dtype=np.int64)
+    rptr = np.zeros(p + 1, dtype=np.int64)
     for k in range(p):
         top = _ereach(aptr, aidx, k, parent, flag, stack)
+        rptr[k + 1] = rptr[k] + p - top
         for t in range(top, p):
             cnt[stack[t]] += 1
+    ridx = np.empty(rptr[p], dtype=np.int64)
+    flag[:] = -1
+    for k in range(p):
+        top = _ereach(aptr, aidx, k, parent, flag, stack)
+        ridx[rptr[k] : rptr[k + 1]] = stack[top:p]
     lp = np.zeros(p + 1, dtype=np.int64)
     for j in range(p):
         lp[j + 1] = lp[j] + cnt[j]
-    return parent, lp
+    return parent, lp, rptr, ridx
 
 
 @numba.njit(cache=True)
-def _sparse_chol_solve(vals, aptr, aidx, parent, lp, li, lx, b, x, work, flag, nxt, stack):
+def _sparse_chol_solve(vals, aptr, aidx, rptr, ridx, lp, li, lx, b, x, work, nxt):
     """Solve ``m x = b`` by an up-looking sparse Cholesky (CSparse's ``cs_chol``): ``vals``
     holds the diagonal of ``m`` (``p`` values) then its lower triangle at the pattern ``aptr,
-    aidx``; the factor's columns go to ``li, lx`` at ``lp`` (:func:`_sparse_symbolic`)."""
-    p = len(parent)
-    flag[:] = -1
+    aidx``; the factor's columns go to ``li, lx`` at ``lp``, row ``k`` reading the pattern
+    ``ridx[rptr[k]:rptr[k + 1]]`` (:func:`_sparse_symbolic`)."""
+    p = len(lp) - 1
     for j in range(p):
         nxt[j] = lp[j]
     for k in range(p):
-        top = _ereach(aptr, aidx, k, parent, flag, stack)
         work[k] = 0.0
         for q in range(aptr[k], aptr[k + 1]):
             work[aidx[q]] = vals[p + q]
         d = vals[k]
-        for t in range(top, p):
-            i = stack[t]
+        for t in range(rptr[k], rptr[k + 1]):
+            i = ridx[t]
             lki = work[i] / lx[lp[i]]
             work[i] = 0.0
             for q in range(lp[i] + 1, nxt[i]):
@@ -600,7 +608,7 @@ def _loss_norms(a, c, var, row, nbr, w, nc, s1, s2, xo, nrm):
     return tot + np.sqrt(np.sum(a * a)) + np.sqrt(np.sum(c * c))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shrink, reorder,
         spos):
     """Majorise-minimise; returns the steps taken.  ``a``/``c`` hold the start and the result.
@@ -617,19 +625,18 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
         first = np.zeros(p, dtype=np.int64)
         ea, eb = _pattern_edges(row, nbr, var, start, order)
         aptr, aidx = _lower_pattern(ea, eb, pos, p)
-        parent, lp = _sparse_symbolic(aptr, aidx, p)
+        _parent, lp, rptr, ridx = _sparse_symbolic(aptr, aidx, p)
     else:
         pos, first = _envelope_order(row, nbr, var, start, order, p, reorder)
         aptr = np.zeros(p + 1, dtype=np.int64)
         aidx = np.zeros(0, dtype=np.int64)
-        parent = np.full(p, -1, dtype=np.int64)
         lp = np.zeros(p + 1, dtype=np.int64)
+        rptr = np.zeros(p + 1, dtype=np.int64)
+        ridx = np.zeros(0, dtype=np.int64)
     li = np.empty(lp[p], dtype=np.int64)
     lx = np.empty(lp[p])
     work = np.zeros(p)
-    flag = np.empty(p, dtype=np.int64)
     nxt = np.empty(p, dtype=np.int64)
-    stack = np.empty(p, dtype=np.int64)
     rp = np.empty(t, dtype=np.int64)
     op = np.empty(t, dtype=np.int64)
     for i in range(t):
@@ -731,8 +738,7 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
                         vals[pslot[k]] -= fi * om[order[x2]]
                     k += 1
         if sparse:
-            _sparse_chol_solve(vals, aptr, aidx, parent, lp, li, lx, rhs, cp, work, flag, nxt,
-                               stack)
+            _sparse_chol_solve(vals, aptr, aidx, rptr, ridx, lp, li, lx, rhs, cp, work, nxt)
         else:
             _env_chol_solve(big, first, rhs, cp)
         a[:] = ba
