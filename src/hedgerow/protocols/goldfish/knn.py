@@ -272,10 +272,17 @@ def _classify_masks(x, obs, dag, k):
     bstart[nb] = p
     bobs = np.zeros(nb, dtype=np.int64)
     bod = np.zeros(nb, dtype=np.int64)
+    bdg = np.zeros(nb, dtype=np.int64)  # the † columns of the block's rows
+    bgid = np.full(nb, -1, dtype=np.int64)  # the block's group when all its rows share one
     x_t = np.ascontiguousarray(x.T)
     b_t = np.zeros((q, p))
+    dag_t = np.ascontiguousarray(dag.T)
     for b in range(nb):
+        bgid[b] = gid[bstart[b]]
         for r in range(bstart[b], bstart[b + 1]):
+            bdg[b] |= dgm[r]
+            if gid[r] != bgid[b]:
+                bgid[b] = -1
             if nobs[r] >= 2:  # a row with fewer observed peers has no distance
                 bobs[b] |= om[r]
                 bod[b] |= odm[r]
@@ -331,6 +338,45 @@ def _classify_masks(x, obs, dag, k):
             _block_distances(x_t, b_t, x[r], bcols, nbc, i0, i1, s1, cnt, ss, g)
             # the peering rows of any missing column, in row order: each group's K nearest
             # (ties keep the lower row), its count, and per column the nearest † row
+            gr = bgid[b]
+            if gr >= 0:
+                # one group (the usual block, part of an epoch): tight loops over the block
+                valid = 0
+                for i in range(i0, i1):
+                    if g[i] == g[i]:
+                        valid += 1
+                if i0 <= r < i1 and g[r] == g[r]:
+                    valid -= 1
+                fill = min(tn[gr], k)
+                tn[gr] += valid
+                top = tg[gr, k - 1] if fill >= k else np.inf
+                for i in range(i0, i1):
+                    gi = g[i]
+                    if gi < top and i != r:  # nan never enters
+                        if fill < k:
+                            j = fill
+                            fill += 1
+                        else:
+                            j = k - 1
+                        while j > 0 and tg[gr, j - 1] > gi:
+                            tg[gr, j] = tg[gr, j - 1]
+                            ti[gr, j] = ti[gr, j - 1]
+                            j -= 1
+                        tg[gr, j] = gi
+                        ti[gr, j] = i
+                        top = tg[gr, k - 1] if fill >= k else np.inf
+                dm = bdg[b] & miss
+                u = 0
+                while dm:
+                    if dm & 1:
+                        du = dmin[u]
+                        for i in range(i0, i1):  # r has no † at its missing column u
+                            if dag_t[u, i] and g[i] < du:
+                                du = g[i]
+                        dmin[u] = du
+                    dm >>= 1
+                    u += 1
+                continue
             for i in range(i0, i1):
                 if odm[i] & miss == 0 or i == r:
                     continue
