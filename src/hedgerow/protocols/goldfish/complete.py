@@ -79,11 +79,13 @@ from hedgerow.errors import ParameterError
 from hedgerow.protocols.goldfish.matrix import Classified, WindowMatrix
 
 __all__ = [
+    "DENSE_TAIL",
     "SPARSE_ROWS",
     "Problem",
     "Solution",
     "build_problem",
     "completed",
+    "dense_tail",
     "loss",
     "min_degree_order",
     "solve",
@@ -554,12 +556,56 @@ def _sparse_symbolic(aptr, aidx, p):
     return parent, lp, rptr, ridx
 
 
+@numba.njit(cache=True, fastmath=True)
+def _dot(u, v, n):
+    """``u[:n] . v[:n]`` (summed in any order: it vectorises)."""
+    tot = 0.0
+    for i in range(n):
+        tot += u[i] * v[i]
+    return tot
+
+
 @numba.njit(cache=True)
-def _sparse_chol_solve(vals, aptr, aidx, rptr, ridx, lp, li, lx, b, x, work, nxt):
+def _dense_tail(lp, dense):
+    """:func:`dense_tail` inside the solver (``p`` unless ``dense``)."""
+    p = len(lp) - 1
+    if not dense:
+        return p
+    n1 = p
+    while n1 > 0 and lp[n1] - lp[n1 - 1] == p - n1 + 1:
+        n1 -= 1
+    return n1 if p - n1 >= DENSE_TAIL else p
+
+
+def dense_tail(lp: np.ndarray) -> int:
+    """The first row of the factor's dense trailing block: every column from there on is full
+    below its diagonal (column counts ``lp``, :func:`_sparse_symbolic`); ``p`` when that block
+    has fewer than :data:`DENSE_TAIL` rows.
+
+    Examples
+    --------
+    >>> dense_tail(np.array([0, 2, 3, 4, 5]))  # a diagonal matrix: no dense block
+    4
+    """
+    p = len(lp) - 1
+    cnt = np.diff(lp)
+    n1 = p
+    while n1 > 0 and cnt[n1 - 1] == p - n1 + 1:
+        n1 -= 1
+    return n1 if p - n1 >= DENSE_TAIL else p
+
+
+@numba.njit(cache=True)
+def _sparse_chol_solve(vals, aptr, aidx, rptr, ridx, lp, li, lx, b, x, work, nxt, n1, ld):
     """Solve ``m x = b`` by an up-looking sparse Cholesky (CSparse's ``cs_chol``): ``vals``
     holds the diagonal of ``m`` (``p`` values) then its lower triangle at the pattern ``aptr,
     aidx``; the factor's columns go to ``li, lx`` at ``lp``, row ``k`` reading the pattern
-    ``ridx[rptr[k]:rptr[k + 1]]`` (:func:`_sparse_symbolic`)."""
+    ``ridx[rptr[k]:rptr[k + 1]]`` (:func:`_sparse_symbolic`).
+
+    Rows ``n1 ..`` (:func:`dense_tail`) form a dense block of the factor: their entries in
+    those columns are kept in ``ld`` and found by dot products over rows (contiguous, so they
+    vectorise) once the sparse columns' updates are in; with ``n1 = p`` every operation is the
+    plain up-looking one."""
     p = len(lp) - 1
     for j in range(p):
         nxt[j] = lp[j]
@@ -570,6 +616,8 @@ def _sparse_chol_solve(vals, aptr, aidx, rptr, ridx, lp, li, lx, b, x, work, nxt
         d = vals[k]
         for t in range(rptr[k], rptr[k + 1]):
             i = ridx[t]
+            if i >= n1:
+                continue
             lki = work[i] / lx[lp[i]]
             work[i] = 0.0
             for q in range(lp[i] + 1, nxt[i]):
@@ -579,18 +627,40 @@ def _sparse_chol_solve(vals, aptr, aidx, rptr, ridx, lp, li, lx, b, x, work, nxt
             nxt[i] += 1
             li[q] = k
             lx[q] = lki
-        q = nxt[k]
-        nxt[k] += 1
-        li[q] = k
-        lx[q] = np.sqrt(d) if d > 0.0 else 1e-300
+        if k < n1:
+            q = nxt[k]
+            nxt[k] += 1
+            li[q] = k
+            lx[q] = np.sqrt(d) if d > 0.0 else 1e-300
+        else:
+            kk = k - n1
+            row = ld[kk]
+            for ii in range(kk):
+                v = work[n1 + ii] - _dot(row, ld[ii], ii)
+                work[n1 + ii] = 0.0
+                lki = v / ld[ii, ii]
+                row[ii] = lki
+                d -= lki * lki
+            ld[kk, kk] = np.sqrt(d) if d > 0.0 else 1e-300
     for i in range(p):
         x[i] = b[i]
-    for j in range(p):
+    for j in range(n1):
         x[j] /= lx[lp[j]]
         xj = x[j]
         for q in range(lp[j] + 1, lp[j + 1]):
             x[li[q]] -= lx[q] * xj
-    for j in range(p - 1, -1, -1):
+    m = p - n1
+    if m:
+        xd = x[n1:]
+        for ii in range(m):
+            xd[ii] = (xd[ii] - _dot(ld[ii], xd, ii)) / ld[ii, ii]
+        for ii in range(m - 1, -1, -1):
+            xd[ii] /= ld[ii, ii]
+            xi = xd[ii]
+            row = ld[ii]
+            for jj in range(ii):
+                xd[jj] -= row[jj] * xi
+    for j in range(n1 - 1, -1, -1):
         v = x[j]
         for q in range(lp[j] + 1, lp[j + 1]):
             v -= lx[q] * x[li[q]]
@@ -610,11 +680,12 @@ def _loss_norms(a, c, var, row, nbr, w, nc, s1, s2, xo, nrm):
 
 @numba.njit(cache=True, nogil=True)
 def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shrink, reorder,
-        spos):
+        spos, dense):
     """Majorise-minimise; returns the steps taken.  ``a``/``c`` hold the start and the result.
 
     With ``spos`` (a row order of length ``p``) the system is factored by a sparse Cholesky in
-    that order; otherwise (``spos`` empty) within the envelope of :func:`_envelope_order`."""
+    that order, its dense trailing block (:func:`dense_tail`) as dense rows when ``dense``;
+    otherwise (``spos`` empty) within the envelope of :func:`_envelope_order`."""
     s = len(a)
     p = len(c)
     t = len(var)
@@ -626,6 +697,7 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
         ea, eb = _pattern_edges(row, nbr, var, start, order)
         aptr, aidx = _lower_pattern(ea, eb, pos, p)
         _parent, lp, rptr, ridx = _sparse_symbolic(aptr, aidx, p)
+        n1 = _dense_tail(lp, dense)
     else:
         pos, first = _envelope_order(row, nbr, var, start, order, p, reorder)
         aptr = np.zeros(p + 1, dtype=np.int64)
@@ -633,6 +705,8 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
         lp = np.zeros(p + 1, dtype=np.int64)
         rptr = np.zeros(p + 1, dtype=np.int64)
         ridx = np.zeros(0, dtype=np.int64)
+        n1 = p
+    ld = np.zeros((p - n1, p - n1))
     li = np.empty(lp[p], dtype=np.int64)
     lx = np.empty(lp[p])
     work = np.zeros(p)
@@ -738,7 +812,8 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
                         vals[pslot[k]] -= fi * om[order[x2]]
                     k += 1
         if sparse:
-            _sparse_chol_solve(vals, aptr, aidx, rptr, ridx, lp, li, lx, rhs, cp, work, nxt)
+            _sparse_chol_solve(vals, aptr, aidx, rptr, ridx, lp, li, lx, rhs, cp, work, nxt, n1,
+                               ld)
         else:
             _env_chol_solve(big, first, rhs, cp)
         a[:] = ba
@@ -765,6 +840,8 @@ METHODS = ("mm", "adam")
 
 #: windows with more rows than this are factored by the sparse Cholesky (``solve(sparse=None)``)
 SPARSE_ROWS = 600
+#: the fewest rows of a dense trailing block worth factoring as dense rows (:func:`dense_tail`)
+DENSE_TAIL = 8
 
 
 def min_degree_order(prob: Problem) -> np.ndarray:
@@ -812,6 +889,7 @@ def solve(
     shrink: float = 0.2,
     envelope: bool = True,
     sparse: bool | None = None,
+    dense: bool = True,
 ) -> Solution:
     """Minimise eq. (1).
 
@@ -838,6 +916,10 @@ def solve(
         window has more than :data:`SPARSE_ROWS` rows and ``envelope`` is on.  The same
         iterates up to rounding; the envelope keeps the paper-sized windows' results bit for
         bit.
+    dense : bool
+        The sparse factor takes its dense trailing block (:func:`dense_tail`: the last 150-250
+        rows of a 3,000-row window, most of the work) as dense rows, the same factor up to
+        rounding; ``False`` keeps the plain up-looking factorisation.
     """
     s, p = prob.n_vars, prob.n_rows
     if method == "adam":
@@ -860,7 +942,7 @@ def solve(
         spos = min_degree_order(prob) if sparse else np.zeros(0, dtype=np.int64)
         steps = _mm(a, c, prob.var, prob.row, prob.nbr, prob.weight, prob.n_common, prob.s1,
                     prob.s2, prob.x_o, int(max_steps or 500), float(tol), float(floor),
-                    float(eps0), float(shrink), bool(envelope), spos)
+                    float(eps0), float(shrink), bool(envelope), spos, bool(dense))
     else:
         raise ParameterError(
             f"goldfish: completion method must be one of {', '.join(METHODS)}, got {method!r}",
