@@ -50,7 +50,8 @@ it), about 20,000 multiply-adds on a 120-row window instead of the dense ``p³/6
 more than ``SPARSE_ROWS`` rows (a world of 1,000 messages an epoch gives 3,000) the pattern
 defeats that order (an envelope of 0.5-1.4 million entries): they are factored by an up-looking
 sparse Cholesky in a minimum-degree order (:func:`min_degree_order`), whose factor holds
-16,000-76,000 nonzeros; the same iterates up to rounding (losses within 1e-8).
+16,000-76,000 nonzeros, its dense trailing block (:func:`dense_tail`) by dot products over rows;
+the same iterates up to rounding (losses within 1e-8).
 
 Examples
 --------
