@@ -26,7 +26,7 @@ HEARTBEAT   ``a`` = heartbeat number; with synchronised phases every node runs i
 NODE_HB     ``a`` = node (random phases only): that node's heartbeat
 ==========  =====================================================================
 
-A node's message-cache windows are counted by its own heartbeats (``X[14]``),
+A node's message-cache windows are counted by its own heartbeats (``X[16]``),
 so with random phases each node shifts its cache at its own instants.
 
 Per (connection, topic) *slots* (``e * T + t``, ``e`` the CSR entry ``v -> w``,
@@ -47,6 +47,11 @@ The helpers called per event allocate nothing and are compiled without
 numba's reference counting (``_nrt=False``): they only borrow the arrays the
 driver :func:`advance` holds, and the atomic increments and decrements of
 passing tuples of arrays to them took half the run time.
+
+Churn is one flag per node (``G[11]``, set by the engine's ``set_online``
+between two calls of :func:`advance`): a message arriving at an offline node
+is dropped (``S[S_OFFLINE]`` counts them), an offline node runs no heartbeat,
+and no heartbeat grafts or gossips to one.
 
 Random choices come from a splitmix64 sequence whose state is seeded from the
 caller's :class:`numpy.random.Generator` (one 64-bit draw), so a run is a
@@ -93,13 +98,32 @@ P_BACKOFF, P_RETRANS, P_FLOOD, P_IDW, P_VARIANT = 12, 13, 14, 15, 16
 P_MAX_IHAVE_LEN, P_MAX_IHAVE_MSGS, P_HEADER, P_ID_BYTES, P_TOPIC_BYTES = 17, 18, 19, 20, 21
 P_VAL_MS, P_VAL_PER_BYTE, P_GOSSIP_THR, P_PUBLISH_THR, P_MESH_WINDOW, P_WARMUP = (
     22, 23, 24, 25, 26, 27)
-P_SCORING, P_LOSS, P_JITTER, P_GRAFT_ON_SUB, P_HIST_BIN, P_HB_PHASE = 28, 29, 30, 31, 32, 33
-N_PARAMS = 34
+P_SCORING, P_LOSS, P_JITTER, P_GRAFT_ON_SUB, P_MAX_PRUNE = 28, 29, 30, 31, 32
+#: attackers (``G[12]`` their flags): the topic they drop (-1: every topic), the publisher
+#: whose messages they drop (-1: every publisher's), when they start dropping, the most a
+#: sybil waits beyond a PRUNE's backoff before grafting again
+P_ATK_TOPIC, P_ATK_TARGET, P_ATK_START, P_ATK_REGRAFT = 33, 34, 35, 36
+#: how long a node waits for a message it asked for with IWANT before the promise is broken
+P_FOLLOWUP = 37
+#: message slots' delay-histogram bin (ms); heartbeat phases (0 sync, 1 random)
+P_HIST_BIN, P_HB_PHASE = 38, 39
+N_PARAMS = 40
+
+#: an attacker's flags (``G[12]``, per node): ``ATK_SYBIL`` runs the hardening evaluation's
+#: sybil (it grafts every peer it can, accepts every GRAFT, sends no IHAVE, ignores IHAVE and
+#: IWANT, keeps no mesh bounds); ``ATK_DROP`` forwards nothing of the messages the attack
+#: names (``P_ATK_TOPIC``, ``P_ATK_TARGET``) from ``P_ATK_START`` on
+ATK_SYBIL = 1
+ATK_DROP = 2
+#: a sybil that announces what it receives (an IHAVE to every peer at once, and at every
+#: heartbeat as an honest node gossips) and serves no IWANT: it caches the messages it drops
+#: and grafts nobody (broken promises, P7)
+ATK_LIAR = 4
 
 #: the integer scalars' layout (``S[i]``)
-S_HEAP, S_SEQ, S_IDS, S_HBC, S_SAMPLES, S_VIOL, S_IWANT_SERVED = 0, 1, 2, 3, 4, 5, 6
-S_FREE, S_PEND, S_LIVE, S_LIVE_PEAK = 7, 8, 9, 10
-N_SCALARS = 11
+S_HEAP, S_SEQ, S_IDS, S_HBC, S_SAMPLES, S_VIOL, S_IWANT_SERVED, S_OFFLINE = 0, 1, 2, 3, 4, 5, 6, 7
+S_FREE, S_PEND, S_LIVE, S_LIVE_PEAK = 8, 9, 10, 11
+N_SCALARS = 12
 
 #: the per-message tuple's layout (``M[i]``): the publications, the per-message counters, the
 #: rows of the messages' slots (first arrival, hops, parent, queueing delay per node), the slot
@@ -353,6 +377,16 @@ def _flush(G, P, M, S):
 
 
 @numba.njit(cache=True)
+def drop_cache_refs(M, S, mc_msg, mc_cnt, nodes, online):
+    """The message-cache entries of the ``nodes`` still online let go of their messages' slots
+    (before the engine empties those caches: the nodes leave)."""
+    for v in nodes:
+        if online[v]:
+            for j in range(mc_cnt[v]):
+                _unref(M, S, mc_msg[v, j])
+
+
+@numba.njit(cache=True)
 def fold_live(G, P, M, fold, hist):
     """Add every slot still held (messages that can still matter) to ``fold`` and ``hist``
     without releasing them."""
@@ -590,7 +624,7 @@ def _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T):
     mc_msg, mc_win, mc_cnt = mcs
     topic = G[10]
     top = S[S_IDS]
-    oldest = X[14][v] - np.int64(P[P_MCGOSSIP]) + 1
+    oldest = X[16][v] - np.int64(P[P_MCGOSSIP]) + 1
     cnt = 0
     lim = np.int64(P[P_MAX_IHAVE_LEN])
     for j in range(mc_cnt[v]):
@@ -603,11 +637,14 @@ def _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T):
     if cnt > lim:  # go shuffles, then keeps the first MaxIHaveLength
         _sample(idb[top:top + cnt], cnt, lim, rs)
         cnt = lim
+    online = G[11]
     k = 0
     for e in range(indptr[v], indptr[v + 1]):
         w = indices[e]
-        if sub[w, tp] and not mesh_flag[e * T + tp]:
+        if sub[w, tp] and online[w] and not mesh_flag[e * T + tp]:
             if P[P_SCORING] > 0 and score[e] < P[P_GOSSIP_THR]:
+                continue
+            if G[13][e] > F[0]:  # the connection is not open yet
                 continue
             buf[k] = e
             k += 1
@@ -626,9 +663,42 @@ def _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T):
 
 
 @numba.njit(**_HELPER_JIT)
+def _sybil_heartbeat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, T):
+    """A sybil's heartbeat (the hardening evaluation's attacker): it grafts, on every open
+    connection, each topic its peer subscribes to, unless it is in that mesh already or waits
+    out a PRUNE's backoff; no mesh bounds, no gossip.  A liar (``ATK_LIAR``) grafts nobody and
+    sends its IHAVEs as an honest node does."""
+    indptr, indices, sub, conn_up = G[0], G[1], G[6], G[13]
+    mesh_flag, backoff = X[0], X[3]
+    now = F[0]
+    if G[12][v] & ATK_LIAR:
+        for tp in range(T):
+            _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T)
+        return
+    for tp in range(T):
+        row = v * T + tp
+        for e in range(indptr[v], indptr[v + 1]):
+            s = e * T + tp
+            if not sub[indices[e], tp] or mesh_flag[s] or conn_up[e] > now or backoff[s] > now:
+                continue
+            _mesh_add(X, s, row, e, now)
+            _send_control(G, P, H, S, F, W, M, rs, idb, v, e, GRAFT, tp, 0, 0)
+
+
+@numba.njit(cache=True, inline="always")
+def _drops(G, P, w, m, now):
+    """Whether attacker ``w`` drops message ``m`` (forwards it to nobody, caches it not)."""
+    if not (G[12][w] & ATK_DROP) or now < P[P_ATK_START]:
+        return False
+    if P[P_ATK_TOPIC] >= 0 and G[10][m] != np.int64(P[P_ATK_TOPIC]):
+        return False
+    return not (P[P_ATK_TARGET] >= 0 and G[9][m] != np.int64(P[P_ATK_TARGET]))
+
+
+@numba.njit(**_HELPER_JIT)
 def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
     """One node's heartbeat: every topic's mesh (or fanout) maintained, gossip emitted."""
-    indptr, indices, outbound, sub = G[0], G[1], G[5], G[6]
+    indptr, indices, outbound, sub, online = G[0], G[1], G[5], G[6], G[11]
     mesh_flag, mlist, mdeg, backoff, lastpub = X[0], X[1], X[2], X[3], X[4]
     score = X[8]
     now = F[0]
@@ -640,6 +710,10 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
     v11 = P[P_VARIANT] >= 1
     scoring = P[P_SCORING] > 0
     lo, hi = indptr[v], indptr[v + 1]
+    conn_up = G[13]
+    if G[12][v] & ATK_SYBIL:
+        _sybil_heartbeat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, T)
+        return
     for tp in range(T):
         row = v * T + tp
         if sub[v, tp]:
@@ -657,10 +731,12 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
             k = 0
             for e in range(lo, hi):
                 s = e * T + tp
-                if sub[indices[e], tp] and not mesh_flag[s]:
+                if sub[indices[e], tp] and online[indices[e]] and not mesh_flag[s]:
                     if v11 and backoff[s] > now:
                         continue
                     if scoring and score[e] < 0:
+                        continue
+                    if conn_up[e] > now:
                         continue
                     buf[k] = e
                     k += 1
@@ -715,7 +791,10 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                                 buf2[0] = x
                                 need -= 1
                             i += 1
-                for i in range(D, cnt):
+                keep = D
+                if P[P_MAX_PRUNE] > 0 and cnt - np.int64(P[P_MAX_PRUNE]) > D:
+                    keep = cnt - np.int64(P[P_MAX_PRUNE])  # at most max_prune per heartbeat
+                for i in range(keep, cnt):
                     e = buf2[i]
                     _mesh_remove(X, e * T + tp, row, e)
                     if v11:
@@ -751,8 +830,10 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
             if mdeg[row] < D:
                 k = 0
                 for e in range(lo, hi):
-                    if sub[indices[e], tp] and not mesh_flag[e * T + tp]:
+                    if sub[indices[e], tp] and online[indices[e]] and not mesh_flag[e * T + tp]:
                         if scoring and score[e] < P[P_PUBLISH_THR]:
+                            continue
+                        if conn_up[e] > now:
                             continue
                         buf[k] = e
                         k += 1
@@ -770,12 +851,13 @@ def _beat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
     """Node ``v``'s heartbeat: its gossip counters reset, its meshes kept, its gossip emitted,
     then its message cache shifted (the oldest window goes).  The caller has made room in the
     heap and the id buffer (``deg * T + 1`` events, ``deg * (cache entries + 1)`` ids)."""
-    indptr, peerhave, iasked, hbc = G[0], X[9], X[10], X[14]
+    indptr, peerhave, iasked, hbc = G[0], X[9], X[10], X[16]
     mc_msg, mc_win, mc_cnt = mcs
     for e in range(indptr[v], indptr[v + 1]):
         peerhave[e] = 0
         iasked[e] = 0
-    _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T)
+    if G[11][v]:  # an offline node runs no heartbeat (its cache still shifts)
+        _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T)
     keep_from = hbc[v] - np.int64(P[P_MCLEN]) + 2
     q = 0
     for j in range(mc_cnt[v]):
@@ -808,6 +890,8 @@ def subscribe_all(G, P, H, S, F, W, M, rs, idb):
     for i in range(n):
         v = perm[i]
         for e in range(indptr[v], indptr[v + 1]):
+            if G[13][e] > F[0]:  # opens later: no announcement at the start
+                continue
             for tp in range(T):
                 if sub[v, tp]:
                     H = _grow_heap(H, S, 1)
@@ -833,6 +917,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
     pending event, message-cache entry or listed id refers to it.
     """
     indptr, indices, rev, proc, sub, topic_of = G[0], G[1], G[3], G[7], G[6], G[10]
+    online = G[11]
     publisher, size = M[0], M[3]
     arrival, hops, dups, qdelay, parent = M[5], M[6], M[7], M[8], M[10]
     slot_of = M[M_SLOT_OF]
@@ -840,7 +925,8 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
     recv, dupb, crecv = W[6], W[7], W[4]
     mesh_flag, mlist, mdeg, backoff, lastpub = X[0], X[1], X[2], X[3], X[4]
     first_del, mesh_del, behaviour, score, peerhave, iasked = X[6], X[7], X[11], X[8], X[9], X[10]
-    mc_cnt, hbc = X[12], X[14]
+    mc_cnt, hbc = X[12], X[16]
+    prom_m, prom_t = X[14], X[15]
     H, idb, mc_msg, mc_win = GR
     n = len(indptr) - 1
     T = sub.shape[1]
@@ -854,6 +940,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
     idw_on = P[P_VARIANT] >= 2
     scoring = P[P_SCORING] > 0
     phased = P[P_HB_PHASE] > 0
+    atk, conn_up = G[12], G[13]
     while S[S_HEAP] > 0:
         if S[S_PEND]:
             _flush(G, P, M, S)
@@ -887,6 +974,9 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
             v = rev[e]  # w's entry toward the sender
             sender = indices[v]
             tp = topic_of[m]
+            if not online[w]:  # the receiver left (churn): the copy is dropped
+                S[S_OFFLINE] += 1
+                continue
             recv[w] += size[m] + P[P_HEADER]
             slot = v * T + tp
             if _seen(arrival, r, w, t, P[P_SEEN_TTL]):
@@ -918,6 +1008,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
             _push(H, S, ready, READY, w, m, v)
             _ref(M, m)
         elif kind == READY or kind == PUBLISH:
+            drop = False
             if kind == PUBLISH:
                 m = a
                 w = publisher[m]
@@ -933,6 +1024,11 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                 w = a
                 m = b
                 ein = c
+                if not online[w]:  # left before it validated: no relay
+                    continue
+                drop = atk[w] != 0 and _drops(G, P, w, m, t)
+                if drop and not (atk[w] & ATK_LIAR):
+                    continue  # an attacker: no forward, nothing cached to gossip or answer
             tp = topic_of[m]
             mc_msg, mc_win = _grow_mcache(mc_msg, mc_win, mc_cnt, w)
             mc_msg[w, mc_cnt[w]] = m
@@ -940,12 +1036,23 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
             mc_cnt[w] += 1
             _ref(M, m)
             H = _grow_heap(H, S, indptr[w + 1] - indptr[w])
+            if kind == READY and drop:  # a liar: announced at once to its peers, never sent
+                idb, _ = _grow_ids(idb, H, S, 1, 0, 0)
+                off = S[S_IDS]
+                idb[off] = m
+                S[S_IDS] = off + 1
+                for e in range(indptr[w], indptr[w + 1]):
+                    if e != ein and sub[indices[e], tp] and conn_up[e] <= t:
+                        _send_control(G, P, H, S, F, W, M, rs, idb, w, e, IHAVE, tp, off, 1)
+                continue
             row = w * T + tp
             origin = publisher[m]
             if kind == PUBLISH and v11 and P[P_FLOOD] > 0:
                 for e in range(indptr[w], indptr[w + 1]):
                     if sub[indices[e], tp]:
                         if scoring and score[e] < P[P_PUBLISH_THR]:
+                            continue
+                        if conn_up[e] > t:
                             continue
                         _send_data(G, P, H, S, F, W, X, rs, M, w, e, m, 0)
                 continue
@@ -957,6 +1064,8 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                     for e in range(indptr[w], indptr[w + 1]):
                         if sub[indices[e], tp]:
                             if scoring and score[e] < P[P_PUBLISH_THR]:
+                                continue
+                            if conn_up[e] > t:
                                 continue
                             buf[kf] = e
                             kf += 1
@@ -981,11 +1090,17 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
             cnt = c & 0xFFFF
             w = indices[e]
             ew = rev[e]  # the receiver's entry toward the sender
+            if not online[w]:  # the receiver left (churn): dropped
+                S[S_OFFLINE] += 1
+                continue
             crecv[w] += _ctl_size(P, ck, cnt)
             slot = ew * T + tp
             if ck == GRAFT:
                 row = w * T + tp
                 if not sub[w, tp] or mesh_flag[slot]:
+                    continue
+                if atk[w] & ATK_SYBIL:  # a sybil takes every peer that grafts it
+                    _mesh_add(X, slot, row, ew, t)
                     continue
                 refuse = False
                 if v11 and backoff[slot] > t:
@@ -1020,7 +1135,12 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                     _mesh_remove(X, slot, w * T + tp, ew)
                 if v11:
                     backoff[slot] = max(backoff[slot], t + P[P_BACKOFF])
+                if atk[w] & ATK_SYBIL:  # it grafts again after the backoff and a random delay
+                    backoff[slot] = max(backoff[slot], t + P[P_BACKOFF]) + (
+                        P[P_ATK_REGRAFT] * _uniform(rs))
             elif ck == IHAVE:
+                if atk[w] & ATK_SYBIL:
+                    continue  # a sybil asks for nothing
                 if scoring and score[ew] < P[P_GOSSIP_THR]:
                     continue
                 peerhave[ew] += 1
@@ -1042,9 +1162,16 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                 want = _sample(idb[top:top + want], want, room, rs)
                 iasked[ew] += want
                 S[S_IDS] = top + want
+                if scoring and want > 0 and prom_m[ew] < 0:
+                    # a promise (go's gossipTracer): the peer owes the first id asked
+                    prom_m[ew] = idb[top]
+                    _ref(M, idb[top])  # its slot is read when the promise is checked
+                    prom_t[ew] = t + P[P_FOLLOWUP]
                 H = _grow_heap(H, S, 1)
                 _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, IWANT, 0, top, want)
             else:  # IWANT: w answers from its message cache
+                if atk[w] & ATK_SYBIL:
+                    continue  # a sybil answers no IWANT
                 if scoring and score[ew] < P[P_GOSSIP_THR]:
                     continue
                 H = _grow_heap(H, S, cnt)
@@ -1063,6 +1190,19 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                     S[S_IWANT_SERVED] += 1
                     _send_data(G, P, H, S, F, W, X, rs, M, w, ew, m, 1)
         elif kind == HEARTBEAT:
+            if scoring:  # broken promises: a P7 penalty each (go's applyIwantPenalties)
+                for e in range(len(indices)):
+                    m = prom_m[e]
+                    if m < 0:
+                        continue
+                    asker = indices[rev[e]]
+                    if arrival[slot_of[m], asker] != np.inf:
+                        prom_m[e] = -1  # kept
+                        _unref(M, S, m)
+                    elif prom_t[e] <= t:
+                        behaviour[e] += 1.0
+                        prom_m[e] = -1
+                        _unref(M, S, m)
             if not phased:
                 for i in range(n):  # this heartbeat's order of the nodes
                     j = i + int(_uniform(rs) * (n - i))

@@ -53,6 +53,7 @@ __all__ = [
     "CASE_PARAMS",
     "DEFAULTS",
     "Connections",
+    "EngineAttack",
     "GossipSubEngine",
     "Publications",
     "random_connections",
@@ -91,6 +92,8 @@ DEFAULTS: dict[str, Any] = {
     "idontwant_memory": 32,
     "graft_on_subscribe": False,
     "heartbeat_phase": "sync",
+    "iwant_followup_ms": 3000.0,
+    "max_prune": 0,
 }
 
 #: how the nodes' heartbeats are placed in time (``heartbeat_phase``)
@@ -120,6 +123,7 @@ CASE_PARAMS = {
     "scoring": "scoring",
     "graft_on_subscribe": "graft_on_subscribe",
     "heartbeat_phase": "heartbeat_phase",
+    "iwant_followup_ms": "iwant_followup_ms",
 }
 
 
@@ -185,6 +189,66 @@ class Connections:
         key = src * n + dst
         rev = np.searchsorted(key, dst * n + src).astype(np.int64)
         return cls(indptr, dst.astype(np.int64), out.astype(np.uint8), rev)
+
+
+@dataclass(frozen=True, eq=False)
+class EngineAttack:
+    """Attackers as the kernel sees them: per-node flags, when each connection opens, what
+    they drop.
+
+    Attributes
+    ----------
+    sybil : numpy.ndarray
+        ``(n,)`` bool: nodes that behave as the hardening evaluation's sybils
+        (``gossipsub-hardening``'s ``badboy.go``): they graft every peer of
+        every topic the peer subscribes to, accept every GRAFT, send no IHAVE,
+        ignore IHAVE and IWANT, and after a PRUNE graft again once the backoff
+        and a uniform delay in ``[0, regraft_ms)`` have passed.
+    drop : numpy.ndarray
+        ``(n,)`` bool: nodes that forward nothing of the messages named by
+        ``topic`` and ``target`` from ``start_ms`` on (nor cache them, so they
+        neither announce nor serve them).
+    conn_up_ms : numpy.ndarray or None
+        ``(nnz,)``: the instant each connection (CSR entry) opens; before it no
+        GRAFT, IHAVE, fanout or flood-published copy uses it (``None``: all open
+        from the start).
+    topic : int
+        The topic whose messages are dropped (``-1``: every topic).
+    target : int
+        The publisher whose messages are dropped (``-1``: every publisher's).
+    start_ms : float
+        When the dropping starts.
+    regraft_ms : float
+        A sybil's extra random wait after a PRUNE's backoff.
+    liar : numpy.ndarray or None
+        ``(n,)`` bool: sybils that announce what they receive (an IHAVE of its
+        id to every peer as soon as they have it, and their gossip at every
+        heartbeat) but serve no IWANT, forward nothing and graft nobody: every
+        IWANT sent to them is a broken promise (P7).
+
+    Examples
+    --------
+    >>> a = EngineAttack(sybil=np.array([False, True]), drop=np.array([False, True]))
+    >>> a.flags().tolist()
+    [0, 3]
+    """
+
+    sybil: np.ndarray
+    drop: np.ndarray
+    conn_up_ms: np.ndarray | None = None
+    topic: int = -1
+    target: int = -1
+    start_ms: float = 0.0
+    regraft_ms: float = 15000.0
+    liar: np.ndarray | None = None
+
+    def flags(self) -> np.ndarray:
+        """``(n,)`` uint8: the kernel's flags (``ATK_SYBIL | ATK_DROP | ATK_LIAR``)."""
+        f = (np.asarray(self.sybil, dtype=bool) * K.ATK_SYBIL
+             + np.asarray(self.drop, dtype=bool) * K.ATK_DROP)
+        if self.liar is not None:
+            f = f + np.asarray(self.liar, dtype=bool) * K.ATK_LIAR
+        return f.astype(np.uint8)
 
 
 def random_connections(
@@ -300,6 +364,8 @@ def _param_vector(s: Mapping[str, Any]) -> np.ndarray:
     P[K.P_SCORING] = float(bool(s["scoring"]))
     P[K.P_GRAFT_ON_SUB] = float(bool(s["graft_on_subscribe"]))
     P[K.P_HB_PHASE] = float(HEARTBEAT_PHASES.index(s["heartbeat_phase"]))
+    P[K.P_FOLLOWUP] = s["iwant_followup_ms"]
+    P[K.P_MAX_PRUNE] = s["max_prune"]
     return P
 
 
@@ -309,6 +375,39 @@ _FIRST_SLOTS = 64
 #: (the last bin also holds every longer delay)
 HIST_BIN_MS = 0.1
 _HIST_BINS = 1 << 21
+
+
+@numba.njit(cache=True)
+def _leave(indptr, indices, rev, online, flag, mlist, mdeg, lastpub, mc_cnt, nodes, T):
+    """Nodes go offline: out of every mesh and fanout at both ends, their caches emptied."""
+    for v in nodes:
+        if not online[v]:
+            continue
+        online[v] = 0
+        for tp in range(T):
+            row = v * T + tp
+            for j in range(mdeg[row]):
+                flag[mlist[row, j] * T + tp] = 0
+                mlist[row, j] = -1
+            mdeg[row] = 0
+            lastpub[row] = -np.inf
+        for e in range(indptr[v], indptr[v + 1]):
+            r = rev[e]  # the peer's entry toward v
+            w = indices[e]
+            for tp in range(T):
+                if not flag[r * T + tp]:
+                    continue
+                flag[r * T + tp] = 0
+                row = w * T + tp
+                k = mdeg[row]
+                for j in range(k):
+                    if mlist[row, j] == r:
+                        mlist[row, j] = mlist[row, k - 1]
+                        mlist[row, k - 1] = -1
+                        mdeg[row] = k - 1
+                        break
+        mc_cnt[v] = 0
+
 
 #: a score function: ``score(counters, now_ms) -> (nnz,)`` score of every connection
 ScoreFn = Callable[[Mapping[str, np.ndarray], float], np.ndarray]
@@ -357,6 +456,9 @@ class GossipSubEngine:
         and a delay histogram (:meth:`delivery_summary`) and the slot is
         reused.  The run is the same event for event; memory is
         O(messages in flight x nodes) instead of O(messages x nodes).
+    attack : EngineAttack, optional
+        Attacker nodes and connections that open later (``None``: every node
+        honest, every connection open from the start).
     """
 
     def __init__(
@@ -371,6 +473,7 @@ class GossipSubEngine:
         rng: np.random.Generator,
         score_fn: ScoreFn | None = None,
         log: int = 0,
+        attack: EngineAttack | None = None,
         keep_arrivals: bool = True,
     ) -> None:
         s = settings(params)
@@ -416,10 +519,31 @@ class GossipSubEngine:
         delay = np.ascontiguousarray(np.broadcast_to(np.asarray(edge_delay, dtype=np.float64),
                                                      (nnz,)))
         up = network.upload * BYTES_PER_MS_PER_MBPS
+        self.attack = attack
+        if attack is None:
+            flags = np.zeros(n, dtype=np.uint8)
+            conn_up = np.full(nnz, -np.inf)
+        else:
+            flags = attack.flags()
+            if flags.shape != (n,):
+                raise ParameterError(f"attack: flags for {len(flags)} nodes, the subscriptions "
+                                     f"have {n}", key="attackers")
+            conn_up = (np.full(nnz, -np.inf) if attack.conn_up_ms is None
+                       else np.ascontiguousarray(attack.conn_up_ms, dtype=np.float64))
+            if conn_up.shape != (nnz,):
+                raise ParameterError(f"attack: conn_up_ms must give the {nnz} connection entries",
+                                     key="attackers")
+        #: ``(n,)`` uint8, 1 while the node is online (:meth:`set_online`; all 1 without churn)
+        self.online = np.ones(n, dtype=np.uint8)
         self._G = (conn.indptr, conn.indices, conn.row_of, conn.rev, delay, conn.outbound, sub,
                    np.ascontiguousarray(proc, dtype=np.float64), np.ascontiguousarray(up),
-                   pubs.publisher, pubs.topic)
+                   pubs.publisher, pubs.topic, self.online, flags, conn_up)
         self._P = _param_vector(s)
+        if attack is not None:
+            self._P[K.P_ATK_TOPIC], self._P[K.P_ATK_TARGET] = attack.topic, attack.target
+            self._P[K.P_ATK_START], self._P[K.P_ATK_REGRAFT] = attack.start_ms, attack.regraft_ms
+        else:
+            self._P[K.P_ATK_TOPIC] = self._P[K.P_ATK_TARGET] = -1
         self._P[K.P_VAL_MS] = network.validation_ms
         self._P[K.P_VAL_PER_BYTE] = network.validation_ms_per_byte
         self._P[K.P_LOSS] = network.loss
@@ -475,7 +599,9 @@ class GossipSubEngine:
             z(nnz),                                                 # 11 behaviour penalty
             z(n, dtype=np.int64),                                   # 12 mcache entries
             z(n * T),                                               # 13 mesh size sums
-            z(n, dtype=np.int64),                                   # 14 own heartbeats run
+            np.full(nnz, -1, dtype=np.int32),                       # 14 promised message
+            np.full(nnz, np.inf),                                   # 15 promise deadline
+            z(n, dtype=np.int64),                                   # 16 own heartbeats run
         )
         ring = max(int(s["idontwant_memory"]), 1)
         self._U = (np.full((nnz, ring), -1, dtype=np.int32), z(nnz, dtype=np.int32),
@@ -563,6 +689,55 @@ class GossipSubEngine:
         Mt[K.M_FREE] = free
         self._S[K.S_FREE] = k + R
         self._M = tuple(Mt)
+
+    # ------------------------------------------------------------------ churn
+    def set_online(self, nodes: ArrayLike, up: bool) -> None:
+        """Nodes leave (``up`` false) or rejoin (``up`` true) the network at :attr:`now`.
+
+        Churn acts here, between two calls of :meth:`run_until`, as libp2p sees
+        a peer go: a node that leaves closes its connections, so it drops out
+        of every mesh and fanout at both ends at once (no PRUNE is sent) and
+        forgets its meshes, fanouts and message cache.  While offline it runs
+        no heartbeat, no peer grafts it or sends it gossip, and a data copy or
+        control message arriving at it is dropped (:attr:`offline_drops`).
+        A node that rejoins is reconnected to the same peers and builds its
+        meshes at its next heartbeat; it keeps its seen cache (a message it
+        had before leaving is still a duplicate).  Publications of an offline
+        node are the caller's to avoid.
+
+        Examples
+        --------
+        >>> from hedgerow.dissemination.contended import Network
+        >>> conn = Connections.from_edges(3, [(0, 1), (1, 2), (2, 0)])
+        >>> pubs = Publications.create([0], [0], [2500.0], [100.0])  # at 2.5 s, 100 bytes
+        >>> eng = GossipSubEngine(np.ones((3, 1), bool), conn, np.full(conn.nnz, 10.0),
+        ...                       np.zeros(3), Network.uniform(3), pubs, {"d": 2, "d_lo": 1,
+        ...                       "d_hi": 2, "d_lazy": 1, "d_score": 1, "d_out": 0},
+        ...                       np.random.default_rng(0))
+        >>> eng.run_until(2000.0)
+        >>> eng.set_online([2], False)
+        >>> eng.mesh_degree().ravel().tolist()
+        [1, 1, 0]
+        >>> eng.run_until(3000.0)
+        >>> np.isfinite(eng.arrival[0]).tolist(), eng.offline_drops
+        ([True, True, False], 1)
+        """
+        v_all = np.unique(np.asarray(nodes, dtype=np.int64).reshape(-1))
+        if len(v_all) and (v_all.min() < 0 or v_all.max() >= self.n):
+            raise ParameterError(f"churn: node ids must be in 0..{self.n - 1}", key="churn")
+        if up:
+            self.online[v_all] = 1
+            return
+        c = self.connections
+        if not self.keep_arrivals:  # the emptied caches no longer hold their messages' slots
+            K.drop_cache_refs(self._M, self._S, self._GR[2], self._X[12], v_all, self.online)
+        _leave(c.indptr, c.indices, c.rev, self.online, self._X[0], self._X[1], self._X[2],
+               self._X[4], self._X[12], v_all, self.n_topics)
+
+    @property
+    def offline_drops(self) -> int:
+        """Data copies and control messages dropped because their receiver was offline."""
+        return int(self._S[K.S_OFFLINE])
 
     # ------------------------------------------------------------------ state
     def counters(self) -> dict[str, np.ndarray]:
@@ -694,9 +869,9 @@ class GossipSubEngine:
             "per_message_node": int(rows),
             "per_message": int(sum(a.nbytes for a in Mt) - rows),
             "per_connection_topic": int(sum(X[i].nbytes for i in (0, 3, 5, 6, 7))),
-            "per_connection": int(sum(X[i].nbytes for i in (8, 9, 10, 11))
+            "per_connection": int(sum(X[i].nbytes for i in (8, 9, 10, 11, 14, 15))
                                   + sum(a.nbytes for a in U) + sum(a.nbytes for a in self._G)),
-            "per_node": int(sum(X[i].nbytes for i in (1, 2, 4, 12, 13, 14))
+            "per_node": int(sum(X[i].nbytes for i in (1, 2, 4, 12, 13, 16))
                             + sum(a.nbytes for a in W) + self._GR[2].nbytes
                             + self._GR[3].nbytes),
             "queues": int(sum(a.nbytes for a in self._GR[0]) + self._GR[1].nbytes),

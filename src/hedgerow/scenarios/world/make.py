@@ -30,9 +30,11 @@ from hedgerow.model.rng import RngStreams
 from hedgerow.params import as_int, check_memory
 from hedgerow.scenarios.attackers import (
     RELAY_ATTACKS,
+    SYBIL_ATTACKS,
     AttackSetup,
     eclipse_attack,
     relay_attack,
+    sybil_attack,
     topic_attack,
 )
 from hedgerow.scenarios.inputs import social_folder
@@ -78,6 +80,12 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
     """
     seed = as_int("scenario", "seed", seed, minimum=0)
     sc = scenario if isinstance(scenario, Scenario) else resolve_scenario(scenario, **overrides)
+    if sc.bimodal_churn is not None or sc.peer_table is not None:
+        raise ParameterError(
+            f"scenario {sc.name!r}: bimodal_churn and peer_table (Lean Gossip's world) are run "
+            "by hedgerow.scenarios.lean_gossip.run_lean_gossip, not by the epoch loop",
+            key="bimodal_churn" if sc.bimodal_churn is not None else "peer_table",
+        )
     streams = RngStreams(seed)
     social = None
     if sc.workload == "social":
@@ -141,6 +149,11 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
             raise ParameterError(f"scenario {sc.name!r}: {sc.attack} attackers need a broadcast "
                                  "world", key="attack")
         attack = relay_attack(base, sc.attackers, lat.matrix(), withhold=sc.attack == "withhold")
+    elif sc.attack in SYBIL_ATTACKS:
+        attack = sybil_attack(base, sc.attackers, streams.stream("attackers"), kind=sc.attack,
+                              degree=sc.attack_degree, join_s=sc.attack_join_s,
+                              after_s=sc.attack_after_s, honest_join_s=sc.honest_join_s,
+                              ips=sc.attacker_ips)
     elif sc.attack is not None:
         attack = ATTACK_SETUPS[sc.attack](base, sc.attackers, streams.stream("attackers"))
     instance = base if attack is None else attack.instance
