@@ -37,7 +37,7 @@ SETTINGS = ("fb1k", "syn2k-unif", "syn2k-zipf", "syn2k-expo", "genoda", "fb4k", 
 
 
 def instance(setting: str, seed: int):
-    from hedgerow.scenarios.events import _existing
+    from hedgerow.scenarios.inputs import prepared_folder
     from hedgerow.workloads import make_instance
     from hedgerow.workloads.powerlaw import powerlaw_instance
     from hedgerow.workloads.social import load_instance
@@ -47,7 +47,7 @@ def instance(setting: str, seed: int):
         return powerlaw_instance(popularity=pop, seed=seed)
     if setting == "genoda":
         return make_instance(nodes=1000, topics=100, subs="10:40", popularity="zipf1", seed=seed)
-    return load_instance(_existing(setting))
+    return load_instance(prepared_folder(setting))
 
 
 def one(setting: str, rule: str, rho: float, seed: int) -> dict:
