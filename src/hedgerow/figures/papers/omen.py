@@ -27,7 +27,7 @@ _OMEN_FB1K = f"{_OMEN_DOC}#fb-1k-x-google-1k-64-66"
 _OMEN_READINGS = f"{_OMEN_DOC}#readings-chosen-where-the-paper-is-silent-or-ambiguous"
 _OMEN_INVARIANTS = f"{_OMEN_DOC}#invariants-checked-after-every-event"
 _OMEN_COST = f"{_OMEN_DOC}#the-cost-ratios-as-the-paper-reports-them"
-_TCO_RHO = "docs/tco.md#the-ρ-trade-off-as-the-paper-states-it"
+_TCO_RHO = "docs/tco.md#lowodas-trade-off-as-the-paper-states-it"
 _OMEN_LABELS = ("OMen", "OMen-G", "LowODA-Inc", "LowODA-Re")
 
 
