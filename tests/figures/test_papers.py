@@ -331,7 +331,7 @@ def test_omen_cost_checks_compute_from_rows(tmp_path):
 
 
 def _omen_rho(maxes: dict[str, tuple[int, ...]]) -> pd.DataFrame:
-    return pd.DataFrame([{"run_id": f"{label}-{s}", "seed": s, "epoch": 0, "label": label,
+    return pd.DataFrame([{"run_id": f"{label}-{s}", "seed": s, "epoch": 1, "label": label,
                           "start_max_degree": d, "start_avg_degree": 4.0}
                          for label, ds in maxes.items() for s, d in enumerate(ds, 1)])
 

@@ -184,7 +184,7 @@ def _rho_trend(r: Results) -> Outcome:
     """LowODA's initial maximum degree: D(1) > D(2) > D(4) on the means over seeds, and every
     D(ρ) at least MinMaxODA's less one degree (a greedy's step)."""
     df = r.ok("omen-rho")
-    d = {lab: over_runs(df, "start_max_degree", epochs="first", where={"label": lab})
+    d = {lab: over_runs(df, "start_max_degree", where={"label": lab})
          for lab in (*_RHO_LABELS, "MinMaxODA")}
     if any(math.isnan(v) for v in d.values()):
         return _NOT_RUN
