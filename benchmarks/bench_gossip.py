@@ -27,10 +27,9 @@ beside CPU seconds.
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import importlib
 import json
 import os
-import shutil
 import statistics
 import sys
 import tempfile
@@ -49,24 +48,30 @@ from hedgerow.protocols.vitis.ring import harmonic_targets, node_ids
 
 
 def _gossip_from(src: Path, tmp: Path) -> tuple:
-    """The ``sampling`` and ``tman`` modules of the checkout whose ``src`` is ``src``, copied
-    into ``tmp`` and loaded under names of their own: numba's on-disk cache is per file and
-    records the module's name, so the copies compile afresh instead of reusing (or spoiling)
-    the other checkout's cache."""
-    mods = []
-    for name in ("sampling", "tman"):
-        orig = src / "hedgerow" / "gossip" / f"{name}.py"
-        if not orig.is_file():
-            sys.exit(f"--against {src}: no {orig}")
-        path = tmp / f"against_{name}.py"
-        shutil.copyfile(orig, path)
-        key = f"gossip_against_{name}"
-        spec = importlib.util.spec_from_file_location(key, path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[key] = mod
-        spec.loader.exec_module(mod)
-        mods.append(mod)
-    return tuple(mods)
+    """The ``sampling`` and ``tman`` modules of the checkout whose ``src`` is ``src``.
+
+    Every module of that checkout's ``hedgerow/gossip`` (its private kernels too: the fused
+    ring cycle, the T-Man kernels, the prefetch) is copied into ``tmp`` as a package of its
+    own, ``gossip_against``, with its imports of ``hedgerow.gossip`` pointed there, so both
+    sides run their own kernels; numba's on-disk cache is per file and records the module's
+    name, so the copies compile afresh instead of reusing (or spoiling) the other
+    checkout's cache."""
+    orig = src / "hedgerow" / "gossip"
+    if not (orig / "tman.py").is_file():
+        sys.exit(f"--against {src}: no {orig / 'tman.py'}")
+    pkg = tmp / "gossip_against"
+    pkg.mkdir()
+    for path in sorted(orig.glob("*.py")):
+        text = path.read_text().replace("from hedgerow.gossip.", "from gossip_against.")
+        if path.name == "__init__.py":
+            text = ""  # the package's own names are not needed, and would import both sides
+        (pkg / path.name).write_text(text)
+    sys.path.insert(0, str(tmp))
+    try:
+        return (importlib.import_module("gossip_against.sampling"),
+                importlib.import_module("gossip_against.tman"))
+    finally:
+        sys.path.remove(str(tmp))
 
 
 def compare(args: argparse.Namespace) -> None:

@@ -14,16 +14,28 @@ Newscast class of the Ja-be-Ja PeerSim code (``payberah/jabeja``,
 ``jabeja-peersim``: ``peersim.jabeja.Newscast``, PeerSim's SimpleNewscast
 merge) and its T-Man exchange buffers (``peersim.jabeja.Buffer``).  That code's
 own ``Tman`` selects the view by a Ja-be-Ja colour test, not by ring distance,
-so the ring ranking, the initialiser (ring ids, random Newscast bootstrap) and
-a probe (timing and ring quality) are three small classes written here, in this
-script, compiled against the anchor at run time into a temporary directory with
-the generated configuration.  The engine order is shuffled every cycle
-(``peersim.cdsim.Shuffle``), as Hedgerow's cycles use a random order.
+so the Java T-Man on the ring is this harness's own: the classes below are
+written here, in this script, and compiled against the anchor at run time into
+a temporary directory with the generated configuration.  The engine order is
+shuffled every cycle (``peersim.cdsim.Shuffle``), as Hedgerow's cycles use a
+random order.
+
+Two Java T-Man classes (``--variants``), the same protocol with the same draws:
+
+- ``harness`` (``RingTMan``): the first one, over the anchor's ``Buffer``
+  (``ArrayList.contains`` deduplication) with a linear scan per selected entry;
+- ``tuned`` (``TunedRingTMan``): the same exchange with per-node marks for the
+  unions and two short insertion lists for the successors and predecessors,
+  no ``ArrayList``.  It keeps the union order and the selection's candidate
+  order, so both classes give the same views after every cycle: the observed
+  runs print an order-free digest of all views per cycle, and the harness
+  says whether the two classes' digests agree.
 
 The anchor is found through ``HEDGEROW_ANCHOR_PEERSIM``: a directory whose
 ``classes/`` sub-directory holds the compiled ``jabeja-peersim`` sources
 (PeerSim's core is vendored there) and whose ``*.jar`` files are PeerSim's
-dependencies (``jep-2.3.0.jar``, ``djep-1.0.0.jar``)::
+dependencies (``jep-2.3.0.jar``, ``djep-1.0.0.jar``, as shipped in PeerSim
+1.0.x's ``lib/``)::
 
     javac -cp jep-2.3.0.jar:djep-1.0.0.jar -d classes $(find jabeja-peersim/src -name '*.java')
 
@@ -31,26 +43,37 @@ Usage::
 
     HEDGEROW_ANCHOR_PEERSIM=/path/to/peersim python benchmarks/anchors/gossip_peersim.py
     ... --nodes 1000,10000,100000 --cycles 20 --reps 3 --json out.json
+    ... --nodes 100000 --reps 1 --variants tuned --modes cold,warm --no-quality
 
-Times (per run; median over repetitions, both sides interleaved in one run):
+Modes (``--modes``): ``cold`` times the only experiment of a fresh JVM (its
+JIT compiles while the cycles run); ``warm`` runs two experiments in one JVM
+(PeerSim's ``simulation.experiments 2``: the second re-initialises the network
+with the next seed of PeerSim's generator) and times only the second.
+
+Times (per run; median over repetitions, all sides interleaved in one run):
 
 - ``sim``: the cycles only.  PeerSim: between the probe's calls before the
   first and after the last cycle, its own work excluded (JVM start,
-  configuration and initialisation are outside).  Hedgerow: the
-  ``PeerSampling.cycle`` and ``TMan.cycle`` calls, after a warm-up on 64
-  nodes that loads the compiled numba kernels.
+  configuration and initialisation are outside), as wall time, the process's
+  CPU time (which counts the JIT compiler and collector threads, often on the
+  second core) and the main thread's CPU time
+  (``ThreadMXBean.getCurrentThreadCpuTime``: the simulation itself).
+  Hedgerow: the ``PeerSampling.cycle`` and ``TMan.cycle`` calls, after a
+  warm-up on 64 nodes that loads the compiled numba kernels; they run on one
+  thread, so its process CPU is its thread CPU.
 - ``total``: the whole child process (JVM, or Python with its imports, the
   numba load and the bootstrap), wall clock and CPU of the process.
 
-``--parallel`` adds a third run per repetition: Hedgerow with
+``--parallel`` adds one more run per repetition: Hedgerow with
 ``TMan(parallel=True)`` (each batch's exchanges on numba's threads, the same
 views; ``OMP_WAIT_POLICY=PASSIVE`` unless set, so that idle threads sleep through
 the serial parts instead of spinning), reported as ``hedgerow_par`` beside the
 single-threaded side.
 
 Quality: per cycle, the fraction of nodes whose T-Man view holds their true
-ring successor; PeerSim's is measured in a separate run with the probe's
-observer on (its time is reported too), so the timed runs carry no observer.
+ring successor; PeerSim's is measured in separate cold runs with the probe's
+observer on (one per Java class; their time is reported too), so the timed
+runs carry no observer.  ``--no-quality`` skips those runs.
 """
 
 from __future__ import annotations
@@ -199,6 +222,200 @@ public class RingTMan implements CDProtocol {
 }
 """
 
+TUNED_TMAN = """\
+package hedgerowanchor;
+
+import peersim.cdsim.CDProtocol;
+import peersim.config.Configuration;
+import peersim.core.CommonState;
+import peersim.core.Network;
+import peersim.core.Node;
+import peersim.jabeja.Newscast;
+
+/**
+ * The harness's ring T-Man, tuned: the same exchange, unions, draws and views (in the same
+ * order), built with per-node marks instead of ArrayList.contains and ranked by insertion into
+ * two short sorted lists instead of repeated linear scans.
+ */
+public class TunedRingTMan extends RingTMan {
+    private final int viewSize;
+    private final int newscastPid;
+    private final int cacheSize;
+    // scratch shared by all nodes (one exchange at a time): marks keyed by rank, two unions
+    private static int[] markA = new int[0];
+    private static int[] markB = new int[0];
+    private static int epoch;
+    private static Node[] sent = new Node[64];
+    private static long[] sentId = new long[64];
+    private static Node[] all = new Node[128];
+    private static long[] allId = new long[128];
+    private static Node[] mine = new Node[64];
+    private static long[] mineId = new long[64];
+    private static int[] mineRank = new int[64];
+    private static boolean[] chosen = new boolean[128];
+    private static long[] listD = new long[64];
+    private static int[] listI = new int[64];
+
+    public TunedRingTMan(String prefix) {
+        super(prefix);
+        viewSize = Configuration.getInt(prefix + ".view");
+        newscastPid = Configuration.getPid(prefix + ".newscast");
+        cacheSize = Configuration.getInt(prefix + ".cache");
+    }
+
+    private static void ensure(int n, int m) {
+        if (markA.length < n) { markA = new int[n]; markB = new int[n]; epoch = 0; }
+        if (sent.length < m) {
+            sent = new Node[m]; sentId = new long[m]; mine = new Node[m]; mineId = new long[m];
+            mineRank = new int[m];
+        }
+        if (all.length < 2 * m) {
+            all = new Node[2 * m]; allId = new long[2 * m]; chosen = new boolean[2 * m];
+        }
+    }
+
+    public void nextCycle(Node self, int pid) {
+        Newscast ns = (Newscast) self.getProtocol(newscastPid);
+        Node partner = null;
+        if (view.length > 0) {
+            partner = view[CommonState.r.nextInt(view.length)];
+        } else {
+            int live = 0;
+            for (int i = 0; i < cacheSize; i++) {
+                Node x = ns.getNeighbor(i);
+                if (x != null && x.isUp()) live++;
+            }
+            if (live == 0) return;
+            int pick = CommonState.r.nextInt(live);
+            for (int i = 0; i < cacheSize; i++) {
+                Node x = ns.getNeighbor(i);
+                if (x != null && x.isUp() && pick-- == 0) { partner = x; break; }
+            }
+        }
+        if (partner == null || !partner.isUp()) return;
+        ensure(Network.size(), view.length + 2 * cacheSize + 2 * viewSize + 2);
+        TunedRingTMan other = (TunedRingTMan) partner.getProtocol(pid);
+        // what p sends: its view, then its cache's new entries, without q, then p itself
+        int ea = ++epoch;
+        markA[rank] = ea;
+        markA[other.rank] = ea;
+        int s = 0;
+        for (Node x : view) {
+            TunedRingTMan t = (TunedRingTMan) x.getProtocol(pid);
+            if (markA[t.rank] != ea) { markA[t.rank] = ea; sent[s] = x; sentId[s++] = t.ringId; }
+        }
+        for (int i = 0; i < cacheSize; i++) {
+            Node x = ns.getNeighbor(i);
+            if (x == null) continue;
+            TunedRingTMan t = (TunedRingTMan) x.getProtocol(pid);
+            if (markA[t.rank] != ea) { markA[t.rank] = ea; sent[s] = x; sentId[s++] = t.ringId; }
+        }
+        sent[s] = self;
+        sentId[s++] = ringId;
+        // q's side: its view and cache (q's buffer), then what p sent; q ranks the union
+        int mm = other.passive(partner, s, pid);
+        // p's union: what it sent without itself, q's buffer's entries p did not send, then q
+        int m = s - 1;
+        for (int i = 0; i < m; i++) { all[i] = sent[i]; allId[i] = sentId[i]; }
+        for (int i = 0; i < mm; i++)
+            if (markA[mineRank[i]] != ea) { all[m] = mine[i]; allId[m++] = mineId[i]; }
+        all[m] = partner;
+        allId[m++] = other.ringId;
+        view = select(ringId, viewSize, all, allId, m);
+    }
+
+    /** q's side of the exchange: rank its union, leave its own buffer in {@code mine}. */
+    private int passive(Node me, int s, int pid) {
+        Newscast ns = (Newscast) me.getProtocol(newscastPid);
+        int eb = ++epoch;
+        markB[rank] = eb;
+        int mm = 0;
+        for (Node x : view) {
+            TunedRingTMan t = (TunedRingTMan) x.getProtocol(pid);
+            if (markB[t.rank] != eb) {
+                markB[t.rank] = eb; mine[mm] = x; mineId[mm] = t.ringId; mineRank[mm++] = t.rank;
+            }
+        }
+        for (int i = 0; i < cacheSize; i++) {
+            Node x = ns.getNeighbor(i);
+            if (x == null) continue;
+            TunedRingTMan t = (TunedRingTMan) x.getProtocol(pid);
+            if (markB[t.rank] != eb) {
+                markB[t.rank] = eb; mine[mm] = x; mineId[mm] = t.ringId; mineRank[mm++] = t.rank;
+            }
+        }
+        int m = mm;
+        for (int i = 0; i < mm; i++) { all[i] = mine[i]; allId[i] = mineId[i]; }
+        for (int i = 0; i < s; i++) {
+            TunedRingTMan t = (TunedRingTMan) sent[i].getProtocol(pid);
+            if (markB[t.rank] != eb) {
+                markB[t.rank] = eb; all[m] = sent[i]; allId[m++] = sentId[i];
+            }
+        }
+        view = select(ringId, viewSize, all, allId, m);
+        return mm;
+    }
+
+    /** Insert candidate t at distance d into the sorted list at [base, base+len), capped at cap. */
+    private static int insert(int base, int len, int cap, long d, int t) {
+        if (len == cap && Long.compareUnsigned(d, listD[base + len - 1]) >= 0) return len;
+        int j = len < cap ? len : len - 1;
+        while (j > 0 && Long.compareUnsigned(listD[base + j - 1], d) > 0) {
+            listD[base + j] = listD[base + j - 1];
+            listI[base + j] = listI[base + j - 1];
+            j--;
+        }
+        listD[base + j] = d;
+        listI[base + j] = t;
+        return len < cap ? len + 1 : len;
+    }
+
+    private static long dist(long self, long x) {
+        long cw = x - self, ccw = self - x;
+        return Long.compareUnsigned(cw, ccw) < 0 ? cw : ccw;
+    }
+
+    /** The harness's selection (the same set, in candidate order) by two insertion lists. */
+    static Node[] select(long self, int viewSize, Node[] cand, long[] ids, int m) {
+        int half = (viewSize + 1) / 2;
+        if (listD.length < 2 * half) { listD = new long[2 * half]; listI = new int[2 * half]; }
+        int ns = 0, np = 0;
+        for (int t = 0; t < m; t++) {
+            ns = insert(0, ns, half, ids[t] - self, t);
+            np = insert(half, np, half, self - ids[t], t);
+        }
+        for (int t = 0; t < m; t++) chosen[t] = false;
+        int k = 0;
+        for (int j = 0; j < ns; j++) { chosen[listI[j]] = true; k++; }
+        for (int j = 0; j < np; j++)
+            if (!chosen[listI[half + j]]) { chosen[listI[half + j]] = true; k++; }
+        while (k > viewSize) {  // odd R: drop the farthest chosen
+            int worst = -1;
+            for (int t = 0; t < m; t++)
+                if (chosen[t] && (worst < 0
+                        || Long.compareUnsigned(dist(self, ids[t]), dist(self, ids[worst])) > 0))
+                    worst = t;
+            chosen[worst] = false;
+            k--;
+        }
+        while (k < viewSize && k < m) {  // lists that overlap: the nearest others
+            int best = -1;
+            for (int t = 0; t < m; t++)
+                if (!chosen[t] && (best < 0
+                        || Long.compareUnsigned(dist(self, ids[t]), dist(self, ids[best])) < 0))
+                    best = t;
+            chosen[best] = true;
+            k++;
+        }
+        Node[] out = new Node[k];
+        int i = 0;
+        for (int t = 0; t < m; t++)
+            if (chosen[t]) out[i++] = cand[t];
+        return out;
+    }
+}
+"""
+
 RING_INIT = """\
 package hedgerowanchor;
 
@@ -255,21 +472,28 @@ PROBE = """\
 package hedgerowanchor;
 
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import peersim.config.Configuration;
 import peersim.core.Control;
 import peersim.core.Network;
 import peersim.core.Node;
 
-/** Cumulated simulation wall and CPU seconds (its own work excluded), ring quality. */
+/**
+ * Cumulated simulation wall, process CPU and main-thread CPU seconds (its own work excluded);
+ * with quality on, the ring quality and an order-free digest of every view.
+ */
 public class Probe implements Control {
     private final int tmanPid;
     private final boolean quality;
     private final com.sun.management.OperatingSystemMXBean os =
         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     private long lastWall = -1;
     private long lastCpu;
+    private long lastThread;
     private double simWall;
     private double simCpu;
+    private double simThread;
     private int calls;
 
     public Probe(String prefix) {
@@ -280,27 +504,38 @@ public class Probe implements Control {
     public boolean execute() {
         long w = System.nanoTime();
         long c = os.getProcessCpuTime();
+        long h = threads.getCurrentThreadCpuTime();
         if (lastWall >= 0) {
             simWall += (w - lastWall) / 1e9;
             simCpu += (c - lastCpu) / 1e9;
+            simThread += (h - lastThread) / 1e9;
         }
         String q = "nan";
+        String digest = "0";
         if (quality) {
             int n = Network.size();
             int hit = 0;
+            long sum = 0;
             for (int i = 0; i < n; i++) {
                 RingTMan t = (RingTMan) Network.get(i).getProtocol(tmanPid);
                 int succ = (t.rank + 1) % n;
+                long hv = t.rank * 0x9E3779B97F4A7C15L;
                 for (Node x : t.view) {
-                    if (((RingTMan) x.getProtocol(tmanPid)).rank == succ) { hit++; break; }
+                    int r = ((RingTMan) x.getProtocol(tmanPid)).rank;
+                    if (r == succ) hit++;
+                    hv = (hv ^ r) * 0x100000001B3L;
                 }
+                sum += hv ^ (hv >>> 29);
             }
             q = Double.toString(hit / (double) n);
+            digest = Long.toHexString(sum);
         }
-        System.out.println("PROBE " + calls + " " + simWall + " " + simCpu + " " + q);
+        System.out.println("PROBE " + calls + " " + simWall + " " + simCpu + " " + simThread + " "
+                           + q + " " + digest);
         calls++;
         lastWall = System.nanoTime();
         lastCpu = os.getProcessCpuTime();
+        lastThread = threads.getCurrentThreadCpuTime();
         return false;
     }
 }
@@ -327,7 +562,8 @@ def build_probe_classes(cp: str, work: Path) -> str:
     """Compile the ring T-Man, initialiser and probe against the anchor; return the class path."""
     src = work / "src" / PACKAGE
     src.mkdir(parents=True)
-    for name, text in (("RingTMan", RING_TMAN), ("RingInit", RING_INIT), ("Probe", PROBE)):
+    for name, text in (("RingTMan", RING_TMAN), ("TunedRingTMan", TUNED_TMAN),
+                       ("RingInit", RING_INIT), ("Probe", PROBE)):
         (src / f"{name}.java").write_text(text)
     out = work / "classes"
     out.mkdir()
@@ -336,17 +572,26 @@ def build_probe_classes(cp: str, work: Path) -> str:
     return os.pathsep.join([str(out), cp])
 
 
-def peersim_config(n: int, view: int, cache: int, cycles: int, seed: int, quality: bool) -> str:
+#: The Java T-Man classes of the harness: its first one, and the tuned one (same views).
+VARIANTS = {"harness": "RingTMan", "tuned": "TunedRingTMan"}
+#: A cold run times the only experiment of a fresh JVM; a warm run the second of two.
+MODES = {"cold": 1, "warm": 2}
+
+
+def peersim_config(n: int, view: int, cache: int, cycles: int, seed: int, quality: bool,
+                   variant: str = "harness", experiments: int = 1) -> str:
     """The PeerSim configuration of one run (cycle-driven engine)."""
     return "\n".join([
         f"random.seed {seed}",
         f"network.size {n}",
         f"simulation.cycles {cycles}",
+        f"simulation.experiments {experiments}",
         f"init.node.newscastcache {cache}",  # where the anchor's Newscast reads its cache size
         "protocol.ns peersim.jabeja.Newscast",
-        f"protocol.tman {PACKAGE}.RingTMan",
+        f"protocol.tman {PACKAGE}.{VARIANTS[variant]}",
         "protocol.tman.newscast ns",
         f"protocol.tman.view {view}",
+        f"protocol.tman.cache {cache}",
         f"init.ring {PACKAGE}.RingInit",
         "init.ring.tman tman",
         "init.ring.newscast ns",
@@ -366,20 +611,28 @@ def _cpu_children() -> float:
 
 
 def run_peersim(cp: str, work: Path, n: int, view: int, cache: int, cycles: int, seed: int,
-                quality: bool) -> dict[str, Any]:
-    """One PeerSim run in its own JVM: sim and total times, quality per cycle."""
-    cfg = work / f"gossip_{n}_{seed}_{int(quality)}.cfg"
-    cfg.write_text(peersim_config(n, view, cache, cycles, seed, quality))
+                quality: bool, variant: str = "harness", mode: str = "cold") -> dict[str, Any]:
+    """One PeerSim run in its own JVM: sim and total times, quality per cycle.
+
+    ``mode="warm"`` runs two experiments in the JVM (PeerSim's ``simulation.experiments``)
+    and reports the second one's simulation times; ``total`` is still the whole process.
+    """
+    experiments = MODES[mode]
+    cfg = work / f"gossip_{n}_{seed}_{int(quality)}_{variant}_{mode}.cfg"
+    cfg.write_text(peersim_config(n, view, cache, cycles, seed, quality, variant, experiments))
     c0, w0 = _cpu_children(), time.perf_counter()
     res = subprocess.run(["java", "-cp", cp, "peersim.Simulator", str(cfg)],
                          capture_output=True, text=True, check=False)
     wall, cpu = time.perf_counter() - w0, _cpu_children() - c0
     probes = [line.split() for line in res.stdout.splitlines() if line.startswith("PROBE ")]
-    if res.returncode != 0 or len(probes) != cycles + 1:
+    if res.returncode != 0 or len(probes) != experiments * (cycles + 1):
         sys.exit(f"PeerSim run failed (rc {res.returncode}):\n{res.stderr[-3000:]}")
+    probes = probes[-(cycles + 1):]  # the last experiment
     return {"sim_wall_s": float(probes[-1][2]), "sim_cpu_s": float(probes[-1][3]),
+            "sim_thread_cpu_s": float(probes[-1][4]),
             "total_wall_s": wall, "total_cpu_s": cpu,
-            "quality": [float(p[4]) for p in probes[1:]] if quality else None}
+            "quality": [float(p[5]) for p in probes[1:]] if quality else None,
+            "digest": [p[6] for p in probes[1:]] if quality else None}
 
 
 def ours_child(n: int, view: int, cache: int, cycles: int, seed: int,
@@ -450,6 +703,14 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--variants", default="harness,tuned",
+                    help="Java T-Man classes to run: harness (the first one), tuned (marks and "
+                         "insertion lists; the same views)")
+    ap.add_argument("--modes", default="cold,warm",
+                    help="cold (one experiment per JVM) and/or warm (the second of two "
+                         "experiments in one JVM is timed)")
+    ap.add_argument("--no-quality", action="store_true",
+                    help="skip the observed runs (quality per cycle, view digests)")
     ap.add_argument("--parallel", action="store_true",
                     help="also run Hedgerow with TMan(parallel=True) (each batch's exchanges "
                          "on numba's threads; same views), reported as hedgerow_par")
@@ -459,51 +720,87 @@ def main() -> None:
         print(json.dumps(ours_child(int(args.nodes), args.view, args.cache, args.cycles,
                                     args.seed, args.parallel)))
         return
+    variants = [v for v in args.variants.split(",") if v]
+    modes = [m for m in args.modes.split(",") if m]
+    for v in variants:
+        if v not in VARIANTS:
+            sys.exit(f"--variants: unknown Java T-Man {v!r} (one of {', '.join(VARIANTS)})")
+    for m in modes:
+        if m not in MODES:
+            sys.exit(f"--modes: unknown mode {m!r} (one of {', '.join(MODES)})")
+    columns = [f"{v}_{m}" for v in variants for m in modes]
     cp = anchor_classpath()
     sizes = [int(x) for x in args.nodes.split(",")]
     report: dict[str, Any] = {"view": args.view, "cache": args.cache, "cycles": args.cycles,
-                              "reps": args.reps, "load_before": os.getloadavg(), "sizes": {}}
+                              "reps": args.reps, "columns": columns,
+                              "load_before": os.getloadavg(), "sizes": {}}
+    keys = ("sim_wall_s", "sim_cpu_s", "sim_thread_cpu_s", "total_wall_s", "total_cpu_s")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         cp = build_probe_classes(cp, work)
         for n in sizes:
-            java: list[dict[str, Any]] = []
+            java: dict[str, list[dict[str, Any]]] = {c: [] for c in columns}
             ours: list[dict[str, Any]] = []
             par: list[dict[str, Any]] = []
             for r in range(args.reps):
                 seed = args.seed + r
-                java.append(run_peersim(cp, work, n, args.view, args.cache, args.cycles, seed,
-                                        quality=False))
+                for v in variants:
+                    for m in modes:
+                        java[f"{v}_{m}"].append(run_peersim(
+                            cp, work, n, args.view, args.cache, args.cycles, seed,
+                            quality=False, variant=v, mode=m))
                 ours.append(run_ours(n, args.view, args.cache, args.cycles, seed))
                 if args.parallel:
                     par.append(run_ours(n, args.view, args.cache, args.cycles, seed, True))
-            observed = run_peersim(cp, work, n, args.view, args.cache, args.cycles, args.seed,
-                                   quality=True)
-            row = {"load": os.getloadavg()}
+            row: dict[str, Any] = {"load": os.getloadavg()}
             for key in ("sim_wall_s", "sim_cpu_s", "total_wall_s", "total_cpu_s"):
-                row[f"peersim_{key}"] = _median(java, key)
                 row[f"hedgerow_{key}"] = _median(ours, key)
-                row[f"ratio_{key}"] = row[f"peersim_{key}"] / row[f"hedgerow_{key}"]
                 if par:
                     row[f"hedgerow_par_{key}"] = _median(par, key)
-                    row[f"ratio_par_{key}"] = row[f"peersim_{key}"] / row[f"hedgerow_par_{key}"]
-            row["peersim_observed_sim_wall_s"] = observed["sim_wall_s"]
-            row["peersim_quality"] = observed["quality"]
+            # Hedgerow's cycles run on its one thread: its process CPU is its thread's
+            row["hedgerow_sim_thread_cpu_s"] = row["hedgerow_sim_cpu_s"]
+            for c in columns:
+                for key in keys:
+                    row[f"{c}_{key}"] = _median(java[c], key)
+                    row[f"ratio_{c}_{key}"] = row[f"{c}_{key}"] / row[f"hedgerow_{key}"]
+            if not args.no_quality:
+                observed = {v: run_peersim(cp, work, n, args.view, args.cache, args.cycles,
+                                           args.seed, quality=True, variant=v)
+                            for v in variants}
+                for v, o in observed.items():
+                    row[f"{v}_observed_sim_wall_s"] = o["sim_wall_s"]
+                    row[f"{v}_quality"] = o["quality"]
+                    row[f"{v}_digest"] = o["digest"]
+                if len(observed) > 1:
+                    first = next(iter(observed.values()))
+                    row["java_views_identical"] = all(o["digest"] == first["digest"]
+                                                      for o in observed.values())
             row["hedgerow_quality"] = ours[0]["quality"]
             row["hedgerow_tman_cycle_s"] = row["hedgerow_sim_wall_s"] / args.cycles
             row["runs"] = {"peersim": java, "hedgerow": ours, "hedgerow_par": par}
             report["sizes"][str(n)] = row
-            print(f"N={n:>7}  cycles={args.cycles}  load={row['load'][0]:.2f}")
-            for key in ("sim_wall_s", "sim_cpu_s", "total_wall_s", "total_cpu_s"):
-                print(f"  {key:<13} PeerSim {row[f'peersim_{key}']:8.3f}  Hedgerow "
-                      f"{row[f'hedgerow_{key}']:8.3f}  ratio {row[f'ratio_{key}']:6.1f}x"
-                      + (f"   parallel {row[f'hedgerow_par_{key}']:8.3f}  ratio "
-                         f"{row[f'ratio_par_{key}']:6.1f}x" if par else ""))
-            qp, qh = row["peersim_quality"], row["hedgerow_quality"]
-            marks = sorted({0, 4, 9, args.cycles - 1} & set(range(args.cycles)))
-            print("  successor in view, cycle " + " / ".join(str(c + 1) for c in marks) + ": "
-                  f"PeerSim {' / '.join(f'{qp[c]:.3f}' for c in marks)}  "
-                  f"Hedgerow {' / '.join(f'{qh[c]:.3f}' for c in marks)}")
+            print(f"N={n:>7}  cycles={args.cycles}  reps={args.reps}  load={row['load'][0]:.2f}")
+            print(f"  {'sim s (median)':<22}{'wall':>9}{'CPU':>9}{'thread':>9}"
+                  f"{'ratio wall':>12}{'CPU':>7}{'thread':>8}")
+            print(f"  {'Hedgerow':<22}{row['hedgerow_sim_wall_s']:9.3f}"
+                  f"{row['hedgerow_sim_cpu_s']:9.3f}{row['hedgerow_sim_thread_cpu_s']:9.3f}")
+            if par:
+                print(f"  {'Hedgerow par':<22}{row['hedgerow_par_sim_wall_s']:9.3f}"
+                      f"{row['hedgerow_par_sim_cpu_s']:9.3f}")
+            for c in columns:
+                print(f"  {'PeerSim ' + c:<22}" + "".join(
+                    f"{row[f'{c}_{k}']:9.3f}" for k in keys[:3]) + "   " + "".join(
+                    f"{row[f'ratio_{c}_{k}']:6.1f}x " for k in keys[:3]))
+            if not args.no_quality:
+                marks = sorted({0, 4, 9, args.cycles - 1} & set(range(args.cycles)))
+                print("  successor in view, cycle " + " / ".join(str(c + 1) for c in marks)
+                      + ":  " + "  ".join(
+                          f"{name} " + " / ".join(f"{row[f'{name}_quality'][c]:.3f}"
+                                                  for c in marks)
+                          for name in [*variants, "hedgerow"]))
+                if "java_views_identical" in row:
+                    print("  Java T-Man views after every cycle, harness vs tuned: "
+                          + ("identical" if row["java_views_identical"] else "DIFFERENT"))
     report["load_after"] = os.getloadavg()
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))

@@ -365,3 +365,32 @@ def test_prefetch_is_a_hint_only(dtype):
         before = a.copy()
         assert _touch_rows(a, np.array([0, 6, 3, 6], np.int64)) == before.sum()
         assert np.array_equal(a, before)
+
+
+@pytest.mark.parametrize(("n", "R", "c", "cycles", "expected"), [
+    (2000, 20, 20, 20, "26e970b959ade0c9"),  # the PeerSim comparison's setting
+    (500, 7, 5, 12, "651abe89c75de650"),  # odd view, small cache
+    (3000, 8, 20, 15, "4358eae3722ab7e6"),
+])
+def test_peersim_setting_digest_is_pinned(n, R, c, cycles, expected):
+    # Newscast + T-Man's fused ring cycle as the PeerSim comparison runs them: every view,
+    # cache and stamp after every cycle, and the generator state after the last, hashed.
+    # Kernel work on the gossip layer must leave them bit for bit as they are.
+    import hashlib
+
+    from hedgerow.protocols.vitis.ring import node_ids
+
+    rng = RngStreams(1).stream("gossip")
+    ps = PeerSampling(n, c)
+    ps.bootstrap(np.ones(n, bool), rng)
+    tm = TMan(R, ring_select(node_ids(n, 1)))
+    view = tm.empty_view(n)
+    h = hashlib.sha256()
+    for _ in range(cycles):
+        ps.cycle(rng)
+        tm.cycle(view, ps, rng)
+        h.update(view.tobytes())
+        h.update(ps.cache.tobytes())
+        h.update(ps.stamp.tobytes())
+    h.update(np.float64(rng.random()).tobytes())
+    assert h.hexdigest()[:16] == expected

@@ -271,6 +271,37 @@ def _ring_bound(r, me, view, allowed, rank):  # pragma: no cover - compiled
     return b_cw, n_cw, b_cc, n_cc, same
 
 
+@numba.njit(cache=True, inline="always")
+def _ring_final(r, view, allowed, rank, half):  # pragma: no cover - compiled
+    """Whether ``r``'s row is final: its ring neighbours in the ranking's order.
+
+    That is a view of ``R = 2 half`` allowed entries whose ``j``-th pair holds
+    the nodes ``j + 1`` ranks after and before ``r``, lower id first: what
+    :func:`_ring_row` writes for lists on disjoint arcs (and what
+    :func:`_ring_bound` calls ``same``, with both bounds at ``half`` ranks).  As
+    ranks are distinct, no other node lies within those bounds, so whatever an
+    exchange's union holds (it holds the view's own entries) the ranking writes
+    the row as it stands.  Ranks are compared without wrapping round: the few
+    rows whose neighbours wrap past rank 0 are never called final and take the
+    ranking's path.
+    """
+    if view.shape[1] != 2 * half:
+        return False
+    me = np.int64(rank[r])
+    for j in range(half):
+        a = view[r, 2 * j]
+        b = view[r, 2 * j + 1]
+        if a < 0 or b <= a or not (allowed[a] and allowed[b]):
+            return False
+        ra = np.int64(rank[a])
+        rb = np.int64(rank[b])
+        up = me + j + 1
+        dn = me - j - 1
+        if not ((ra == up and rb == dn) or (ra == dn and rb == up)):
+            return False
+    return True
+
+
 @numba.njit(cache=True)
 def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compiled
     """T-Man's ring over CSR candidate lists, one :func:`_ring_row` per row."""
@@ -308,12 +339,21 @@ def _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half
     """
     mid = np.uint64(0x8000000000000000)  # bounds below: the own view's, or the own half
     one = np.uint64(1)
+    # each end's bounds from its own view; an end whose view is its half nearest ranks each
+    # way (its ring neighbours: a final row) keeps it whatever the union holds, and an
+    # exchange between two such ends changes nothing
+    final_p = _ring_final(p, view, allowed, rank, half)
+    final_q = _ring_final(q, view, allowed, rank, half)
+    if final_p and final_q:
+        return
     # the union of both buffers, in the generic gather's order
     k = _union(p, q, view, sample, allowed, include_self, mark, s, union)
     for t in range(k):  # independent loads first: their cache misses overlap
         uxs[t] = np.uint64(rank[union[t]]) << np.uint64(32)
     # both ends rank the whole union (each skips itself), bounded by their own views
     for side in range(2):
+        if final_p if side == 0 else final_q:
+            continue
         r = p if side == 0 else q
         me = np.uint64(rank[r]) << np.uint64(32)
         b_cw, n_cw, b_cc, n_cc, same = _ring_bound(r, me, view, allowed, rank)
