@@ -149,6 +149,8 @@ def _declare(**settings: WorldSetting) -> dict[str, WorldSetting]:
 
 
 _KW_ONLY = "keyword arguments of the latency model: specs and the Python API only"
+#: the settings only Lean Gossip's runner reads (the epoch loop refuses a world that sets them)
+_LEAN = "run by hedgerow.scenarios.lean_gossip.run_lean_gossip, not by the epoch loop"
 #: a setting a churn run takes as well (``scenario.churn.NAME``, ``hedgerow churn --NAME``)
 _CHURN = ("churn",)
 
@@ -337,6 +339,19 @@ WORLD_SETTINGS: dict[str, WorldSetting] = _declare(
         Float(0.1, "time of one connect_timeout (one maintenance iteration)", low=0.0,
               low_open=True, unit="s"),
         "churn", section="churn",
+    ),
+    bimodal_churn=WorldSetting(
+        Text(None, "bimodal churn within a run (Lean Gossip's): a fraction F of the nodes is "
+             "churny; each tick of TICK_MS (default 100) an online churny node leaves with "
+             "probability LEAVE, an offline one rejoins with probability REJOIN; the others "
+             "never leave", metavar="F:LEAVE:REJOIN[:TICK_MS]", optional=True),
+        "churn", sweep=_LEAN, cli=_LEAN,
+    ),
+    peer_table=WorldSetting(
+        Text(None, "connections as Lean Gossip's peer tables: each node dials LO to HI "
+             "(uniform) uniform others, every dial a connection both ways",
+             metavar="LO:HI", optional=True),
+        "network", sweep=_LEAN, cli=_LEAN,
     ),
     # ---------------------------------------------------------------- gossip
     rt=WorldSetting(

@@ -121,7 +121,8 @@ class TestProcessingDelays:
 
 class TestRegistry:
     def test_names(self):
-        assert LATENCY_MODELS == ("unit-square", "cities", "cities-placed", "perigee", "constant")
+        assert LATENCY_MODELS == ("unit-square", "cities", "cities-placed", "perigee", "constant",
+                                  "regions")
         rng = RngStreams(0).stream("latency")
         assert latency_model("unit-square", 7, rng, scale_ms=10).scale_ms == 10.0
         assert latency_model("constant", 3, ms=5).constant_ms == 5.0
@@ -129,7 +130,8 @@ class TestRegistry:
     def test_unknown_name_lists_allowed(self):
         with pytest.raises(
             ParameterError,
-            match="allowed: unit-square, cities, cities-placed, perigee, constant, file:PATH",
+            match="allowed: unit-square, cities, cities-placed, perigee, constant, regions, "
+            "file:PATH",
         ):
             latency_model("king", 10)
 

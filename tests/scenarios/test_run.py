@@ -45,7 +45,7 @@ def test_registry_names():
     assert sorted(SCENARIOS) == ["cities", "eclipse", "eth-blocks", "goldfish-churn",
                                  "goldfish-fig2",
                                  "goldfish-random", "goldfish-real", "goldfish-withhold",
-                                 "perigee-matrix",
+                                 "lean-gossip", "perigee-matrix",
                                  "rss-unit-square", "topic-attack", "unit-square",
                                  "unit-square-bw", "vitis-high",
                                  "vitis-low", "vitis-random",

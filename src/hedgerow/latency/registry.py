@@ -1,5 +1,5 @@
 """Latency models by name: ``unit-square``, ``cities``, ``cities-placed``, ``perigee``,
-``constant``, ``file:PATH``."""
+``constant``, ``regions``, ``file:PATH``."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from hedgerow.latency.real import (
     from_matrix_file,
     perigee_matrix,
 )
+from hedgerow.latency.regions import regions
 
 #: Names accepted by :func:`latency_model` (plus ``file:PATH``).
-LATENCY_MODELS = ("unit-square", "cities", "cities-placed", "perigee", "constant")
+LATENCY_MODELS = ("unit-square", "cities", "cities-placed", "perigee", "constant", "regions")
 
 _ALLOWED_KW = {
     "unit-square": {"scale_ms", "grid", "ceil"},
@@ -26,6 +27,7 @@ _ALLOWED_KW = {
     "cities-placed": {"local_ms"},
     "perigee": set(),
     "constant": {"ms"},
+    "regions": {"spread", "floor_ms", "tick_ms"},
     "file": set(),
 }
 
@@ -41,7 +43,9 @@ def latency_model(
         ``"unit-square"`` (keywords ``scale_ms``, ``grid``, ``ceil``), ``"cities"``
         (``one_way``, ``complete_only``), ``"cities-placed"`` (``local_ms``; any
         number of nodes on the cities),
-        ``"perigee"``, ``"constant"`` (``ms``, required) or ``"file:PATH"``.
+        ``"perigee"``, ``"constant"`` (``ms``, required), ``"regions"`` (``spread``,
+        ``floor_ms``, ``tick_ms``; Lean Gossip's three regions,
+        :func:`hedgerow.latency.regions.regions`) or ``"file:PATH"``.
     n_nodes : int or None
         Number of nodes.  Real data sets have a fixed size (246 cities,
         1000 Perigee nodes, the file's ``N``): ``None`` or that size takes
@@ -63,7 +67,7 @@ def latency_model(
     ... except ParameterError as err:
     ...     print(err)  # doctest: +NORMALIZE_WHITESPACE
     unknown latency model 'moon'; allowed: unit-square, cities, cities-placed, perigee,
-    constant, file:PATH
+    constant, regions, file:PATH
     """
     if not isinstance(name, str):
         raise ParameterError(f"latency model name must be a string, got {name!r}")
@@ -95,6 +99,10 @@ def latency_model(
         return cities_placed(int(n_nodes), rng, **kw)
     if key == "perigee":
         return perigee_matrix(n_nodes, rng)
+    if key == "regions":
+        if n_nodes is None:
+            raise ParameterError("latency model 'regions' needs n_nodes")
+        return regions(int(n_nodes), rng, **kw)
     path = name[len("file:") :]
     if not path:
         raise ParameterError("latency model 'file:PATH' needs a path after 'file:'")

@@ -331,3 +331,68 @@ def test_graft_on_subscribe_keeps_bounds_and_delivery():
     for m in range(len(pubs)):
         want = subs[:, pubs.topic[m]]
         assert np.isfinite(eng.arrival[m, want]).all()
+
+
+def test_churn_a_node_that_leaves_is_out_of_every_mesh_and_gets_nothing():
+    """set_online: a leaving node drops out of its peers' meshes at once, receives nothing
+    while offline (copies counted as offline drops), runs no heartbeat, is grafted by nobody;
+    once back it rejoins the meshes at the next heartbeats."""
+    eng, subs, pubs = _engine(variant="v1.0", d=4, d_lo=3, d_hi=6, d_out=0, d_score=2,
+                              messages=60, start=6000.0, spread=12000.0, flood_publish=False)
+    eng.run_until(5500.0)
+    gone = np.array([3, 7, 11])
+    eng.set_online(gone, False)
+    conn = eng.connections
+    flags = eng.mesh_flags()
+    assert not flags[np.isin(conn.indices, gone)].any()  # nobody keeps them in a mesh
+    assert not flags[np.isin(conn.row_of, gone)].any()  # and they keep no mesh
+    for k in range(6, 13):
+        eng.run_until(k * eng.heartbeat_ms)
+        assert not eng.mesh_flags()[np.isin(conn.indices, gone)].any()
+        assert (eng.mesh_degree()[gone] == 0).all()
+    offline = (pubs.time_ms > 5500.0) & (pubs.time_ms < 12000.0) & ~np.isin(pubs.publisher, gone)
+    assert offline.any()
+    assert np.isinf(eng.arrival[np.ix_(offline, gone)]).all()
+    others = np.setdiff1d(np.arange(eng.n), gone)
+    got = np.isfinite(eng.arrival[np.ix_(offline, others)]) | ~subs[others][:, pubs.topic[
+        offline]].T
+    assert got.all()  # the rest of the network still delivers everything
+    eng.set_online(gone, True)
+    eng.run_until(15000.0)
+    assert (eng.mesh_degree()[gone][subs[gone]] > 0).all()  # grafted back at a heartbeat
+    eng.run_until(40000.0)
+    late = pubs.time_ms > 15500.0
+    assert np.isfinite(eng.arrival[np.ix_(late, gone)])[subs[gone][:, pubs.topic[late]].T].all()
+
+
+def test_no_churn_is_the_same_run():
+    """Leaving nobody and rejoining nobody changes nothing: same arrivals, same bytes."""
+    a, _, _ = _engine(variant="v1.1")
+    b, _, _ = _engine(variant="v1.1")
+    a.run_until(8000.0)
+    b.run_until(8000.0)
+    b.set_online([], False)
+    b.set_online([], True)
+    a.run_until(30000.0)
+    b.run_until(30000.0)
+    assert np.array_equal(a.arrival, b.arrival)
+    assert np.array_equal(a.byte_counters()["sent"], b.byte_counters()["sent"])
+    assert b.offline_drops == 0
+    with pytest.raises(ParameterError, match="churn: node ids"):
+        b.set_online([a.n], False)
+
+
+def test_max_prune_caps_the_prunes_of_one_heartbeat():
+    """max_prune = 2 (Lean Gossip's rule): a mesh above D_hi loses at most 2 peers per
+    heartbeat instead of going down to D at once."""
+    eng, _, _ = _engine(variant="v1.0", d=2, d_lo=2, d_hi=4, d_out=0, d_score=0, max_prune=2,
+                        log=20000, peers=30)
+    eng.run_until(30000.0)
+    log = eng.sent_log()
+    assert not log["full"]
+    prunes = defaultdict(int)
+    for kind, t, v, tp in zip(log["kind"], log["t_send"], log["sender"], log["what"],
+                              strict=True):
+        if kind == "prune":
+            prunes[(round(t, 6), int(v), int(tp))] += 1  # per node, topic and heartbeat
+    assert prunes and max(prunes.values()) == 2

@@ -43,6 +43,11 @@ numba's reference counting (``_nrt=False``): they only borrow the arrays the
 driver :func:`advance` holds, and the atomic increments and decrements of
 passing tuples of arrays to them took half the run time.
 
+Churn is one flag per node (``G[11]``, set by the engine's ``set_online``
+between two calls of :func:`advance`): a message arriving at an offline node
+is dropped (``S[S_OFFLINE]`` counts them), an offline node runs no heartbeat,
+and no heartbeat grafts or gossips to one.
+
 Random choices come from a splitmix64 sequence whose state is seeded from the
 caller's :class:`numpy.random.Generator` (one 64-bit draw), so a run is a
 function of the seed.  No Python runs per message.
@@ -87,11 +92,11 @@ P_BACKOFF, P_RETRANS, P_FLOOD, P_IDW, P_VARIANT = 12, 13, 14, 15, 16
 P_MAX_IHAVE_LEN, P_MAX_IHAVE_MSGS, P_HEADER, P_ID_BYTES, P_TOPIC_BYTES = 17, 18, 19, 20, 21
 P_VAL_MS, P_VAL_PER_BYTE, P_GOSSIP_THR, P_PUBLISH_THR, P_MESH_WINDOW, P_WARMUP = (
     22, 23, 24, 25, 26, 27)
-P_SCORING, P_LOSS, P_JITTER, P_GRAFT_ON_SUB = 28, 29, 30, 31
-N_PARAMS = 32
+P_SCORING, P_LOSS, P_JITTER, P_GRAFT_ON_SUB, P_MAX_PRUNE = 28, 29, 30, 31, 32
+N_PARAMS = 33
 
 #: the integer scalars' layout (``S[i]``)
-S_HEAP, S_SEQ, S_IDS, S_HBC, S_SAMPLES, S_VIOL, S_IWANT_SERVED = 0, 1, 2, 3, 4, 5, 6
+S_HEAP, S_SEQ, S_IDS, S_HBC, S_SAMPLES, S_VIOL, S_IWANT_SERVED, S_OFFLINE = 0, 1, 2, 3, 4, 5, 6, 7
 N_SCALARS = 8
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
@@ -486,10 +491,11 @@ def _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T):
     if cnt > lim:  # go shuffles, then keeps the first MaxIHaveLength
         _sample(idb[top:top + cnt], cnt, lim, rs)
         cnt = lim
+    online = G[11]
     k = 0
     for e in range(indptr[v], indptr[v + 1]):
         w = indices[e]
-        if sub[w, tp] and not mesh_flag[e * T + tp]:
+        if sub[w, tp] and online[w] and not mesh_flag[e * T + tp]:
             if P[P_SCORING] > 0 and score[e] < P[P_GOSSIP_THR]:
                 continue
             buf[k] = e
@@ -511,7 +517,7 @@ def _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T):
 @numba.njit(**_HELPER_JIT)
 def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
     """One node's heartbeat: every topic's mesh (or fanout) maintained, gossip emitted."""
-    indptr, indices, outbound, sub = G[0], G[1], G[5], G[6]
+    indptr, indices, outbound, sub, online = G[0], G[1], G[5], G[6], G[11]
     mesh_flag, mlist, mdeg, backoff, lastpub = X[0], X[1], X[2], X[3], X[4]
     score = X[8]
     now = F[0]
@@ -540,7 +546,7 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
             k = 0
             for e in range(lo, hi):
                 s = e * T + tp
-                if sub[indices[e], tp] and not mesh_flag[s]:
+                if sub[indices[e], tp] and online[indices[e]] and not mesh_flag[s]:
                     if v11 and backoff[s] > now:
                         continue
                     if scoring and score[e] < 0:
@@ -598,7 +604,10 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
                                 buf2[0] = x
                                 need -= 1
                             i += 1
-                for i in range(D, cnt):
+                keep = D
+                if P[P_MAX_PRUNE] > 0 and cnt - np.int64(P[P_MAX_PRUNE]) > D:
+                    keep = cnt - np.int64(P[P_MAX_PRUNE])  # at most max_prune per heartbeat
+                for i in range(keep, cnt):
                     e = buf2[i]
                     _mesh_remove(X, e * T + tp, row, e)
                     if v11:
@@ -634,7 +643,7 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
             if mdeg[row] < D:
                 k = 0
                 for e in range(lo, hi):
-                    if sub[indices[e], tp] and not mesh_flag[e * T + tp]:
+                    if sub[indices[e], tp] and online[indices[e]] and not mesh_flag[e * T + tp]:
                         if scoring and score[e] < P[P_PUBLISH_THR]:
                             continue
                         buf[k] = e
@@ -686,6 +695,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
     ``(heap, ids, mc_msg, mc_win)``, returned with whatever grew.
     """
     indptr, indices, rev, proc, sub, topic_of = G[0], G[1], G[3], G[7], G[6], G[10]
+    online = G[11]
     publisher, size = M[0], M[3]
     arrival, hops, dups, qdelay, parent = M[5], M[6], M[7], M[8], M[10]
     recv, dupb, crecv = W[6], W[7], W[4]
@@ -727,6 +737,9 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
             v = rev[e]  # w's entry toward the sender
             sender = indices[v]
             tp = topic_of[m]
+            if not online[w]:  # the receiver left (churn): the copy is dropped
+                S[S_OFFLINE] += 1
+                continue
             recv[w] += size[m] + P[P_HEADER]
             slot = v * T + tp
             if _seen(arrival, m, w, t, P[P_SEEN_TTL]):
@@ -768,6 +781,8 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 w = a
                 m = b
                 ein = c
+                if not online[w]:  # left before it validated: no relay
+                    continue
             tp = topic_of[m]
             mc_msg, mc_win = _grow_mcache(mc_msg, mc_win, mc_cnt, w)
             mc_msg[w, mc_cnt[w]] = m
@@ -815,6 +830,9 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
             cnt = c & 0xFFFF
             w = indices[e]
             ew = rev[e]  # the receiver's entry toward the sender
+            if not online[w]:  # the receiver left (churn): dropped
+                S[S_OFFLINE] += 1
+                continue
             crecv[w] += _ctl_size(P, ck, cnt)
             slot = ew * T + tp
             if ck == GRAFT:
@@ -907,6 +925,8 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 for e in range(indptr[v], indptr[v + 1]):
                     peerhave[e] = 0
                     iasked[e] = 0
+                if not online[v]:  # an offline node runs no heartbeat
+                    continue
                 deg = indptr[v + 1] - indptr[v]
                 H = _grow_heap(H, S, deg * T + 1)
                 idb, _ = _grow_ids(idb, H, S, deg * (mc_cnt[v] + 1), 0, 0)

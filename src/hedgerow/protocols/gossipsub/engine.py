@@ -89,6 +89,7 @@ DEFAULTS: dict[str, Any] = {
     "mesh_window_ms": 10.0,
     "idontwant_memory": 32,
     "graft_on_subscribe": False,
+    "max_prune": 0,
 }
 
 #: the case format's (and the declared parameters') names -> the engine's settings
@@ -289,7 +290,40 @@ def _param_vector(s: Mapping[str, Any]) -> np.ndarray:
     P[K.P_MESH_WINDOW], P[K.P_WARMUP] = s["mesh_window_ms"], s["warmup_ms"]
     P[K.P_SCORING] = float(bool(s["scoring"]))
     P[K.P_GRAFT_ON_SUB] = float(bool(s["graft_on_subscribe"]))
+    P[K.P_MAX_PRUNE] = s["max_prune"]
     return P
+
+
+@numba.njit(cache=True)
+def _leave(indptr, indices, rev, online, flag, mlist, mdeg, lastpub, mc_cnt, nodes, T):
+    """Nodes go offline: out of every mesh and fanout at both ends, their caches emptied."""
+    for v in nodes:
+        if not online[v]:
+            continue
+        online[v] = 0
+        for tp in range(T):
+            row = v * T + tp
+            for j in range(mdeg[row]):
+                flag[mlist[row, j] * T + tp] = 0
+                mlist[row, j] = -1
+            mdeg[row] = 0
+            lastpub[row] = -np.inf
+        for e in range(indptr[v], indptr[v + 1]):
+            r = rev[e]  # the peer's entry toward v
+            w = indices[e]
+            for tp in range(T):
+                if not flag[r * T + tp]:
+                    continue
+                flag[r * T + tp] = 0
+                row = w * T + tp
+                k = mdeg[row]
+                for j in range(k):
+                    if mlist[row, j] == r:
+                        mlist[row, j] = mlist[row, k - 1]
+                        mlist[row, k - 1] = -1
+                        mdeg[row] = k - 1
+                        break
+        mc_cnt[v] = 0
 
 
 #: a score function: ``score(counters, now_ms) -> (nnz,)`` score of every connection
@@ -384,9 +418,11 @@ class GossipSubEngine:
         delay = np.ascontiguousarray(np.broadcast_to(np.asarray(edge_delay, dtype=np.float64),
                                                      (nnz,)))
         up = network.upload * BYTES_PER_MS_PER_MBPS
+        #: ``(n,)`` uint8, 1 while the node is online (:meth:`set_online`; all 1 without churn)
+        self.online = np.ones(n, dtype=np.uint8)
         self._G = (conn.indptr, conn.indices, conn.row_of, conn.rev, delay, conn.outbound, sub,
                    np.ascontiguousarray(proc, dtype=np.float64), np.ascontiguousarray(up),
-                   pubs.publisher, pubs.topic)
+                   pubs.publisher, pubs.topic, self.online)
         self._P = _param_vector(s)
         self._P[K.P_VAL_MS] = network.validation_ms
         self._P[K.P_VAL_PER_BYTE] = network.validation_ms_per_byte
@@ -473,6 +509,53 @@ class GossipSubEngine:
             assert self.score_fn is not None
             self._X[8][:] = self.score_fn(self.counters(), self.now)
         self._F[0] = max(self._F[0], t)
+
+    # ------------------------------------------------------------------ churn
+    def set_online(self, nodes: ArrayLike, up: bool) -> None:
+        """Nodes leave (``up`` false) or rejoin (``up`` true) the network at :attr:`now`.
+
+        Churn acts here, between two calls of :meth:`run_until`, as libp2p sees
+        a peer go: a node that leaves closes its connections, so it drops out
+        of every mesh and fanout at both ends at once (no PRUNE is sent) and
+        forgets its meshes, fanouts and message cache.  While offline it runs
+        no heartbeat, no peer grafts it or sends it gossip, and a data copy or
+        control message arriving at it is dropped (:attr:`offline_drops`).
+        A node that rejoins is reconnected to the same peers and builds its
+        meshes at its next heartbeat; it keeps its seen cache (a message it
+        had before leaving is still a duplicate).  Publications of an offline
+        node are the caller's to avoid.
+
+        Examples
+        --------
+        >>> from hedgerow.dissemination.contended import Network
+        >>> conn = Connections.from_edges(3, [(0, 1), (1, 2), (2, 0)])
+        >>> pubs = Publications.create([0], [0], [2500.0], [100.0])  # at 2.5 s, 100 bytes
+        >>> eng = GossipSubEngine(np.ones((3, 1), bool), conn, np.full(conn.nnz, 10.0),
+        ...                       np.zeros(3), Network.uniform(3), pubs, {"d": 2, "d_lo": 1,
+        ...                       "d_hi": 2, "d_lazy": 1, "d_score": 1, "d_out": 0},
+        ...                       np.random.default_rng(0))
+        >>> eng.run_until(2000.0)
+        >>> eng.set_online([2], False)
+        >>> eng.mesh_degree().ravel().tolist()
+        [1, 1, 0]
+        >>> eng.run_until(3000.0)
+        >>> np.isfinite(eng.arrival[0]).tolist(), eng.offline_drops
+        ([True, True, False], 1)
+        """
+        v_all = np.unique(np.asarray(nodes, dtype=np.int64).reshape(-1))
+        if len(v_all) and (v_all.min() < 0 or v_all.max() >= self.n):
+            raise ParameterError(f"churn: node ids must be in 0..{self.n - 1}", key="churn")
+        if up:
+            self.online[v_all] = 1
+            return
+        c = self.connections
+        _leave(c.indptr, c.indices, c.rev, self.online, self._X[0], self._X[1], self._X[2],
+               self._X[4], self._X[12], v_all, self.n_topics)
+
+    @property
+    def offline_drops(self) -> int:
+        """Data copies and control messages dropped because their receiver was offline."""
+        return int(self._S[K.S_OFFLINE])
 
     # ------------------------------------------------------------------ state
     def counters(self) -> dict[str, np.ndarray]:

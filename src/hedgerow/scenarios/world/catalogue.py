@@ -47,6 +47,7 @@ from typing import Any
 from hedgerow.errors import ParameterError
 from hedgerow.latency import LATENCY_MODELS
 from hedgerow.scenarios.epoch_churn import parse_churn, parse_trace
+from hedgerow.scenarios.world.lean import parse_bimodal_churn, parse_peer_table
 from hedgerow.scenarios.world.wire import parse_bandwidth, parse_publication, parse_size
 from hedgerow.workloads.publishers import parse_publishers
 from hedgerow.world_settings import RELAY_ATTACKS, WORLD_SETTINGS, check_setting
@@ -64,7 +65,7 @@ __all__ = [
 ]
 
 #: latency models whose size the run chooses (the others are real data sets of fixed size)
-SIZED_MODELS = ("unit-square", "cities-placed", "constant")
+SIZED_MODELS = ("unit-square", "cities-placed", "constant", "regions")
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,11 @@ class Scenario:
     churn : str or None
         Broadcast worlds: the on/off churn between epochs, ``"onoff:F:ON:OFF"``
         (:mod:`hedgerow.scenarios.epoch_churn`).
+    bimodal_churn, peer_table : str or None
+        Lean Gossip's churn within a run (``"F:LEAVE:REJOIN[:TICK_MS]"``) and
+        peer tables (``"LO:HI"``), read by
+        :func:`hedgerow.scenarios.lean_gossip.run_lean_gossip`; the epoch loop
+        refuses a world that sets them.
     publishers : str or None
         Broadcast workload: the publishing law ``"unif:K"`` or ``"exp:K"``
         (:func:`hedgerow.workloads.publishers.publisher_probabilities`).
@@ -227,6 +233,8 @@ class Scenario:
     buckets: int = 100
     alpha: float = _default("alpha")
     churn: str | None = _default("churn")
+    bimodal_churn: str | None = _default("bimodal_churn")
+    peer_table: str | None = _default("peer_table")
     rt: int = _default("rt")
     cycles: int = _default("cycles")
     bandwidth: str | None = _default("bandwidth")
@@ -357,6 +365,27 @@ SCENARIOS: dict[str, Scenario] = {
             bandwidth="20:50",
             size="64k",
             publication="poisson:20",
+        ),
+        Scenario(
+            "lean-gossip",
+            "Lean Gossip's world (ankitku/lean-gossip; docs/gossipsub.md): 1000 peers in three "
+            "regions (EU / US / Asia at 30 / 40 / 30 %, 30-220 ms one way, rounded up to its "
+            "100 ms tick), peer tables of 40-80 made symmetric, 25 Mbit/s uplinks, one "
+            "attestation topic every peer subscribes to, 1536-byte attestations (1 per peer "
+            "per 384 s, at most once), bimodal churn (churny share 0 here; 0.01 leave and 0.05 "
+            "rejoin per tick); run by hedgerow.scenarios.lean_gossip.run_lean_gossip",
+            latency="regions",
+            latency_kw=(("tick_ms", 100.0),),
+            nodes=1000,
+            d=8,
+            topics=1,
+            interest=1.0,
+            epochs=1,
+            ttl=0,
+            bandwidth="25",
+            size="1536",
+            peer_table="40:80",
+            bimodal_churn="0:0.01:0.05:100",
         ),
         Scenario(
             "eth-blocks",
@@ -494,6 +523,8 @@ _FORMS = {
     "bandwidth": parse_bandwidth,
     "size": parse_size,
     "publication": parse_publication,
+    "bimodal_churn": parse_bimodal_churn,
+    "peer_table": parse_peer_table,
 }
 
 

@@ -78,6 +78,12 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
     """
     seed = as_int("scenario", "seed", seed, minimum=0)
     sc = scenario if isinstance(scenario, Scenario) else resolve_scenario(scenario, **overrides)
+    if sc.bimodal_churn is not None or sc.peer_table is not None:
+        raise ParameterError(
+            f"scenario {sc.name!r}: bimodal_churn and peer_table (Lean Gossip's world) are run "
+            "by hedgerow.scenarios.lean_gossip.run_lean_gossip, not by the epoch loop",
+            key="bimodal_churn" if sc.bimodal_churn is not None else "peer_table",
+        )
     streams = RngStreams(seed)
     social = None
     if sc.workload == "social":
