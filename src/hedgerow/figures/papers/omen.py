@@ -282,10 +282,11 @@ OMEN = Paper(
                                  "readings", "≈ 4.3 % (0.20 / 4.67, implied) within a factor 1.5",
                                  _omen_g_vs_rebuild, _OMEN_COST, settled="undecidable",
                                  reason="the paper's OMen-G costs about 4.3 % of LowODA-Re's "
-                                 "rebuild by its two ratios; ours costs 0.62-0.69 % on the "
-                                 "median at FB 1K with the λ-backup view and 1.9 % with "
-                                 "backups=all: the paper's global view is dearer than either "
-                                 "reading, and it is not stated")),
+                                 "rebuild by its two ratios; ours costs 0.5-1.0 % with the "
+                                 "λ-backup view (FB 1K, TW 1K) and 1.7-3.0 % with backups=all, "
+                                 "which comes within a factor 1.5 on some runs' means: the "
+                                 "paper does not state its global view, so which reading it "
+                                 "timed cannot be decided")),
                    readings=(("the cost of a repair, profiled", _OMEN_FB1K),
                              ("OMen's cost ratios as the paper reports them, per instance",
                               _OMEN_COST))),
