@@ -93,7 +93,24 @@ P_MAX_IHAVE_LEN, P_MAX_IHAVE_MSGS, P_HEADER, P_ID_BYTES, P_TOPIC_BYTES = 17, 18,
 P_VAL_MS, P_VAL_PER_BYTE, P_GOSSIP_THR, P_PUBLISH_THR, P_MESH_WINDOW, P_WARMUP = (
     22, 23, 24, 25, 26, 27)
 P_SCORING, P_LOSS, P_JITTER, P_GRAFT_ON_SUB, P_MAX_PRUNE = 28, 29, 30, 31, 32
-N_PARAMS = 33
+#: attackers (``G[12]`` their flags): the topic they drop (-1: every topic), the publisher
+#: whose messages they drop (-1: every publisher's), when they start dropping, the most a
+#: sybil waits beyond a PRUNE's backoff before grafting again
+P_ATK_TOPIC, P_ATK_TARGET, P_ATK_START, P_ATK_REGRAFT = 33, 34, 35, 36
+#: how long a node waits for a message it asked for with IWANT before the promise is broken
+P_FOLLOWUP = 37
+N_PARAMS = 38
+
+#: an attacker's flags (``G[12]``, per node): ``ATK_SYBIL`` runs the hardening evaluation's
+#: sybil (it grafts every peer it can, accepts every GRAFT, sends no IHAVE, ignores IHAVE and
+#: IWANT, keeps no mesh bounds); ``ATK_DROP`` forwards nothing of the messages the attack
+#: names (``P_ATK_TOPIC``, ``P_ATK_TARGET``) from ``P_ATK_START`` on
+ATK_SYBIL = 1
+ATK_DROP = 2
+#: a sybil that announces what it receives (an IHAVE to every peer at once, and at every
+#: heartbeat as an honest node gossips) and serves no IWANT: it caches the messages it drops
+#: and grafts nobody (broken promises, P7)
+ATK_LIAR = 4
 
 #: the integer scalars' layout (``S[i]``)
 S_HEAP, S_SEQ, S_IDS, S_HBC, S_SAMPLES, S_VIOL, S_IWANT_SERVED, S_OFFLINE = 0, 1, 2, 3, 4, 5, 6, 7
@@ -498,6 +515,8 @@ def _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T):
         if sub[w, tp] and online[w] and not mesh_flag[e * T + tp]:
             if P[P_SCORING] > 0 and score[e] < P[P_GOSSIP_THR]:
                 continue
+            if G[13][e] > F[0]:  # the connection is not open yet
+                continue
             buf[k] = e
             k += 1
     target = np.int64(P[P_DLAZY])
@@ -515,6 +534,39 @@ def _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T):
 
 
 @numba.njit(**_HELPER_JIT)
+def _sybil_heartbeat(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, T):
+    """A sybil's heartbeat (the hardening evaluation's attacker): it grafts, on every open
+    connection, each topic its peer subscribes to, unless it is in that mesh already or waits
+    out a PRUNE's backoff; no mesh bounds, no gossip.  A liar (``ATK_LIAR``) grafts nobody and
+    sends its IHAVEs as an honest node does."""
+    indptr, indices, sub, conn_up = G[0], G[1], G[6], G[13]
+    mesh_flag, backoff = X[0], X[3]
+    now = F[0]
+    if G[12][v] & ATK_LIAR:
+        for tp in range(T):
+            _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T)
+        return
+    for tp in range(T):
+        row = v * T + tp
+        for e in range(indptr[v], indptr[v + 1]):
+            s = e * T + tp
+            if not sub[indices[e], tp] or mesh_flag[s] or conn_up[e] > now or backoff[s] > now:
+                continue
+            _mesh_add(X, s, row, e, now)
+            _send_control(G, P, H, S, F, W, rs, idb, v, e, GRAFT, tp, 0, 0)
+
+
+@numba.njit(cache=True, inline="always")
+def _drops(G, P, w, m, now):
+    """Whether attacker ``w`` drops message ``m`` (forwards it to nobody, caches it not)."""
+    if not (G[12][w] & ATK_DROP) or now < P[P_ATK_START]:
+        return False
+    if P[P_ATK_TOPIC] >= 0 and G[10][m] != np.int64(P[P_ATK_TOPIC]):
+        return False
+    return not (P[P_ATK_TARGET] >= 0 and G[9][m] != np.int64(P[P_ATK_TARGET]))
+
+
+@numba.njit(**_HELPER_JIT)
 def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
     """One node's heartbeat: every topic's mesh (or fanout) maintained, gossip emitted."""
     indptr, indices, outbound, sub, online = G[0], G[1], G[5], G[6], G[11]
@@ -529,6 +581,10 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
     v11 = P[P_VARIANT] >= 1
     scoring = P[P_SCORING] > 0
     lo, hi = indptr[v], indptr[v + 1]
+    conn_up = G[13]
+    if G[12][v] & ATK_SYBIL:
+        _sybil_heartbeat(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, T)
+        return
     for tp in range(T):
         row = v * T + tp
         if sub[v, tp]:
@@ -550,6 +606,8 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
                     if v11 and backoff[s] > now:
                         continue
                     if scoring and score[e] < 0:
+                        continue
+                    if conn_up[e] > now:
                         continue
                     buf[k] = e
                     k += 1
@@ -646,6 +704,8 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
                     if sub[indices[e], tp] and online[indices[e]] and not mesh_flag[e * T + tp]:
                         if scoring and score[e] < P[P_PUBLISH_THR]:
                             continue
+                        if conn_up[e] > now:
+                            continue
                         buf[k] = e
                         k += 1
                 took = _sample(buf, k, D - mdeg[row], rs)
@@ -676,6 +736,8 @@ def subscribe_all(G, P, H, S, F, W, rs, idb):
     for i in range(n):
         v = perm[i]
         for e in range(indptr[v], indptr[v + 1]):
+            if G[13][e] > F[0]:  # opens later: no announcement at the start
+                continue
             for tp in range(T):
                 if sub[v, tp]:
                     H = _grow_heap(H, S, 1)
@@ -702,6 +764,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
     mesh_flag, mlist, mdeg, backoff, lastpub = X[0], X[1], X[2], X[3], X[4]
     first_del, mesh_del, behaviour, score, peerhave, iasked = X[6], X[7], X[11], X[8], X[9], X[10]
     mc_cnt = X[12]
+    prom_m, prom_t = X[14], X[15]
     H, idb, mc_msg, mc_win = GR
     n = len(indptr) - 1
     T = sub.shape[1]
@@ -715,6 +778,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
     v11 = P[P_VARIANT] >= 1
     idw_on = P[P_VARIANT] >= 2
     scoring = P[P_SCORING] > 0
+    atk, conn_up = G[12], G[13]
     while S[S_HEAP] > 0:
         t = H[0][0]
         if t > t_end:
@@ -770,6 +834,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
             ready = t + proc[w] + P[P_VAL_MS] + P[P_VAL_PER_BYTE] * size[m]
             _push(H, S, ready, READY, w, m, v)
         elif kind == READY or kind == PUBLISH:
+            drop = False
             if kind == PUBLISH:
                 m = a
                 w = publisher[m]
@@ -783,18 +848,32 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 ein = c
                 if not online[w]:  # left before it validated: no relay
                     continue
+                drop = atk[w] != 0 and _drops(G, P, w, m, t)
+                if drop and not (atk[w] & ATK_LIAR):
+                    continue  # an attacker: no forward, nothing cached to gossip or answer
             tp = topic_of[m]
             mc_msg, mc_win = _grow_mcache(mc_msg, mc_win, mc_cnt, w)
             mc_msg[w, mc_cnt[w]] = m
             mc_win[w, mc_cnt[w]] = S[S_HBC]
             mc_cnt[w] += 1
             H = _grow_heap(H, S, indptr[w + 1] - indptr[w])
+            if kind == READY and drop:  # a liar: announced at once to its peers, never sent
+                idb, _ = _grow_ids(idb, H, S, 1, 0, 0)
+                off = S[S_IDS]
+                idb[off] = m
+                S[S_IDS] = off + 1
+                for e in range(indptr[w], indptr[w + 1]):
+                    if e != ein and sub[indices[e], tp] and conn_up[e] <= t:
+                        _send_control(G, P, H, S, F, W, rs, idb, w, e, IHAVE, tp, off, 1)
+                continue
             row = w * T + tp
             origin = publisher[m]
             if kind == PUBLISH and v11 and P[P_FLOOD] > 0:
                 for e in range(indptr[w], indptr[w + 1]):
                     if sub[indices[e], tp]:
                         if scoring and score[e] < P[P_PUBLISH_THR]:
+                            continue
+                        if conn_up[e] > t:
                             continue
                         _send_data(G, P, H, S, F, W, X, rs, M, w, e, m, 0)
                 continue
@@ -806,6 +885,8 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     for e in range(indptr[w], indptr[w + 1]):
                         if sub[indices[e], tp]:
                             if scoring and score[e] < P[P_PUBLISH_THR]:
+                                continue
+                            if conn_up[e] > t:
                                 continue
                             buf[kf] = e
                             kf += 1
@@ -838,6 +919,9 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
             if ck == GRAFT:
                 row = w * T + tp
                 if not sub[w, tp] or mesh_flag[slot]:
+                    continue
+                if atk[w] & ATK_SYBIL:  # a sybil takes every peer that grafts it
+                    _mesh_add(X, slot, row, ew, t)
                     continue
                 refuse = False
                 if v11 and backoff[slot] > t:
@@ -872,7 +956,12 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     _mesh_remove(X, slot, w * T + tp, ew)
                 if v11:
                     backoff[slot] = max(backoff[slot], t + P[P_BACKOFF])
+                if atk[w] & ATK_SYBIL:  # it grafts again after the backoff and a random delay
+                    backoff[slot] = max(backoff[slot], t + P[P_BACKOFF]) + (
+                        P[P_ATK_REGRAFT] * _uniform(rs))
             elif ck == IHAVE:
+                if atk[w] & ATK_SYBIL:
+                    continue  # a sybil asks for nothing
                 if scoring and score[ew] < P[P_GOSSIP_THR]:
                     continue
                 peerhave[ew] += 1
@@ -894,9 +983,15 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 want = _sample(idb[top:top + want], want, room, rs)
                 iasked[ew] += want
                 S[S_IDS] = top + want
+                if scoring and want > 0 and prom_m[ew] < 0:
+                    # a promise (go's gossipTracer): the peer owes the first id asked
+                    prom_m[ew] = idb[top]
+                    prom_t[ew] = t + P[P_FOLLOWUP]
                 H = _grow_heap(H, S, 1)
                 _send_control(G, P, H, S, F, W, rs, idb, w, ew, IWANT, 0, top, want)
             else:  # IWANT: w answers from its message cache
+                if atk[w] & ATK_SYBIL:
+                    continue  # a sybil answers no IWANT
                 if scoring and score[ew] < P[P_GOSSIP_THR]:
                     continue
                 H = _grow_heap(H, S, cnt)
@@ -915,6 +1010,17 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     S[S_IWANT_SERVED] += 1
                     _send_data(G, P, H, S, F, W, X, rs, M, w, ew, m, 1)
         else:  # HEARTBEAT
+            if scoring:  # broken promises: a P7 penalty each (go's applyIwantPenalties)
+                for e in range(len(indices)):
+                    m = prom_m[e]
+                    if m < 0:
+                        continue
+                    asker = indices[rev[e]]
+                    if arrival[m, asker] != np.inf:
+                        prom_m[e] = -1  # kept
+                    elif prom_t[e] <= t:
+                        behaviour[e] += 1.0
+                        prom_m[e] = -1
             for i in range(n):  # this heartbeat's order of the nodes
                 j = i + int(_uniform(rs) * (n - i))
                 tmp = perm[i]

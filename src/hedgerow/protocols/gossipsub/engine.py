@@ -52,6 +52,7 @@ __all__ = [
     "CASE_PARAMS",
     "DEFAULTS",
     "Connections",
+    "EngineAttack",
     "GossipSubEngine",
     "Publications",
     "random_connections",
@@ -89,6 +90,7 @@ DEFAULTS: dict[str, Any] = {
     "mesh_window_ms": 10.0,
     "idontwant_memory": 32,
     "graft_on_subscribe": False,
+    "iwant_followup_ms": 3000.0,
     "max_prune": 0,
 }
 
@@ -115,6 +117,7 @@ CASE_PARAMS = {
     "idontwant_threshold": "idontwant_threshold",
     "scoring": "scoring",
     "graft_on_subscribe": "graft_on_subscribe",
+    "iwant_followup_ms": "iwant_followup_ms",
 }
 
 
@@ -180,6 +183,66 @@ class Connections:
         key = src * n + dst
         rev = np.searchsorted(key, dst * n + src).astype(np.int64)
         return cls(indptr, dst.astype(np.int64), out.astype(np.uint8), rev)
+
+
+@dataclass(frozen=True, eq=False)
+class EngineAttack:
+    """Attackers as the kernel sees them: per-node flags, when each connection opens, what
+    they drop.
+
+    Attributes
+    ----------
+    sybil : numpy.ndarray
+        ``(n,)`` bool: nodes that behave as the hardening evaluation's sybils
+        (``gossipsub-hardening``'s ``badboy.go``): they graft every peer of
+        every topic the peer subscribes to, accept every GRAFT, send no IHAVE,
+        ignore IHAVE and IWANT, and after a PRUNE graft again once the backoff
+        and a uniform delay in ``[0, regraft_ms)`` have passed.
+    drop : numpy.ndarray
+        ``(n,)`` bool: nodes that forward nothing of the messages named by
+        ``topic`` and ``target`` from ``start_ms`` on (nor cache them, so they
+        neither announce nor serve them).
+    conn_up_ms : numpy.ndarray or None
+        ``(nnz,)``: the instant each connection (CSR entry) opens; before it no
+        GRAFT, IHAVE, fanout or flood-published copy uses it (``None``: all open
+        from the start).
+    topic : int
+        The topic whose messages are dropped (``-1``: every topic).
+    target : int
+        The publisher whose messages are dropped (``-1``: every publisher's).
+    start_ms : float
+        When the dropping starts.
+    regraft_ms : float
+        A sybil's extra random wait after a PRUNE's backoff.
+    liar : numpy.ndarray or None
+        ``(n,)`` bool: sybils that announce what they receive (an IHAVE of its
+        id to every peer as soon as they have it, and their gossip at every
+        heartbeat) but serve no IWANT, forward nothing and graft nobody: every
+        IWANT sent to them is a broken promise (P7).
+
+    Examples
+    --------
+    >>> a = EngineAttack(sybil=np.array([False, True]), drop=np.array([False, True]))
+    >>> a.flags().tolist()
+    [0, 3]
+    """
+
+    sybil: np.ndarray
+    drop: np.ndarray
+    conn_up_ms: np.ndarray | None = None
+    topic: int = -1
+    target: int = -1
+    start_ms: float = 0.0
+    regraft_ms: float = 15000.0
+    liar: np.ndarray | None = None
+
+    def flags(self) -> np.ndarray:
+        """``(n,)`` uint8: the kernel's flags (``ATK_SYBIL | ATK_DROP | ATK_LIAR``)."""
+        f = (np.asarray(self.sybil, dtype=bool) * K.ATK_SYBIL
+             + np.asarray(self.drop, dtype=bool) * K.ATK_DROP)
+        if self.liar is not None:
+            f = f + np.asarray(self.liar, dtype=bool) * K.ATK_LIAR
+        return f.astype(np.uint8)
 
 
 def random_connections(
@@ -290,6 +353,7 @@ def _param_vector(s: Mapping[str, Any]) -> np.ndarray:
     P[K.P_MESH_WINDOW], P[K.P_WARMUP] = s["mesh_window_ms"], s["warmup_ms"]
     P[K.P_SCORING] = float(bool(s["scoring"]))
     P[K.P_GRAFT_ON_SUB] = float(bool(s["graft_on_subscribe"]))
+    P[K.P_FOLLOWUP] = s["iwant_followup_ms"]
     P[K.P_MAX_PRUNE] = s["max_prune"]
     return P
 
@@ -363,6 +427,9 @@ class GossipSubEngine:
     log : int, default 0
         Keep a log of the first ``log`` messages sent, data and control
         (:meth:`sent_log`; 0: none).
+    attack : EngineAttack, optional
+        Attacker nodes and connections that open later (``None``: every node
+        honest, every connection open from the start).
     """
 
     def __init__(
@@ -377,6 +444,7 @@ class GossipSubEngine:
         rng: np.random.Generator,
         score_fn: ScoreFn | None = None,
         log: int = 0,
+        attack: EngineAttack | None = None,
     ) -> None:
         s = settings(params)
         sub = np.ascontiguousarray(subs, dtype=np.uint8)
@@ -418,12 +486,31 @@ class GossipSubEngine:
         delay = np.ascontiguousarray(np.broadcast_to(np.asarray(edge_delay, dtype=np.float64),
                                                      (nnz,)))
         up = network.upload * BYTES_PER_MS_PER_MBPS
+        self.attack = attack
+        if attack is None:
+            flags = np.zeros(n, dtype=np.uint8)
+            conn_up = np.full(nnz, -np.inf)
+        else:
+            flags = attack.flags()
+            if flags.shape != (n,):
+                raise ParameterError(f"attack: flags for {len(flags)} nodes, the subscriptions "
+                                     f"have {n}", key="attackers")
+            conn_up = (np.full(nnz, -np.inf) if attack.conn_up_ms is None
+                       else np.ascontiguousarray(attack.conn_up_ms, dtype=np.float64))
+            if conn_up.shape != (nnz,):
+                raise ParameterError(f"attack: conn_up_ms must give the {nnz} connection entries",
+                                     key="attackers")
         #: ``(n,)`` uint8, 1 while the node is online (:meth:`set_online`; all 1 without churn)
         self.online = np.ones(n, dtype=np.uint8)
         self._G = (conn.indptr, conn.indices, conn.row_of, conn.rev, delay, conn.outbound, sub,
                    np.ascontiguousarray(proc, dtype=np.float64), np.ascontiguousarray(up),
-                   pubs.publisher, pubs.topic, self.online)
+                   pubs.publisher, pubs.topic, self.online, flags, conn_up)
         self._P = _param_vector(s)
+        if attack is not None:
+            self._P[K.P_ATK_TOPIC], self._P[K.P_ATK_TARGET] = attack.topic, attack.target
+            self._P[K.P_ATK_START], self._P[K.P_ATK_REGRAFT] = attack.start_ms, attack.regraft_ms
+        else:
+            self._P[K.P_ATK_TOPIC] = self._P[K.P_ATK_TARGET] = -1
         self._P[K.P_VAL_MS] = network.validation_ms
         self._P[K.P_VAL_PER_BYTE] = network.validation_ms_per_byte
         self._P[K.P_LOSS] = network.loss
@@ -460,6 +547,8 @@ class GossipSubEngine:
             z(nnz),                                                 # 11 behaviour penalty
             z(n, dtype=np.int64),                                   # 12 mcache entries
             z(n * T),                                               # 13 mesh size sums
+            np.full(nnz, -1, dtype=np.int32),                       # 14 promised message
+            np.full(nnz, np.inf),                                   # 15 promise deadline
         )
         ring = max(int(s["idontwant_memory"]), 1)
         self._U = (np.full((nnz, ring), -1, dtype=np.int32), z(nnz, dtype=np.int32),
