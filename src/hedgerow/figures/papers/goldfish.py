@@ -265,10 +265,11 @@ GOLDFISH = Paper(
                                  reason="0.339 (62/183) over 200 graphs, 0.310 over all; the "
                                  "cause measured is the exploration order (the last publisher "
                                  "is found after roughly the pool order), and the authors' "
-                                 "simulator on the same graphs explores no faster (14 "
-                                 "publishers explored in 502 graph-epochs against our 20); "
-                                 "(b) by their own script over 100 epochs is the open part of "
-                                 "issue #30 item 3")),
+                                 "simulator on the same 10 graphs, 100 epochs, explores no "
+                                 "faster (median first exploration at epoch 50 against our "
+                                 "43.5) and its own eval_optimal.py with 0.05 gives 0.10 "
+                                 "against our 0.30: the paper's 61.5% is not what its code "
+                                 "produces with 0.05")),
                    readings=(("why (a) and (b) fall short of the paper's rates over all graphs",
                               _GF_FIG2), ("readings", _GF_READINGS))),
         FigureSpec("fig3", "Figure 3: wasted latency of the 32 adaptive nodes per epoch, "
