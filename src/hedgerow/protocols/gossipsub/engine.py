@@ -576,9 +576,9 @@ class GossipSubEngine:
                      np.arange(rows - 1, -1, -1, dtype=np.int64), z((M, 5)),
                      z(_HIST_BINS, dtype=np.int64), np.full(rows, -1, dtype=np.int64),
                      z(rows, dtype=np.int64), z(rows, dtype=np.uint8))
-        self._M = (pubs.publisher, pubs.topic, pubs.time_ms, pubs.size, self.copies,
-                   arrival, hops, self.duplicates, queue_delay, self.queue_wait,
-                   parent, self.lost, *slots)
+        self._M: tuple[np.ndarray, ...] = (
+            pubs.publisher, pubs.topic, pubs.time_ms, pubs.size, self.copies, arrival, hops,
+            self.duplicates, queue_delay, self.queue_wait, parent, self.lost, *slots)
         self._W = (np.full(n, -np.inf), z(n), z(n), z(n), z(n),
                    z((len(K.CONTROL_KINDS), n), dtype=np.int64), z(n), z(n), z(n),
                    z((log, 2)), z((log, 5), dtype=np.int64), z(64 * log, dtype=np.int32),
