@@ -533,3 +533,40 @@ def test_max_prune_caps_the_prunes_of_one_heartbeat():
         if kind == "prune":
             prunes[(round(t, 6), int(v), int(tp))] += 1  # per node, topic and heartbeat
     assert prunes and max(prunes.values()) == 2
+
+
+@pytest.mark.parametrize("churn", [False, True])
+def test_slots_with_scoring_promises_and_churn(churn):
+    # IWANT promises hold their message's slot until checked; a leaving node's cache lets go
+    from hedgerow.protocols.gossipsub.params import score_preset
+    from hedgerow.protocols.gossipsub.protocol import EngineScore
+
+    def run(keep):
+        rng = np.random.default_rng(5)
+        n, T = 80, 2
+        subs = rng.random((n, T)) < 0.7
+        conn = random_connections(n, 14, np.random.default_rng(6))
+        topic = rng.integers(0, T, 150)
+        pub = np.array([rng.choice(np.flatnonzero(subs[:, t])) for t in topic])
+        pubs = Publications.create(pub, topic, 3000 + np.sort(rng.random(150)) * 40000, 50000.0)
+        params, thr = score_preset("v1.1", T)
+        s = {"variant": "v1.1", "scoring": True, "gossip_threshold": thr.gossip,
+             "publish_threshold": thr.publish}
+        eng = GossipSubEngine(subs, conn, np.full(conn.nnz, 15.0), np.zeros(n),
+                              Network.uniform(n, upload=20.0, loss=0.03), pubs, s,
+                              np.random.default_rng(7), score_fn=EngineScore(params),
+                              keep_arrivals=keep)
+        for k in range(1, 51):
+            eng.run_until(k * 1000.0)
+            if churn and k in (15, 25):
+                eng.set_online(np.arange(10, 20), False)
+            if churn and k in (20, 30):
+                eng.set_online(np.arange(10, 20), True)
+        return eng
+
+    full, slots = run(True), run(False)
+    _same_run(full, slots)
+    assert np.array_equal(full.counters()["behaviour_penalty"],
+                          slots.counters()["behaviour_penalty"])
+    assert full.delivery_summary()["receive_rate"] == slots.delivery_summary()["receive_rate"]
+    assert slots.slot_rows == 64 < 150
