@@ -47,10 +47,15 @@ def main() -> None:
     ap.add_argument("--sample", type=int, default=0, help="time the completions of S nodes")
     ap.add_argument("--epochs", type=int, default=0, help="time a whole run of E epochs")
     ap.add_argument("--project", type=int, default=50, help="epochs of the projection")
+    ap.add_argument("--nodes", type=int, default=None, help="a smaller world (default: the "
+                    "scenario's)")
+    ap.add_argument("--messages", type=int, default=None, help="messages per epoch (default: "
+                    "the scenario's)")
     args = ap.parse_args()
+    size = {"nodes": args.nodes, "messages": args.messages}
     if args.sample:
         g = Goldfish()
-        world = make_world(args.scenario, seed=args.seed, epochs=g.window)
+        world = make_world(args.scenario, seed=args.seed, epochs=g.window, **size)
         g.mode = lambda epoch: "acc"  # type: ignore[method-assign]  # fill the window only
         c0 = time.process_time()
         run_protocol(g, world)
@@ -87,12 +92,13 @@ def main() -> None:
               f"{per_node * n:.0f} s per completion epoch ({n} completions)")
     if args.epochs:
         g = Goldfish()
-        world = make_world(args.scenario, seed=args.seed, epochs=args.epochs)
+        world = make_world(args.scenario, seed=args.seed, epochs=args.epochs, **size)
         c0, w0 = time.process_time(), time.perf_counter()
         run_protocol(g, world)
         cpu, wall = time.process_time() - c0, time.perf_counter() - w0
         runs = completion_epochs(g.window, g.interval, args.epochs)
-        print(f"{args.scenario}: {args.epochs} epochs, {runs} with completions "
+        print(f"{args.scenario} ({world.n_nodes} nodes): {args.epochs} epochs, {runs} with "
+              f"completions "
               f"({g.completions_} completions): {wall:.1f} s wall, {cpu:.1f} s CPU, "
               f"{args.epochs / wall:.3f} epochs per wall second")
     if args.sample:

@@ -52,6 +52,7 @@ __all__ = [
     "PLANES",
     "RELAY_ATTACKS",
     "SECTIONS",
+    "SYBIL_ATTACKS",
     "WORLD_SETTINGS",
     "WorldSetting",
     "check_setting",
@@ -66,6 +67,10 @@ ADAPTIVE_POOLS = ("all", "non-publishers")
 #: the attacks a fast-relay world switches between (withholding relays, the honest control;
 #: the names :mod:`hedgerow.scenarios.attackers` sets up)
 RELAY_ATTACKS = ("withhold", "relay")
+#: the GossipSub v1.1 evaluation's sybils: anyone, one target eclipsed, one publisher censored;
+#: and sybils that announce (IHAVE) and never serve (beyond the evaluation)
+#: (:func:`hedgerow.scenarios.attackers.sybil_attack`)
+SYBIL_ATTACKS = ("sybil", "sybil-eclipse", "sybil-censor", "sybil-liar")
 #: the spec sections that hold world settings: ``run`` (a named scenario's settings; ``latency``
 #: sits at ``scenario.latency``) and ``churn`` (a churn run's)
 SECTIONS = ("run", "churn")
@@ -91,8 +96,9 @@ class WorldSetting:
         run measures its samples on the contended network as well).
     applies : tuple of str
         The scenario families it applies to (empty: every scenario); a
-        scenario's families are its workload, ``attack`` when it has attackers
-        and ``relay`` when they are fast relays.
+        scenario's families are its workload, ``attack`` when it has attackers,
+        ``relay`` when they are fast relays and ``sybil`` when they are the
+        GossipSub evaluation's sybils.
     excludes : tuple of str
         Scenario families it may not be used with.
     sweep : str
@@ -306,6 +312,31 @@ WORLD_SETTINGS: dict[str, WorldSetting] = _declare(
         Param("choice", None, "fast relays that withhold while they hold exploit slots, or the "
               "honest control", choices=RELAY_ATTACKS, optional=True),
         "attack", applies=("relay",),
+    ),
+    attack_degree=WorldSetting(
+        Int(20, "connections each sybil opens to honest nodes (to its target only in an "
+            "eclipse)", low=1, unit="connections"),
+        "attack", applies=("sybil",),
+    ),
+    attack_join_s=WorldSetting(
+        Float(0.0, "when the sybils' connections open, from the start of the run", low=0.0,
+              unit="s"),
+        "attack", applies=("sybil",),
+    ),
+    attack_after_s=WorldSetting(
+        Float(0.0, "when the sybils start dropping (before it they relay honestly: a covert "
+              "flash)", low=0.0, unit="s"),
+        "attack", applies=("sybil",),
+    ),
+    honest_join_s=WorldSetting(
+        Float(0.0, "when the honest nodes' connections among themselves open (an attack at "
+              "dawn: after the sybils')", low=0.0, unit="s"),
+        "attack", applies=("sybil",),
+    ),
+    attacker_ips=WorldSetting(
+        Int(0, "IP addresses the sybils share (GossipSub's P6 colocation; 0: one each)", low=0,
+            unit="addresses"),
+        "attack", applies=("sybil",),
     ),
     # ---------------------------------------------------------------- churn
     churn=WorldSetting(

@@ -45,6 +45,8 @@ def test_registry_names():
     assert sorted(SCENARIOS) == ["cities", "eclipse", "eth-blocks", "goldfish-churn",
                                  "goldfish-fig2",
                                  "goldfish-random", "goldfish-real", "goldfish-withhold",
+                                 "gs-baseline", "gs-broken-promises", "gs-censor",
+                                 "gs-cold-boot", "gs-covert-flash", "gs-dawn", "gs-eclipse",
                                  "lean-gossip", "perigee-matrix",
                                  "rss-unit-square", "topic-attack", "unit-square",
                                  "unit-square-bw", "vitis-high",

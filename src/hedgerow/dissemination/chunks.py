@@ -28,6 +28,8 @@ from hedgerow.errors import ParameterError
 
 #: bytes of ``edge_recv`` one dissemination call may allocate (messages are chunked)
 EDGE_BUDGET_BYTES = 64 * 2**20
+#: ``silent_topic`` for nodes silent on every topic (the GossipSub evaluation's sybils)
+ALL_TOPICS = -1
 
 _Group = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
@@ -50,7 +52,7 @@ def _groups(
         silent_out = np.asarray(silent, dtype=bool)[rows]
     if labels is not None:
         for t, ids, keep in mesh_groups(labels, topic):
-            if silent_out is not None and t == silent_topic:
+            if silent_out is not None and (t == silent_topic or silent_topic == ALL_TOPICS):
                 keep &= ~silent_out
             ip, ix, emap = restrict_csr(indptr, indices, keep)
             yield ids, ip, ix, edge_delay[keep], emap
@@ -59,7 +61,8 @@ def _groups(
     if silent_out is None:
         yield np.arange(len(topic)), indptr, indices, edge_delay, ident
         return
-    is_silent = topic == silent_topic
+    is_silent = (np.ones(len(topic), dtype=bool) if silent_topic == ALL_TOPICS
+                 else topic == silent_topic)
     yield np.flatnonzero(~is_silent), indptr, indices, edge_delay, ident
     ip, ix, emap = restrict_csr(indptr, indices, ~silent_out)
     yield np.flatnonzero(is_silent), ip, ix, edge_delay[~silent_out], emap
@@ -83,8 +86,9 @@ def disseminate_chunks(
 ) -> Iterator[tuple[np.ndarray, Delivery, np.ndarray]]:
     """Disseminate messages in memory-bounded chunks; yields ``(message ids, delivery, entry map)``.
 
-    Messages of ``silent_topic`` travel on the graph without the outgoing
-    links of ``silent`` nodes (they receive but never forward that topic); the
+    Messages of ``silent_topic`` (every message when it is :data:`ALL_TOPICS`)
+    travel on the graph without the outgoing links of ``silent`` nodes (they
+    receive but never forward that topic); the
     ``entry map`` sends each full-graph CSR entry to its entry in the graph the
     chunk used (``-1`` for removed links).
 
@@ -113,6 +117,15 @@ def disseminate_chunks(
     ...                             silent=np.array([False, True, False]), silent_topic=0)
     >>> [(sel.tolist(), dl.arrival.tolist(), emap.tolist()) for sel, dl, emap in chunks]
     [([0], [[0.0, 1.0, inf]], [0, -1, -1, 1])]
+
+    Silent on every topic (``ALL_TOPICS``), the same:
+
+    >>> chunks = disseminate_chunks(indptr, indices, np.ones(4), np.zeros(3), masks,
+    ...                             np.array([0]), np.array([0]), 1, record_edges=False,
+    ...                             silent=np.array([False, True, False]),
+    ...                             silent_topic=ALL_TOPICS)
+    >>> [dl.arrival.tolist() for _, dl, _ in chunks]
+    [[[0.0, 1.0, inf]]]
 
     The same path under ``"mesh"`` with link ``0 - 1`` serving topic 0 and
     ``1 - 2`` topic 1 (nobody silent): topic 0 stops at node 1.

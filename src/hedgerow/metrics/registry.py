@@ -175,10 +175,12 @@ _DECLARED: list[Metric] = [
     _m("in_limit", "an adaptive protocol's incoming-link limit (0: none)", "links", None),
     _m("avg_score", "Topiary's mean neighbour score at the epoch's selection", "", None),
     # ---------------------------------------------------------------- attacks
-    _m("victim_receive_rate", "receive rate of the attacked topic (topic attack) or of the "
-       "honest nodes (eclipse)", "share", "higher"),
+    _m("victim_receive_rate", "receive rate of the attacked topic (topic attack), of the "
+       "censored publisher's messages (sybil-censor) or at the eclipsed target (sybil-eclipse)",
+       "share", "higher"),
     _m("victim_delay_mean_ms", "mean delay of the victims' received messages", "ms", "lower"),
-    _m("attacker_slot_share", "share of honest nodes' out-link slots held by attackers",
+    _m("attacker_slot_share", "share of honest nodes' out-link slots (GossipSub: mesh links) "
+       "held by attackers",
        "share", "lower"),
     _m("honest_with_honest_neighbour", "share of honest nodes with at least one honest "
        "out-neighbour", "share", "higher"),

@@ -424,7 +424,16 @@ class ClockProtocol(OverlayProtocol, ABC):
     The scenario's loop (:mod:`hedgerow.scenarios.epochs`) publishes the
     epoch's messages after :meth:`warmup_time` and runs :meth:`drain_time` past
     the last publication.
+
+    A protocol that models attackers names the attack kinds it runs in
+    :attr:`attacks` (of :data:`hedgerow.scenarios.attackers.ATTACKS`); on such
+    a world the loop calls :meth:`clock_engine` with ``attack=`` the world's
+    :class:`~hedgerow.scenarios.attackers.AttackSetup`.  Other attack worlds
+    are refused by name.
     """
+
+    #: the attack kinds whose attackers the engine models (``clock_engine(..., attack=)``)
+    attacks: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def clock_engine(

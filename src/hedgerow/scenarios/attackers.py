@@ -29,6 +29,30 @@ world, relaying honestly in every epoch, so the two runs differ only by the
 withholding.  The epoch loop decides who withholds each epoch
 (:func:`withholders`); the protocols see a withholder as a peer that sent no
 copy (Goldfish's †, Perigee's ``+inf``).
+
+Sybils of the GossipSub v1.1 evaluation (``attack="sybil"``,
+``"sybil-eclipse"``, ``"sybil-censor"``; Vyzovitis et al., "Gossipsub-v1.1
+Evaluation Report", Protocol Labs PL-TechRep-2020-001, and its test plans
+``libp2p/gossipsub-hardening``, whose attacker is ``test/badboy.go``):
+``attackers`` nodes drawn uniformly, subscribed to every topic (the attacker
+answers every peer's subscriptions with its own and a GRAFT), that never
+publish.  Each opens ``attack_degree`` connections to uniform honest nodes
+(``sybil-eclipse``: to one target, an honest publisher, only), never to each
+other, at ``attack_join_s``; the honest nodes' connections among themselves
+open at ``honest_join_s``.  From ``attack_after_s`` on they forward nothing
+(``sybil-censor``: nothing the target published; everything else honestly).
+A tenth of the honest nodes (at least one) publish: the report's 100
+publishers among 1,000 honest nodes.  ``attacker_ips`` > 0
+puts the sybils on that many IP addresses (GossipSub's P6 colocation reads
+it).  The five scenarios of the report are these settings
+(:mod:`hedgerow.scenarios.world.catalogue`): eclipse of a target and censor
+of a target (sybils join a warm network at 60 s), cold boot (everyone at
+0), covert flash (the sybils relay honestly until 120 s), attack at dawn
+(the sybils are connected 10 s before the honest nodes connect among
+themselves).  Beyond the report, ``sybil-liar`` sybils graft nobody, announce
+what they received in IHAVEs as an honest node gossips, and serve no IWANT
+(broken promises, GossipSub's P7).  A protocol that does not act on the clock sees the sybils as
+subscribers of every topic that forward nothing (``silent`` on every topic).
 """
 
 from __future__ import annotations
@@ -40,10 +64,40 @@ import numpy as np
 from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.workloads.interest import with_topic, without_topic
+from hedgerow.world_settings import SYBIL_ATTACKS
 
-ATTACKS = ("topic", "eclipse", "withhold", "relay")
+ATTACKS = ("topic", "eclipse", "withhold", "relay", *SYBIL_ATTACKS)
 #: broadcast attacks whose attackers are fast relays (withholding or the honest control)
 RELAY_ATTACKS = ("withhold", "relay")
+
+
+@dataclass(frozen=True)
+class SybilPlan:
+    """How the sybils of a ``sybil*`` attack connect and when they act (times from the start
+    of the run, in ms).
+
+    Attributes
+    ----------
+    degree : int
+        Connections each sybil opens to honest nodes (to the target only in an eclipse).
+    join_ms : float
+        When the sybils' connections open.
+    after_ms : float
+        When they start dropping (before it they relay what they receive).
+    honest_join_ms : float
+        When the honest nodes' connections among themselves open.
+    ips : int
+        IP addresses the sybils share (0: one each, none shared).
+    target : int
+        The eclipsed or censored honest node (``-1``: none).
+    """
+
+    degree: int
+    join_ms: float = 0.0
+    after_ms: float = 0.0
+    honest_join_ms: float = 0.0
+    ips: int = 0
+    target: int = -1
 
 
 @dataclass(frozen=True)
@@ -63,13 +117,15 @@ class AttackSetup:
     publishers : Instance
         Who may publish on each topic.
     victim_topic : int or None
-        The attacked topic (topic attack).
+        The attacked topic (topic attack; ``-1``: every topic, the sybils').
     silent : numpy.ndarray or None
-        Nodes that never forward ``victim_topic``.
+        Nodes that never forward ``victim_topic`` (every topic when it is ``-1``).
     fixed_edges : numpy.ndarray or None
         The attackers' clique (eclipse), every ordered pair (each attacker's out-links).
     update : numpy.ndarray
         Nodes that run the honest neighbour selection.
+    sybil : SybilPlan or None
+        The sybils' connections and timing (``sybil*`` attacks).
     """
 
     kind: str
@@ -81,6 +137,7 @@ class AttackSetup:
     silent: np.ndarray | None
     fixed_edges: np.ndarray | None
     update: np.ndarray
+    sybil: SybilPlan | None = None
 
 
 def choose_attackers(n_nodes: int, n_attackers: int, rng: np.random.Generator) -> np.ndarray:
@@ -163,6 +220,74 @@ def eclipse_attack(instance: Instance, n_attackers: int, rng: np.random.Generato
         silent=None,
         fixed_edges=clique,
         update=honest.copy(),
+    )
+
+
+def sybil_attack(
+    instance: Instance,
+    n_attackers: int,
+    rng: np.random.Generator,
+    *,
+    kind: str = "sybil",
+    degree: int = 20,
+    join_s: float = 0.0,
+    after_s: float = 0.0,
+    honest_join_s: float = 0.0,
+    ips: int = 0,
+) -> AttackSetup:
+    """Sybils of the GossipSub v1.1 evaluation (module docstring); ``kind`` one of
+    :data:`SYBIL_ATTACKS`.
+
+    The attackers (uniform), then the publishers (a tenth of the honest nodes,
+    uniform), then the target (a uniform publisher; eclipse and censor) are
+    drawn from ``rng`` in that order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hedgerow.workloads.interest import interest_instance
+    >>> inst = interest_instance(40, 3, 0.5, np.random.default_rng(0))
+    >>> s = sybil_attack(inst, 8, np.random.default_rng(1), kind="sybil-censor", join_s=60)
+    >>> bool((s.instance.n_subs[s.attackers] == 3).all())
+    True
+    >>> int(s.publishers.n_subs[s.attackers].sum()), s.sybil.join_ms, bool(s.honest[s.sybil.target])
+    (0, 60000.0, True)
+    >>> bool(s.silent[s.attackers].all()), s.victim_topic
+    (True, -1)
+    """
+    if kind not in SYBIL_ATTACKS:
+        raise ParameterError(f"attack must be one of {', '.join(SYBIL_ATTACKS)}, got {kind!r}",
+                             key="attack")
+    n = instance.n_nodes
+    attackers = choose_attackers(n, n_attackers, rng)
+    honest = np.ones(n, dtype=bool)
+    honest[attackers] = False
+    sub = instance.matrix.toarray().astype(bool)
+    sub[attackers] = True  # a sybil subscribes to whatever its peers announce
+    inst = Instance.from_matrix(sub)
+    good = np.flatnonzero(honest)
+    n_pub = max(1, len(good) // 10)
+    pubs = np.sort(rng.choice(good, size=n_pub, replace=False))
+    pub_sub = np.zeros_like(sub)
+    pub_sub[pubs] = sub[pubs]
+    if not pub_sub.any():
+        raise ParameterError("the publishers subscribe to no topic; use fewer attackers or a "
+                             "denser workload", key="attackers")
+    target = int(rng.choice(pubs)) if kind in ("sybil-eclipse", "sybil-censor") else -1
+    plan = SybilPlan(degree=int(degree), join_ms=1000.0 * float(join_s),
+                     after_ms=1000.0 * float(after_s),
+                     honest_join_ms=1000.0 * float(honest_join_s), ips=int(ips), target=target)
+    return AttackSetup(
+        kind=kind,
+        attackers=attackers,
+        honest=honest,
+        instance=inst,
+        publishers=Instance.from_matrix(pub_sub),
+        victim_topic=-1,
+        silent=~honest,
+        fixed_edges=None,
+        update=np.ones(n, dtype=bool),
+        sybil=plan,
     )
 
 

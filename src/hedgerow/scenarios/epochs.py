@@ -465,9 +465,14 @@ def _run_clock(
     extra: Sequence[EpochObserver] = (),
 ) -> RunResult:
     """One epoch of a clock-driven protocol: warm-up, the epoch's messages, the drain."""
+    attack_kw: dict[str, Any] = {}
     if world.attack is not None:
-        raise ParameterError(f"{proto.name}: attackers are not modelled for protocols that act "
-                             "on the clock; choose a world without attackers", key="attack")
+        if world.attack.kind not in proto.attacks:
+            models = (f"it models {', '.join(proto.attacks)}" if proto.attacks
+                      else "it models no attackers")
+            raise ParameterError(f"{proto.name}: {world.attack.kind} attackers are not "
+                                 f"modelled ({models}); choose another world", key="attack")
+        attack_kw["attack"] = world.attack
     if world.scenario.events != "traffic":
         raise ParameterError(f"{proto.name}: routing worlds (events per topic) route on a "
                              "built overlay; choose a world with traffic", key="events")
@@ -491,7 +496,7 @@ def _run_clock(
         warm = proto.warmup_time()
         pubs = Publications.create(ep.publisher, ep.topic, warm + published, size)
         engine = proto.clock_engine(world.instance, network, world.latency, world.proc, pubs,
-                                    proto.streams(world.seed))
+                                    proto.streams(world.seed), **attack_kw)
         engine.run_until(warm)
         base = engine.byte_counters()
         end = warm + (float(published.max()) if m else 0.0) + proto.drain_time()

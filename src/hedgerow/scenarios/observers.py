@@ -121,7 +121,7 @@ from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
 from hedgerow.protocols.base import StaticProtocol
 from hedgerow.protocols.engine_api import ChurnEngine
-from hedgerow.scenarios.attackers import RELAY_ATTACKS
+from hedgerow.scenarios.attackers import RELAY_ATTACKS, AttackSetup
 from hedgerow.scenarios.controls import Epoch, EpochRun, run_shape
 from hedgerow.scenarios.routing import measure_routing, routing_row
 from hedgerow.scenarios.world import World
@@ -256,11 +256,13 @@ def epoch_row(
         else float(np.nanmean(scores)),
     }
     if attack is not None:
-        if attack.victim_topic is not None:
-            vic = rec.topic == attack.victim_topic
+        victim = _victim(attack, rec, honest)
+        if victim is not None:
+            vic, receivers = victim
             if vic.any():
                 vr, vd = delivery_stats(
-                    rec.arrival[vic], rec.publisher[vic], rec.topic[vic], interest, receivers=honest
+                    rec.arrival[vic], rec.publisher[vic], rec.topic[vic], interest,
+                    receivers=receivers
                 )
             else:
                 vr, vd = float("nan"), float("nan")
@@ -271,6 +273,28 @@ def epoch_row(
         row["honest_with_honest_neighbour"] = keep
         row["honest_with_honest_link"] = linked
     return row
+
+
+def _victim(
+    attack: AttackSetup, rec: EpochDelivery, honest: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """The messages and receivers the victim columns read: the victim topic's messages (topic
+    attack), the censored publisher's (``sybil-censor``), every message at the eclipsed target
+    only (``sybil-eclipse``); ``None``: no victim."""
+    plan = attack.sybil
+    if plan is None:
+        if attack.victim_topic is None:
+            return None
+        return rec.topic == attack.victim_topic, honest
+    if plan.target < 0 or attack.kind not in ("sybil-censor", "sybil-eclipse"):
+        return None
+    if attack.kind == "sybil-censor":
+        return rec.publisher == plan.target, honest
+    only = np.zeros(len(attack.honest), dtype=bool)
+    only[plan.target] = True
+    if honest is not None:
+        only &= honest
+    return np.ones(len(rec.topic), dtype=bool), only
 
 
 def broadcast_measures(

@@ -161,3 +161,36 @@ def test_large_windows_go_sparse_by_default_and_small_ones_keep_the_envelope():
     assert small.n_rows <= SPARSE_ROWS
     a, b = solve(small), solve(small, sparse=False)
     assert a.loss == b.loss and np.array_equal(a.c, b.c) and np.array_equal(a.a, b.a)
+
+
+def test_the_dense_trailing_block_changes_only_rounding():
+    """The sparse factor's dense trailing rows (dot products over rows) against the plain
+    up-looking factorisation: the same iterates step by step, losses within 1e-8, on windows
+    above SPARSE_ROWS rows whose factor has such a tail."""
+    from hedgerow.protocols.goldfish.complete import (
+        DENSE_TAIL,
+        SPARSE_ROWS,
+        _lower_pattern,
+        _pattern_edges,
+        _sparse_symbolic,
+        _var_terms,
+        dense_tail,
+        min_degree_order,
+    )
+
+    for seed in range(3):
+        wm, _ = planted(seed, n_pub=30, q=14, width=9, per_epoch=SPARSE_ROWS // 3 + 20)
+        wm.values[wm.observed] += np.random.default_rng(seed).uniform(0, 30, wm.observed.sum())
+        prob = build_problem(wm, classify(wm, k=2))
+        start, order = _var_terms(prob.var, prob.n_vars)
+        ea, eb = _pattern_edges(prob.row, prob.nbr, prob.var, start, order)
+        aptr, aidx = _lower_pattern(ea, eb, min_degree_order(prob), prob.n_rows)
+        lp = _sparse_symbolic(aptr, aidx, prob.n_rows)[1]
+        assert prob.n_rows - dense_tail(lp) >= DENSE_TAIL
+        for steps in (1, 3, 500):
+            fast = solve(prob, max_steps=steps, sparse=True)
+            plain = solve(prob, max_steps=steps, sparse=True, dense=False)
+            np.testing.assert_allclose(fast.loss, plain.loss, rtol=1e-8)
+            np.testing.assert_allclose(fast.c, plain.c, atol=1e-6)
+            if steps < 500:
+                assert fast.steps == plain.steps

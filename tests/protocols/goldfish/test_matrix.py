@@ -6,7 +6,7 @@ import numba
 import numpy as np
 import pytest
 
-from hedgerow.protocols.goldfish.knn import row_distances
+from hedgerow.protocols.goldfish.knn import classify_dense, row_distances
 from hedgerow.protocols.goldfish.matrix import (
     AMBIGUOUS,
     DAGGER,
@@ -178,7 +178,7 @@ def _classify_sorted(x, obs, dag, k):
 def test_one_pass_nearest_rows_match_the_sorting_classifier(seed):
     """Cell classes, neighbours and weights equal the sort-per-cell classifier's, bit for bit,
     on random windows with ties (rounded values), daggers and sparse observations."""
-    from hedgerow.protocols.goldfish.knn import classify_cells
+    from hedgerow.protocols.goldfish.knn import classify_cells, classify_dense
 
     rng = np.random.default_rng(seed)
     p, q, k = int(rng.integers(3, 40)), int(rng.integers(2, 10)), int(rng.integers(1, 4))
@@ -189,8 +189,63 @@ def test_one_pass_nearest_rows_match_the_sorting_classifier(seed):
     x = np.where(obs, x, 0.0)
     got = classify_cells(x, obs, dag, k)
     ref = _classify_sorted(x, obs, dag, k)
-    for a, b in zip(got, ref, strict=True):
-        np.testing.assert_array_equal(a, b)  # nan distances compare equal
+    for a, b in zip(got, ref[:4], strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(classify_dense(x, obs, dag, k)[4], ref[4])  # nan == nan
+
+
+def _epoch_window(rng, epochs, rows, peers, q):
+    """A window shaped like the protocol's: every row of an epoch peers the same columns (each
+    observed or †), the others missing; rounded values make ties."""
+    obs, dag = np.zeros((epochs * rows, q), bool), np.zeros((epochs * rows, q), bool)
+    for e in range(epochs):
+        cols = rng.choice(q, size=min(peers, q), replace=False)
+        sl = slice(e * rows, (e + 1) * rows)
+        d = rng.random((rows, len(cols))) < rng.uniform(0.0, 0.4)
+        obs[sl, cols] = ~d
+        dag[sl, cols] = d
+    x = np.where(obs, np.round(rng.uniform(0, 1, obs.shape), int(rng.integers(1, 4))), 0.0)
+    return x, obs, dag
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_row_sweep_equals_the_dense_classifier(seed):
+    """The masked row sweep (blocks of rows skipped, per-group K nearest merged) gives the
+    dense classifier's classes, neighbours and weights bit for bit: on epoch-shaped windows
+    of several blocks and on random ones with many groups; above MASK_COLUMNS columns the
+    dense path is taken."""
+    from hedgerow.protocols.goldfish.knn import BLOCK_ROWS, MASK_COLUMNS, classify_cells
+
+    rng = np.random.default_rng(100 + seed)
+    k = int(rng.integers(1, 4))
+    if seed % 3 == 0:
+        x, obs, dag = _epoch_window(rng, 3, int(rng.integers(200, 500)), 8, 14)
+    elif seed % 3 == 1:
+        x, obs, dag = _epoch_window(rng, 2, BLOCK_ROWS + int(rng.integers(1, 60)), 5, 9)
+    else:
+        p, q = int(rng.integers(60, 300)), int(rng.integers(3, 20))
+        x = np.round(rng.uniform(0, 1, (p, q)), 1)
+        kind = rng.random((p, q))
+        obs = kind < 0.6
+        dag = ~obs & (kind > 0.9)
+        x = np.where(obs, x, 0.0)
+    got = classify_cells(x, obs, dag, k)
+    ref = classify_dense(x, obs, dag, k)
+    assert len(got[1]) > 0
+    for a, b in zip(got, ref[:4], strict=True):
+        np.testing.assert_array_equal(a, b)
+    if seed == 0:
+        wide = np.zeros((x.shape[0], MASK_COLUMNS + 2))
+        wide[:, : x.shape[1]] = x
+        wo = np.zeros(wide.shape, bool)
+        wo[:, : x.shape[1]] = obs
+        wd = np.zeros(wide.shape, bool)
+        wd[:, : x.shape[1]] = dag
+        classes, cells, nbrs, w = classify_cells(wide, wo, wd, k)  # the dense path
+        np.testing.assert_array_equal(classes[:, : x.shape[1]], ref[0])
+        assert (classes[:, x.shape[1]:] == INFEASIBLE).all()  # columns nobody peers
+        for a, b in zip((cells, nbrs, w), ref[1:4], strict=True):
+            np.testing.assert_array_equal(a, b)
 
 
 def _distances_two_pass(x, obs):

@@ -69,3 +69,27 @@ def test_registered_and_parameters_checked():
     assert g.n_exploit == 2 and g.forwarding == "flood"
     with pytest.raises(ParameterError, match="n_explore"):
         Goldfish(n_explore=4).checked()
+
+
+@pytest.mark.parametrize("messages", [40, 230])
+def test_completions_on_threads_equal_the_serial_ones(monkeypatch, messages):
+    """An epoch's completions run on numba's thread count of threads before the choices; the
+    overlays equal the serial run's, with paper-sized windows (envelope factor) and with
+    windows above SPARSE_ROWS rows (the sparse factor of the 1,000-message worlds)."""
+    import numba
+
+    from hedgerow.protocols.goldfish.complete import SPARSE_ROWS
+
+    w = world_for_instance(make_instance(nodes=30, topics=2, subs=1, seed=2), seed=2,
+                           messages=messages, epochs=5)
+    runs = {}
+    for width in (1, 3):
+        monkeypatch.setattr(numba, "get_num_threads", lambda width=width: width)
+        g = Goldfish()
+        runs[width] = (run_protocol(g, w, keep_outs=True), g)
+    (serial, g1), (threaded, g3) = runs[1], runs[3]
+    assert (3 * messages > SPARSE_ROWS) == (messages == 230)
+    for a, b in zip([*serial.outs, g1.out_], [*threaded.outs, g3.out_], strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert g1.completions_ == g3.completions_ == 2 * 30
+    assert not np.array_equal(serial.outs[-1], serial.outs[0])

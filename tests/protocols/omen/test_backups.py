@@ -163,3 +163,46 @@ def test_literal_max_gain_primal_dual_behaves_like_greedy():
     m_in, m_size = _in_degrees(inst, "pd", "max-gain")
     assert abs(m_size - g_size) < 0.25 * g_size
     assert m_in.max() > 0.5 * g_in.max()
+
+
+@pytest.mark.parametrize("builder", ["greedy", "pd"])
+@pytest.mark.parametrize("pick", ["dual", "random", "max-gain"])
+@pytest.mark.parametrize("cover", ["multi", "repeat"])
+def test_bit_mask_builder_chooses_the_same_sets(builder, pick, cover):
+    """With the nodes' topic bit masks the builder (the primal-dual multi-cover on words,
+    or the incidence from word tests) takes the same members in the same order as on the
+    topic lists, for any λ, load and pool (duplicates, the node itself, nodes sharing
+    nothing); the ready flag agrees too."""
+    from hedgerow.model import pack_sets
+
+    rng = np.random.default_rng(11)
+    inst = make_instance(nodes=260, topics=700, subs="1:120", popularity="zipf1", seed=3)
+    ip, tp, nt = inst.sub_indptr, inst.sub_topics, inst.n_topics
+    masks = pack_sets(ip, tp, nt)
+    online = rng.random(inst.n_nodes) < 0.9
+    live = np.zeros(nt, np.int64)
+    np.add.at(live, inst.sub_topics[np.repeat(online, np.diff(ip))], 1)
+    load = rng.integers(0, 6, inst.n_nodes)
+    compared = 0
+    for trial in range(120):
+        v = int(rng.integers(inst.n_nodes))
+        pool = rng.choice(inst.n_nodes, size=int(rng.integers(0, 200)))
+        pool = np.concatenate((pool, pool[: len(pool) // 4], [v]))
+        lam = int(rng.integers(0, 7))
+        seed = int(rng.integers(1 << 30))
+        kw = {"pick": pick, "n_topics": nt, "load": load if trial % 3 else None,
+              "cover": cover}
+        a = backup_set(ip, tp, v, pool, lam, builder, np.random.default_rng(seed), **kw)
+        b = backup_set(ip, tp, v, pool, lam, builder, np.random.default_rng(seed), **kw,
+                       masks=masks)
+        assert a.tolist() == b.tolist(), trial
+        if cover == "multi":
+            rk = {"pick": pick, "load": kw["load"], "ready": "lambda" if trial % 2 else "cover"}
+            ra, rb = np.random.default_rng(seed), np.random.default_rng(seed)
+            ea = refresh_entry(v, pool, online, ip, tp, lam, builder, ra, live, **rk)
+            eb = refresh_entry(v, pool, online, ip, tp, lam, builder, rb, live, **rk,
+                               masks=masks)
+            assert ea[0].tolist() == eb[0].tolist() and ea[1] == eb[1], trial
+            assert ra.bit_generator.state == rb.bit_generator.state
+        compared += len(a) > 0
+    assert compared > 60

@@ -50,7 +50,8 @@ it), about 20,000 multiply-adds on a 120-row window instead of the dense ``p³/6
 more than ``SPARSE_ROWS`` rows (a world of 1,000 messages an epoch gives 3,000) the pattern
 defeats that order (an envelope of 0.5-1.4 million entries): they are factored by an up-looking
 sparse Cholesky in a minimum-degree order (:func:`min_degree_order`), whose factor holds
-16,000-76,000 nonzeros; the same iterates up to rounding (losses within 1e-8).
+16,000-76,000 nonzeros, its dense trailing block (:func:`dense_tail`) by dot products over rows;
+the same iterates up to rounding (losses within 1e-8).
 
 Examples
 --------
@@ -79,11 +80,13 @@ from hedgerow.errors import ParameterError
 from hedgerow.protocols.goldfish.matrix import Classified, WindowMatrix
 
 __all__ = [
+    "DENSE_TAIL",
     "SPARSE_ROWS",
     "Problem",
     "Solution",
     "build_problem",
     "completed",
+    "dense_tail",
     "loss",
     "min_degree_order",
     "solve",
@@ -133,7 +136,7 @@ class Solution:
     steps: int
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _terms(x, obs, cells, nbrs, wts, row_normalise):
     s, k = nbrs.shape
     p = x.shape[0]
@@ -201,7 +204,7 @@ def _sq(nc, s1, s2, xo, d, a, co):
     return v if v > 0.0 else 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _loss(a, c, var, row, nbr, w, nc, s1, s2, xo):
     tot = 0.0
     for i in range(len(var)):
@@ -248,7 +251,7 @@ def _grad(a, c, ga, gc, var, row, nbr, w, nc, s1, s2, xo):
     return tot + na + ncn
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _adam(a, c, var, row, nbr, w, nc, s1, s2, xo, lr, max_steps, early_stop, exit_diff):
     s = len(a)
     p = len(c)
@@ -290,7 +293,7 @@ def _adam(a, c, var, row, nbr, w, nc, s1, s2, xo, lr, max_steps, early_stop, exi
     return step
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _var_terms(var, s):
     """Terms grouped by variable: ``(start, order)``, the terms of ``v`` being
     ``order[start[v]:start[v + 1]]``."""
@@ -410,7 +413,7 @@ def _env_chol_solve(m, first, b, x):
             x[k] -= m[i, k] * xi
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _pattern_edges(row, nbr, var, start, order):
     """The off-diagonal pattern of the MM system as an edge list (both directions): ``(r, o)``
     of every term and ``(o1, o2)`` of two neighbours of the same cell."""
@@ -519,8 +522,10 @@ def _slot(i, j, p, sparse, aptr, aidx):
 
 @numba.njit(cache=True)
 def _sparse_symbolic(aptr, aidx, p):
-    """Elimination tree and column pointers of the Cholesky factor of a pattern (strictly lower
-    CSR ``aptr, aidx``); column ``j`` of the factor holds its diagonal first."""
+    """Elimination tree, column pointers and row patterns of the Cholesky factor of a pattern
+    (strictly lower CSR ``aptr, aidx``).  Column ``j`` of the factor holds its diagonal first;
+    row ``k``'s pattern (columns ``< k``, in :func:`_ereach`'s topological order) is
+    ``ridx[rptr[k]:rptr[k + 1]]``, found once and reused by every factorisation."""
     parent = np.full(p, -1, dtype=np.int64)
     anc = np.full(p, -1, dtype=np.int64)
     for k in range(p):
@@ -535,33 +540,85 @@ def _sparse_symbolic(aptr, aidx, p):
     cnt = np.ones(p, dtype=np.int64)
     flag = np.full(p, -1, dtype=np.int64)
     stack = np.empty(p, dtype=np.int64)
+    rptr = np.zeros(p + 1, dtype=np.int64)
     for k in range(p):
         top = _ereach(aptr, aidx, k, parent, flag, stack)
+        rptr[k + 1] = rptr[k] + p - top
         for t in range(top, p):
             cnt[stack[t]] += 1
+    ridx = np.empty(rptr[p], dtype=np.int64)
+    flag[:] = -1
+    for k in range(p):
+        top = _ereach(aptr, aidx, k, parent, flag, stack)
+        ridx[rptr[k] : rptr[k + 1]] = stack[top:p]
     lp = np.zeros(p + 1, dtype=np.int64)
     for j in range(p):
         lp[j + 1] = lp[j] + cnt[j]
-    return parent, lp
+    return parent, lp, rptr, ridx
+
+
+@numba.njit(cache=True, fastmath=True)
+def _dot(u, v, n):
+    """``u[:n] . v[:n]`` (summed in any order: it vectorises)."""
+    tot = 0.0
+    for i in range(n):
+        tot += u[i] * v[i]
+    return tot
 
 
 @numba.njit(cache=True)
-def _sparse_chol_solve(vals, aptr, aidx, parent, lp, li, lx, b, x, work, flag, nxt, stack):
+def _dense_tail(lp, dense):
+    """:func:`dense_tail` inside the solver (``p`` unless ``dense``)."""
+    p = len(lp) - 1
+    if not dense:
+        return p
+    n1 = p
+    while n1 > 0 and lp[n1] - lp[n1 - 1] == p - n1 + 1:
+        n1 -= 1
+    return n1 if p - n1 >= DENSE_TAIL else p
+
+
+def dense_tail(lp: np.ndarray) -> int:
+    """The first row of the factor's dense trailing block: every column from there on is full
+    below its diagonal (column counts ``lp``, :func:`_sparse_symbolic`); ``p`` when that block
+    has fewer than :data:`DENSE_TAIL` rows.
+
+    Examples
+    --------
+    >>> dense_tail(np.array([0, 2, 3, 4, 5]))  # a diagonal matrix: no dense block
+    4
+    """
+    p = len(lp) - 1
+    cnt = np.diff(lp)
+    n1 = p
+    while n1 > 0 and cnt[n1 - 1] == p - n1 + 1:
+        n1 -= 1
+    return n1 if p - n1 >= DENSE_TAIL else p
+
+
+@numba.njit(cache=True)
+def _sparse_chol_solve(vals, aptr, aidx, rptr, ridx, lp, li, lx, b, x, work, nxt, n1, ld):
     """Solve ``m x = b`` by an up-looking sparse Cholesky (CSparse's ``cs_chol``): ``vals``
     holds the diagonal of ``m`` (``p`` values) then its lower triangle at the pattern ``aptr,
-    aidx``; the factor's columns go to ``li, lx`` at ``lp`` (:func:`_sparse_symbolic`)."""
-    p = len(parent)
-    flag[:] = -1
+    aidx``; the factor's columns go to ``li, lx`` at ``lp``, row ``k`` reading the pattern
+    ``ridx[rptr[k]:rptr[k + 1]]`` (:func:`_sparse_symbolic`).
+
+    Rows ``n1 ..`` (:func:`dense_tail`) form a dense block of the factor: their entries in
+    those columns are kept in ``ld`` and found by dot products over rows (contiguous, so they
+    vectorise) once the sparse columns' updates are in; with ``n1 = p`` every operation is the
+    plain up-looking one."""
+    p = len(lp) - 1
     for j in range(p):
         nxt[j] = lp[j]
     for k in range(p):
-        top = _ereach(aptr, aidx, k, parent, flag, stack)
         work[k] = 0.0
         for q in range(aptr[k], aptr[k + 1]):
             work[aidx[q]] = vals[p + q]
         d = vals[k]
-        for t in range(top, p):
-            i = stack[t]
+        for t in range(rptr[k], rptr[k + 1]):
+            i = ridx[t]
+            if i >= n1:
+                continue
             lki = work[i] / lx[lp[i]]
             work[i] = 0.0
             for q in range(lp[i] + 1, nxt[i]):
@@ -571,18 +628,40 @@ def _sparse_chol_solve(vals, aptr, aidx, parent, lp, li, lx, b, x, work, flag, n
             nxt[i] += 1
             li[q] = k
             lx[q] = lki
-        q = nxt[k]
-        nxt[k] += 1
-        li[q] = k
-        lx[q] = np.sqrt(d) if d > 0.0 else 1e-300
+        if k < n1:
+            q = nxt[k]
+            nxt[k] += 1
+            li[q] = k
+            lx[q] = np.sqrt(d) if d > 0.0 else 1e-300
+        else:
+            kk = k - n1
+            row = ld[kk]
+            for ii in range(kk):
+                v = work[n1 + ii] - _dot(row, ld[ii], ii)
+                work[n1 + ii] = 0.0
+                lki = v / ld[ii, ii]
+                row[ii] = lki
+                d -= lki * lki
+            ld[kk, kk] = np.sqrt(d) if d > 0.0 else 1e-300
     for i in range(p):
         x[i] = b[i]
-    for j in range(p):
+    for j in range(n1):
         x[j] /= lx[lp[j]]
         xj = x[j]
         for q in range(lp[j] + 1, lp[j + 1]):
             x[li[q]] -= lx[q] * xj
-    for j in range(p - 1, -1, -1):
+    m = p - n1
+    if m:
+        xd = x[n1:]
+        for ii in range(m):
+            xd[ii] = (xd[ii] - _dot(ld[ii], xd, ii)) / ld[ii, ii]
+        for ii in range(m - 1, -1, -1):
+            xd[ii] /= ld[ii, ii]
+            xi = xd[ii]
+            row = ld[ii]
+            for jj in range(ii):
+                xd[jj] -= row[jj] * xi
+    for j in range(n1 - 1, -1, -1):
         v = x[j]
         for q in range(lp[j] + 1, lp[j + 1]):
             v -= lx[q] * x[li[q]]
@@ -600,13 +679,14 @@ def _loss_norms(a, c, var, row, nbr, w, nc, s1, s2, xo, nrm):
     return tot + np.sqrt(np.sum(a * a)) + np.sqrt(np.sum(c * c))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shrink, reorder,
-        spos):
+        spos, dense):
     """Majorise-minimise; returns the steps taken.  ``a``/``c`` hold the start and the result.
 
     With ``spos`` (a row order of length ``p``) the system is factored by a sparse Cholesky in
-    that order; otherwise (``spos`` empty) within the envelope of :func:`_envelope_order`."""
+    that order, its dense trailing block (:func:`dense_tail`) as dense rows when ``dense``;
+    otherwise (``spos`` empty) within the envelope of :func:`_envelope_order`."""
     s = len(a)
     p = len(c)
     t = len(var)
@@ -617,19 +697,21 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
         first = np.zeros(p, dtype=np.int64)
         ea, eb = _pattern_edges(row, nbr, var, start, order)
         aptr, aidx = _lower_pattern(ea, eb, pos, p)
-        parent, lp = _sparse_symbolic(aptr, aidx, p)
+        _parent, lp, rptr, ridx = _sparse_symbolic(aptr, aidx, p)
+        n1 = _dense_tail(lp, dense)
     else:
         pos, first = _envelope_order(row, nbr, var, start, order, p, reorder)
         aptr = np.zeros(p + 1, dtype=np.int64)
         aidx = np.zeros(0, dtype=np.int64)
-        parent = np.full(p, -1, dtype=np.int64)
         lp = np.zeros(p + 1, dtype=np.int64)
+        rptr = np.zeros(p + 1, dtype=np.int64)
+        ridx = np.zeros(0, dtype=np.int64)
+        n1 = p
+    ld = np.zeros((p - n1, p - n1))
     li = np.empty(lp[p], dtype=np.int64)
     lx = np.empty(lp[p])
     work = np.zeros(p)
-    flag = np.empty(p, dtype=np.int64)
     nxt = np.empty(p, dtype=np.int64)
-    stack = np.empty(p, dtype=np.int64)
     rp = np.empty(t, dtype=np.int64)
     op = np.empty(t, dtype=np.int64)
     for i in range(t):
@@ -731,8 +813,8 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
                         vals[pslot[k]] -= fi * om[order[x2]]
                     k += 1
         if sparse:
-            _sparse_chol_solve(vals, aptr, aidx, parent, lp, li, lx, rhs, cp, work, flag, nxt,
-                               stack)
+            _sparse_chol_solve(vals, aptr, aidx, rptr, ridx, lp, li, lx, rhs, cp, work, nxt, n1,
+                               ld)
         else:
             _env_chol_solve(big, first, rhs, cp)
         a[:] = ba
@@ -759,6 +841,8 @@ METHODS = ("mm", "adam")
 
 #: windows with more rows than this are factored by the sparse Cholesky (``solve(sparse=None)``)
 SPARSE_ROWS = 600
+#: the fewest rows of a dense trailing block worth factoring as dense rows (:func:`dense_tail`)
+DENSE_TAIL = 8
 
 
 def min_degree_order(prob: Problem) -> np.ndarray:
@@ -806,6 +890,7 @@ def solve(
     shrink: float = 0.2,
     envelope: bool = True,
     sparse: bool | None = None,
+    dense: bool = True,
 ) -> Solution:
     """Minimise eq. (1).
 
@@ -832,6 +917,10 @@ def solve(
         window has more than :data:`SPARSE_ROWS` rows and ``envelope`` is on.  The same
         iterates up to rounding; the envelope keeps the paper-sized windows' results bit for
         bit.
+    dense : bool
+        The sparse factor takes its dense trailing block (:func:`dense_tail`: the last 150-250
+        rows of a 3,000-row window, most of the work) as dense rows, the same factor up to
+        rounding; ``False`` keeps the plain up-looking factorisation.
     """
     s, p = prob.n_vars, prob.n_rows
     if method == "adam":
@@ -854,7 +943,7 @@ def solve(
         spos = min_degree_order(prob) if sparse else np.zeros(0, dtype=np.int64)
         steps = _mm(a, c, prob.var, prob.row, prob.nbr, prob.weight, prob.n_common, prob.s1,
                     prob.s2, prob.x_o, int(max_steps or 500), float(tol), float(floor),
-                    float(eps0), float(shrink), bool(envelope), spos)
+                    float(eps0), float(shrink), bool(envelope), spos, bool(dense))
     else:
         raise ParameterError(
             f"goldfish: completion method must be one of {', '.join(METHODS)}, got {method!r}",

@@ -23,12 +23,18 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["classify_cells", "row_distances"]
+__all__ = ["MASK_COLUMNS", "classify_cells", "classify_dense", "row_distances"]
 
 _OBS, _DAG, _INF, _EST, _AMB = 0, 1, 2, 3, 4
 
+#: :func:`classify_cells` keeps a row's columns in one 64-bit word: windows of more columns
+#: take :func:`classify_dense`
+MASK_COLUMNS = 62
+#: rows of a window are cut into blocks of at most this many rows for the distance sweeps
+BLOCK_ROWS = 1024
 
-@numba.njit(cache=True)
+
+@numba.njit(cache=True, nogil=True)
 def row_distances(x, obs):
     """``(p, p)`` differential variances (ddof 1) over common observed columns; ``nan`` if < 2."""
     p, q = x.shape
@@ -67,12 +73,11 @@ def row_distances(x, obs):
     return g
 
 
-@numba.njit(cache=True)
-def classify_cells(x, obs, dag, k):
-    """Cell classes and the K nearest peering rows of every estimable cell.
-
-    Returns ``(classes, cells, neighbours, weights, g)`` (see
-    :class:`hedgerow.protocols.goldfish.matrix.Classified`).
+@numba.njit(cache=True, nogil=True)
+def classify_dense(x, obs, dag, k):
+    """:func:`classify_cells` over the full ``(p, p)`` distance matrix, one scan of the column's
+    rows per missing cell.  The path for windows of more than :data:`MASK_COLUMNS` columns, and
+    the reference of the tests; returns ``g`` as a fifth value.
     """
     p, q = x.shape
     g = row_distances(x, obs)
@@ -177,3 +182,304 @@ def classify_cells(x, obs, dag, k):
                 wts[s, t] /= tot
             s += 1
     return classes, cells[:s].copy(), nbrs[:s].copy(), wts[:s].copy(), g
+
+
+@numba.njit(cache=True, nogil=True)
+def _block_distances(x_t, b_t, xr, cols, ncols, i0, i1, s1, cnt, ss, g):
+    """``g[i0:i1]``: the distances of one row (values ``xr``, observed columns ``cols[:ncols]``)
+    to rows ``i0 .. i1 - 1``, the same two passes as :func:`row_distances`.
+
+    ``x_t`` and ``b_t`` are the window transposed: values and observed (1.0) per column.  A
+    column a row did not observe adds ``+0`` to its sums, which leaves them bit for bit as the
+    pair's own loop over its common columns does; the loops run over rows, so they vectorise.
+    """
+    n = i1 - i0
+    s1v = s1[i0:i1]
+    cv = cnt[i0:i1]
+    sv = ss[i0:i1]
+    s1v[:] = 0.0
+    cv[:] = 0.0
+    sv[:] = 0.0
+    for t in range(ncols):
+        j = cols[t]
+        a = xr[j]
+        xj = x_t[j, i0:i1]
+        bj = b_t[j, i0:i1]
+        for i in range(n):
+            d = a - xj[i]
+            s1v[i] += d * bj[i]
+            cv[i] += bj[i]
+    for i in range(n):
+        c = cv[i]
+        s1v[i] = s1v[i] / c if c > 0.0 else 0.0
+    for t in range(ncols):
+        j = cols[t]
+        a = xr[j]
+        xj = x_t[j, i0:i1]
+        bj = b_t[j, i0:i1]
+        for i in range(n):
+            d = a - xj[i] - s1v[i]
+            e = d * d
+            sv[i] += e * bj[i]
+    gv = g[i0:i1]
+    for i in range(n):
+        c = cv[i]
+        gv[i] = sv[i] / (c - 1.0) if c >= 2.0 else np.nan
+
+
+@numba.njit(cache=True, nogil=True)
+def _classify_masks(x, obs, dag, k):
+    """:func:`classify_cells` on windows of at most :data:`MASK_COLUMNS` columns."""
+    p, q = x.shape
+    one = np.int64(1)
+    classes = np.empty((p, q), dtype=np.int8)
+    nobs = np.zeros(p, dtype=np.int64)
+    om = np.zeros(p, dtype=np.int64)  # observed columns
+    odm = np.zeros(p, dtype=np.int64)  # observed or dagger: the columns the row is a peering row of
+    dgm = np.zeros(p, dtype=np.int64)  # dagger columns
+    coldag = np.zeros(q, dtype=np.bool_)
+    for r in range(p):
+        for j in range(q):
+            if obs[r, j]:
+                nobs[r] += 1
+                om[r] |= one << j
+            if dag[r, j]:
+                coldag[j] = True
+                dgm[r] |= one << j
+            if obs[r, j] or dag[r, j]:
+                odm[r] |= one << j
+    # candidate groups: the rows peering the same columns (one per epoch of a window); each
+    # keeps its own K nearest rows, merged per missing column
+    srt = np.argsort(odm, kind="mergesort")
+    gid = np.empty(p, dtype=np.int64)
+    godm = np.empty(p, dtype=np.int64)
+    ng = 0
+    for t in range(p):
+        i = srt[t]
+        if t == 0 or odm[i] != odm[srt[t - 1]]:
+            godm[ng] = odm[i]
+            ng += 1
+        gid[i] = ng - 1
+    # blocks of rows: a new one where the peering columns change (past 64 rows) or at
+    # BLOCK_ROWS; a row's sweep skips the blocks that peer none of its missing columns
+    bstart = np.empty(p + 1, dtype=np.int64)
+    nb = 0
+    for r in range(p):
+        if r == 0 or r - bstart[nb - 1] >= BLOCK_ROWS or (
+                r - bstart[nb - 1] >= 64 and odm[r] != odm[r - 1]):
+            bstart[nb] = r
+            nb += 1
+    bstart[nb] = p
+    bobs = np.zeros(nb, dtype=np.int64)
+    bod = np.zeros(nb, dtype=np.int64)
+    bdg = np.zeros(nb, dtype=np.int64)  # the † columns of the block's rows
+    bgid = np.full(nb, -1, dtype=np.int64)  # the block's group when all its rows share one
+    x_t = np.ascontiguousarray(x.T)
+    b_t = np.zeros((q, p))
+    dag_t = np.ascontiguousarray(dag.T)
+    for b in range(nb):
+        bgid[b] = gid[bstart[b]]
+        for r in range(bstart[b], bstart[b + 1]):
+            bdg[b] |= dgm[r]
+            if gid[r] != bgid[b]:
+                bgid[b] = -1
+            if nobs[r] >= 2:  # a row with fewer observed peers has no distance
+                bobs[b] |= om[r]
+                bod[b] |= odm[r]
+                for j in range(q):
+                    if obs[r, j]:
+                        b_t[j, r] = 1.0
+    cells = np.empty((p * q, 2), dtype=np.int64)
+    nbrs = np.full((p * q, k), -1, dtype=np.int64)
+    wts = np.zeros((p * q, k))
+    s = 0
+    bg = np.empty(k)
+    bi = np.empty(k, dtype=np.int64)
+    cols = np.empty(q, dtype=np.int64)
+    bcols = np.empty(q, dtype=np.int64)
+    s1 = np.empty(p)
+    cnt = np.empty(p)
+    ss = np.empty(p)
+    g = np.full(p, np.nan)
+    tg = np.empty((ng, k))
+    ti = np.empty((ng, k), dtype=np.int64)
+    tn = np.zeros(ng, dtype=np.int64)
+    dmin = np.empty(q)
+    for r in range(p):
+        miss = np.int64(0)
+        for u in range(q):
+            if obs[r, u]:
+                classes[r, u] = _OBS
+            elif dag[r, u]:
+                classes[r, u] = _DAG
+            elif nobs[r] <= 1:
+                classes[r, u] = _INF
+            else:
+                miss |= one << u
+        if miss == 0:
+            continue
+        nr = 0
+        for j in range(q):
+            if obs[r, j]:
+                cols[nr] = j
+                nr += 1
+        tn[:] = 0
+        dmin[:] = np.inf
+        for b in range(nb):
+            if bod[b] & miss == 0:
+                continue
+            nbc = 0
+            for t in range(nr):
+                if bobs[b] >> cols[t] & 1:
+                    bcols[nbc] = cols[t]
+                    nbc += 1
+            i0 = bstart[b]
+            i1 = bstart[b + 1]
+            _block_distances(x_t, b_t, x[r], bcols, nbc, i0, i1, s1, cnt, ss, g)
+            # the peering rows of any missing column, in row order: each group's K nearest
+            # (ties keep the lower row), its count, and per column the nearest † row
+            gr = bgid[b]
+            if gr >= 0:
+                # one group (the usual block, part of an epoch): tight loops over the block
+                valid = 0
+                for i in range(i0, i1):
+                    if g[i] == g[i]:
+                        valid += 1
+                if i0 <= r < i1 and g[r] == g[r]:
+                    valid -= 1
+                fill = min(tn[gr], k)
+                tn[gr] += valid
+                top = tg[gr, k - 1] if fill >= k else np.inf
+                for i in range(i0, i1):
+                    gi = g[i]
+                    if gi < top and i != r:  # nan never enters
+                        if fill < k:
+                            j = fill
+                            fill += 1
+                        else:
+                            j = k - 1
+                        while j > 0 and tg[gr, j - 1] > gi:
+                            tg[gr, j] = tg[gr, j - 1]
+                            ti[gr, j] = ti[gr, j - 1]
+                            j -= 1
+                        tg[gr, j] = gi
+                        ti[gr, j] = i
+                        top = tg[gr, k - 1] if fill >= k else np.inf
+                dm = bdg[b] & miss
+                u = 0
+                while dm:
+                    if dm & 1:
+                        du = dmin[u]
+                        for i in range(i0, i1):  # r has no † at its missing column u
+                            if dag_t[u, i] and g[i] < du:
+                                du = g[i]
+                        dmin[u] = du
+                    dm >>= 1
+                    u += 1
+                continue
+            for i in range(i0, i1):
+                if odm[i] & miss == 0 or i == r:
+                    continue
+                gi = g[i]
+                if np.isnan(gi):
+                    continue
+                gr = gid[i]
+                n_ = tn[gr]
+                tn[gr] = n_ + 1
+                if n_ < k:
+                    j = n_
+                elif gi < tg[gr, k - 1]:
+                    j = k - 1
+                else:
+                    j = -1
+                if j >= 0:
+                    while j > 0 and tg[gr, j - 1] > gi:
+                        tg[gr, j] = tg[gr, j - 1]
+                        ti[gr, j] = ti[gr, j - 1]
+                        j -= 1
+                    tg[gr, j] = gi
+                    ti[gr, j] = i
+                dm = dgm[i] & miss
+                u = 0
+                while dm:
+                    if dm & 1 and gi < dmin[u]:
+                        dmin[u] = gi
+                    dm >>= 1
+                    u += 1
+        for u in range(q):
+            if not (miss >> u & 1):
+                continue
+            # the K nearest peering rows of column u: the groups' lists merged by (g, row)
+            nc = 0
+            cnt_ = 0
+            for gr in range(ng):
+                if not (godm[gr] >> u & 1) or tn[gr] == 0:
+                    continue
+                nc += tn[gr]
+                for t in range(min(k, tn[gr])):
+                    gi = tg[gr, t]
+                    i = ti[gr, t]
+                    if cnt_ < k:
+                        j = cnt_
+                        cnt_ += 1
+                    elif gi < bg[k - 1] or (gi == bg[k - 1] and i < bi[k - 1]):
+                        j = k - 1
+                    else:
+                        break  # the group's list is sorted: nothing after it enters
+                    while j > 0 and (bg[j - 1] > gi or (bg[j - 1] == gi and bi[j - 1] > i)):
+                        bg[j] = bg[j - 1]
+                        bi[j] = bi[j - 1]
+                        j -= 1
+                    bg[j] = gi
+                    bi[j] = i
+            if nc == 0:
+                classes[r, u] = _INF
+                continue
+            take = cnt_
+            gk = bg[take - 1]
+            # fewer than K peering rows: a † anywhere in the column; else a † row among the
+            # nearest, those tied with the K-th included
+            if coldag[u] and (nc < k or dmin[u] <= gk):
+                classes[r, u] = _AMB
+                continue
+            classes[r, u] = _EST
+            cells[s, 0] = r
+            cells[s, 1] = u
+            gmin = bg[0]
+            tot = 0.0
+            for t in range(take):
+                nbrs[s, t] = bi[t]
+                e = np.exp(-(bg[t] - gmin))
+                wts[s, t] = e
+                tot += e
+            for t in range(take):
+                wts[s, t] /= tot
+            s += 1
+    return classes, cells[:s].copy(), nbrs[:s].copy(), wts[:s].copy()
+
+
+def classify_cells(x, obs, dag, k):
+    """Cell classes and the K nearest peering rows of every estimable cell.
+
+    Returns ``(classes, cells, neighbours, weights)`` (see
+    :class:`hedgerow.protocols.goldfish.matrix.Classified`).
+
+    One sweep per row with missing cells: its distances to the rows that peer one of its
+    missing columns (blocks of rows peering none are skipped: a window's epoch peers the same
+    columns in every row, and a cell is missing where its epoch had no such peer), each group
+    of rows peering the same columns keeping its K nearest, then per missing column the
+    groups' lists merged.  The distances are those of :func:`row_distances` bit for bit, and
+    classes, neighbours and weights equal :func:`classify_dense`'s (the tests hold both on
+    random and real windows); no ``(p, p)`` matrix is built.
+
+    Examples
+    --------
+    >>> x = np.array([[0.0, 0.2, 0.0], [0.1, 0.3, 0.6], [0.0, 0.5, 0.9]])
+    >>> obs = np.array([[True, True, False], [True, True, True], [True, True, True]])
+    >>> classes, cells, nbrs, w = classify_cells(x, obs, np.zeros((3, 3), dtype=bool), 2)
+    >>> cells.tolist(), nbrs.tolist(), w.round(3).tolist()
+    ([[0, 2]], [[1, 2]], [[0.511, 0.489]])
+    """
+    if x.shape[1] > MASK_COLUMNS:
+        return classify_dense(x, obs, dag, k)[:4]
+    return _classify_masks(x, obs, dag, k)

@@ -48,11 +48,12 @@ Table I(a): two epochs of four blocks; peers ``n1 n2 n4`` then ``n1 n2 n3``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
-from hedgerow.protocols.goldfish.knn import classify_cells
+from hedgerow.protocols.goldfish.knn import classify_cells, row_distances
 
 __all__ = [
     "AMBIGUOUS",
@@ -137,7 +138,10 @@ class Classified:
     weights : numpy.ndarray
         ``(s, K)`` softmax weights of those rows over ``-g`` (0 where padded).
     distance : numpy.ndarray
-        ``(p, p)`` row distances ``g`` (``nan`` where fewer than 2 common peers).
+        ``(p, p)`` row distances ``g`` (``nan`` where fewer than 2 common peers), computed
+        when first read (the classes need only the distances of the peering rows).
+    x, observed : numpy.ndarray
+        The max-normalised values and the observed mask the distances are computed from.
     """
 
     classes: np.ndarray
@@ -145,7 +149,14 @@ class Classified:
     cells: np.ndarray
     neighbours: np.ndarray
     weights: np.ndarray
-    distance: np.ndarray
+    x: np.ndarray = field(repr=False)
+    observed: np.ndarray = field(repr=False)
+
+    @cached_property
+    def distance(self) -> np.ndarray:
+        """``(p, p)`` row distances ``g``
+        (:func:`~hedgerow.protocols.goldfish.knn.row_distances`)."""
+        return row_distances(self.x, self.observed)
 
 
 def classify(wm: WindowMatrix, k: int = 2) -> Classified:
@@ -154,5 +165,5 @@ def classify(wm: WindowMatrix, k: int = 2) -> Classified:
     vals = wm.values[obs]
     scale = float(vals.max()) if len(vals) and vals.max() > 0 else 1.0
     x = np.ascontiguousarray(wm.values / scale)
-    classes, cells, nbrs, w, g = classify_cells(x, obs, np.ascontiguousarray(wm.dagger), int(k))
-    return Classified(classes, scale, cells, nbrs, w, g)
+    classes, cells, nbrs, w = classify_cells(x, obs, np.ascontiguousarray(wm.dagger), int(k))
+    return Classified(classes, scale, cells, nbrs, w, x, obs)

@@ -60,8 +60,11 @@ Examples
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import numba
 import numpy as np
 
 from hedgerow.errors import ParameterError
@@ -262,15 +265,42 @@ class Goldfish(AdaptiveProtocol):
                 rels.append(np.full((r.shape[0], p.shape[1]), np.nan))
         return window_matrix(peers, rels)
 
+    def rankings(self, nodes: Sequence[int]) -> list[tuple[list[tuple[int, ...]], np.ndarray]]:
+        """Every node's completion, in the order of ``nodes``: its ranked exploit subsets
+        (:func:`rank_subsets`) and its window's peers.
+
+        A completion reads only its node's window, so with the ``mm`` solver (no random
+        stream) the nodes are completed on ``numba.get_num_threads()`` threads (the kernels
+        release the GIL); the results are the serial ones bit for bit.  Adam draws its start
+        from one stream and runs in order.
+        """
+        n_exp = self.n_exploit
+
+        def one(v: int) -> tuple[list[tuple[int, ...]], np.ndarray]:
+            wm, _cl, t_hat = self._complete(v)
+            return rank_subsets(t_hat, wm.dagger, wm.peers, n_exp), wm.peers
+
+        width = min(int(numba.get_num_threads()), len(nodes))
+        if self.config_["completion"] != "mm" or width <= 1:
+            out = [one(v) for v in nodes]
+        else:
+            with ThreadPoolExecutor(max_workers=width, thread_name_prefix="goldfish") as pool:
+                out = list(pool.map(one, nodes))
+        self.completions_ += len(nodes)
+        return out
+
     def complete_node(self, v: int):
         """Classify and complete node ``v``'s window; returns ``(wm, classes, t_hat)``."""
+        self.completions_ += 1
+        return self._complete(v)
+
+    def _complete(self, v: int):
         cfg = self.config_
         wm = self.node_matrix(v)
         cl = classify(wm, k=cfg["k"])
         prob = build_problem(wm, cl, row_normalise=cfg["row_normalise"])
         sol = solve(prob, method=cfg["completion"], rng=self.complete_rng_,
                     max_steps=cfg["max_steps"] if cfg["completion"] == "adam" else None)
-        self.completions_ += 1
         return wm, cl, completed(wm, cl, sol)
 
     def select(
@@ -305,8 +335,11 @@ class Goldfish(AdaptiveProtocol):
         online = getattr(self, "online_", None)
         alive = np.ones(n, dtype=bool) if online is None else online
         movers = nodes[act[nodes]]
-        for i in self.order_rng_.permutation(len(movers)).tolist():
-            v = int(movers[i])
+        order = [int(movers[i]) for i in self.order_rng_.permutation(len(movers)).tolist()]
+        # the completions depend on the windows only: all of them first, then the choices,
+        # one node at a time against the incoming counts left by the previous ones
+        ranks = self.rankings(order) if mode == "run" else []
+        for at, v in enumerate(order):
             cur = out[v][out[v] >= 0]
             indeg[cur] -= 1
             chosen: list[int] = []
@@ -316,13 +349,11 @@ class Goldfish(AdaptiveProtocol):
 
             pool = self.pools_.setdefault(v, DepletingPool(n, v))
             if mode == "run":
-                wm, _cl, t_hat = self.complete_node(v)
-                ranked = rank_subsets(t_hat, wm.dagger, wm.peers, n_exp)
+                ranked, seen = ranks[at]
                 chosen.extend(choose_exploits(ranked, n_exp, set(cur.tolist()), accepts))
                 if len(chosen) < n_exp:
-                    chosen.extend(self._random_fill(n, v, n_exp - len(chosen), wm.peers,
-                                                    accepts))
-                pool.mark(wm.peers)
+                    chosen.extend(self._random_fill(n, v, n_exp - len(chosen), seen, accepts))
+                pool.mark(seen)
             else:
                 chosen.extend(cur[:n_exp].tolist())
                 pool.mark(peers[int(np.searchsorted(nodes, v))])

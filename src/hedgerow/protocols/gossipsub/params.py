@@ -114,6 +114,10 @@ _DECL: dict[str, Param] = {
     "graft_on_subscribe": Bool(False, "graft a peer as soon as its subscription arrives while "
                                "the mesh is below D_lo, as the JS implementation does "
                                "(docs/gossipsub.md); off: meshes form at the first heartbeat"),
+    "heartbeat_phase": Choice("sync", ("sync", "random"), "when each node's heartbeats run: "
+                              "sync, every node at k x heartbeat_ms; random, each node from "
+                              "its own phase, uniform in one interval, as nodes that started "
+                              "at different times (docs/gossipsub.md)"),
     "connections": Int(50, "connection target: peers each node keeps connected", low=1,
                        unit="peers"),
 }
@@ -227,6 +231,9 @@ _V10: dict[str, tuple[Any, str]] = {
     "scoring": (False, "no scoring before v1.1"),
     "graft_on_subscribe": (False, "Hedgerow's default: meshes form at the first heartbeat (the "
                            "specifications leave it open)"),
+    "heartbeat_phase": ("sync", "Hedgerow's default, which keeps earlier runs' numbers (the "
+                        "specifications leave it open; deployed nodes start at different "
+                        "times: random)"),
     "connections": (50, _OURS),
 }
 
@@ -517,6 +524,50 @@ def ethereum_score_params(topic_kinds: Sequence[str], *, active_validators: int 
         behaviour_penalty_threshold=bp_threshold, behaviour_penalty_decay=bp_decay,
         decay_interval_ms=_SLOT_MS, decay_to_zero=0.01, retain_score_ms=epoch_ms * 100,
     )
+
+
+#: the GossipSub v1.1 evaluation's thresholds (``libp2p/gossipsub-hardening``,
+#: ``scripts/configs/1k-*.json``)
+HARDENING_THRESHOLDS = PeerScoreThresholds(gossip=-4000.0, publish=-5000.0, graylist=-10000.0,
+                                           accept_px=0.0, opportunistic_graft=0.0)
+
+
+def hardening_score_params(n_topics: int, *, colocation: bool = False) -> PeerScoreParams:
+    """The score parameters of the GossipSub v1.1 evaluation, every topic its ``blocks`` topic.
+
+    From the saved configurations of its test plans (``libp2p/gossipsub-hardening``,
+    ``scripts/configs/1k-*.json``, the same in every attack): topic weight
+    0.25; P1 0.0027 per 1 s in the mesh, capped at 3,600; P2 0.664, decay
+    0.9916, cap 1,500; P3 -0.25, decay 0.997, cap 400, threshold 10,
+    activation 1 min, window 5 ms; P3b -0.25, decay 0.997; P4 -99, decay
+    0.9994; P6 weight 0 (threshold 1); decay every 1 s, to zero below 0.01,
+    scores kept 30 s.  The configurations set no topic score cap, P5 or P7,
+    so these are go-libp2p-pubsub's zero values (no cap, weights 0).
+    ``colocation`` takes its IP-colocation configuration
+    (``1k-attack-colocation.json``): P6 weight -10, threshold 1.
+
+    Examples
+    --------
+    >>> p = hardening_score_params(1)
+    >>> p.topics[0].mesh_deliveries_threshold, p.topic_score_cap, p.behaviour_penalty_weight
+    (10.0, 0.0, 0.0)
+    >>> hardening_score_params(1, colocation=True).ip_colocation_factor_weight
+    -10.0
+    """
+    tp = TopicScoreParams(
+        topic_weight=0.25, time_in_mesh_weight=0.0027, time_in_mesh_quantum_ms=1000.0,
+        time_in_mesh_cap=3600.0, first_deliveries_weight=0.664, first_deliveries_decay=0.9916,
+        first_deliveries_cap=1500.0, mesh_deliveries_weight=-0.25, mesh_deliveries_decay=0.997,
+        mesh_deliveries_cap=400.0, mesh_deliveries_threshold=10.0,
+        mesh_deliveries_window_ms=5.0, mesh_deliveries_activation_ms=60000.0,
+        mesh_failure_penalty_weight=-0.25, mesh_failure_penalty_decay=0.997,
+        invalid_deliveries_weight=-99.0, invalid_deliveries_decay=0.9994)
+    return PeerScoreParams(
+        topics=(tp,) * n_topics, topic_score_cap=0.0, app_specific_weight=0.0,
+        ip_colocation_factor_weight=-10.0 if colocation else 0.0,
+        ip_colocation_factor_threshold=1,
+        behaviour_penalty_weight=0.0, behaviour_penalty_decay=0.0, decay_interval_ms=1000.0,
+        decay_to_zero=0.01, retain_score_ms=30000.0)
 
 
 def score_preset(name: str, n_topics: int, *,

@@ -39,11 +39,19 @@ from hedgerow.protocols.base import ClockProtocol
 from hedgerow.protocols.engine_api import Publications
 from hedgerow.protocols.gossipsub.engine import (
     CASE_PARAMS,
+    Connections,
+    EngineAttack,
     GossipSubEngine,
     random_connections,
     settings,
 )
-from hedgerow.protocols.gossipsub.params import PARAMS, check_gossipsub, score_preset
+from hedgerow.protocols.gossipsub.params import (
+    HARDENING_THRESHOLDS,
+    PARAMS,
+    check_gossipsub,
+    hardening_score_params,
+    score_preset,
+)
 from hedgerow.protocols.gossipsub.scoring import (
     PeerScoreParams,
     ScoreCounters,
@@ -56,7 +64,7 @@ from hedgerow.protocols.gossipsub.scoring import (
     score,
 )
 
-__all__ = ["ENGINE_PARAMS", "EngineScore", "GossipSub"]
+__all__ = ["ENGINE_PARAMS", "EngineScore", "GossipSub", "attack_connections"]
 
 
 #: the declared GossipSub parameters (``params.PARAMS``) the engine runs with
@@ -64,7 +72,9 @@ ENGINE_PARAMS = (
     "variant", "D", "D_lo", "D_hi", "D_lazy", "D_score", "D_out", "heartbeat_ms",
     "fanout_ttl_ms", "mcache_len", "mcache_gossip", "seen_ttl_ms", "gossip_factor",
     "prune_backoff_ms", "gossip_retransmission", "max_ihave_length", "max_ihave_messages",
-    "flood_publish", "idontwant_threshold", "scoring", "graft_on_subscribe", "connections",
+    "flood_publish", "idontwant_threshold", "scoring", "graft_on_subscribe", "heartbeat_phase",
+    "iwant_followup_ms",
+    "connections",
 )
 
 
@@ -81,6 +91,9 @@ class EngineScore:
     peer pruned and grafted again between two heartbeats counts as one
     continuous stay in the mesh.
 
+    ``ip_group`` gives the IP group of every connection's remote peer (P6's
+    colocation; ``-1``: its own address).
+
     Examples
     --------
     >>> from hedgerow.protocols.gossipsub.scoring import PeerScoreParams, TopicScoreParams
@@ -96,8 +109,10 @@ class EngineScore:
     [3.0, 0.0]
     """
 
-    def __init__(self, params: PeerScoreParams) -> None:
+    def __init__(self, params: PeerScoreParams, ip_group: np.ndarray | None = None) -> None:
         self.params = params
+        #: ``(nnz,)`` the IP group of each connection's remote peer (P6; ``None``: none shared)
+        self.ip_group = ip_group
         self.counters: ScoreCounters | None = None
 
     def __call__(self, c: Mapping[str, np.ndarray], now_ms: float) -> np.ndarray:
@@ -109,7 +124,7 @@ class EngineScore:
             self.counters = ScoreCounters.empty(
                 slot_conn=np.repeat(np.arange(n_conn), T), slot_topic=np.tile(np.arange(T),
                                                                               n_conn),
-                conn_node=conn_node)
+                conn_node=conn_node, ip_group=self.ip_group)
             self._first = np.zeros(len(in_mesh))
             self._near = np.zeros(len(in_mesh))
             self._penalty = np.zeros(n_conn)
@@ -143,6 +158,60 @@ class EngineScore:
         return score(sc, p, now_ms=now_ms)
 
 
+def attack_connections(
+    honest: np.ndarray, plan: Any, peers: int, rng: np.random.Generator, subs: np.ndarray,
+    topic_peers: int,
+) -> Connections:
+    """The connections of a sybil world: the honest nodes among themselves as
+    :func:`~hedgerow.protocols.gossipsub.engine.random_connections` draws them, then each
+    sybil, in node order, dialing ``plan.degree`` distinct uniform honest nodes (the target
+    only when ``plan.target`` is set and the attack is an eclipse, ``plan.degree`` 1).
+
+    Sybils never connect to each other (the evaluation's sybils do not).
+
+    Examples
+    --------
+    >>> from hedgerow.scenarios.attackers import SybilPlan
+    >>> honest = np.ones(30, dtype=bool); honest[[3, 7]] = False
+    >>> subs = np.ones((30, 1), dtype=bool)
+    >>> c = attack_connections(honest, SybilPlan(degree=5), 6, np.random.default_rng(0), subs, 4)
+    >>> row = c.row_of
+    >>> bool(honest[c.indices[~honest[row]]].all()), int((~honest[row]).sum())
+    (True, 10)
+    """
+    honest = np.asarray(honest, dtype=bool)
+    good = np.flatnonzero(honest)
+    bad = np.flatnonzero(~honest)
+    n = len(honest)
+    inner = random_connections(len(good), peers, rng, subs[good], topic_peers=topic_peers)
+    edges = [np.column_stack([good[inner.row_of], good[inner.indices]])[
+        inner.outbound.astype(bool)]]
+    for s in bad.tolist():
+        if plan.target >= 0 and plan.degree == 1:
+            peers_of = np.array([plan.target])
+        else:
+            k = min(plan.degree, len(good))
+            peers_of = good[rng.choice(len(good), size=k, replace=False)]
+        edges.append(np.column_stack([np.full(len(peers_of), s), peers_of]))
+    return Connections.from_edges(n, np.concatenate(edges).astype(np.int64))
+
+
+def _engine_attack(attack: Any, conn: Connections) -> EngineAttack:
+    """The kernel's view of a world's attackers (topic attackers or sybils)."""
+    honest = np.asarray(attack.honest, dtype=bool)
+    plan = attack.sybil
+    if plan is None:  # Topiary's topic attackers: honest but for the victim topic
+        return EngineAttack(sybil=np.zeros(len(honest), dtype=bool), drop=~honest,
+                            topic=int(attack.victim_topic), start_ms=0.0)
+    row = conn.row_of
+    both = honest[row] & honest[conn.indices]
+    conn_up = np.where(both, plan.honest_join_ms, plan.join_ms)
+    censor = attack.kind == "sybil-censor"
+    return EngineAttack(sybil=~honest, drop=~honest, conn_up_ms=conn_up,
+                        target=plan.target if censor else -1, start_ms=plan.after_ms,
+                        liar=~honest if attack.kind == "sybil-liar" else None)
+
+
 class GossipSub(ClockProtocol):
     """GossipSub with meshes, heartbeats, gossip and IDONTWANT on the contended network.
 
@@ -151,7 +220,7 @@ class GossipSub(ClockProtocol):
     variant, D, D_lo, D_hi, D_lazy, D_score, D_out, heartbeat_ms, fanout_ttl_ms, mcache_len,
     mcache_gossip, seen_ttl_ms, gossip_factor, prune_backoff_ms, gossip_retransmission,
     max_ihave_length, max_ihave_messages, flood_publish, idontwant_threshold, scoring,
-    graft_on_subscribe, connections
+    graft_on_subscribe, iwant_followup_ms, connections
         The GossipSub parameters declared once in
         :data:`hedgerow.protocols.gossipsub.params.PARAMS` (their defaults are
         the v1.1 specification's; ``docs/gossipsub.md``), checked together by
@@ -176,13 +245,17 @@ class GossipSub(ClockProtocol):
              "arXiv:2007.02754 (2020)")
     forwarding = "topic"
     stream_key = "libp2p-gossipsub"
+    #: the Topiary topic attackers (subscribed to the victim topic, forwarding none of it) and
+    #: the GossipSub v1.1 evaluation's sybils (:class:`~hedgerow.scenarios.attackers.SybilPlan`)
+    attacks = ("topic", "sybil", "sybil-eclipse", "sybil-censor", "sybil-liar")
     quick_params: ClassVar[Mapping[str, Any]] = {"connections": 12, "warmup_ms": 3000.0,
                                                   "drain_ms": 3000.0}
     params = {
         **{k: PARAMS[k] for k in ENGINE_PARAMS},
-        "score_params": Choice("defaults", ("defaults", "ethereum"),
+        "score_params": Choice("defaults", ("defaults", "ethereum", "hardening"),
                                "peer-score parameters with scoring: the JS implementation's "
-                               "defaults, or Ethereum's (score_preset)"),
+                               "defaults, Ethereum's (score_preset), or the v1.1 evaluation's "
+                               "(hardening_score_params)"),
         "warmup_ms": Float(10000.0, "simulated time before the first publication", low=0.0,
                            unit="ms"),
         "drain_ms": Float(60000.0, "simulated time after the last publication", low=0.0,
@@ -223,35 +296,65 @@ class GossipSub(ClockProtocol):
         proc: np.ndarray,
         publications: Any,
         streams: RngStreams,
+        attack: Any = None,
     ) -> GossipSubEngine:
         """The engine: connections from stream ``"connections"`` (about ``connections`` per
         node, and at least ``D`` subscribed peers per topic where there are as many,
         :func:`~hedgerow.protocols.gossipsub.engine.random_connections`), the kernel's draws
         from ``"gossipsub"``; ``publications`` a
-        :class:`~hedgerow.protocols.engine_api.Publications`."""
+        :class:`~hedgerow.protocols.engine_api.Publications`.  ``attack`` (an
+        :class:`~hedgerow.scenarios.attackers.AttackSetup` of :attr:`attacks`):
+        topic attackers drop the victim topic; sybils connect as
+        :func:`attack_connections` draws, act as
+        :class:`~hedgerow.protocols.gossipsub.engine.EngineAttack` states and,
+        with ``attacker_ips``, share IP groups (P6)."""
         values = self._validate(instance)
         if not isinstance(publications, Publications):
             raise ParameterError(f"{self.name}: publications must be a Publications schedule",
                                  key="publications")
         s = self._settings(values)
+        subs = interest_matrix(instance.masks, instance.n_topics)
+        plan = None if attack is None else attack.sybil
+        if plan is None:
+            conn = random_connections(instance.n_nodes, values["connections"],
+                                      streams.stream("connections"), subs,
+                                      topic_peers=values["D"])
+        else:
+            conn = attack_connections(attack.honest, plan, values["connections"],
+                                      streams.stream("connections"), subs, values["D"])
         score_fn = None
         if s["scoring"]:
-            params, thresholds = score_preset(
-                "ethereum" if values["score_params"] == "ethereum" else s["variant"],
-                instance.n_topics)
+            ip_group = None
+            if plan is not None and plan.ips > 0:
+                group = np.full(instance.n_nodes, -1, dtype=np.int64)
+                group[attack.attackers] = np.arange(len(attack.attackers)) % plan.ips
+                ip_group = group[conn.indices]
+            if values["score_params"] == "hardening":
+                params = hardening_score_params(instance.n_topics,
+                                                colocation=ip_group is not None)
+                thresholds = HARDENING_THRESHOLDS
+                first = params.topics[0] if params.topics else None
+                if first is not None:  # the kernel's near-first window is the topics' one
+                    s["mesh_window_ms"] = first.mesh_deliveries_window_ms
+            else:
+                params, thresholds = score_preset(
+                    "ethereum" if values["score_params"] == "ethereum" else s["variant"],
+                    instance.n_topics)
             s["gossip_threshold"], s["publish_threshold"] = thresholds.gossip, thresholds.publish
-            score_fn = EngineScore(params)
-        subs = interest_matrix(instance.masks, instance.n_topics)
-        conn = random_connections(instance.n_nodes, values["connections"],
-                                  streams.stream("connections"), subs, topic_peers=values["D"])
+            score_fn = EngineScore(params, ip_group)
         delay = edge_delays(conn.indptr, conn.indices, latency)
+        engine_attack = None
+        if attack is not None:
+            engine_attack = _engine_attack(attack, conn)
         self.engine_ = GossipSubEngine(subs, conn, delay, proc, network, publications, s,
-                                       streams.stream("gossipsub"), score_fn=score_fn)
+                                       streams.stream("gossipsub"), score_fn=score_fn,
+                                       attack=engine_attack)
         return self.engine_
 
     def heartbeat_bounds(self, engine: Any) -> list[str]:
         """Every subscribed node's mesh within ``[d_lo, d_hi]`` right after a heartbeat, unless
-        fewer than ``d_lo`` subscribed peers could be grafted (connected, not backed off)."""
+        fewer than ``d_lo`` subscribed peers could be grafted (connected, the connection open,
+        not backed off); sybils keep no bounds and are not checked."""
         values = self.checked()
         d_lo, d_hi = values["D_lo"], values["D_hi"]
         deg = engine.mesh_degree()
@@ -264,6 +367,11 @@ class GossipSub(ClockProtocol):
         free = peer_sub & ~flags
         if values["variant"] != "v1.0":
             free &= back <= engine.now
+        attack = engine.attack
+        if attack is not None:
+            if attack.conn_up_ms is not None:
+                free &= (np.asarray(attack.conn_up_ms) <= engine.now)[:, None]
+            sub = sub & ~np.asarray(attack.sybil, dtype=bool)[:, None]
         spare = np.zeros_like(deg)
         np.add.at(spare, row, free.astype(np.int64))
         out = []

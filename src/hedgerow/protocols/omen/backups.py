@@ -61,6 +61,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from hedgerow.model.bitset import popcount64
+
 __all__ = [
     "BUILDERS",
     "COVERS",
@@ -80,16 +82,14 @@ COVERS = {"multi": False, "repeat": True}
 
 
 @njit(cache=True)
-def _rotated_best(
-    lo, hi, tsub, taken, slack, tol, tight_only, off, cptr, cloc, count, target,
-    best_gain,
-):
+def _rotated_best(lo, hi, tsub, taken, slack, tol, tight_only, off, gain, best_gain):
     """The subscriber of a topic with the most uncovered topics, in rotated order.
 
     Scans the topic's subscribers ``tsub[lo:hi]`` that are not taken (and, when
     ``tight_only``, whose slack is within ``tol``), starting after the ``off``-th
     of them and wrapping round; the first strict improvement on ``best_gain``
-    wins. Returns the candidate index, or -1 if none improves on ``best_gain``.
+    wins (``gain[c]``: the uncovered topics of candidate ``c``). Returns the
+    candidate index, or -1 if none improves on ``best_gain``.
     """
     best = -1
     for rr in range(2):
@@ -101,39 +101,60 @@ def _rotated_best(
             seen += 1
             if (rr == 0 and seen <= off) or (rr == 1 and seen > off):
                 continue
-            g = 0
-            for q in range(cptr[c], cptr[c + 1]):
-                if count[cloc[q]] < target[cloc[q]]:
-                    g += 1
-            if g > best_gain:
-                best_gain = g
+            if gain[c] > best_gain:
+                best_gain = gain[c]
                 best = c
     return best
 
 
 @njit(cache=True)
-def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos, load, repeat):
-    """Kernel: the backup set of a node with sorted topics ``vtopics`` over ``cands``.
+def _incidence(vtopics, cands, indptr, topics, masks, pos):
+    """Each candidate's topics among ``vtopics``, as local indices (CSR ``cptr``, ``cloc``).
 
-    ``pos`` is a scratch array (one entry per topic, all -1 on entry and on exit).
-    ``load`` (per global node; empty = no load) prices each candidate at
-    ``1 + load`` for the dual-raising primal-dual step (``pick == 2``).
-    ``repeat``: run whole single covers (fresh duals each) until every topic
-    is held ``min(lam, available)`` times (``cover="repeat"``), instead of one
-    multi-cover run.
+    A candidate's row lists the positions in ``vtopics`` of the topics it
+    holds, in increasing order.  With bit masks (``masks``: one row of
+    ``uint64`` words per node) the row is the ``and`` of the candidate's words
+    with the words of ``vtopics``, one test per word ``vtopics`` touches;
+    without (``masks`` with no rows) it is one pass over the candidate's topic
+    list through ``pos`` (all -1 on entry and on exit).  Both give the same
+    rows (topic lists are sorted within a node).
     """
     m = len(vtopics)
-    for i in range(m):
-        pos[vtopics[i]] = i
     k = len(cands)
-    # local incidence: candidate -> local topic indices, in one pass over each candidate's
-    # topics (a candidate shares at most m of them, which bounds the buffer)
     cptr = np.zeros(k + 1, np.int64)
     bound = 0
     for c in range(k):
         bound += min(m, indptr[cands[c] + 1] - indptr[cands[c]])
     cloc = np.empty(bound, np.int64)
     j = 0
+    if masks.shape[0]:
+        # the words of vtopics: index, bits, and the local index of the word's first topic
+        words = np.empty(m, np.int64)
+        bits = np.empty(m, np.uint64)
+        base = np.empty(m, np.int64)
+        nw = 0
+        for i in range(m):
+            w = vtopics[i] >> 6
+            if nw == 0 or words[nw - 1] != w:
+                words[nw] = w
+                bits[nw] = 0
+                base[nw] = i
+                nw += 1
+            bits[nw - 1] |= np.uint64(1) << np.uint64(vtopics[i] & 63)
+        one = np.uint64(1)
+        for c in range(k):
+            v = cands[c]
+            for q in range(nw):
+                x = masks[v, words[q]] & bits[q]
+                while x:
+                    low = x & (~x + one)
+                    cloc[j] = base[q] + popcount64(bits[q] & (low - one))
+                    j += 1
+                    x ^= low
+            cptr[c + 1] = j
+        return cptr, cloc[:j]
+    for i in range(m):
+        pos[vtopics[i]] = i
     for c in range(k):
         v = cands[c]
         for x in range(indptr[v], indptr[v + 1]):
@@ -142,9 +163,245 @@ def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos, load,
                 cloc[j] = p
                 j += 1
         cptr[c + 1] = j
-    cloc = cloc[:j]
     for i in range(m):
         pos[vtopics[i]] = -1
+    return cptr, cloc[:j]
+
+
+@njit(cache=True)
+def _fenwick_add(tree, i, delta):
+    """Add ``delta`` at position ``i`` (0-based) of a Fenwick tree of ``len(tree) - 1`` slots."""
+    i += 1
+    while i < tree.shape[0]:
+        tree[i] += delta
+        i += i & -i
+
+
+@njit(cache=True)
+def _fenwick_select(tree, r):
+    """The position of the ``r``-th (0-based) set slot of a Fenwick tree of 0/1 slots."""
+    n = tree.shape[0] - 1
+    pos = 0
+    step = 1
+    while step * 2 <= n:
+        step *= 2
+    while step:
+        nxt = pos + step
+        if nxt <= n and tree[nxt] <= r:
+            pos = nxt
+            r -= tree[nxt]
+        step //= 2
+    return pos
+
+
+@njit(cache=True)
+def _open_cover(m, k, cptr, cloc, tptr, tsub, count, target, gain, tree):
+    """Start a cover: ``gain`` and the Fenwick tree of the uncovered topics
+    (``count < target``); returns how many are uncovered."""
+    tree[:] = 0
+    n_unc = 0
+    for i in range(m):
+        if count[i] < target[i]:
+            n_unc += 1
+            tree[i + 1] += 1
+    for i in range(1, m + 1):
+        up = i + (i & -i)
+        if up <= m:
+            tree[up] += tree[i]
+    for c in range(k):
+        g = 0
+        for j in range(cptr[c], cptr[c + 1]):
+            if count[cloc[j]] < target[cloc[j]]:
+                g += 1
+        gain[c] = g
+    return n_unc
+
+
+@njit(cache=True)
+def _unc_gain(gc, c, unc, nw):
+    """Uncovered topics of candidate ``c``: its words ``gc[c]`` against ``unc``."""
+    g = 0
+    for q in range(nw):
+        g += popcount64(gc[c, q] & unc[q])
+    return g
+
+
+@njit(cache=True)
+def _build_pd_bits(vtopics, cands, masks, lam, pick, draws, load):
+    """The primal-dual multi-cover of :func:`_build_core` on bit masks, with its choices.
+
+    The candidates' words that ``vtopics`` touches are gathered once into
+    ``gt`` (word-major, so one topic's subscribers are a contiguous row); the
+    step's subscribers of the random topic come from one scan of that row,
+    and a candidate's gain (its uncovered topics) is counted only when a tie
+    among tight subscribers needs it.  No per-candidate topic lists are built.
+    The members, their order and the draws used are those of
+    :func:`_build_core` (``tests/protocols/omen/test_backups.py``).
+    Returns the members and how many of them hold each topic of ``vtopics``.
+    """
+    m = len(vtopics)
+    k = len(cands)
+    words = np.empty(m, np.int64)
+    bits = np.empty(m, np.uint64)
+    base = np.empty(m, np.int64)
+    word_of = np.empty(m, np.int64)
+    nw = 0
+    one = np.uint64(1)
+    for i in range(m):
+        w = vtopics[i] >> 6
+        if nw == 0 or words[nw - 1] != w:
+            words[nw] = w
+            bits[nw] = 0
+            base[nw] = i
+            nw += 1
+        bits[nw - 1] |= one << np.uint64(vtopics[i] & 63)
+        word_of[i] = nw - 1
+    gt = np.empty((nw, k), np.uint64)
+    gc = np.empty((k, nw), np.uint64)  # the same words, candidate-major
+    for c in range(k):
+        v = cands[c]
+        for q in range(nw):
+            x = masks[v, words[q]] & bits[q]
+            gt[q, c] = x
+            gc[c, q] = x
+    # holders[i]: the candidates holding topic i, as a bit set over candidate indices;
+    # only min(avail, lam) of its size is used
+    kw = (k + 63) >> 6
+    holders = np.zeros((m, kw), np.uint64)
+    target = np.zeros(m, np.int64)
+    for i in range(m):
+        row = gt[word_of[i]]
+        sh = np.uint64(vtopics[i] & 63)
+        a = 0
+        for w in range(kw):
+            acc = np.uint64(0)
+            for b in range(min(64, k - 64 * w)):
+                acc |= ((row[64 * w + b] >> sh) & one) << np.uint64(b)
+            holders[i, w] = acc
+            a += popcount64(acc)
+        target[i] = min(a, lam)
+    count = np.zeros(m, np.int64)
+    unc = np.zeros(nw, np.uint64)
+    tree = np.zeros(m + 1, np.int64)
+    n_unc = 0
+    for i in range(m):
+        if target[i] > 0:
+            n_unc += 1
+            tree[i + 1] += 1
+            unc[word_of[i]] |= one << np.uint64(vtopics[i] & 63)
+    for i in range(1, m + 1):
+        up = i + (i & -i)
+        if up <= m:
+            tree[up] += tree[i]
+    slack = np.ones(k, np.float64)
+    if len(load):
+        for c in range(k):
+            slack[c] = 1.0 + load[cands[c]]
+    taken = np.zeros(kw, np.uint64)
+    out = np.empty(k, np.int64)
+    free = np.empty(k, np.int64)
+    tight = np.empty(k, np.int64)
+    n_out = 0
+    d = 0
+    n_draws = len(draws)
+    while n_unc > 0:
+        t = _fenwick_select(tree, int(draws[d % n_draws] * n_unc))
+        d += 1
+        # the free subscribers of t, in candidate order, and their least slack
+        n_free = 0
+        delta = np.inf
+        for w in range(kw):
+            x = holders[t, w] & ~taken[w]
+            while x:
+                low = x & (~x + one)
+                x ^= low
+                c = 64 * w + popcount64(low - one)
+                free[n_free] = c
+                n_free += 1
+                if slack[c] < delta:
+                    delta = slack[c]
+        best = -1
+        if pick == 2:
+            n_tight = 0
+            tol = 1e-9 * (1.0 + delta)
+            for y in range(n_free):
+                c = free[y]
+                if delta > 0.0:
+                    slack[c] -= delta
+                if slack[c] <= tol:
+                    tight[n_tight] = c
+                    n_tight += 1
+            off = int(draws[d % n_draws] * n_tight)
+            d += 1
+            if n_tight == 1:
+                best = tight[0]  # any gain beats the initial -1
+            else:
+                best_gain = -1
+                for y in range(n_tight):
+                    c = tight[(off + y) % n_tight]
+                    g = _unc_gain(gc, c, unc, nw)
+                    if g > best_gain:
+                        best_gain = g
+                        best = c
+        elif pick == 0:
+            r = int(draws[d % n_draws] * n_free)
+            d += 1
+            if n_free:
+                best = free[r]
+        else:
+            off = int(draws[d % n_draws] * n_free)
+            d += 1
+            best_gain = 0
+            for y in range(n_free):
+                c = free[(off + y) % n_free]
+                g = _unc_gain(gc, c, unc, nw)
+                if g > best_gain:
+                    best_gain = g
+                    best = c
+        if best < 0:
+            break
+        taken[best >> 6] |= one << np.uint64(best & 63)
+        out[n_out] = cands[best]
+        n_out += 1
+        for q in range(nw):
+            x = gc[best, q]
+            while x:
+                low = x & (~x + one)
+                x ^= low
+                i = base[q] + popcount64(bits[q] & (low - one))
+                count[i] += 1
+                if count[i] == target[i]:
+                    n_unc -= 1
+                    _fenwick_add(tree, i, -1)
+                    unc[q] &= ~low
+    return out[:n_out], count
+
+
+@njit(cache=True)
+def _build_core(
+    vtopics, cands, indptr, topics, masks, lam, builder, pick, draws, pos, load, repeat,
+):
+    """Kernel: the backup set of a node with sorted topics ``vtopics`` over ``cands``,
+    and how many members hold each of those topics.
+
+    ``pos`` is a scratch array (one entry per topic, all -1 on entry and on exit).
+    ``load`` (per global node; empty = no load) prices each candidate at
+    ``1 + load`` for the dual-raising primal-dual step (``pick == 2``).
+    ``repeat``: run whole single covers (fresh duals each) until every topic
+    is held ``min(lam, available)`` times (``cover="repeat"``), instead of one
+    multi-cover run.  ``masks``: the nodes' topic bit masks, or no rows (the
+    incidence then comes from the topic lists; the same rows either way).
+
+    Each candidate's gain (its uncovered topics), the number of uncovered
+    topics and their order (a Fenwick tree, for the random uncovered topic)
+    are kept up to date as members join, instead of being counted afresh at
+    every step: the same quantities, so the same choices and draws.
+    """
+    if masks.shape[0] and builder == 1 and not repeat:
+        return _build_pd_bits(vtopics, cands, masks, lam, pick, draws, load)
+    m = len(vtopics)
+    k = len(cands)
+    cptr, cloc = _incidence(vtopics, cands, indptr, topics, masks, pos)
     avail = np.zeros(m, np.int64)
     for j in range(cptr[k]):
         avail[cloc[j]] += 1
@@ -161,7 +418,7 @@ def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos, load,
     n_out = 0
     d = 0
     n_draws = len(draws)
-    # subscribers of each local topic among the candidates (for primal-dual)
+    # subscribers of each local topic among the candidates
     tptr = np.zeros(m + 1, np.int64)
     for j in range(cptr[k]):
         tptr[cloc[j] + 1] += 1
@@ -179,11 +436,10 @@ def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos, load,
     if len(load):
         for c in range(k):
             slack[c] = 1.0 + load[cands[c]]
+    gain = np.empty(k, np.int64)
+    tree = np.zeros(m + 1, np.int64)
+    n_unc = _open_cover(m, k, cptr, cloc, tptr, tsub, count, target, gain, tree)
     while True:
-        n_unc = 0
-        for i in range(m):
-            if count[i] < target[i]:
-                n_unc += 1
         if n_unc == 0:
             if not repeat:
                 break
@@ -203,6 +459,7 @@ def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos, load,
                 break
             for c in range(k):
                 slack[c] = 1.0 + load[cands[c]] if len(load) else 1.0
+            n_unc = _open_cover(m, k, cptr, cloc, tptr, tsub, count, target, gain, tree)
             continue
         best = -1
         if builder == 0:
@@ -211,26 +468,13 @@ def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos, load,
             best_gain = 0
             for r in range(k):
                 c = (off + r) % k
-                if taken[c]:
-                    continue
-                g = 0
-                for j in range(cptr[c], cptr[c + 1]):
-                    if count[cloc[j]] < target[cloc[j]]:
-                        g += 1
-                if g > best_gain:
-                    best_gain = g
+                if not taken[c] and gain[c] > best_gain:
+                    best_gain = gain[c]
                     best = c
         else:
-            # a random uncovered topic
-            r = int(draws[d % n_draws] * n_unc)
+            # a random uncovered topic: the r-th in topic order
+            t = _fenwick_select(tree, int(draws[d % n_draws] * n_unc))
             d += 1
-            t = -1
-            for i in range(m):
-                if count[i] < target[i]:
-                    if r == 0:
-                        t = i
-                        break
-                    r -= 1
             n_free = 0
             for j in range(tptr[t], tptr[t + 1]):
                 if not taken[tsub[j]]:
@@ -256,10 +500,8 @@ def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos, load,
                         n_tight += 1
                 off = int(draws[d % n_draws] * n_tight)
                 d += 1
-                best = _rotated_best(
-                    tptr[t], tptr[t + 1], tsub, taken, slack, tol, True, off,
-                    cptr, cloc, count, target, -1,
-                )
+                best = _rotated_best(tptr[t], tptr[t + 1], tsub, taken, slack, tol, True, off,
+                                     gain, -1)
             elif pick == 0:
                 r = int(draws[d % n_draws] * n_free)
                 d += 1
@@ -273,28 +515,44 @@ def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos, load,
             else:
                 off = int(draws[d % n_draws] * n_free)
                 d += 1
-                best = _rotated_best(
-                    tptr[t], tptr[t + 1], tsub, taken, slack, 0.0, False, off,
-                    cptr, cloc, count, target, 0,
-                )
+                best = _rotated_best(tptr[t], tptr[t + 1], tsub, taken, slack, 0.0, False, off,
+                                     gain, 0)
         if best < 0:
             break
         taken[best] = True
         out[n_out] = cands[best]
         n_out += 1
         for j in range(cptr[best], cptr[best + 1]):
-            count[cloc[j]] += 1
-            total[cloc[j]] += 1
-            remaining[cloc[j]] -= 1
-    return out[:n_out]
+            i = cloc[j]
+            count[i] += 1
+            total[i] += 1
+            remaining[i] -= 1
+            if count[i] == target[i]:
+                # topic i is covered now: one uncovered topic less for each subscriber
+                n_unc -= 1
+                _fenwick_add(tree, i, -1)
+                for q in range(tptr[i], tptr[i + 1]):
+                    gain[tsub[q]] -= 1
+    return out[:n_out], total
+
+
+@njit(cache=True)
+def _build(vtopics, cands, indptr, topics, lam, builder, pick, draws, pos, load, repeat):
+    """Kernel: the backup set of a node with sorted topics ``vtopics`` over ``cands``
+    (:func:`_build_core` on the topic lists)."""
+    return _build_core(vtopics, cands, indptr, topics, np.zeros((0, 1), np.uint64), lam,
+                       builder, pick, draws, pos, load, repeat)[0]
 
 
 @njit(cache=True)
 def _refresh(
-    node, pool, online, indptr, topics, lam, builder, pick, draws, pos, stamp, live_subs, load,
-    repeat, ready_lam,
+    node, pool, online, indptr, topics, masks, lam, builder, pick, draws, pos, stamp,
+    live_subs, load, repeat, ready_lam,
 ):
-    """Kernel of ``selectView`` for one entry: dedupe the live pool, build, test readiness."""
+    """Kernel of ``selectView`` for one entry: dedupe the live pool, build, test readiness.
+
+    ``masks``: the nodes' topic bit masks (or no rows), see :func:`_build_core`.
+    """
     mark = stamp[0] + 1
     stamp[0] = mark
     keep = np.empty(len(pool), np.int64)
@@ -305,23 +563,16 @@ def _refresh(
             keep[n] = x
             n += 1
     vt = topics[indptr[node] : indptr[node + 1]].astype(np.int64)
-    if lam <= 0 or n == 0 or len(vt) == 0:
-        B = np.empty(0, np.int64)
-    else:
-        B = _build(vt, keep[:n], indptr, topics, lam, builder, pick, draws, pos, load, repeat)
     if lam <= 0:
-        return B, True
+        return np.empty(0, np.int64), True
+    if n == 0 or len(vt) == 0:
+        B = np.empty(0, np.int64)
+        held = np.zeros(len(vt), np.int64)
+    else:
+        # held[i]: the members holding topic vt[i] (the build counts them as they join)
+        B, held = _build_core(vt, keep[:n], indptr, topics, masks, lam, builder, pick, draws,
+                              pos, load, repeat)
     # ready (R-6): every topic some other live node holds is held by a member
-    for i in range(len(vt)):
-        pos[vt[i]] = i
-    held = np.zeros(len(vt), np.int64)
-    for b in B:
-        for x in range(indptr[b], indptr[b + 1]):
-            p = pos[topics[x]]
-            if p >= 0:
-                held[p] += 1
-    for i in range(len(vt)):
-        pos[vt[i]] = -1
     own = 1 if online[node] else 0
     for i in range(len(vt)):
         if held[i] < min(ready_lam, live_subs[vt[i]] - own):
@@ -344,6 +595,7 @@ def refresh_entry(
     load: np.ndarray | None = None,
     cover: str = "multi",
     ready: str = "cover",
+    masks: np.ndarray | None = None,
 ) -> tuple[np.ndarray, bool]:
     """``buildBackups(v', candidates)`` of Alg. 4: the backup set and the ready flag (R-6).
 
@@ -353,6 +605,9 @@ def refresh_entry(
     ``pool`` may hold duplicates, offline nodes and ``node`` itself; they are
     dropped.  Ready: every topic of ``node`` that another live node holds
     (``live_subs``, the live subscribers per topic) has a member holding it.
+    ``masks`` (the nodes' topic bit masks, :func:`hedgerow.model.pack_sets` of
+    the same lists) makes the candidates' incidence a few word tests each; the
+    set is the same with or without them.
     """
     n_topics = len(live_subs)
     draws = rng.random(2 * max(lam, 1) * int(sub_indptr[node + 1] - sub_indptr[node]) + 4)
@@ -361,8 +616,8 @@ def refresh_entry(
         st = _STAMP[len(online)] = np.zeros(len(online) + 1, dtype=np.int64)
     return _refresh(
         int(node), np.ascontiguousarray(pool, dtype=np.int64), online, sub_indptr, sub_topics,
-        int(lam), BUILDERS[builder], PD_PICKS[pick], draws, _pos(n_topics), st, live_subs,
-        _loads(load), COVERS[cover], int(lam) if ready == "lambda" else 1,
+        _masks(masks), int(lam), BUILDERS[builder], PD_PICKS[pick], draws, _pos(n_topics), st,
+        live_subs, _loads(load), COVERS[cover], int(lam) if ready == "lambda" else 1,
     )
 
 
@@ -371,6 +626,13 @@ _SCRATCH: dict[int, np.ndarray] = {}
 
 
 _NO_LOAD = np.zeros(0, dtype=np.int64)
+
+
+_NO_MASKS = np.zeros((0, 1), dtype=np.uint64)
+
+
+def _masks(masks: np.ndarray | None) -> np.ndarray:
+    return _NO_MASKS if masks is None else np.ascontiguousarray(masks, dtype=np.uint64)
 
 
 def _loads(load: np.ndarray | None) -> np.ndarray:
@@ -397,6 +659,7 @@ def backup_set(
     n_topics: int | None = None,
     load: np.ndarray | None = None,
     cover: str = "multi",
+    masks: np.ndarray | None = None,
 ) -> np.ndarray:
     """A ``lam``-backup-set of ``node`` drawn from ``candidates`` (section 4.2).
 
@@ -426,6 +689,10 @@ def backup_set(
         One multi-cover run (default), or whole single covers repeated over
         the candidates not yet taken until each topic is held
         ``min(lam, available)`` times (reading R-4).
+    masks : numpy.ndarray, optional
+        The nodes' topic bit masks (:func:`hedgerow.model.pack_sets` of the same
+        lists): the candidates' incidence from word tests instead of their topic
+        lists (the same set either way).
 
     Returns
     -------
@@ -439,10 +706,10 @@ def backup_set(
         return np.zeros(0, dtype=np.int64)
     nt = int(n_topics if n_topics is not None else int(sub_topics.max()) + 1)
     draws = rng.random(2 * lam * len(vt) + 4)
-    return _build(
-        vt, cands, sub_indptr, sub_topics, int(lam), BUILDERS[builder], PD_PICKS[pick],
-        draws, _pos(nt), _loads(load), COVERS[cover],
-    )
+    return _build_core(
+        vt, cands, sub_indptr, sub_topics, _masks(masks), int(lam), BUILDERS[builder],
+        PD_PICKS[pick], draws, _pos(nt), _loads(load), COVERS[cover],
+    )[0]
 
 
 def coverage_factor(

@@ -60,6 +60,7 @@ detection itself is not counted (section 6.8).
 
 from __future__ import annotations
 
+import hashlib
 import time as _time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -371,7 +372,7 @@ class OmenEngine:
             if self.global_view and self.builder != "all":
                 backup_set(self.sub_indptr, self.sub_topics, u, others, max(self.lam, 1),
                            self.builder, rng, pick=self.pd_pick, n_topics=self.n_topics,
-                           load=self._load())
+                           load=self._load(), masks=self.masks)
             return
 
     def _count_subs(self) -> None:
@@ -641,7 +642,7 @@ class OmenEngine:
                 B = backup_set(
                     self.sub_indptr, self.sub_topics, v, cands, lam, self.builder,
                     self.rng_backups, pick=self.pd_pick, n_topics=self.n_topics,
-                    load=self._load(),
+                    load=self._load(), masks=self.masks,
                 )
                 if self.online[v]:
                     self._gsets[v] = B
@@ -874,7 +875,8 @@ class OmenEngine:
 
     def _gossip_arrays(self) -> tuple:
         return (
-            self.online, self.adj, self.deg, self.sub_indptr, self.sub_topics, self.live_subs,
+            self.online, self.adj, self.deg, self.sub_indptr, self.sub_topics, self.masks,
+            self.live_subs,
             self.backup_load, self.pd_pick == "dual", BUILDERS[self.builder],
             PD_PICKS[self.pd_pick], self.sampling.cache, self.rnd_view,
         )
@@ -947,7 +949,7 @@ class OmenEngine:
             B, e.ready = refresh_entry(
                 u, pool, self.online, self.sub_indptr,
                 self.sub_topics, lam, self.builder, self.rng_backups, self.live_subs,
-                pick=self.pd_pick, load=self._load(), ready=self.ready_rule,
+                pick=self.pd_pick, load=self._load(), ready=self.ready_rule, masks=self.masks,
             )
             self._set_backups(e, B)
             e.dirty = False
@@ -963,6 +965,46 @@ class OmenEngine:
         e.backups = B
 
     # ------------------------------------------------------------------ read-outs
+    def state_digest(self) -> str:
+        """A digest (16 hex digits of sha256) of the engine's whole state.
+
+        Covers the links, every node's entries (predecessor, ``B`` in the order
+        chosen, ``N``, ready and dirty flags), the backup loads, the message
+        counts, the cycle and loss counters, the state of each random stream
+        (gossip, backups, sampling, ties) and the peer-sampling cache: two
+        engines with equal digests will go on identically.  Pinned for the
+        settled starts of FB 1K and the synthetic 2K by
+        ``tests/protocols/omen/test_start.py``.
+
+        Examples
+        --------
+        >>> from hedgerow.protocols import get_protocol
+        >>> from hedgerow.workloads import make_instance
+        >>> inst = make_instance(nodes=30, topics=6, subs="1:3", seed=1)
+        >>> proto = get_protocol("omen", coverage=2, warmup_cycles=3)
+        >>> a, b = (proto.maintenance_engine(inst, proto.streams(1)) for _ in range(2))
+        >>> a.start(np.ones(30, bool)); b.start(np.ones(30, bool))
+        >>> a.state_digest() == b.state_digest(), len(a.state_digest())
+        (True, 16)
+        """
+        h = hashlib.sha256()
+
+        def put(x: Any) -> None:
+            h.update(repr(x).encode())
+
+        h.update(np.ascontiguousarray(self.edges(), dtype=np.int64).tobytes())
+        for v, ent in enumerate(self.entries):
+            for u, e in ent.items():
+                put((v, u, e.backups.tolist(), e.neighbours.tolist(), bool(e.ready),
+                     bool(e.dirty)))
+        h.update(np.ascontiguousarray(self.backup_load, dtype=np.int64).tobytes())
+        put(sorted(self.messages.items()))
+        put((self.cycles, self.lost))
+        for g in (self.rng_gossip, self.rng_backups, self.rng_sampling, self.rng_ties):
+            put(g.bit_generator.state)
+        h.update(np.ascontiguousarray(self.sampling.cache).tobytes())
+        return h.hexdigest()[:16]
+
     def view_sizes(self) -> np.ndarray:
         """``|getView()|`` of every online node (0 for offline ones)."""
         out = np.zeros(self.n, dtype=np.int64)

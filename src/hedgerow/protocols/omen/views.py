@@ -147,7 +147,7 @@ def _gather_view(v, slot_node, b_off, b_len, b_flat, n_off, n_len, n_flat, out):
 def _select(
     v, head, n_head, cache, rnd_view, other, slot_node, b_off, b_len, b_cap, b_flat,
     n_off, n_len, n_flat, ready, dirty, touched, online, adj, deg, lam_of, rlam_of, kdraw,
-    indptr, topics, live_subs, load, use_load, builder, pick, dbl, dptr, pos, stamp, pool,
+    indptr, topics, masks, live_subs, load, use_load, builder, pick, dbl, dptr, pos, stamp, pool,
 ):  # pragma: no cover - compiled
     """selectView (Alg. 4) of ``v`` on ``head ∪ rnd.view(other) ∪ {other}``; returns the
     doubles pointer, or -1 if a set outgrew its slot (cannot happen: see ``pack_views``)."""
@@ -184,7 +184,8 @@ def _select(
         draws = dbl[dptr : dptr + kd]
         dptr += kd
         B, r = _refresh(
-            u, pool[:k], online, indptr, topics, lam_of[u], builder, pick, draws, pos, stamp,
+            u, pool[:k], online, indptr, topics, masks, lam_of[u], builder, pick, draws, pos,
+            stamp,
             live_subs, load if use_load else empty, False, rlam_of[u],
         )
         if B.shape[0] > b_cap[v, j]:
@@ -202,7 +203,7 @@ def _select(
 @njit(cache=True)
 def _exchanges(
     order, start, on, online, adj, deg, slot_node, b_off, b_len, b_cap, b_flat, n_off, n_len,
-    n_flat, ready, dirty, touched, lam_of, rlam_of, kdraw, need, max_need, indptr, topics,
+    n_flat, ready, dirty, touched, lam_of, rlam_of, kdraw, need, max_need, indptr, topics, masks,
     live_subs, load, use_load, builder, pick, cache, rnd_view, u32, uptr, dbl, dptr, pos,
     stamp, view_v, view_p, head, pool,
 ):  # pragma: no cover - compiled
@@ -248,7 +249,7 @@ def _exchanges(
         dptr = _select(
             v, head, nv + np_, cache, rnd_view, p, slot_node, b_off, b_len, b_cap, b_flat,
             n_off, n_len, n_flat, ready, dirty, touched, online, adj, deg, lam_of, rlam_of,
-            kdraw, indptr, topics, live_subs, load, use_load, builder, pick, dbl, dptr, pos,
+            kdraw, indptr, topics, masks, live_subs, load, use_load, builder, pick, dbl, dptr, pos,
             stamp, pool,
         )
         if dptr < 0:
@@ -261,7 +262,7 @@ def _exchanges(
         dptr = _select(
             p, head, np_ + nv, cache, rnd_view, v, slot_node, b_off, b_len, b_cap, b_flat,
             n_off, n_len, n_flat, ready, dirty, touched, online, adj, deg, lam_of, rlam_of,
-            kdraw, indptr, topics, live_subs, load, use_load, builder, pick, dbl, dptr, pos,
+            kdraw, indptr, topics, masks, live_subs, load, use_load, builder, pick, dbl, dptr, pos,
             stamp, pool,
         )
         if dptr < 0:
@@ -380,10 +381,11 @@ class ViewTable:
         """Exchanges of ``order`` (one cycle), drawing from the two generators exactly
         as the per-node loop does; returns how many exchanges ran (``p != v``).
 
-        ``engine_arrays`` = ``(online, adj, deg, indptr, topics, live_subs, load,
-        use_load, builder, pick, cache, rnd_view)``; ``load`` is updated in place.
+        ``engine_arrays`` = ``(online, adj, deg, indptr, topics, masks, live_subs, load,
+        use_load, builder, pick, cache, rnd_view)``; ``load`` is updated in place;
+        ``masks`` are the topic bit masks of the same lists (or no rows).
         """
-        (online, adj, deg, indptr, topics, live_subs, load, use_load, builder, pick, cache,
+        (online, adj, deg, indptr, topics, masks, live_subs, load, use_load, builder, pick, cache,
          rnd_view) = engine_arrays
         order = np.ascontiguousarray(order, dtype=np.int64)
         on = np.ascontiguousarray(on, dtype=np.int64)
@@ -410,8 +412,8 @@ class ViewTable:
                 order, i, on, online, adj, deg, self.slot_node, self.b_off, self.b_len,
                 self.b_cap, self.b_flat, self.n_off, self.n_len, self.n_flat, self.ready,
                 self.dirty, self.touched, self.lam_of, self.rlam_of, self.kdraw, self.need,
-                self.max_need, indptr, topics, live_subs, load, use_load, builder, pick, cache,
-                rnd_view, u32, 0, dbl, 0, pos, stamp, view_v, view_p, head, pool,
+                self.max_need, indptr, topics, masks, live_subs, load, use_load, builder, pick,
+                cache, rnd_view, u32, 0, dbl, 0, pos, stamp, view_v, view_p, head, pool,
             )
             if status:
                 raise RuntimeError("a backup set outgrew its lam * |T| bound")

@@ -40,7 +40,7 @@ hedgerow.errors.ParameterError: scenario 'cities' has no attackers; attackers ap
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -50,7 +50,7 @@ from hedgerow.scenarios.epoch_churn import parse_churn, parse_trace
 from hedgerow.scenarios.world.lean import parse_bimodal_churn, parse_peer_table
 from hedgerow.scenarios.world.wire import parse_bandwidth, parse_publication, parse_size
 from hedgerow.workloads.publishers import parse_publishers
-from hedgerow.world_settings import RELAY_ATTACKS, WORLD_SETTINGS, check_setting
+from hedgerow.world_settings import RELAY_ATTACKS, SYBIL_ATTACKS, WORLD_SETTINGS, check_setting
 
 __all__ = [
     "SCENARIOS",
@@ -133,7 +133,14 @@ class Scenario:
     attack : str or None
         ``"topic"``, ``"eclipse"``, ``"withhold"`` / ``"relay"`` (broadcast worlds:
         fast relays that withhold while they hold exploitation slots, or the
-        honest control) or ``None``; ``attackers`` how many.
+        honest control), ``"sybil"``, ``"sybil-eclipse"``, ``"sybil-censor"``
+        (the GossipSub v1.1 evaluation's sybils,
+        :func:`~hedgerow.scenarios.attackers.sybil_attack`) or ``None``;
+        ``attackers`` how many.
+    attack_degree, attack_join_s, attack_after_s, honest_join_s, attacker_ips
+        The sybils' connections each, when they connect, when they start
+        dropping, when the honest nodes connect among themselves, and the IP
+        addresses they share.
     churn : str or None
         Broadcast worlds: the on/off churn between epochs, ``"onoff:F:ON:OFF"``
         (:mod:`hedgerow.scenarios.epoch_churn`).
@@ -219,6 +226,11 @@ class Scenario:
     ttl: int = _default("ttl")
     attack: str | None = _default("attack")
     attackers: int = _default("attackers")
+    attack_degree: int = _default("attack_degree")
+    attack_join_s: float = _default("attack_join_s")
+    attack_after_s: float = _default("attack_after_s")
+    honest_join_s: float = _default("honest_join_s")
+    attacker_ips: int = _default("attacker_ips")
     social: str | None = _default("social")
     publishers: str | None = _default("publishers")
     adaptive: int = _default("adaptive")
@@ -272,6 +284,60 @@ _GOLDFISH_RANDOM = Scenario(
     publishers="exp:100",
     adaptive=32,
     protocol_params=_GOLDFISH_BINDINGS,
+)
+
+#: the GossipSub v1.1 evaluation's world (Vyzovitis et al., Gossipsub-v1.1 Evaluation Report,
+#: PL-TechRep-2020-001, section 4; test plans ``libp2p/gossipsub-hardening``,
+#: ``scripts/configs/1k-*``):
+#: 1,000 honest nodes (a tenth publish) and 250 sybils, one topic, 25 ms links with 10 % jitter,
+#: 20 connections per honest node, 2 KiB messages; 20 per second here (the report's 120 per
+#: second, scaled down; P3's threshold of 10 still holds for an honest mesh peer), 3,600 = 180 s
+#: (the report's 3-minute run) after a 30 s warm-up, GossipSub with the report's mesh degrees
+#: and its score parameters (score_params=hardening)
+_GS_HARDENING = Scenario(
+    "gs-hardening",
+    "GossipSub v1.1 evaluation world: 1000 honest nodes (100 publishers) and 250 sybils, one "
+    "topic, 25 ms links +-10 % jitter, 20 connections each, 2 KiB messages at 20/s for 180 s "
+    "after 30 s of warm-up",
+    latency="constant",
+    latency_kw=(("ms", 25.0),),
+    nodes=1250,
+    d=8,
+    topics=1,
+    interest=1.0,
+    epochs=1,
+    messages=3600,
+    ttl=0,
+    attack="sybil",
+    attackers=250,
+    jitter_ms=2.5,
+    size="2k",
+    publication="poisson:20",
+    protocol_params={**STANDARD_BINDINGS, "gossipsub": {
+        "D": 8, "D_lo": 6, "D_hi": 12, "D_score": 6, "D_lazy": 12, "connections": 20,
+        "warmup_ms": 30000.0, "drain_ms": 10000.0, "score_params": "hardening"}},
+)
+#: the report's attacks (sections 7, 10, 12, 13, 14), and broken promises scored with the JS
+#: implementation's defaults (the evaluation's parameters give P7 no weight): name,
+#: description, settings
+_GS_ATTACKS: tuple[tuple[str, str, dict[str, Any]], ...] = (
+    ("eclipse", "eclipse of one target: every sybil connects to the target, a publisher, at 60 s "
+     "and drops everything (report section 7)",
+     {"attack": "sybil-eclipse", "attack_degree": 1, "attack_join_s": 60.0}),
+    ("censor", "censor of one target: every sybil connects to 100 honest nodes at 60 s and drops "
+     "the target publisher's messages only (report section 10)",
+     {"attack": "sybil-censor", "attack_degree": 100, "attack_join_s": 60.0}),
+    ("cold-boot", "cold boot: sybils (20 connections each) and honest nodes connect at once at "
+     "the start; the sybils drop everything (report section 12)", {}),
+    ("covert-flash", "covert flash: sybils connect at the start, relay honestly and all drop "
+     "everything at 120 s (report section 13)", {"attack_after_s": 120.0}),
+    ("dawn", "attack at dawn: sybils connect at the start, the honest nodes among themselves "
+     "10 s later; the sybils drop everything (report section 14)", {"honest_join_s": 10.0}),
+    ("broken-promises", "broken promises (beyond the report): sybils connect at the start, graft "
+     "nobody, announce what they receive in IHAVEs and serve no IWANT (P7)",
+     {"attack": "sybil-liar", "protocol_params": {**STANDARD_BINDINGS, "gossipsub": {
+         "D": 8, "D_lo": 6, "D_hi": 12, "D_score": 6, "D_lazy": 12, "connections": 20,
+         "warmup_ms": 30000.0, "drain_ms": 10000.0, "score_params": "defaults"}}}),
 )
 
 #: the named scenarios
@@ -335,6 +401,25 @@ SCENARIOS: dict[str, Scenario] = {
             interest=0.4,
             attack="eclipse",
             attackers=300,
+        ),
+        replace(
+            _GS_HARDENING,
+            name="gs-baseline",
+            description="GossipSub v1.1 evaluation world without sybils: 1000 honest nodes, one "
+            "topic, 25 ms links +-10 % jitter, 20 connections each, 2 KiB messages at 20/s for "
+            "180 s after 30 s of warm-up (report section 6)",
+            nodes=1000,
+            attack=None,
+            attackers=_default("attackers"),
+        ),
+        *(
+            replace(
+                _GS_HARDENING,
+                name=f"gs-{name}",
+                description=f"{_GS_HARDENING.description}; {what}",
+                **kw,
+            )
+            for name, what, kw in _GS_ATTACKS
         ),
         _GOLDFISH_RANDOM,
         replace(
@@ -508,6 +593,8 @@ def scenario_families(sc: Scenario) -> set[str]:
         out.add("attack")
         if sc.attack in RELAY_ATTACKS:
             out.add("relay")
+        if sc.attack in SYBIL_ATTACKS:
+            out.add("sybil")
     return out
 
 
@@ -525,7 +612,7 @@ def _read_churn(value: str) -> None:
 
 
 #: the text settings' forms, read by the code that uses them (setting -> reader that raises)
-_FORMS = {
+_FORMS: dict[str, Callable[[Any], Any]] = {
     "latency": _read_latency,
     "churn": _read_churn,
     "publishers": parse_publishers,
@@ -543,6 +630,8 @@ def _family_error(name: str, key: str, family: str) -> ParameterError:
         head = f"scenario {name!r} has no attackers"
     elif family == "relay":
         head = f"scenario {name!r} has no fast relays"
+    elif family == "sybil":
+        head = f"scenario {name!r} has no sybils"
     else:
         head = f"scenario {name!r} is not a {family} world"
     return ParameterError(f"{head}; {key} applies to: {names}", key=key)

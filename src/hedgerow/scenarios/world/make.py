@@ -30,9 +30,11 @@ from hedgerow.model.rng import RngStreams
 from hedgerow.params import as_int, check_memory
 from hedgerow.scenarios.attackers import (
     RELAY_ATTACKS,
+    SYBIL_ATTACKS,
     AttackSetup,
     eclipse_attack,
     relay_attack,
+    sybil_attack,
     topic_attack,
 )
 from hedgerow.scenarios.inputs import social_folder
@@ -147,6 +149,11 @@ def make_world(scenario: str | Scenario, *, seed: int = 0, **overrides: Any) -> 
             raise ParameterError(f"scenario {sc.name!r}: {sc.attack} attackers need a broadcast "
                                  "world", key="attack")
         attack = relay_attack(base, sc.attackers, lat.matrix(), withhold=sc.attack == "withhold")
+    elif sc.attack in SYBIL_ATTACKS:
+        attack = sybil_attack(base, sc.attackers, streams.stream("attackers"), kind=sc.attack,
+                              degree=sc.attack_degree, join_s=sc.attack_join_s,
+                              after_s=sc.attack_after_s, honest_join_s=sc.honest_join_s,
+                              ips=sc.attacker_ips)
     elif sc.attack is not None:
         attack = ATTACK_SETUPS[sc.attack](base, sc.attackers, streams.stream("attackers"))
     instance = base if attack is None else attack.instance
