@@ -225,7 +225,12 @@ class FigureSpec:
     series and group value, ``logx`` a log x axis), ``epochs`` (per epoch),
     ``bars`` (one bar per series, grouped by ``group``) or ``scores``
     (:class:`ScoreRun`).  ``labels`` keeps only these series; ``last``
-    (``lines``/``bars``) uses each run's last epoch only.
+    (``lines``/``bars``) uses each run's last epoch only.  ``also`` names
+    further experiments whose rows join the figure's where the results folder
+    holds them (a figure across sizes: the head-to-head at 1,000, 10,000 and
+    100,000 nodes); ``families`` renames values of the ``group`` column
+    before grouping, so worlds of one family at different sizes draw as one
+    line (``{"cities-placed": "cities"}``).
     """
 
     id: str
@@ -245,6 +250,8 @@ class FigureSpec:
     logy: Sequence[str] = ()
     score_run: ScoreRun | None = None
     logx: bool = False
+    also: Sequence[str] = ()
+    families: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
