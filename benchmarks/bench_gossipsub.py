@@ -48,6 +48,8 @@ import numpy as np
 
 from hedgerow.dissemination.contended import Network
 from hedgerow.protocols.gossipsub import GossipSubEngine, Publications, random_connections
+from hedgerow.protocols.gossipsub.params import preset, score_preset
+from hedgerow.protocols.gossipsub.protocol import EngineScore, GossipSub
 
 
 def build(args: argparse.Namespace) -> tuple[GossipSubEngine, np.ndarray, float]:
@@ -71,12 +73,27 @@ def build(args: argparse.Namespace) -> tuple[GossipSubEngine, np.ndarray, float]
     members = [np.flatnonzero(subs[:, k]) for k in range(T)]
     publisher = np.array([members[k][pub_rng.integers(len(members[k]))] for k in topic])
     pubs = Publications.create(publisher, topic, warm + t, args.size)
-    params = {"variant": args.variant, "d": 8, "d_lo": 6, "d_hi": 12, "d_lazy": 6,
-              "d_score": 4, "d_out": 2, "warmup_ms": warm,
-              "idontwant_threshold": 1000.0 if args.variant == "v1.2" else None,
-              "heartbeat_phase": args.heartbeat_phase}
+    score_fn = None
+    if args.preset:
+        # the preset's declared values, checked and turned into engine settings by the
+        # protocol itself (scoring with the preset's score parameters when it scores)
+        declared = GossipSub().get_params()
+        chosen = {k: v for k, v in preset(args.preset).items() if k in declared}
+        proto = GossipSub(**{**chosen, "warmup_ms": warm, "heartbeat_phase": args.heartbeat_phase})
+        values = proto.checked()
+        params = proto._settings(values)
+        if params["scoring"]:
+            sp, th = score_preset("ethereum" if args.preset == "ethereum" else params["variant"],
+                                  T)
+            params["gossip_threshold"], params["publish_threshold"] = th.gossip, th.publish
+            score_fn = EngineScore(sp)
+    else:
+        params = {"variant": args.variant, "d": 8, "d_lo": 6, "d_hi": 12, "d_lazy": 6,
+                  "d_score": 4, "d_out": 2, "warmup_ms": warm,
+                  "idontwant_threshold": 1000.0 if args.variant == "v1.2" else None,
+                  "heartbeat_phase": args.heartbeat_phase}
     eng = GossipSubEngine(subs, conn, delay, np.zeros(n), net, pubs, params,
-                          np.random.default_rng(args.seed + 4),
+                          np.random.default_rng(args.seed + 4), score_fn=score_fn,
                           keep_arrivals=args.keep_arrivals)
     return eng, subs, warm + seconds * 1000.0 + args.drain_s * 1000.0
 
@@ -86,12 +103,16 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=10_000)
     ap.add_argument("--topics", type=int, default=10)
     ap.add_argument("--subs", type=int, default=2, help="topics per node")
-    ap.add_argument("--peers", type=int, default=50)
+    ap.add_argument("--peers", type=int, default=None,
+                    help="connections per node (default 50, or the preset's)")
     ap.add_argument("--size", type=float, default=100_000.0, help="payload bytes")
     ap.add_argument("--minutes", type=float, default=10.0)
     ap.add_argument("--warmup-s", type=float, default=10.0)
     ap.add_argument("--drain-s", type=float, default=10.0)
     ap.add_argument("--variant", default="v1.2", choices=["v1.0", "v1.1", "v1.2"])
+    ap.add_argument("--preset", default=None, choices=["v1.0", "v1.1", "v1.2", "ethereum"],
+                    help="run a preset's values (D, heartbeat, caches, scoring, ...) instead of "
+                    "--variant with D 8")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--heartbeat-phase", default="sync", choices=["sync", "random"])
     ap.add_argument("--progress-s", type=float, default=0.0,
@@ -102,6 +123,8 @@ def main() -> None:
                     help="keep every message's arrival row for the whole run")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
+    if args.peers is None:
+        args.peers = preset(args.preset)["connections"] if args.preset else 50
 
     small = argparse.Namespace(**{**vars(args), "nodes": 200, "minutes": 0.1})
     eng, _, end = build(small)  # loads (or compiles) the kernel
@@ -131,7 +154,9 @@ def main() -> None:
     events = int(eng.copies.sum() + sum(int(v.sum()) for v in sent.values()))
     sim_s = end / 1000.0
     out = {
-        "case": f"gossipsub {args.variant}: {args.nodes} nodes, {args.topics} topics, "
+        "case": f"gossipsub {args.preset or args.variant}"
+                f"{' preset' if args.preset else ''}: {args.nodes} nodes, {args.topics} topics, "
+                f"{args.peers} connections, "
                 f"heartbeats {args.heartbeat_phase}, "
                 f"{args.subs} per node, 1 msg/s/topic of {args.size:.0f} B, "
                 f"{args.minutes} simulated min",
