@@ -15,13 +15,22 @@ small warm-up run that loads the compiled kernel) and the load average,
 simulated node-seconds per wall-clock (and per CPU) second, messages (data
 copies and control messages) sent per second, receive rate, delay
 percentiles, duplicates per delivery, control messages per node per
-heartbeat by kind, and the peak resident memory.  Target: <= 2 min.
+heartbeat by kind, the peak resident memory, and the most messages held at once.
+Target: <= 2 min.
+
+The engine keeps a message's per-node arrival row only while the message can
+still matter (``keep_arrivals=False``: a slot per message in flight or in a
+message cache, folded into sums and a delay histogram when released), so
+memory does not grow with the run's length; ``--keep-arrivals`` keeps every
+row for the whole run (the same run, the exact percentiles, O(messages x
+nodes) memory).
 
 Usage::
 
     python benchmarks/bench_gossipsub.py [--nodes 10000] [--minutes 10] \
         [--variant v1.2]
     python benchmarks/bench_gossipsub.py --nodes 1000 --minutes 1   # a quick look
+    python benchmarks/bench_gossipsub.py --nodes 100000 --minutes 10 --heartbeat-phase random
 """
 
 from __future__ import annotations
@@ -31,13 +40,13 @@ import json
 import os
 import platform
 import resource
+import sys
 import time
 
 import numba
 import numpy as np
 
 from hedgerow.dissemination.contended import Network
-from hedgerow.metrics.delivery import delivery_measures
 from hedgerow.protocols.gossipsub import GossipSubEngine, Publications, random_connections
 
 
@@ -64,9 +73,11 @@ def build(args: argparse.Namespace) -> tuple[GossipSubEngine, np.ndarray, float]
     pubs = Publications.create(publisher, topic, warm + t, args.size)
     params = {"variant": args.variant, "d": 8, "d_lo": 6, "d_hi": 12, "d_lazy": 6,
               "d_score": 4, "d_out": 2, "warmup_ms": warm,
-              "idontwant_threshold": 1000.0 if args.variant == "v1.2" else None}
+              "idontwant_threshold": 1000.0 if args.variant == "v1.2" else None,
+              "heartbeat_phase": args.heartbeat_phase}
     eng = GossipSubEngine(subs, conn, delay, np.zeros(n), net, pubs, params,
-                          np.random.default_rng(args.seed + 4))
+                          np.random.default_rng(args.seed + 4),
+                          keep_arrivals=args.keep_arrivals)
     return eng, subs, warm + seconds * 1000.0 + args.drain_s * 1000.0
 
 
@@ -82,6 +93,13 @@ def main() -> None:
     ap.add_argument("--drain-s", type=float, default=10.0)
     ap.add_argument("--variant", default="v1.2", choices=["v1.0", "v1.1", "v1.2"])
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--heartbeat-phase", default="sync", choices=["sync", "random"])
+    ap.add_argument("--progress-s", type=float, default=0.0,
+                    help="print wall, CPU and memory every this many simulated seconds "
+                         "(stderr; each piece starts the heartbeats' order of the nodes "
+                         "afresh, so the run is another draw of the same model)")
+    ap.add_argument("--keep-arrivals", action="store_true",
+                    help="keep every message's arrival row for the whole run")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
 
@@ -90,21 +108,31 @@ def main() -> None:
     eng.run_until(end)
 
     t0 = time.perf_counter()
-    eng, subs, end = build(args)
+    eng, _, end = build(args)
     t_build = time.perf_counter() - t0
     t0, c0 = time.perf_counter(), time.process_time()
+    step = args.progress_s * 1000.0
+    at = step if step > 0 else end
+    while at < end:  # in pieces: the kernel resumes where it stopped
+        eng.run_until(at)
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+        print(f"simulated {at / 1000:.0f} s: wall {time.perf_counter() - t0:.1f} s, CPU "
+              f"{time.process_time() - c0:.1f} s, peak RSS {rss:.2f} GiB, messages held "
+              f"peak {eng.slots_peak}, load {os.getloadavg()[0]:.1f}", file=sys.stderr,
+              flush=True)
+        at += step
     eng.run_until(end)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     pubs = eng.publications
-    d = eng.delivery()
-    m = delivery_measures(d.arrival, pubs.publisher, pubs.topic, subs)
+    m = eng.delivery_summary()
     sent = eng.control_sent()
     hb = max(eng.heartbeats_after_warmup, 1)
-    delivered = int(np.isfinite(d.arrival).sum() - len(pubs))
-    events = int(d.copies.sum() + sum(int(v.sum()) for v in sent.values()))
+    delivered = int(m["reached"] - len(pubs))
+    events = int(eng.copies.sum() + sum(int(v.sum()) for v in sent.values()))
     sim_s = end / 1000.0
     out = {
         "case": f"gossipsub {args.variant}: {args.nodes} nodes, {args.topics} topics, "
+                f"heartbeats {args.heartbeat_phase}, "
                 f"{args.subs} per node, 1 msg/s/topic of {args.size:.0f} B, "
                 f"{args.minutes} simulated min",
         "build_s": round(t_build, 2),
@@ -118,10 +146,13 @@ def main() -> None:
         "receive_rate": m["receive_rate"],
         "delay_p50_ms": m["delay_p50_ms"],
         "delay_p99_ms": m["delay_p99_ms"],
-        "duplicates_per_delivery": float(d.duplicates.sum() / max(delivered, 1)),
+        "duplicates_per_delivery": float(eng.duplicates.sum() / max(delivered, 1)),
         "control_per_node_heartbeat": {k: float(v.sum() / (args.nodes * hb))
                                        for k, v in sent.items()},
         "mesh_degree_mean": float(np.nanmean(eng.mean_mesh_degree())),
+        "arrival_rows": eng.slot_rows,
+        "memory_gib": {k: round(v / 2**30, 3) for k, v in eng.memory_bytes().items()},
+        "messages_held_peak": eng.slots_peak,
         "peak_rss_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2),
         "threads": numba.get_num_threads(),
         "cpus": os.cpu_count(),

@@ -5,8 +5,8 @@ setting (1,000 nodes, 100 topics, Zipf; Java GenODA 3.823 s in 2012) ≤ 0.5 s; 
 ≤ 30 s for GM and ρ ≤ 2, ≤ 120 s for any ρ, peak memory ≤ 2 GiB.  Each build runs in a fresh
 process after a warm-up build (so JIT compilation is excluded, and peak RSS is the build's);
 wall and CPU seconds are both printed (the CPU time is the one to compare on a loaded machine).
-Also prints the ρ trade-off table (average degree should not fall, maximum degree should not
-rise as ρ grows; means over the seeds).
+Also prints the ρ trade-off table (means over the seeds; ``tco_rho_trend.py`` reports the
+maximum degree's trend seed by seed).
 
 Usage::
 
@@ -37,7 +37,7 @@ SETTINGS = ("fb1k", "syn2k-unif", "syn2k-zipf", "syn2k-expo", "genoda", "fb4k", 
 
 
 def instance(setting: str, seed: int):
-    from hedgerow.scenarios.events import _existing
+    from hedgerow.scenarios.inputs import prepared_folder
     from hedgerow.workloads import make_instance
     from hedgerow.workloads.powerlaw import powerlaw_instance
     from hedgerow.workloads.social import load_instance
@@ -47,7 +47,7 @@ def instance(setting: str, seed: int):
         return powerlaw_instance(popularity=pop, seed=seed)
     if setting == "genoda":
         return make_instance(nodes=1000, topics=100, subs="10:40", popularity="zipf1", seed=seed)
-    return load_instance(_existing(setting))
+    return load_instance(prepared_folder(setting))
 
 
 def one(setting: str, rule: str, rho: float, seed: int) -> dict:

@@ -165,3 +165,16 @@ def test_text_and_pairs_settings():
     assert kw.validate("w", [("grid", 2)]) == (("grid", 2),)
     with pytest.raises(ParameterError, match="latency_kw must be a mapping"):
         kw.validate("w", 3)
+
+
+def test_check_memory_counts_what_the_process_already_holds(monkeypatch):
+    """A size that alone fits, beside what the process holds, does not: refused, both named."""
+    import hedgerow.params as params
+
+    monkeypatch.setattr(params, "available_memory_bytes", lambda: 10 * 2**30)
+    monkeypatch.setattr(params, "resident_bytes", lambda: 0)
+    check_memory("seven GiB", 7 * 2**30)  # 7 <= 0.8 x 10
+    monkeypatch.setattr(params, "resident_bytes", lambda: 2 * 2**30)
+    with pytest.raises(ParameterError, match=r"seven GiB needs about 7\.0 GiB of memory; this "
+                       r"machine has 10\.0 GiB and this process holds 2\.0 GiB"):
+        check_memory("seven GiB", 7 * 2**30)

@@ -45,6 +45,7 @@ __all__ = [
     "as_mapping",
     "as_names",
     "check_memory",
+    "resident_bytes",
     "validate_params",
 ]
 
@@ -474,11 +475,30 @@ def available_memory_bytes() -> int:
         return 0
 
 
+def resident_bytes() -> int:
+    """Resident memory of this process in bytes (0 when it cannot be read).
+
+    Examples
+    --------
+    >>> resident_bytes() >= 0
+    True
+    """
+    import os
+
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (OSError, ValueError, IndexError, AttributeError):
+        return 0
+
+
 def check_memory(what: str, needed_bytes: float, *, share: float = 0.8) -> None:
     """Refuse, before allocating, a size whose arrays would not fit in memory.
 
-    Raises a :class:`ParameterError` stating the estimate when ``needed_bytes``
-    exceeds ``share`` of the machine's physical memory.
+    Raises a :class:`ParameterError` stating the estimate when ``needed_bytes``,
+    added to what the process already holds (:func:`resident_bytes`: the
+    world a protocol is about to build in, for instance), exceeds ``share`` of
+    the machine's physical memory.
 
     Examples
     --------
@@ -489,8 +509,10 @@ def check_memory(what: str, needed_bytes: float, *, share: float = 0.8) -> None:
     hedgerow.errors.ParameterError: nodes=10**12 needs about ... GiB of memory; this machine has ...
     """
     total = available_memory_bytes()
-    if total and needed_bytes > share * total:
+    held = resident_bytes()
+    if total and needed_bytes + held > share * total:
         raise ParameterError(
             f"{what} needs about {needed_bytes / 2**30:,.1f} GiB of memory; this machine has "
-            f"{total / 2**30:,.1f} GiB (use a smaller size)"
+            f"{total / 2**30:,.1f} GiB and this process holds {held / 2**30:,.1f} GiB, more "
+            f"than the {share:.0%} a run may take (use a smaller size)"
         )

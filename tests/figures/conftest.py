@@ -32,6 +32,7 @@ LEVELS = {
     # OMen
     "view_mean": 14.0, "view_below_5pct": 0.99, "omen_repair_seconds": 0.001,
     "repair_seconds": 0.1, "edges_added": 2.0, "messages": 40.0, "violations": 0.0,
+    "repair_cpu_seconds": 0.07, "start_max_degree": 80.0, "start_avg_degree": 4.1,
     # Goldfish
     "fig2a_success": 0.8, "fig2b_success": 0.3, "publisher_full": 0.15,
     "fig2a_success_found": 0.95, "fig2b_success_close": 0.35,

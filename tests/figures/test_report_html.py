@@ -110,3 +110,70 @@ def test_quick_report_names_its_reduction(reports):
     text = summary["path"].read_text(encoding="utf-8")
     assert "Quick run" in text and "epochs 40" in text
     assert "http://" not in text.replace("http://www.w3.org/2000/svg", "")
+
+
+def test_settled_verdicts_are_shown_beside_the_computed_mark(tmp_path):
+    """A failing check settled as not reproduced or undecidable is marked as settled, not
+    counted as failed; one settled as met that fails is a failure; the CLI lists them."""
+    from hedgerow.cli.reproduce import settled_line
+    from hedgerow.figures.html import paper_report
+    from hedgerow.figures.papers import Check, FigureSpec, Paper
+
+    def c(text, ok, settled=None):
+        return Check(text, "target", lambda r: (f"value of {text}", ok), "docs/x.md",
+                     settled=settled, reason=f"why {text}" if settled else "")
+
+    checks = (c("plain pass", True), c("plain fail", False), c("not run", None),
+              c("met holds", True, "met"), c("met broken", False, "met"),
+              c("faithful gap", False, "faithful-not-reproduced"),
+              c("open question", False, "undecidable"))
+    paper = Paper("toy", "Toy paper", "docs/x.md", (),
+                  (FigureSpec("f1", "Figure 1", "toy-exp", "bars",
+                              panels=(("avg_degree", "degree"),), checks=checks),))
+    s = paper_report(paper, Results(tmp_path), tmp_path / "report")
+    # met broken and plain fail are failures; the two settled gaps are not
+    assert s["checks"] == (2, 2, 1) and s["as_settled"] == 2
+    assert [(r["check"], r["verdict"], r["outcome"]) for r in s["settled"]] == [
+        ("met holds", "met", "pass"), ("met broken", "met", "regression"),
+        ("faithful gap", "faithful-not-reproduced", "as-settled"),
+        ("open question", "undecidable", "as-settled")]
+    text = s["path"].read_text(encoding="utf-8")
+
+    class Rows(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.rows = []
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if tag == "tr" and a.get("class") == "check":
+                self.rows.append((a["data-status"], a["data-outcome"], a.get("data-settled")))
+
+    parsed = Rows()
+    parsed.feed(text)
+    assert parsed.rows == [
+        ("pass", "pass", None), ("fail", "fail", None), ("not-run", "not-run", None),
+        ("pass", "pass", "met"), ("fail", "regression", "met"),
+        ("fail", "as-settled", "faithful-not-reproduced"),
+        ("fail", "as-settled", "undecidable")]
+    assert "✗ fails, as settled: faithful, not reproduced" in text
+    assert "✗ fails, as settled: undecidable" in text
+    assert "✗ fail, but settled as met" in text
+    assert "<b>faithful, not reproduced</b>: why faithful gap" in text
+    assert settled_line(s["settled"][2]) == (
+        "  [faithful-not-reproduced] faithful gap: value of faithful gap (fails, as settled)")
+    assert "FAILS, though settled as met" in settled_line(s["settled"][1])
+
+
+@pytest.mark.parametrize("name", ["goldfish", "omen", "vitis"])
+def test_the_settled_checks_are_in_each_report(reports, name):
+    """Every check with a declared verdict has its row, verdict and outcome in the report."""
+    paper = PAPERS[name]
+    summary = reports[name]
+    declared = [c for f in paper.figures for c in f.checks if c.settled]
+    assert declared and [r["check"] for r in summary["settled"]] == [c.text for c in declared]
+    text = summary["path"].read_text(encoding="utf-8")
+    for c in declared:
+        assert f'data-settled="{c.settled}"' in text
+    assert all(r["outcome"] in ("pass", "fail", "not-run", "as-settled", "regression")
+               for r in summary["settled"])

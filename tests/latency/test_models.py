@@ -170,3 +170,38 @@ def test_cities_placed_puts_any_number_of_nodes_on_the_cities():
         assert m.delay(same[0], same[1]) == 2.0
     with pytest.raises(ParameterError, match="needs an rng"):
         cities_placed(10, None)
+
+
+def test_cities_placed_above_the_dense_limit_keeps_cities_and_the_same_delays(monkeypatch):
+    """The groups form of cities-placed gives every pair the dense form's delay, bit for bit."""
+    import hedgerow.latency.real as real
+
+    dense = real.cities_placed(2000, np.random.default_rng(5))
+    monkeypatch.setattr(real, "MAX_DENSE_BYTES", 0)
+    grouped = real.cities_placed(2000, np.random.default_rng(5))
+    assert (dense.kind, grouped.kind) == ("matrix", "groups")
+    assert grouped.info["city"] == dense.info["city"] and grouped.labels == dense.labels
+    rng = np.random.default_rng(1)
+    u, v = rng.integers(0, 2000, 50_000), rng.integers(0, 2000, 50_000)
+    u[:100] = v[:100]  # a node and itself: 0 ms
+    assert np.array_equal(grouped.delay(u, v), dense.delay(u, v))
+    assert np.array_equal(grouped.matrix(), dense.matrix()) and grouped.is_symmetric()
+    sub = grouped.subset([5, 3, 9])
+    assert sub.kind == "groups" and np.array_equal(sub.matrix(), dense.subset([5, 3, 9]).matrix())
+
+
+def test_cities_placed_at_100000_nodes_needs_no_dense_matrix():
+    import hedgerow.latency.real as real
+
+    m = real.cities_placed(100_000, np.random.default_rng(1))
+    assert m.kind == "groups" and m.group_matrix.shape == (246, 246)
+    assert float(m.delay(0, 0)) == 0.0 and m.delay(np.arange(10), np.arange(1, 11)).shape == (10,)
+
+
+def test_a_groups_model_refuses_bad_groups():
+    with pytest.raises(ParameterError, match="come together"):
+        LatencyModel(2, name="g", group=np.array([0, 1]))
+    with pytest.raises(ParameterError, match=r"outside 0\.\.1"):
+        LatencyModel(2, name="g", group=np.array([0, 2]), group_matrix=np.zeros((2, 2)))
+    with pytest.raises(ParameterError, match="must be square"):
+        LatencyModel(2, name="g", group=np.array([0, 1]), group_matrix=np.zeros((2, 3)))

@@ -41,7 +41,8 @@ TINY = {
 }
 
 #: columns that measure time or identify an attempt, not the run's result
-TIMING = {"build_seconds", "wall_seconds", "finished_at", "attempt_id", "host"}
+TIMING = {"build_seconds", "wall_seconds", "cpu_seconds", "peak_rss_mib", "finished_at",
+          "attempt_id", "host"}
 
 
 def read_all(out) -> pd.DataFrame:

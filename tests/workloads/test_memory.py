@@ -108,3 +108,47 @@ def test_partial_views_that_do_not_fit_are_refused_before_they_are_drawn():
     with pytest.raises(ParameterError, match=r"interest views of 0\.05 of 1,000,000 nodes needs"
                        r" about 372\.5 GiB"):
         get_protocol("spidercast", membership=0.05).build(inst, seed=1)
+
+
+def _small_machine(monkeypatch, gib: float) -> None:
+    """Pretend the machine has ``gib`` GiB and the process holds nothing yet."""
+    import hedgerow.params as params
+
+    monkeypatch.setattr(params, "available_memory_bytes", lambda: int(gib * 2**30))
+    monkeypatch.setattr(params, "resident_bytes", lambda: 0)
+
+
+def test_the_complete_graph_is_refused_before_it_links_every_pair(monkeypatch):
+    from hedgerow.protocols import get_protocol
+    from hedgerow.protocols.baselines.complete import LINK_BYTES
+
+    inst = make_instance(nodes=100_000, topics=10, subs=2, seed=1)
+    with pytest.raises(ParameterError, match=r"complete on 100,000 nodes \(4,999,950,000 links\)"
+                       r" needs about 1,862\.6 GiB"):
+        get_protocol("complete").build(inst, seed=1)
+    # the estimate per link is the measured one: 2,000 nodes peak near 1 GiB in a run
+    assert 2000 * 1999 / 2 * LINK_BYTES / 2**30 == pytest.approx(0.74, abs=0.01)
+
+
+def test_an_adaptive_run_is_refused_before_its_first_epoch(monkeypatch):
+    """The epoch loop's n x n link tables and deliveries, counted before the protocol starts."""
+    from hedgerow.protocols import get_protocol
+    from hedgerow.scenarios.epochs import run_protocol
+    from hedgerow.scenarios.world import make_world
+    from hedgerow.workloads.memory import adaptive_bytes
+
+    world = make_world("unit-square", seed=1, nodes=300, messages=50, epochs=1)
+    assert adaptive_bytes(300, 50) == 300 * 300 + 50 * 300 * 16
+    assert adaptive_bytes(300, 50, pair_bytes=1) == 2 * 300 * 300 + 50 * 300 * 16
+    # a machine on which one byte per pair fits and two do not (a run may take 0.8 of it)
+    _small_machine(monkeypatch, 375_000 / 0.8 / 2**30)
+    rows = run_protocol(get_protocol("random-graph"), world).rows
+    assert len(rows) == 1  # a static protocol holds no link table
+    with pytest.raises(ParameterError, match=r"perigee on 300 nodes \(2 bytes per pair of nodes "
+                       r"and 50 messages per epoch\) needs about"):
+        run_protocol(get_protocol("perigee"), world)
+    with pytest.raises(ParameterError, match=r"topiary on 300 nodes \(5 bytes per pair"):
+        run_protocol(get_protocol("topiary"), world)
+    # a machine on which Topiary's five bytes per pair fit
+    _small_machine(monkeypatch, adaptive_bytes(300, 50, pair_bytes=4) / 0.8 / 2**30 * 1.01)
+    assert len(run_protocol(get_protocol("topiary"), world).rows) == 1

@@ -7,7 +7,24 @@ from pathlib import Path
 
 import click
 
-__all__ = ["reproduce_cmd"]
+__all__ = ["reproduce_cmd", "settled_line"]
+
+#: a settled check's outcome in one word, by :meth:`hedgerow.figures.papers.Check.status`
+_OUTCOME = {"pass": "passes", "fail": "fails", "not-run": "not run",
+            "as-settled": "fails, as settled", "regression": "FAILS, though settled as met"}
+
+
+def settled_line(rec: dict) -> str:
+    """One line of the terminal summary for a check with a declared verdict.
+
+    Examples
+    --------
+    >>> print(settled_line({"check": "(b) success rate", "verdict": "faithful-not-reproduced",
+    ...                     "ours": "0.339", "outcome": "as-settled"}))
+      [faithful-not-reproduced] (b) success rate: 0.339 (fails, as settled)
+    """
+    return (f"  [{rec['verdict']}] {rec['check']}: {rec['ours']} "
+            f"({_OUTCOME.get(rec['outcome'], rec['outcome'])})")
 
 
 def _list() -> None:
@@ -87,9 +104,12 @@ def reproduce_cmd(paper: str | None, out: Path, quick: bool, master: str | None,
     missing, expected = s["runs"]
     drawn = sum(v is not None for v in s["figures"].values())
     runs = f"{missing} of {expected} runs missing; " if missing else ""
+    as_settled = f", {s['as_settled']} failing as settled" if s.get("as_settled") else ""
     click.echo(f"{p.name}{' (quick)' if quick else ''}: {runs}{drawn} of {len(s['figures'])} "
                "figures drawn, checks "
-               f"{passed} passed, {failed} failed, {not_run} not run; paper values "
+               f"{passed} passed, {failed} failed{as_settled}, {not_run} not run; paper values "
                f"{within}/{within + outside} within tolerance{took} -> {s['path']}")
+    for rec in s.get("settled", ()):
+        click.echo(settled_line(rec))
     if s.get("failed"):
         sys.exit(1)

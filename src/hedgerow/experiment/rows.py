@@ -6,7 +6,8 @@ Columns come in three groups:
 core columns (:data:`CORE_COLUMNS`, fixed names and types)
     ``run_id, attempt_id, experiment, label, kind, protocol, seed, nodes,
     topics, subs, popularity, latency, scenario, epoch, status, error,
-    traceback, wall_seconds, finished_at, host, code, spec_json, point_json``
+    traceback, wall_seconds, cpu_seconds, peak_rss_mib, finished_at, host,
+    code, spec_json, point_json``
     (``code`` is :func:`hedgerow.fingerprint.code_fingerprint` of the code that
     made the row).
 parameter columns
@@ -63,6 +64,8 @@ CORE_COLUMNS: dict[str, pa.DataType] = {
     "error": pa.string(),
     "traceback": pa.string(),
     "wall_seconds": pa.float64(),
+    "cpu_seconds": pa.float64(),
+    "peak_rss_mib": pa.float64(),
     "finished_at": pa.float64(),
     "host": pa.string(),
     "code": pa.string(),
@@ -90,7 +93,7 @@ METRIC_ORDER = (
 )
 
 #: columns that describe *how* a run went, not what it measured
-_NOT_METRICS = {"wall_seconds", "finished_at", "build_seconds"}
+_NOT_METRICS = {"wall_seconds", "cpu_seconds", "peak_rss_mib", "finished_at", "build_seconds"}
 
 
 def param_text(value: Any) -> str | None:
@@ -241,7 +244,7 @@ def to_arrow(rows: list[Mapping[str, Any]]) -> pa.Table:
     --------
     >>> t = to_arrow([{"run_id": "a", "seed": 1, "avg_degree": 3.0, "param_kg": "3"}])
     >>> t.schema.field("seed").type, t.schema.field("avg_degree").type, t.num_columns
-    (DataType(int64), DataType(double), 25)
+    (DataType(int64), DataType(double), 27)
     """
     names: list[str] = list(CORE_COLUMNS)
     extra = sorted({k for r in rows for k in r if k not in CORE_COLUMNS})

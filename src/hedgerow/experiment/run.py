@@ -23,7 +23,48 @@ from typing import Any
 from hedgerow.experiment.rows import CORE_COLUMNS, flatten_metrics, param_text
 from hedgerow.fingerprint import code_fingerprint
 
-__all__ = ["base_row", "execute", "failed_rows", "run_one"]
+__all__ = ["base_row", "execute", "failed_rows", "run_one", "usage_since", "usage_start"]
+
+
+def _peak_rss_mib() -> float | None:
+    """The process's peak resident memory in MiB since the last reset (Linux), else ``None``."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return None
+
+
+def usage_start() -> float:
+    """Reset the process's peak resident memory (Linux) and return the CPU clock.
+
+    Writing ``5`` to ``/proc/self/clear_refs`` makes the kernel's high-water
+    mark ``VmHWM`` start again from the current resident size, so a worker
+    process that runs many runs one after another reports each run's own peak
+    (:func:`usage_since`).  Where that is not possible the peak stays the
+    process's, which :func:`usage_since` then reports.
+
+    Examples
+    --------
+    >>> t0 = usage_start()
+    >>> cpu, peak = usage_since(t0)
+    >>> cpu >= 0.0 and (peak is None or peak > 0)
+    True
+    """
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+    return time.process_time()
+
+
+def usage_since(cpu0: float) -> tuple[float, float | None]:
+    """CPU seconds of this process since ``cpu0`` (every thread) and its peak MiB (or ``None``)."""
+    return time.process_time() - cpu0, _peak_rss_mib()
 
 
 def _payload(run: Any) -> dict[str, Any]:
@@ -121,10 +162,14 @@ def execute(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def _finish(
-    row: dict[str, Any], status: str, wall: float, attempt: str, at: float | None = None
+    row: dict[str, Any], status: str, wall: float, attempt: str, at: float | None = None,
+    usage: tuple[float, float | None] | None = None,
 ) -> dict[str, Any]:
     row["status"] = status
     row["wall_seconds"] = float(wall)
+    if usage is not None:
+        row["cpu_seconds"] = float(usage[0])
+        row["peak_rss_mib"] = None if usage[1] is None else float(usage[1])
     row["finished_at"] = time.time() if at is None else at
     row["attempt_id"] = attempt
     row.setdefault("host", socket.gethostname())
@@ -132,12 +177,15 @@ def _finish(
     return row
 
 
-def failed_rows(run: Any, error: str, tb: str = "", wall: float = 0.0) -> list[dict[str, Any]]:
+def failed_rows(
+    run: Any, error: str, tb: str = "", wall: float = 0.0,
+    usage: tuple[float, float | None] | None = None,
+) -> list[dict[str, Any]]:
     """The single ``failed`` row of a run that raised (or whose task died)."""
     row = base_row(run)
     row["error"] = error
     row["traceback"] = tb
-    return [_finish(row, "failed", wall, uuid.uuid4().hex)]
+    return [_finish(row, "failed", wall, uuid.uuid4().hex, usage=usage)]
 
 
 def _ran_with(scenario: Mapping[str, Any]) -> dict[str, Any]:
@@ -162,7 +210,11 @@ def run_one(run: Any) -> list[dict[str, Any]]:
         ``param_<name>`` columns hold every parameter value the protocol ran
         with (defaults and the scenario's bound values included); on any
         exception one row with ``status = "failed"``, ``error`` (type and
-        message) and ``traceback``.
+        message) and ``traceback``.  Every row carries the run's
+        ``wall_seconds``, ``cpu_seconds`` (the process's CPU time, all
+        threads) and ``peak_rss_mib`` (the process's peak resident memory
+        during the run, :func:`usage_start`; empty where the system does not
+        say).
 
     Examples
     --------
@@ -175,14 +227,16 @@ def run_one(run: Any) -> list[dict[str, Any]]:
     """
     p = _payload(run)
     attempt = uuid.uuid4().hex
+    cpu0 = usage_start()
     t0 = time.perf_counter()
     try:
         results = execute(p["scenario"])
     except Exception as e:  # a failing run becomes a row, the sweep goes on
         wall = time.perf_counter() - t0
         msg = f"{type(e).__name__}: {e}"
-        return failed_rows(p, msg, traceback.format_exc(limit=20), wall)
+        return failed_rows(p, msg, traceback.format_exc(limit=20), wall, usage_since(cpu0))
     wall = time.perf_counter() - t0
+    usage = usage_since(cpu0)
     base = base_row(p)
     ran = _ran_with(p["scenario"])
     rows = []
@@ -200,7 +254,7 @@ def run_one(run: Any) -> list[dict[str, Any]]:
                 continue
             row[k] = v
         row["epoch"] = None if epoch is None else int(epoch)
-        rows.append(_finish(row, "ok", wall, attempt, at))
+        rows.append(_finish(row, "ok", wall, attempt, at, usage))
     if not rows:
-        return failed_rows(p, "RuntimeError: the run returned no rows", "", wall)
+        return failed_rows(p, "RuntimeError: the run returned no rows", "", wall, usage)
     return rows

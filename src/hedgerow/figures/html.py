@@ -4,14 +4,19 @@
 from a results folder (PNG and SVG beside the page, the PNG embedded as a
 ``data:`` URI), and writes one page with, per figure: the image, our values
 beside the paper's (tolerance and a match mark), the acceptance checks with
-pass/fail marks, the readings that matter (links into ``docs/``); and the
+pass/fail marks and declared verdicts (met, faithful-not-reproduced,
+undecidable), the readings that matter (links into ``docs/``); and the
 provenance of every experiment (code fingerprint, spec, seeds, world
 fingerprints, run times, failed runs).  :func:`index_page` links the reports;
 :func:`table_page` renders any tidy table (``hedgerow report --html``).
 
 Marks are machine-readable for the tests: ``<section class="figure"
 data-figure="fig12">``, ``<td class="ours" data-value="...">`` beside
-``<td class="paper" data-value="...">``, ``<tr class="check" data-status="pass|fail|not-run">``.
+``<td class="paper" data-value="...">``, ``<tr class="check" data-status="pass|fail|not-run">``;
+a check with a declared verdict (:attr:`~hedgerow.figures.papers.Check.settled`) also carries
+``data-settled="met|faithful-not-reproduced|undecidable"`` and ``data-outcome`` (its
+:meth:`~hedgerow.figures.papers.Check.status`: a failure settled as not reproduced or
+undecidable is ``as-settled``, not a bare failure; one settled as met is a ``regression``).
 """
 
 from __future__ import annotations
@@ -51,11 +56,36 @@ table{border-collapse:collapse;font-size:12px;margin:8px 0}
 th,td{border:1px solid #ddd;padding:3px 7px;text-align:right}th{background:#f0f3f6}
 td.l,th.l{text-align:left}
 .pass{color:#167a2c;font-weight:bold}.fail{color:#b3261e;font-weight:bold}
-.notrun{color:#777}.outside{background:#fdecea}.within{background:#eaf6ec}
+.notrun{color:#777}.assettled{color:#8a5a00;font-weight:bold}.outside{background:#fdecea}.within{background:#eaf6ec}
 nav a{margin-right:10px;font-size:13px}details{font-size:12px}pre{white-space:pre-wrap}
 """
 
 _MARK = {True: ("pass", "✓ pass"), False: ("fail", "✗ fail"), None: ("not-run", "– not run")}
+#: how a settled verdict reads in the report
+_VERDICT = {"met": "met", "faithful-not-reproduced": "faithful, not reproduced",
+            "undecidable": "undecidable"}
+
+
+def _mark(status: str, settled: str | None) -> tuple[str, str]:
+    """The mark cell's class and text for a check's :meth:`~hedgerow.figures.papers.Check.status`.
+
+    Examples
+    --------
+    >>> _mark("as-settled", "faithful-not-reproduced")
+    ('assettled', '✗ fails, as settled: faithful, not reproduced')
+    >>> _mark("regression", "met")
+    ('fail', '✗ fail, but settled as met')
+    >>> _mark("pass", "undecidable")
+    ('pass', '✓ pass (settled as undecidable)')
+    """
+    if status == "as-settled":
+        return "assettled", f"✗ fails, as settled: {_VERDICT[str(settled)]}"
+    if status == "regression":
+        return "fail", "✗ fail, but settled as met"
+    cls, text = _MARK[{"pass": True, "fail": False}.get(status)]
+    if settled and settled != "met" and status == "pass":
+        text += f" (settled as {_VERDICT[settled]})"
+    return cls.replace("-", ""), text
 
 
 def _e(x: Any) -> str:
@@ -135,7 +165,8 @@ def _value_rows(fig: Any, table: pd.DataFrame) -> tuple[str, int, int]:
     return (f"<table class=values><tr>{head}</tr>{''.join(rows)}</table>", within, outside)
 
 
-def _checks(fig: Any, results: Results) -> tuple[str, list[bool | None]]:
+def _checks(fig: Any, results: Results) -> tuple[str, list[tuple[Any, str, bool | None, str]]]:
+    """The figure's acceptance table; returns (html, [(check, our value, passed, status)])."""
     if not fig.checks:
         return "", []
     rows, marks = [], []
@@ -144,17 +175,21 @@ def _checks(fig: Any, results: Results) -> tuple[str, list[bool | None]]:
             ours, ok = c.compute(results)
         except Exception as e:  # a check that cannot be computed says so
             ours, ok = f"error: {type(e).__name__}: {e}", False
-        marks.append(ok)
-        cls, text = _MARK[ok]
+        status = c.status(ok)
+        marks.append((c, ours, ok, status))
+        cls, text = _mark(status, c.settled)
         src = f"<a href=\"{_e(c.source)}\">{_e(c.source)}</a>" if c.source.startswith(
             ("docs/", "benchmarks/")) else _e(c.source)
+        settled = (f"<b>{_e(_VERDICT[c.settled])}</b>: {_e(c.reason)}" if c.settled else "–")
+        attrs = f" data-settled=\"{_e(c.settled)}\"" if c.settled else ""
         rows.append(
-            f"<tr class=check data-status=\"{cls}\"><td class=l>{_e(c.text)}</td>"
-            f"<td class=l>{_e(c.target)}</td><td class=l>{_e(ours)}</td>"
-            f"<td class=\"{cls.replace('-', '')}\">{text}</td><td class=l>{src}</td></tr>"
+            f"<tr class=check data-status=\"{_MARK[ok][0]}\" data-outcome=\"{status}\"{attrs}>"
+            f"<td class=l>{_e(c.text)}</td><td class=l>{_e(c.target)}</td>"
+            f"<td class=l>{_e(ours)}</td><td class=\"{cls}\">{text}</td>"
+            f"<td class=l>{settled}</td><td class=l>{src}</td></tr>"
         )
     head = ("<tr><th class=l>acceptance check</th><th class=l>target</th><th class=l>ours</th>"
-            "<th>mark</th><th class=l>source</th></tr>")
+            "<th>mark</th><th class=l>settled verdict</th><th class=l>source</th></tr>")
     return f"<h3>Acceptance</h3><table class=checks>{head}{''.join(rows)}</table>", marks
 
 
@@ -222,7 +257,10 @@ def paper_report(
     yet in the results, stated in the header when any is missing.
 
     Returns a summary: ``path``, ``figures`` (id -> PNG path or ``None``),
-    ``checks`` (passed, failed, not run) and paper-value cells within/outside
+    ``checks`` (passed, failed, not run; a failure of a check settled as not
+    reproduced or undecidable is not counted as failed but in ``as_settled``),
+    ``settled`` (one record per check with a declared verdict: check, verdict,
+    reason, our value, passed, outcome) and paper-value cells within/outside
     their tolerance.
     """
     dest = Path(dest)
@@ -231,7 +269,7 @@ def paper_report(
     sections, nav = [], []
     figures: dict[str, Path | None] = {}
     n_within = n_outside = 0
-    marks: list[bool | None] = []
+    marks: list[tuple[Any, str, bool | None, str]] = []
     for fig in paper.figures:
         table = figure_table(fig, results)
         mpl = draw_figure(fig, results, table)
@@ -268,9 +306,14 @@ def paper_report(
             f"{values}{reads}</section>"
         )
         nav.append(f"<a href=\"#{_e(fig.id)}\">{_e(fig.id)}</a>")
-    passed = sum(m is True for m in marks)
-    failed = sum(m is False for m in marks)
-    not_run = sum(m is None for m in marks)
+    statuses = [m[3] for m in marks]
+    passed = statuses.count("pass")
+    failed = statuses.count("fail") + statuses.count("regression")
+    not_run = statuses.count("not-run")
+    as_settled = statuses.count("as-settled")
+    settled = [{"check": c.text, "verdict": c.settled, "reason": c.reason, "ours": ours,
+                "passed": ok, "outcome": status}
+               for c, ours, ok, status in marks if c.settled]
     quick = ""
     if results.quick:
         red = "; ".join(f"{e.experiment}: {e.quick.describe()}" for e in paper.experiments)
@@ -281,6 +324,8 @@ def paper_report(
         f"<div class=summary><div class=card><b>{len(paper.figures)}</b>figures</div>"
         f"<div class=card><b class=pass>{passed}</b>checks passed</div>"
         f"<div class=card><b class=fail>{failed}</b>checks failed</div>"
+        f"<div class=card><b class=assettled>{as_settled}</b>checks failing as settled "
+        f"(not reproduced or undecidable)</div>"
         f"<div class=card><b class=notrun>{not_run}</b>checks not run</div>"
         f"<div class=card><b>{n_within} / {n_within + n_outside}</b>paper values within "
         f"tolerance</div></div>"
@@ -301,7 +346,7 @@ def paper_report(
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(_page(paper.title, header, body), encoding="utf-8")
     return {"path": path, "figures": figures, "checks": (passed, failed, not_run),
-            "values": (n_within, n_outside)}
+            "as_settled": as_settled, "settled": settled, "values": (n_within, n_outside)}
 
 
 def index_page(reports: Sequence[Mapping[str, Any]], dest: str | Path) -> Path:
@@ -310,12 +355,14 @@ def index_page(reports: Sequence[Mapping[str, Any]], dest: str | Path) -> Path:
     rows = "".join(
         f"<tr><td class=l><a href=\"{_e(Path(r['path']).name)}\">{_e(r['title'])}</a></td>"
         f"<td>{len(r['figures'])}</td><td class=pass>{r['checks'][0]}</td>"
-        f"<td class=fail>{r['checks'][1]}</td><td class=notrun>{r['checks'][2]}</td>"
+        f"<td class=fail>{r['checks'][1]}</td><td class=assettled>{r.get('as_settled', 0)}</td>"
+        f"<td class=notrun>{r['checks'][2]}</td>"
         f"<td>{r['values'][0]} / {sum(r['values'])}</td></tr>"
         for r in reports
     )
     body = ("<table><tr><th class=l>report</th><th>figures</th><th>passed</th><th>failed</th>"
-            f"<th>not run</th><th>paper values within tolerance</th></tr>{rows}</table>")
+            "<th>failing as settled</th><th>not run</th><th>paper values within tolerance</th>"
+            f"</tr>{rows}</table>")
     path = dest / "index.html"
     path.write_text(_page("Hedgerow reproductions", "<h1>Hedgerow reproductions</h1>", body),
                     encoding="utf-8")

@@ -18,7 +18,7 @@ from hedgerow.experiment.reference import REFERENCES, Reference
 from hedgerow.figures.papers import FigureSpec, Results
 from hedgerow.figures.tidy import last_epochs, summarise
 
-__all__ = ["draw_figure", "figure_table", "reference_of"]
+__all__ = ["draw_figure", "figure_rows", "figure_table", "reference_of"]
 
 
 def reference_of(results: Results, experiment: str) -> Reference | None:
@@ -35,7 +35,7 @@ def figure_table(fig: FigureSpec, results: Results) -> pd.DataFrame:
 
     ``paper`` is ``NaN`` where the paper states no value for the cell.
     """
-    df = results.ok(fig.experiment)
+    df = figure_rows(fig, results)
     metrics = [m for m, _ in fig.panels]
     if df.empty or fig.kind == "scores":
         return pd.DataFrame(columns=["label", "metric", "mean", "ci95", "n", "paper"])
@@ -59,12 +59,37 @@ def figure_table(fig: FigureSpec, results: Results) -> pd.DataFrame:
             v = ref.value(str(r["metric"]), str(r["label"]), r.get(key))
         paper.append(float("nan") if v is None else float(v))
     table["paper"] = paper
-    order_list = list(fig.labels or ()) + _manifest_labels(results, fig.experiment)
+    order_list = list(fig.labels or ()) + [
+        lab for e in (fig.experiment, *fig.also) for lab in _manifest_labels(results, e)]
     order = {lab: i for i, lab in enumerate(dict.fromkeys(order_list))}
     if order and len(table):  # the paper's series order (the spec's variant order)
         table = table.sort_values("label", key=lambda s: s.map(order).fillna(len(order)),
                                   kind="stable")
     return table.reset_index(drop=True)
+
+
+def figure_rows(fig: FigureSpec, results: Results) -> pd.DataFrame:
+    """The ok rows a figure is drawn from: its experiment's, then those of ``fig.also`` held.
+
+    The ``group`` column's values are renamed by ``fig.families``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from hedgerow.figures.papers import FigureSpec, Results
+    >>> fig = FigureSpec("f", "t", "none", "lines", panels=[("avg_degree", "degree")],
+    ...                  x="nodes", also=("none-either",))
+    >>> len(figure_rows(fig, Results(tempfile.mkdtemp())))
+    0
+    """
+    frames = [results.ok(e) for e in (fig.experiment, *fig.also)]
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return results.ok(fig.experiment)
+    df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True, sort=False)
+    if fig.families and fig.group is not None and fig.group in df:
+        df = df.assign(**{fig.group: df[fig.group].replace(dict(fig.families))})
+    return df
 
 
 def _key_column(key: str, columns: pd.Index) -> str | None:

@@ -45,6 +45,11 @@ class LatencyModel:
         Milliseconds per unit of distance (position models only).
     constant_ms : float, optional
         One delay for every pair of distinct nodes.
+    group, group_matrix : numpy.ndarray, optional
+        Given together: each node's group ``(n_nodes,)`` and the ``(G, G)``
+        one-way delays between groups (its diagonal: two nodes of one group);
+        a node is 0 ms from itself.  Nodes placed on a few sites (the 246
+        cities) at any number of nodes, without a dense ``N x N`` matrix.
     labels : sequence of str, optional
         A name per node (e.g. the city).
     coords : numpy.ndarray, optional
@@ -61,6 +66,10 @@ class LatencyModel:
     >>> p = LatencyModel(2, name="line", positions=np.array([[0.0, 0.0], [3.0, 4.0]]), scale_ms=10)
     >>> float(p.delay(0, 1)), p.matrix().tolist()
     (50.0, [[0.0, 50.0], [50.0, 0.0]])
+    >>> g = LatencyModel(3, name="sites", group=np.array([0, 1, 1]),
+    ...                  group_matrix=np.array([[1.0, 30.0], [30.0, 1.0]]))
+    >>> g.kind, g.matrix().tolist()
+    ('groups', [[0.0, 30.0, 30.0], [30.0, 0.0, 1.0], [30.0, 1.0, 0.0]])
     """
 
     def __init__(
@@ -72,6 +81,8 @@ class LatencyModel:
         positions: np.ndarray | None = None,
         scale_ms: float = 1.0,
         constant_ms: float | None = None,
+        group: np.ndarray | None = None,
+        group_matrix: np.ndarray | None = None,
         labels: Any = None,
         coords: np.ndarray | None = None,
         info: dict | None = None,
@@ -79,10 +90,13 @@ class LatencyModel:
         n = int(n_nodes)
         if n < 1:
             raise ParameterError(f"a latency model needs at least one node, got n_nodes={n_nodes}")
-        given = [x is not None for x in (matrix, positions, constant_ms)]
+        if (group is None) != (group_matrix is None):
+            raise ParameterError("a latency model's group and group_matrix come together")
+        given = [x is not None for x in (matrix, positions, constant_ms, group_matrix)]
         if sum(given) != 1:
             raise ParameterError(
-                "a latency model needs exactly one of matrix, positions, constant_ms"
+                "a latency model needs exactly one of matrix, positions, constant_ms, "
+                "group_matrix"
             )
         self.n_nodes = n
         self.name = str(name)
@@ -90,7 +104,24 @@ class LatencyModel:
         self.positions: np.ndarray | None = None
         self.scale_ms = float(scale_ms)
         self.constant_ms: float | None = None
-        if matrix is not None:
+        self.group: np.ndarray | None = None
+        self.group_matrix: np.ndarray | None = None
+        if group_matrix is not None:
+            gm = np.array(group_matrix, dtype=np.float64)
+            if gm.ndim != 2 or gm.shape[0] != gm.shape[1]:
+                raise ParameterError(f"group_matrix must be square, got {gm.shape}")
+            if not np.isfinite(gm).all() or (gm < 0).any():
+                raise ParameterError("group_matrix entries must be finite and non-negative")
+            grp = np.array(group, dtype=np.int64)
+            if grp.shape != (n,):
+                raise ParameterError(f"group must name a group for each of {n} nodes, "
+                                     f"got shape {grp.shape}")
+            if grp.size and (grp.min() < 0 or grp.max() >= gm.shape[0]):
+                raise ParameterError(f"group names a group outside 0..{gm.shape[0] - 1}")
+            gm.setflags(write=False)
+            grp.setflags(write=False)
+            self.group, self.group_matrix = grp, gm
+        elif matrix is not None:
             m = np.array(matrix, dtype=np.float64)
             if m.shape != (n, n):
                 raise ParameterError(f"latency matrix must be ({n}, {n}), got {m.shape}")
@@ -132,9 +163,11 @@ class LatencyModel:
     # ------------------------------------------------------------------ queries
     @property
     def kind(self) -> str:
-        """``"matrix"``, ``"positions"`` or ``"constant"``: what backs the model."""
+        """``"matrix"``, ``"positions"``, ``"groups"`` or ``"constant"``: what backs the model."""
         if self._matrix is not None:
             return "matrix"
+        if self.group_matrix is not None:
+            return "groups"
         if self.positions is not None:
             return "positions"
         return "constant"
@@ -157,6 +190,9 @@ class LatencyModel:
         self._check_nodes(vv, "v")
         if self._matrix is not None:
             return self._matrix[uu, vv]
+        if self.group is not None and self.group_matrix is not None:
+            uu, vv = np.broadcast_arrays(uu, vv)
+            return np.where(uu == vv, 0.0, self.group_matrix[self.group[uu], self.group[vv]])
         if self.positions is not None:
             diff = self.positions[uu] - self.positions[vv]
             return self.scale_ms * np.sqrt(np.sum(diff * diff, axis=-1))
@@ -185,12 +221,18 @@ class LatencyModel:
                 out[a : a + 1024] = self.scale_ms * np.sqrt(np.sum(diff * diff, axis=-1))
             np.fill_diagonal(out, 0.0)
             return out
+        if self.group is not None and self.group_matrix is not None:
+            out = self.group_matrix[np.ix_(self.group, self.group)]
+            np.fill_diagonal(out, 0.0)
+            return out
         out = np.full((n, n), float(self.constant_ms))  # type: ignore[arg-type]
         np.fill_diagonal(out, 0.0)
         return out
 
     def is_symmetric(self) -> bool:
         """Whether ``delay(u, v) == delay(v, u)`` for every pair."""
+        if self.group_matrix is not None:
+            return bool(np.array_equal(self.group_matrix, self.group_matrix.T))
         if self._matrix is None:
             return True
         return bool(np.array_equal(self._matrix, self._matrix.T))
@@ -217,6 +259,9 @@ class LatencyModel:
         }
         if self._matrix is not None:
             return LatencyModel(len(idx), matrix=self._matrix[np.ix_(idx, idx)], **common)
+        if self.group is not None:
+            return LatencyModel(len(idx), group=self.group[idx], group_matrix=self.group_matrix,
+                                **common)
         if self.positions is not None:
             return LatencyModel(
                 len(idx), positions=self.positions[idx], scale_ms=self.scale_ms, **common

@@ -20,13 +20,13 @@ from __future__ import annotations
 import gzip
 import io
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from hedgerow.data import data_path
 from hedgerow.errors import DataError, ParameterError
-from hedgerow.latency.model import LatencyModel
+from hedgerow.latency.model import MAX_DENSE_BYTES, LatencyModel
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -282,8 +282,11 @@ def cities_placed(
     cities are the cities' one-way delay apart, two nodes in one city
     ``local_ms`` apart (default 1 ms, above the smallest measured one-way
     delay between two servers, 0.34 ms).  ``labels`` are the cities' names
-    and ``info["city"]`` each node's city index.  A dense matrix: 8 bytes per
-    pair of nodes.
+    and ``info["city"]`` each node's city index.  Up to
+    :data:`~hedgerow.latency.model.MAX_DENSE_BYTES` of pairs (16,384 nodes)
+    the model is a dense matrix (8 bytes per pair of nodes); above, the same
+    delays are kept as each node's city and the cities' matrix (kind
+    ``groups``), so 100,000 nodes need 0.8 MB instead of 80 GB.
 
     Examples
     --------
@@ -302,17 +305,20 @@ def cities_placed(
         raise ParameterError(f"local_ms must be finite and non-negative, got {local_ms!r}")
     base = cities()
     city = rng.integers(0, base.n_nodes, size=n)
+    assert base.labels is not None and base.coords is not None
+    common: dict[str, Any] = {
+        "name": "cities-placed",
+        "labels": [base.labels[c] for c in city],
+        "coords": base.coords[city],
+        "info": {**base.info, "city": city.tolist(), "local_ms": local},
+    }
+    if float(n) * n * 8 > MAX_DENSE_BYTES:  # each node's city and the cities' delays
+        between = base.matrix().copy()
+        np.fill_diagonal(between, local)
+        return LatencyModel(n, group=city, group_matrix=between, **common)
     m = base.matrix()[np.ix_(city, city)].copy()
     m[city[:, None] == city[None, :]] = local
-    assert base.labels is not None and base.coords is not None
-    return LatencyModel(
-        n,
-        name="cities-placed",
-        matrix=m,
-        labels=[base.labels[c] for c in city],
-        coords=base.coords[city],
-        info={**base.info, "city": city.tolist(), "local_ms": local},
-    )
+    return LatencyModel(n, matrix=m, **common)
 
 
 def _maybe_subset(

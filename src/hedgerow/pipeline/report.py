@@ -74,8 +74,8 @@ LOCAL_LIMIT_BYTES = 512 * 2**20
 #: columns that identify an attempt or time it, not the configuration of a run
 _NOT_CONFIG = {
     "run_id", "attempt_id", "experiment", "status", "error", "traceback", "wall_seconds",
-    "finished_at", "host", "code", "spec_json", "point_json", "seed", "epoch", "build_seconds",
-    "label",
+    "cpu_seconds", "peak_rss_mib", "finished_at", "host", "code", "spec_json", "point_json",
+    "seed", "epoch", "build_seconds", "label",
 }  # fmt: skip
 
 

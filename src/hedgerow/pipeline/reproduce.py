@@ -160,6 +160,8 @@ def write_report(paper: Paper, out: str | Path, *, quick: bool = False,
         "title": summary["title"],
         "figures": {k: str(v) if v else None for k, v in summary["figures"].items()},
         "checks": list(summary["checks"]),
+        "as_settled": summary["as_settled"],
+        "settled": summary["settled"],
         "values": list(summary["values"]),
     }
     index = [r for r in index if r["path"] != rec["path"]] + [rec]

@@ -317,6 +317,11 @@ class AdaptiveProtocol(OverlayProtocol, ABC):
 
     directed: ClassVar[bool] = True
     forwarding: ClassVar[str] = "ttl"
+    #: bytes per pair of nodes the protocol holds beside the epoch loop's ``n x n`` ``linked``
+    #: table (Perigee's kernels: a boolean table, 1; Topiary's selection: a float32 ``n x n``
+    #: product, 4); the loop refuses, before its first epoch, a size whose tables and deliveries
+    #: do not fit (:func:`hedgerow.workloads.memory.adaptive_bytes`)
+    pair_bytes: ClassVar[int] = 0
     #: the last epoch's out-link table, set by the scenario's epoch loop
     out_: np.ndarray
 

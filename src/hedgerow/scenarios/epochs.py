@@ -62,6 +62,7 @@ from hedgerow.engine import Simulator
 from hedgerow.errors import ParameterError
 from hedgerow.model.outlinks import closure_csr, entry_index, out_overlay
 from hedgerow.model.overlay import Overlay
+from hedgerow.params import check_memory
 from hedgerow.protocols.base import (
     AdaptiveProtocol,
     ClockProtocol,
@@ -80,6 +81,7 @@ from hedgerow.scenarios.observers import (
     observers_for,
 )
 from hedgerow.scenarios.world import World
+from hedgerow.workloads.memory import adaptive_bytes
 from hedgerow.world_settings import WORLD_SETTINGS
 
 __all__ = ["RunResult", "forwarding_policy", "run_protocol", "settled_overlay"]
@@ -559,6 +561,10 @@ def _run_adaptive(
     inst = world.instance
     n = world.n_nodes
     proto._validate(inst)
+    messages = int(world.scenario.messages)
+    check_memory(f"{proto.name} on {n:,} nodes ({1 + proto.pair_bytes} bytes per pair of nodes "
+                 f"and {messages:,} messages per epoch)",
+                 adaptive_bytes(n, messages, proto.pair_bytes))
     d = proto.out_degree()
     fixed = None if world.attack is None else world.attack.fixed_edges
     out = proto.start(inst, proto.streams(world.seed), world.active)

@@ -23,7 +23,8 @@ from hedgerow.protocols.gossipsub import (
 
 
 def _engine(*, n=60, topics=2, peers=16, share=0.7, messages=40, size=2000.0, upload=50.0,
-            seed=1, loss=0.0, log=0, start=5000.0, spread=10000.0, **params):
+            seed=1, loss=0.0, log=0, start=5000.0, spread=10000.0, keep_arrivals=True,
+            **params):
     rng = np.random.default_rng(seed)
     subs = rng.random((n, topics)) < share
     conn = random_connections(n, peers, np.random.default_rng(seed + 1))
@@ -35,7 +36,7 @@ def _engine(*, n=60, topics=2, peers=16, share=0.7, messages=40, size=2000.0, up
     delay = (delay + delay[conn.rev]) / 2  # symmetric links
     net = Network.uniform(n, upload=upload, loss=loss)
     eng = GossipSubEngine(subs, conn, delay, np.zeros(n), net, pubs, params,
-                          np.random.default_rng(seed + 3), log=log)
+                          np.random.default_rng(seed + 3), log=log, keep_arrivals=keep_arrivals)
     return eng, subs, pubs
 
 
@@ -333,6 +334,142 @@ def test_graft_on_subscribe_keeps_bounds_and_delivery():
         assert np.isfinite(eng.arrival[m, want]).all()
 
 
+# ---------------------------------------------------------------- slots (keep_arrivals=False)
+
+def _same_run(a, b):
+    """Everything but the per-node arrival rows: copies, duplicates, losses, queueing, control
+    messages by kind and node, bytes, and the meshes and backoffs at the end."""
+    for x, y in ((a.copies, b.copies), (a.duplicates, b.duplicates), (a.lost, b.lost),
+                 (a.queue_wait, b.queue_wait), (a.mesh_flags(), b.mesh_flags()),
+                 (a.backoff_until(), b.backoff_until())):
+        assert np.array_equal(x, y)
+    for k, v in a.control_sent().items():
+        assert np.array_equal(v, b.control_sent()[k]), k
+    for k, v in a.byte_counters().items():
+        assert np.array_equal(v, b.byte_counters()[k]), k
+    assert a.iwant_served == b.iwant_served
+
+
+@pytest.mark.parametrize("kw", [
+    {"variant": "v1.0"},
+    {"variant": "v1.2", "idontwant_threshold": 1000.0},
+    # losses, smaller meshes, IWANT answers
+    {"variant": "v1.1", "seed": 2, "loss": 0.05, "d": 4, "d_lo": 3, "d_hi": 6, "d_out": 1,
+     "d_score": 2},
+    # copies queued for longer than the seen cache keeps ids: forgotten, then taken as new
+    {"variant": "v1.2", "seed": 3, "graft_on_subscribe": True, "size": 100000.0, "upload": 10.0,
+     "idontwant_threshold": 1000.0, "seen_ttl_ms": 4000.0},
+    {"variant": "v1.1", "seed": 4, "heartbeat_phase": "random", "flood_publish": False},
+])
+def test_slots_give_the_same_run_and_measures(kw):
+    kw = {"messages": 120, "spread": 60000.0, **kw}
+    full, _, pubs = _engine(**kw)
+    slots, _, _ = _engine(**kw, keep_arrivals=False)
+    full.run_until(80000.0)
+    slots.run_until(80000.0)
+    _same_run(full, slots)
+    a, b = full.delivery_summary(), slots.delivery_summary()
+    assert a["reached"] == b["reached"] > 0
+    for k in ("receive_rate", "delay_mean_ms", "hops_mean", "queue_delay_mean_ms"):
+        assert b[k] == pytest.approx(a[k], rel=1e-9, abs=1e-9), k
+    for k in ("delay_p50_ms", "delay_p90_ms", "delay_p99_ms"):
+        assert abs(b[k] - a[k]) <= 0.05 + 1e-9, k  # half a histogram bin
+    # the full rows: one per message; the slots: no more than were held at once, rounded up
+    assert full.slot_rows == len(pubs)
+    assert slots.slots_peak <= slots.slot_rows <= max(64, 2 * slots.slots_peak)
+
+
+def test_slots_are_recycled_over_a_long_run():
+    # 300 messages over 150 s: a message is held for about mcache_len heartbeats after it
+    # arrives everywhere, so far fewer rows than messages are ever needed
+    eng, _, pubs = _engine(messages=300, spread=150000.0, keep_arrivals=False)
+    eng.run_until(170000.0)
+    assert eng.slots_peak < 40 and eng.slot_rows == 64 < len(pubs)
+    assert eng.delivery_summary()["receive_rate"] == 1.0
+    with pytest.raises(ParameterError, match="keep_arrivals"):
+        eng.delivery()
+
+
+def test_default_run_is_unchanged():
+    # pinned before the slots and phases were added: the default run stays the same
+    eng, _, _ = _engine(messages=80, topics=3, share=0.6, n=80, spread=20000.0, start=3000.0)
+    eng.run_until(40000.0)
+    assert (int(eng.copies.sum()), int(eng.duplicates.sum()), eng.control_messages) == (
+        26031, 22343, 3021)
+
+
+# ---------------------------------------------------------------- heartbeat phases
+
+def test_random_phases_are_drawn_in_one_interval_and_each_node_beats_on_its_own():
+    eng, _, _ = _engine(heartbeat_phase="random", heartbeat_ms=700.0, log=20000)
+    ph = eng.heartbeat_phase
+    assert ((ph > 0) & (ph <= 700.0)).all() and len(np.unique(ph)) == eng.n
+    again, _, _ = _engine(heartbeat_phase="random", heartbeat_ms=700.0)
+    assert np.array_equal(ph, again.heartbeat_phase)  # from the seed
+    eng.run_until(700.0 * 3 + 1.0)
+    # the GRAFTs of the first heartbeat leave each node at its own phase, not at one instant
+    log = eng.sent_log()
+    graft = [i for i, k in enumerate(log["kind"]) if k == "graft"]
+    sent = log["t_send"][graft]
+    first = sent[sent < 700.0]
+    assert len(np.unique(first)) > eng.n // 2
+    assert np.allclose(np.sort(np.unique(first)),
+                       np.sort(np.unique(ph[log["sender"][graft][sent < 700.0]])))
+    sync, _, _ = _engine(heartbeat_ms=700.0)
+    assert (sync.heartbeat_phase == 700.0).all()
+
+
+def test_bad_heartbeat_phase_is_refused_by_name():
+    with pytest.raises(ParameterError, match="heartbeat_phase"):
+        _engine(heartbeat_phase="staggered")
+
+
+def _d8_world(seed, phase):
+    """200 nodes, one topic, about 20 connections each, D 8 (Ethereum's mesh: D_lo 6, D_hi
+    12), graft on subscribe, 20 ms links, one 1 KiB message a second from 10 s."""
+    n = 200
+    rng = np.random.default_rng(seed)
+    conn = random_connections(n, 20, np.random.default_rng(seed + 1))
+    subs = np.ones((n, 1), dtype=bool)
+    when = 10000.0 + 1000.0 * np.arange(45)
+    pubs = Publications.create(rng.integers(0, n, len(when)), np.zeros(len(when), np.int64),
+                               when, 1024.0)
+    params = {"variant": "v1.1", "d": 8, "d_lo": 6, "d_hi": 12, "d_lazy": 6, "d_score": 5,
+              "d_out": 2, "graft_on_subscribe": True, "warmup_ms": 10000.0,
+              "heartbeat_phase": phase}
+    return GossipSubEngine(subs, conn, np.full(conn.nnz, 20.0), np.zeros(n),
+                           Network.uniform(n), pubs, params, np.random.default_rng(seed + 2))
+
+
+def _low_ticks(eng, until_s):
+    """Per tick from the end of the warm-up to ``until_s``: subscribed nodes below D_lo (6),
+    each checked against the specification's bound (below D_lo only with no peer left to
+    graft; never above D_hi)."""
+    lows = []
+    for k in range(10, until_s + 1):
+        eng.run_until(k * 1000.0)
+        deg = eng.mesh_degree()[:, 0]
+        assert (deg <= 12).all()
+        short = deg < 6
+        assert (_graftable(eng)[short, 0] == 0).all()
+        lows.append(int(short.sum()))
+    return lows
+
+
+def test_random_phases_keep_meshes_within_bounds_after_warmup():
+    random_lows, sync_lows = 0, 0
+    for seed in range(1, 6):
+        lows = _low_ticks(_d8_world(seed, "random"), 75)
+        # a node left short has every spare peer backed off by the first heartbeats' PRUNEs
+        # (60 s); once the backoffs end, its next heartbeat grafts it back to D_lo
+        assert lows[-5:] == [0] * 5
+        random_lows += sum(lows[:51])
+        sync_lows += sum(_low_ticks(_d8_world(seed, "sync"), 60))
+    # synchronised first heartbeats graft and prune all at once and leave more nodes short
+    # (measured: 1,326 node-ticks below D_lo over 10-60 s on these five worlds, against 255)
+    assert 4 * random_lows < sync_lows
+
+
 def test_churn_a_node_that_leaves_is_out_of_every_mesh_and_gets_nothing():
     """set_online: a leaving node drops out of its peers' meshes at once, receives nothing
     while offline (copies counted as offline drops), runs no heartbeat, is grafted by nobody;
@@ -396,3 +533,40 @@ def test_max_prune_caps_the_prunes_of_one_heartbeat():
         if kind == "prune":
             prunes[(round(t, 6), int(v), int(tp))] += 1  # per node, topic and heartbeat
     assert prunes and max(prunes.values()) == 2
+
+
+@pytest.mark.parametrize("churn", [False, True])
+def test_slots_with_scoring_promises_and_churn(churn):
+    # IWANT promises hold their message's slot until checked; a leaving node's cache lets go
+    from hedgerow.protocols.gossipsub.params import score_preset
+    from hedgerow.protocols.gossipsub.protocol import EngineScore
+
+    def run(keep):
+        rng = np.random.default_rng(5)
+        n, T = 80, 2
+        subs = rng.random((n, T)) < 0.7
+        conn = random_connections(n, 14, np.random.default_rng(6))
+        topic = rng.integers(0, T, 150)
+        pub = np.array([rng.choice(np.flatnonzero(subs[:, t])) for t in topic])
+        pubs = Publications.create(pub, topic, 3000 + np.sort(rng.random(150)) * 40000, 50000.0)
+        params, thr = score_preset("v1.1", T)
+        s = {"variant": "v1.1", "scoring": True, "gossip_threshold": thr.gossip,
+             "publish_threshold": thr.publish}
+        eng = GossipSubEngine(subs, conn, np.full(conn.nnz, 15.0), np.zeros(n),
+                              Network.uniform(n, upload=20.0, loss=0.03), pubs, s,
+                              np.random.default_rng(7), score_fn=EngineScore(params),
+                              keep_arrivals=keep)
+        for k in range(1, 51):
+            eng.run_until(k * 1000.0)
+            if churn and k in (15, 25):
+                eng.set_online(np.arange(10, 20), False)
+            if churn and k in (20, 30):
+                eng.set_online(np.arange(10, 20), True)
+        return eng
+
+    full, slots = run(True), run(False)
+    _same_run(full, slots)
+    assert np.array_equal(full.counters()["behaviour_penalty"],
+                          slots.counters()["behaviour_penalty"])
+    assert full.delivery_summary()["receive_rate"] == slots.delivery_summary()["receive_rate"]
+    assert slots.slot_rows == 64 < 150

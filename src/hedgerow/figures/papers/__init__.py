@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from hedgerow.errors import HedgerowError
 from hedgerow.figures.papers._declare import (
+    VERDICTS,
     Check,
     FigureSpec,
     Named,
@@ -51,6 +52,7 @@ __all__ = [
     "PAPERS",
     "SPIDERCAST",
     "TOPIARY",
+    "VERDICTS",
     "VITIS",
     "Check",
     "FigureSpec",

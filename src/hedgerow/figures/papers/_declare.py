@@ -23,6 +23,7 @@ from hedgerow.errors import HedgerowError
 from hedgerow.figures.tidy import load_results
 
 __all__ = [
+    "VERDICTS",
     "Check",
     "FigureSpec",
     "Named",
@@ -155,14 +156,65 @@ class Results:
 Outcome = tuple[str, bool | None]
 
 
+#: the verdicts a check can be declared settled with: the paper's number is reproduced
+#: (``met``); the model follows the paper and the number still differs
+#: (``faithful-not-reproduced``); the paper leaves open what decides it (``undecidable``)
+VERDICTS = ("met", "faithful-not-reproduced", "undecidable")
+
+
 @dataclass(frozen=True)
 class Check:
-    """One acceptance item: what, the settled target, and how to compute it from the rows."""
+    """One acceptance item: what, the settled target, and how to compute it from the rows.
+
+    ``settled`` is the verdict the project has declared for the item (one of
+    :data:`VERDICTS`, with ``reason`` saying why), or ``None`` for an item with
+    no declared verdict.  The report shows the verdict beside the computed
+    pass/fail, so a check settled as not reproduced that fails reads as such,
+    not as a bare failure; one settled as met that fails is a regression.
+
+    Examples
+    --------
+    >>> c = Check("x ≤ 1", "≤ 1", lambda r: ("0.5", True), settled="met", reason="paper: 0.9")
+    >>> c.settled, c.status(True), c.status(False)
+    ('met', 'pass', 'regression')
+    >>> Check("y", "t", lambda r: ("2", False), settled="faithful-not-reproduced",
+    ...       reason="the model follows the paper").status(False)
+    'as-settled'
+    >>> Check("z", "t", lambda r: ("", None), settled="maybe")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hedgerow.errors.HedgerowError: check 'z': settled 'maybe' is not one of met, ...
+    """
 
     text: str
     target: str
     compute: Callable[[Results], Outcome]
     source: str = ""
+    settled: str | None = None
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if self.settled is not None and self.settled not in VERDICTS:
+            raise HedgerowError(f"check {self.text!r}: settled {self.settled!r} is not one of "
+                                f"{', '.join(VERDICTS)}")
+        if self.settled is not None and not self.reason:
+            raise HedgerowError(f"check {self.text!r}: a settled verdict needs its reason")
+
+    def status(self, ok: bool | None) -> str:
+        """The computed outcome read against the declared verdict.
+
+        ``pass``, ``fail`` or ``not-run`` for a check with no verdict, and for a
+        computed pass or a missing run of a settled one; a failure of a check
+        settled as not reproduced or undecidable is ``as-settled``; a failure of
+        one settled as met is ``regression``.
+        """
+        if ok is None:
+            return "not-run"
+        if ok:
+            return "pass"
+        if self.settled is None:
+            return "fail"
+        return "regression" if self.settled == "met" else "as-settled"
 
 
 @dataclass(frozen=True)
@@ -173,7 +225,12 @@ class FigureSpec:
     series and group value, ``logx`` a log x axis), ``epochs`` (per epoch),
     ``bars`` (one bar per series, grouped by ``group``) or ``scores``
     (:class:`ScoreRun`).  ``labels`` keeps only these series; ``last``
-    (``lines``/``bars``) uses each run's last epoch only.
+    (``lines``/``bars``) uses each run's last epoch only.  ``also`` names
+    further experiments whose rows join the figure's where the results folder
+    holds them (a figure across sizes: the head-to-head at 1,000, 10,000 and
+    100,000 nodes); ``families`` renames values of the ``group`` column
+    before grouping, so worlds of one family at different sizes draw as one
+    line (``{"cities-placed": "cities"}``).
     """
 
     id: str
@@ -193,6 +250,8 @@ class FigureSpec:
     logy: Sequence[str] = ()
     score_run: ScoreRun | None = None
     logx: bool = False
+    also: Sequence[str] = ()
+    families: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -170,6 +170,63 @@ def _twitter(
     return compute
 
 
+def _random_third(r: Results) -> Outcome:
+    """Vitis(random) / RVR(random) overhead at every RT of Figure 6; passes below one third."""
+    df = r.ok("vitis-fig6")
+    texts, ok = [], True
+    for rt in _rts(df):
+        a, b = (over_runs(df, "overhead", epochs="last",
+                          where={"label": lab, "scenario": "vitis-random", "rt": rt})
+                for lab in ("Vitis", "RVR"))
+        if math.isnan(a) or math.isnan(b):
+            return _NOT_RUN
+        ok &= bool(a / b < 1 / 3)
+        texts.append(f"RT {rt}: {a / b:.3f} ({a:.3f} / {b:.3f})")
+    return ("; ".join(texts), ok) if texts else _NOT_RUN
+
+
+def _twitter_delay_mean(r: Results) -> Outcome:
+    """RVR's delay over Vitis's on the Twitter-like graph, averaged over the RTs run."""
+    df = r.ok("vitis-fig10")
+    ratios = []
+    for rt in _rts(df):
+        a = over_runs(df, "delay_hops", epochs="last", where={"label": "Vitis", "rt": rt})
+        b = over_runs(df, "delay_hops", epochs="last", where={"label": "RVR", "rt": rt})
+        if math.isnan(a) or math.isnan(b):
+            return _NOT_RUN
+        ratios.append(b / a)
+    if not ratios:
+        return _NOT_RUN
+    mean = sum(ratios) / len(ratios)
+    rts = _rts(df)
+    return (f"{mean:.3f} over RT {rts[0]}-{rts[-1]} ({len(ratios)} RTs; "
+            + ", ".join(f"{q:.3f}" for q in ratios) + ")", bool(mean >= 1.5))
+
+
+#: OPT's two forwarding readings in the rows of Figure 10
+_OPT_READINGS = (("OPT", "forward=topic"), ("OPT (forward=own)", "forward=own"))
+
+
+def _vitis_vs_opt(r: Results) -> Outcome:
+    """Vitis's delay over OPT's at every RT, per forwarding reading of OPT (paper 1/1.7 = 0.59).
+
+    Passes when one reading is within ±25 % of 0.59 at every RT it ran.
+    """
+    df = r.ok("vitis-fig10")
+    texts, any_ok = [], False
+    for label, reading in _OPT_READINGS:
+        qs = []
+        for rt in _rts(df):
+            a = over_runs(df, "delay_hops", epochs="last", where={"label": "Vitis", "rt": rt})
+            b = over_runs(df, "delay_hops", epochs="last", where={"label": label, "rt": rt})
+            if not (math.isnan(a) or math.isnan(b)):
+                qs.append((rt, a / b))
+        if qs:
+            any_ok |= all(abs(q - 1 / 1.7) <= 0.25 / 1.7 for _, q in qs)
+            texts.append(f"{reading}: " + ", ".join(f"RT {rt} {q:.3f}" for rt, q in qs))
+    return ("; ".join(texts), bool(any_ok)) if texts else _NOT_RUN
+
+
 def _twitter_hit(r: Results) -> Outcome:
     """The lowest hit ratio of Vitis and RVR over the RTs of Figure 10."""
     s = over_runs(
@@ -257,7 +314,8 @@ VITIS = Paper(
         # the Twitter-like graph (named input vitis-tw10k, ingested once by the sweep): its
         # 10,000 users are the nodes, so the quick run keeps two RTs and 30 cycles
         Named("vitis-fig10.yaml", "vitis-fig10",
-              Quick(grid={"scenario.run.rt": [15, 35]}, scenario={"run.cycles": 30}), 20.0, 4.0),
+              Quick(grid={"scenario.run.rt": [15, 35]}, labels=("Vitis", "RVR", "OPT"),
+                    scenario={"run.cycles": 30}), 23.0, 4.0),
         Named("vitis-fig11.yaml", "vitis-fig11", Quick(), 3.5, 3.5),
         # the flash crowd of section IV-F (named cycle churn scenario); quick: 1,000 nodes
         Named("vitis-fig12.yaml", "vitis-fig12",
@@ -293,6 +351,14 @@ VITIS = Paper(
                              _VITIS_S0),
                        Check("Vitis(high) delay ≤ 0.5 × RVR's at RT 15", "≤ 0.5",
                              _vitis_high_ratio("delay_hops", 15, 0.5), _VITIS_S0),
+                       Check("random workload: Vitis's overhead below one third of RVR's",
+                             "< 1/3 (paper: 'less than one third')", _random_third, _VITIS_S0,
+                             settled="faithful-not-reproduced",
+                             reason="0.862 at RT 15 and 0.582 at RT 35 at S0's 10,000 nodes; "
+                             "every reading tried (A1, A2, A4, A5a/b, A6, sampler, relay "
+                             "forwarding, k) moves Vitis's overhead by at most 0.06; with 50 "
+                             "random topics of 5,000 the clusters stay tiny, so the relay "
+                             "structure, not a parameter, is what costs"),
                        Check("overhead and delay fall with the RT for both systems on every "
                              "workload", "falling", _falls_with_rt, _VITIS_S0),
                    ),
@@ -328,11 +394,29 @@ VITIS = Paper(
                              "below",
                              _twitter("overhead", lambda a, b: a < b, "{a:.3f} < {b:.3f}"),
                              _VITIS_TWITTER),
+                       Check("Twitter-like, averaged over the RTs: RVR's delay ≥ 1.5 × "
+                             "Vitis's", "≥ 1.5× (paper: 'more than 1.5 times')",
+                             _twitter_delay_mean, _VITIS_TWITTER, settled="met",
+                             reason="1.527 averaged over RT 15-35 (seed 1: 1.591, 1.532, "
+                             "1.520, 1.494, 1.497), on the synthetic Twitter-like graph"),
                        Check("Twitter-like: RVR's delay ≥ 1.5 × Vitis's at every RT",
                              "≥ 1.5× (paper: "
                              "'more than 1.5 times')",
                              _twitter("delay_hops", lambda a, b: b >= 1.5 * a,
-                                      "{b:.2f} / {a:.2f} hops"), _VITIS_TWITTER),
+                                      "{b:.2f} / {a:.2f} hops"), _VITIS_TWITTER,
+                             settled="undecidable",
+                             reason="at RT 30 and 35 the ratio sits on the threshold (seeds "
+                             "1-3: 1.494-1.505, means 1.499 and 1.500), met on some seeds and "
+                             "not on others, on substitute data, not the paper's Twitter "
+                             "sample"),
+                       Check("Twitter-like: Vitis 1.7× faster than OPT, under each forwarding "
+                             "reading of OPT", "Vitis / OPT delay 0.59 ± 25 % (paper: 1.7×)",
+                             _vitis_vs_opt, _VITIS_TWITTER, settled="undecidable",
+                             reason="the paper does not say which links OPT forwards an event "
+                             "on: on the topic's subgraph (forward=topic) OPT is faster (Vitis "
+                             "/ OPT 1.74 at RT 15, 1.54 at RT 35), on the topic's own ring "
+                             "(forward=own) Vitis is 10-19× faster; neither gives 1.7×, and "
+                             "'similar to SpiderCast' points to forward=topic"),
                        Check("Twitter-like: bounded OPT misses subscribers",
                              "< 1 (paper: 80% at RT 35)", _opt_bounded_misses, _VITIS_TWITTER),
                    ),

@@ -688,6 +688,8 @@ class Perigee(AdaptiveProtocol):
     name = "perigee"
     paper = "Mao, Deb, Bojja Venkatakrishnan, Kannan, Srinivasan, Perigee, PODC 2020"
     forwarding: ClassVar[str] = "flood"
+    #: its start and selection kernels mark links in an n x n boolean table beside the loop's
+    pair_bytes: ClassVar[int] = 1
     params = {
         "variant": Choice("subset", ("subset", "vanilla", "ucb"),
                           "subset (exhaustive/greedy set score), vanilla (per peer) or ucb"),

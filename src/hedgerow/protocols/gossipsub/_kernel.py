@@ -20,9 +20,14 @@ READY       ``a`` = node, ``b`` = message, ``c`` = the node's entry toward the
             it forwards
 CONTROL     ``a`` = CSR entry, ``b`` = ``kind | topic << 3``, ``c`` = ``offset << 16 |
             count`` of its message ids in the id buffer
-HEARTBEAT   ``a`` = heartbeat number; every node runs its heartbeat, in an order
-            drawn for that heartbeat
+HEARTBEAT   ``a`` = heartbeat number; with synchronised phases every node runs its
+            heartbeat, in an order drawn for that heartbeat; with random phases
+            only the run's own bookkeeping (scores, mesh-size samples)
+NODE_HB     ``a`` = node (random phases only): that node's heartbeat
 ==========  =====================================================================
+
+A node's message-cache windows are counted by its own heartbeats (``X[16]``),
+so with random phases each node shifts its cache at its own instants.
 
 Per (connection, topic) *slots* (``e * T + t``, ``e`` the CSR entry ``v -> w``,
 read as "``v``'s view of ``w`` on topic ``t``") hold the mesh flag, the
@@ -69,6 +74,7 @@ DATA = 1
 READY = 2
 CONTROL = 3
 HEARTBEAT = 4
+NODE_HEARTBEAT = 5
 
 KIND_SHIFT = 58
 
@@ -99,7 +105,9 @@ P_SCORING, P_LOSS, P_JITTER, P_GRAFT_ON_SUB, P_MAX_PRUNE = 28, 29, 30, 31, 32
 P_ATK_TOPIC, P_ATK_TARGET, P_ATK_START, P_ATK_REGRAFT = 33, 34, 35, 36
 #: how long a node waits for a message it asked for with IWANT before the promise is broken
 P_FOLLOWUP = 37
-N_PARAMS = 38
+#: message slots' delay-histogram bin (ms); heartbeat phases (0 sync, 1 random)
+P_HIST_BIN, P_HB_PHASE = 38, 39
+N_PARAMS = 40
 
 #: an attacker's flags (``G[12]``, per node): ``ATK_SYBIL`` runs the hardening evaluation's
 #: sybil (it grafts every peer it can, accepts every GRAFT, sends no IHAVE, ignores IHAVE and
@@ -114,7 +122,19 @@ ATK_LIAR = 4
 
 #: the integer scalars' layout (``S[i]``)
 S_HEAP, S_SEQ, S_IDS, S_HBC, S_SAMPLES, S_VIOL, S_IWANT_SERVED, S_OFFLINE = 0, 1, 2, 3, 4, 5, 6, 7
-N_SCALARS = 8
+S_FREE, S_PEND, S_LIVE, S_LIVE_PEAK = 8, 9, 10, 11
+N_SCALARS = 12
+
+#: the per-message tuple's layout (``M[i]``): the publications, the per-message counters, the
+#: rows of the messages' slots (first arrival, hops, parent, queueing delay per node), the slot
+#: bookkeeping and the folded measures of released slots
+M_ARRIVAL, M_HOPS, M_QDELAY, M_PARENT = 5, 6, 8, 10
+M_SLOT_OF, M_REFS, M_FREE, M_FOLD, M_HIST, M_SLOT_MSG, M_PEND, M_PENDING = (
+    12, 13, 14, 15, 16, 17, 18, 19)
+#: the columns of ``M[M_FOLD]``, per message, over the subscribers other than the publisher
+#: that it reached: how many, and the sums of their delay (ms), hops and queueing delay (ms);
+#: column ``FOLD_REACHED`` counts every node that has it (the publisher included)
+FOLD_GOT, FOLD_REACHED, FOLD_DELAY, FOLD_HOPS, FOLD_QDELAY = 0, 1, 2, 3, 4
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -288,6 +308,110 @@ def _grow_mcache(mc_msg, mc_win, mc_cnt, v):
 
 
 @numba.njit(cache=True, inline="always")
+def _ref(M, m):
+    """One more pending event, cache entry or listed id refers to message ``m`` (slots only)."""
+    if len(M[M_REFS]):
+        M[M_REFS][M[M_SLOT_OF][m]] += 1
+
+
+@numba.njit(**_HELPER_JIT)
+def _unref(M, S, m):
+    """One reference to ``m`` gone; at none, its slot waits for :func:`_flush` (slots only)."""
+    refs = M[M_REFS]
+    if not len(refs):
+        return
+    r = M[M_SLOT_OF][m]
+    refs[r] -= 1
+    if refs[r] == 0 and not M[M_PENDING][r]:
+        M[M_PENDING][r] = 1
+        M[M_PEND][S[S_PEND]] = r
+        S[S_PEND] += 1
+
+
+@numba.njit(**_HELPER_JIT)
+def _fold(G, P, M, r, m, fold, hist, reset):
+    """Add slot ``r`` (message ``m``) to the folded measures ``fold``, ``hist``; with ``reset``
+    the slot's rows are cleared for the next message."""
+    arrival, hops, qdelay, parent = M[M_ARRIVAL], M[M_HOPS], M[M_QDELAY], M[M_PARENT]
+    sub = G[6]
+    tp = M[1][m]
+    pub = M[0][m]
+    t0 = M[2][m]
+    width = P[P_HIST_BIN]
+    nb = len(hist)
+    for v in range(arrival.shape[1]):
+        a = arrival[r, v]
+        if a != np.inf:
+            fold[m, FOLD_REACHED] += 1.0
+            if v != pub and sub[v, tp]:
+                d = a - t0
+                fold[m, FOLD_GOT] += 1.0
+                fold[m, FOLD_DELAY] += d
+                fold[m, FOLD_HOPS] += hops[r, v]
+                fold[m, FOLD_QDELAY] += qdelay[r, v]
+                b = np.int64(d / width)
+                hist[min(max(b, 0), nb - 1)] += 1
+            if reset:
+                arrival[r, v] = np.inf
+                hops[r, v] = -1
+                parent[r, v] = -1
+                qdelay[r, v] = 0.0
+
+
+@numba.njit(**_HELPER_JIT)
+def _flush(G, P, M, S):
+    """Release the slots no pending event, cache entry or listed id refers to any more: their
+    rows are folded into the measures and cleared, and the slots go back to the free list."""
+    pend, pending, refs = M[M_PEND], M[M_PENDING], M[M_REFS]
+    for i in range(S[S_PEND]):
+        r = pend[i]
+        pending[r] = 0
+        if refs[r] == 0:
+            m = M[M_SLOT_MSG][r]
+            _fold(G, P, M, r, m, M[M_FOLD], M[M_HIST], True)
+            M[M_SLOT_MSG][r] = -1
+            M[M_FREE][S[S_FREE]] = r
+            S[S_FREE] += 1
+            S[S_LIVE] -= 1
+    S[S_PEND] = 0
+
+
+@numba.njit(cache=True)
+def drop_cache_refs(M, S, mc_msg, mc_cnt, nodes, online):
+    """The message-cache entries of the ``nodes`` still online let go of their messages' slots
+    (before the engine empties those caches: the nodes leave)."""
+    for v in nodes:
+        if online[v]:
+            for j in range(mc_cnt[v]):
+                _unref(M, S, mc_msg[v, j])
+
+
+@numba.njit(cache=True)
+def fold_live(G, P, M, fold, hist):
+    """Add every slot still held (messages that can still matter) to ``fold`` and ``hist``
+    without releasing them."""
+    sm = M[M_SLOT_MSG]
+    for r in range(len(sm)):
+        if sm[r] >= 0:
+            _fold(G, P, M, r, sm[r], fold, hist, False)
+
+
+@numba.njit(**_HELPER_JIT)
+def _take_slot(M, S, m):
+    """A free slot for message ``m`` (published now), with one reference (the caller has
+    checked that one is free: :func:`advance` returns 2 for the engine to add rows when none
+    is)."""
+    S[S_FREE] -= 1
+    r = M[M_FREE][S[S_FREE]]
+    M[M_SLOT_OF][m] = r
+    M[M_SLOT_MSG][r] = m
+    M[M_REFS][r] = 1
+    S[S_LIVE] += 1
+    if S[S_LIVE] > S[S_LIVE_PEAK]:
+        S[S_LIVE_PEAK] = S[S_LIVE]
+
+
+@numba.njit(cache=True, inline="always")
 def _ctl_size(P, kind, n_ids):
     """Bytes of one control message (one RPC; ``docs/gossipsub.md`` states the fields)."""
     frame = 6.0  # RPC length prefix, control field, the list's field: tag and length each
@@ -303,7 +427,7 @@ def _ctl_size(P, kind, n_ids):
 
 
 @numba.njit(**_HELPER_JIT)
-def _send_control(G, P, H, S, F, W, rs, idb, v, e, kind, tp, off, cnt):
+def _send_control(G, P, H, S, F, W, M, rs, idb, v, e, kind, tp, off, cnt):
     """Queue one control message ``v -> indices[e]`` (its ids at ``idb[off:off+cnt]``)."""
     up_rate, delay = G[8], G[4]
     up_free, busy, csent, ctl_cnt = W[0], W[1], W[3], W[5]
@@ -322,6 +446,9 @@ def _send_control(G, P, H, S, F, W, rs, idb, v, e, kind, tp, off, cnt):
     if P[P_JITTER] > 0.0:
         arrive += P[P_JITTER] * _uniform(rs)
     _push(H, S, arrive, CONTROL, e, kind | (tp << 3), (np.int64(off) << 16) | cnt)
+    if len(M[M_REFS]):
+        for j in range(cnt):
+            _ref(M, idb[off + j])
     if len(W[9]) and kind != SUBSCRIBE:
         _log(W, idb, now, arrive, kind, e, tp, off, cnt)
 
@@ -332,6 +459,7 @@ def _send_data(G, P, H, S, F, W, X, rs, M, v, e, m, via):
     up_rate, delay = G[8], G[4]
     up_free, busy, sent = W[0], W[1], W[2]
     copies, qwait = M[4], M[9]
+    r = M[M_SLOT_OF][m]
     size = M[3]
     now = F[0]
     s = size[m] + P[P_HEADER]
@@ -351,7 +479,7 @@ def _send_data(G, P, H, S, F, W, X, rs, M, v, e, m, via):
         if P[P_JITTER] > 0.0:
             arrive += P[P_JITTER] * _uniform(rs)
         w = G[1][e]
-        first = M[5][m, w]
+        first = M[M_ARRIVAL][r, w]
         if first != np.inf and arrive - first < P[P_SEEN_TTL]:
             # w has m already and will not have forgotten it: the copy can only be a
             # duplicate, so it is counted now instead of queueing an event
@@ -367,6 +495,7 @@ def _send_data(G, P, H, S, F, W, X, rs, M, v, e, m, via):
         else:
             wait_ns = np.int64((start - now) * 1e6 + 0.5)
             _push(H, S, arrive, DATA, e, m, via | (wait_ns << 1))
+            _ref(M, m)
     if len(W[9]):
         _log(W, W[11], now, arrive, LOG_DATA + via, e, m, 0, 0)
 
@@ -487,7 +616,7 @@ def _seen(arrival, m, w, now, ttl):
 
 
 @numba.njit(**_HELPER_JIT)
-def _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T):
+def _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T):
     """IHAVE of topic ``tp``'s recent ids to ``max(D_lazy, gossip_factor x eligible)`` peers
     of ``v`` that are not in its mesh (or fanout); returns the ids written."""
     indptr, indices, sub, score = G[0], G[1], G[6], X[8]
@@ -495,7 +624,7 @@ def _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T):
     mc_msg, mc_win, mc_cnt = mcs
     topic = G[10]
     top = S[S_IDS]
-    oldest = S[S_HBC] - np.int64(P[P_MCGOSSIP]) + 1
+    oldest = X[16][v] - np.int64(P[P_MCGOSSIP]) + 1
     cnt = 0
     lim = np.int64(P[P_MAX_IHAVE_LEN])
     for j in range(mc_cnt[v]):
@@ -529,12 +658,12 @@ def _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T):
         return 0
     S[S_IDS] = top + cnt
     for i in range(took):
-        _send_control(G, P, H, S, F, W, rs, idb, v, buf[i], IHAVE, tp, top, cnt)
+        _send_control(G, P, H, S, F, W, M, rs, idb, v, buf[i], IHAVE, tp, top, cnt)
     return cnt
 
 
 @numba.njit(**_HELPER_JIT)
-def _sybil_heartbeat(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, T):
+def _sybil_heartbeat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, T):
     """A sybil's heartbeat (the hardening evaluation's attacker): it grafts, on every open
     connection, each topic its peer subscribes to, unless it is in that mesh already or waits
     out a PRUNE's backoff; no mesh bounds, no gossip.  A liar (``ATK_LIAR``) grafts nobody and
@@ -544,7 +673,7 @@ def _sybil_heartbeat(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, T):
     now = F[0]
     if G[12][v] & ATK_LIAR:
         for tp in range(T):
-            _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T)
+            _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T)
         return
     for tp in range(T):
         row = v * T + tp
@@ -553,7 +682,7 @@ def _sybil_heartbeat(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, T):
             if not sub[indices[e], tp] or mesh_flag[s] or conn_up[e] > now or backoff[s] > now:
                 continue
             _mesh_add(X, s, row, e, now)
-            _send_control(G, P, H, S, F, W, rs, idb, v, e, GRAFT, tp, 0, 0)
+            _send_control(G, P, H, S, F, W, M, rs, idb, v, e, GRAFT, tp, 0, 0)
 
 
 @numba.njit(cache=True, inline="always")
@@ -567,7 +696,7 @@ def _drops(G, P, w, m, now):
 
 
 @numba.njit(**_HELPER_JIT)
-def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
+def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
     """One node's heartbeat: every topic's mesh (or fanout) maintained, gossip emitted."""
     indptr, indices, outbound, sub, online = G[0], G[1], G[5], G[6], G[11]
     mesh_flag, mlist, mdeg, backoff, lastpub = X[0], X[1], X[2], X[3], X[4]
@@ -583,7 +712,7 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
     lo, hi = indptr[v], indptr[v + 1]
     conn_up = G[13]
     if G[12][v] & ATK_SYBIL:
-        _sybil_heartbeat(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, T)
+        _sybil_heartbeat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, T)
         return
     for tp in range(T):
         row = v * T + tp
@@ -595,7 +724,7 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
                     if score[e] < 0:
                         _mesh_remove(X, e * T + tp, row, e)
                         backoff[e * T + tp] = max(backoff[e * T + tp], now + P[P_BACKOFF])
-                        _send_control(G, P, H, S, F, W, rs, idb, v, e, PRUNE, tp, 0, 0)
+                        _send_control(G, P, H, S, F, W, M, rs, idb, v, e, PRUNE, tp, 0, 0)
                     else:
                         j += 1
             # candidates: subscribed peers not in the mesh, not backed off, score >= 0
@@ -616,7 +745,7 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
                 for i in range(took):
                     e = buf[i]
                     _mesh_add(X, e * T + tp, row, e, now)
-                    _send_control(G, P, H, S, F, W, rs, idb, v, e, GRAFT, tp, 0, 0)
+                    _send_control(G, P, H, S, F, W, M, rs, idb, v, e, GRAFT, tp, 0, 0)
                 if mdeg[row] < d_lo and took < k:
                     S[S_VIOL] += 1
             elif mdeg[row] > d_hi:
@@ -670,7 +799,7 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
                     _mesh_remove(X, e * T + tp, row, e)
                     if v11:
                         backoff[e * T + tp] = max(backoff[e * T + tp], now + P[P_BACKOFF])
-                    _send_control(G, P, H, S, F, W, rs, idb, v, e, PRUNE, tp, 0, 0)
+                    _send_control(G, P, H, S, F, W, M, rs, idb, v, e, PRUNE, tp, 0, 0)
             if v11 and mdeg[row] >= d_lo:
                 n_out = 0
                 for j in range(mdeg[row]):
@@ -687,10 +816,10 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
                     for i in range(took):
                         e = buf2[i]
                         _mesh_add(X, e * T + tp, row, e, now)
-                        _send_control(G, P, H, S, F, W, rs, idb, v, e, GRAFT, tp, 0, 0)
+                        _send_control(G, P, H, S, F, W, M, rs, idb, v, e, GRAFT, tp, 0, 0)
             if mdeg[row] > d_hi:
                 S[S_VIOL] += 1
-            _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T)
+            _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T)
         elif lastpub[row] != -np.inf:
             if lastpub[row] + P[P_FANOUT_TTL] < now:  # fanout expired
                 for j in range(mdeg[row]):
@@ -714,11 +843,36 @@ def _heartbeat_node(G, P, H, S, F, W, X, idb, mcs, rs, buf, buf2, v, T):
                     mesh_flag[e * T + tp] = 1
                     mlist[row, mdeg[row]] = e
                     mdeg[row] += 1
-            _emit_gossip(G, P, H, S, F, W, X, idb, mcs, rs, buf, v, tp, T)
+            _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T)
+
+
+@numba.njit(**_HELPER_JIT)
+def _beat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
+    """Node ``v``'s heartbeat: its gossip counters reset, its meshes kept, its gossip emitted,
+    then its message cache shifted (the oldest window goes).  The caller has made room in the
+    heap and the id buffer (``deg * T + 1`` events, ``deg * (cache entries + 1)`` ids)."""
+    indptr, peerhave, iasked, hbc = G[0], X[9], X[10], X[16]
+    mc_msg, mc_win, mc_cnt = mcs
+    for e in range(indptr[v], indptr[v + 1]):
+        peerhave[e] = 0
+        iasked[e] = 0
+    if G[11][v]:  # an offline node runs no heartbeat (its cache still shifts)
+        _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T)
+    keep_from = hbc[v] - np.int64(P[P_MCLEN]) + 2
+    q = 0
+    for j in range(mc_cnt[v]):
+        if mc_win[v, j] >= keep_from:
+            mc_msg[v, q] = mc_msg[v, j]
+            mc_win[v, q] = mc_win[v, j]
+            q += 1
+        else:
+            _unref(M, S, mc_msg[v, j])
+    mc_cnt[v] = q
+    hbc[v] += 1
 
 
 @numba.njit(cache=True)
-def subscribe_all(G, P, H, S, F, W, rs, idb):
+def subscribe_all(G, P, H, S, F, W, M, rs, idb):
     """Every node announces its topics on every connection at ``F[0]`` (one SUBSCRIBE each).
 
     The nodes announce in an order drawn from ``rs``, so that announcements
@@ -741,29 +895,37 @@ def subscribe_all(G, P, H, S, F, W, rs, idb):
             for tp in range(T):
                 if sub[v, tp]:
                     H = _grow_heap(H, S, 1)
-                    _send_control(G, P, H, S, F, W, rs, idb, v, e, SUBSCRIBE, tp, 0, 0)
+                    _send_control(G, P, H, S, F, W, M, rs, idb, v, e, SUBSCRIBE, tp, 0, 0)
     return H
 
 
 @numba.njit(cache=True)
-def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
+def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, perm):
     """Handle every event up to ``t_end``; returns ``(status, grown arrays)``.
 
     ``status`` 0: the heap holds no event at or before ``t_end``; 1: the next
     event is a heartbeat and ``stop_at_heartbeat`` is set (the caller computes
-    the scores and calls again with it unset).  ``G``, ``P``, ``M``, ``W``,
+    the scores and calls again with it unset); 2: the next event is a
+    publication and every message slot is taken (the caller adds rows and
+    calls again).  ``perm`` is the nodes' order that each synchronised
+    heartbeat reshuffles in place (the caller starts it at ``0..n-1``).  ``G``, ``P``, ``M``, ``W``,
     ``X``, ``U``, ``S``, ``F``, ``rs`` as built by
     :class:`hedgerow.protocols.gossipsub.engine.GossipSubEngine`; ``GR`` =
-    ``(heap, ids, mc_msg, mc_win)``, returned with whatever grew.
+    ``(heap, ids, mc_msg, mc_win)``, returned with whatever grew.  With
+    recycled message slots (``M[M_REFS]`` not empty) a message takes a slot
+    at publication and releases it, its row folded into the measures, when no
+    pending event, message-cache entry or listed id refers to it.
     """
     indptr, indices, rev, proc, sub, topic_of = G[0], G[1], G[3], G[7], G[6], G[10]
     online = G[11]
     publisher, size = M[0], M[3]
     arrival, hops, dups, qdelay, parent = M[5], M[6], M[7], M[8], M[10]
+    slot_of = M[M_SLOT_OF]
+    compact = len(M[M_REFS]) > 0
     recv, dupb, crecv = W[6], W[7], W[4]
     mesh_flag, mlist, mdeg, backoff, lastpub = X[0], X[1], X[2], X[3], X[4]
     first_del, mesh_del, behaviour, score, peerhave, iasked = X[6], X[7], X[11], X[8], X[9], X[10]
-    mc_cnt = X[12]
+    mc_cnt, hbc = X[12], X[16]
     prom_m, prom_t = X[14], X[15]
     H, idb, mc_msg, mc_win = GR
     n = len(indptr) - 1
@@ -774,12 +936,14 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
             max_deg = indptr[v + 1] - indptr[v]
     buf = np.empty(max(max_deg, 1), dtype=np.int64)
     buf2 = np.empty(max(max_deg, 1), dtype=np.int64)
-    perm = np.arange(n)
     v11 = P[P_VARIANT] >= 1
     idw_on = P[P_VARIANT] >= 2
     scoring = P[P_SCORING] > 0
+    phased = P[P_HB_PHASE] > 0
     atk, conn_up = G[12], G[13]
     while S[S_HEAP] > 0:
+        if S[S_PEND]:
+            _flush(G, P, M, S)
         t = H[0][0]
         if t > t_end:
             return 0, (H, idb, mc_msg, mc_win)
@@ -787,6 +951,8 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
         kind = k >> KIND_SHIFT
         if kind == HEARTBEAT and stop_at_heartbeat and t > F[3]:
             return 1, (H, idb, mc_msg, mc_win)
+        if kind == PUBLISH and compact and S[S_FREE] == 0:
+            return 2, (H, idb, mc_msg, mc_win)
         a = H[2][0]
         b = H[3][0]
         c = H[4][0]
@@ -794,9 +960,16 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
         F[0] = t
         if t > F[2]:
             F[2] = t
+        if compact:
+            if kind == DATA or kind == READY:
+                _unref(M, S, b)
+            elif kind == CONTROL:
+                for j in range(c >> 16, (c >> 16) + (c & 0xFFFF)):
+                    _unref(M, S, idb[j])
         if kind == DATA:
             e = a
             m = b
+            r = slot_of[m]
             w = indices[e]
             v = rev[e]  # w's entry toward the sender
             sender = indices[v]
@@ -806,20 +979,20 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 continue
             recv[w] += size[m] + P[P_HEADER]
             slot = v * T + tp
-            if _seen(arrival, m, w, t, P[P_SEEN_TTL]):
+            if _seen(arrival, r, w, t, P[P_SEEN_TTL]):
                 dups[m] += 1
                 dupb[w] += size[m] + P[P_HEADER]
-                if mesh_flag[slot] and t - arrival[m, w] <= P[P_MESH_WINDOW]:
+                if mesh_flag[slot] and t - arrival[r, w] <= P[P_MESH_WINDOW]:
                     mesh_del[slot] += 1
                 continue
-            if arrival[m, w] != np.inf:  # seen, but forgotten (seen_ttl): taken as new again
+            if arrival[r, w] != np.inf:  # seen, but forgotten (seen_ttl): taken as new again
                 dups[m] += 1
                 dupb[w] += size[m] + P[P_HEADER]
             else:
-                arrival[m, w] = t
-                hops[m, w] = hops[m, sender] + 1
-                parent[m, w] = sender
-                qdelay[m, w] = qdelay[m, sender] + (c >> 1) * 1e-6
+                arrival[r, w] = t
+                hops[r, w] = hops[r, sender] + 1
+                parent[r, w] = sender
+                qdelay[r, w] = qdelay[r, sender] + (c >> 1) * 1e-6
                 first_del[slot] += 1
             H = _grow_heap(H, S, mdeg[w * T + tp] + 1)
             if idw_on and size[m] >= P[P_IDW] and sub[w, tp]:
@@ -833,15 +1006,20 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                         _send_idontwant(G, P, S, F, W, U, rs, idb, w, mlist[row, j], m, off)
             ready = t + proc[w] + P[P_VAL_MS] + P[P_VAL_PER_BYTE] * size[m]
             _push(H, S, ready, READY, w, m, v)
+            _ref(M, m)
         elif kind == READY or kind == PUBLISH:
             drop = False
             if kind == PUBLISH:
                 m = a
                 w = publisher[m]
                 ein = -1
-                arrival[m, w] = t
-                hops[m, w] = 0
-                qdelay[m, w] = 0.0
+                if compact:  # a slot for the message, released once nothing refers to it
+                    _take_slot(M, S, m)
+                    _unref(M, S, m)
+                r = slot_of[m]
+                arrival[r, w] = t
+                hops[r, w] = 0
+                qdelay[r, w] = 0.0
             else:
                 w = a
                 m = b
@@ -854,8 +1032,9 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
             tp = topic_of[m]
             mc_msg, mc_win = _grow_mcache(mc_msg, mc_win, mc_cnt, w)
             mc_msg[w, mc_cnt[w]] = m
-            mc_win[w, mc_cnt[w]] = S[S_HBC]
+            mc_win[w, mc_cnt[w]] = hbc[w]
             mc_cnt[w] += 1
+            _ref(M, m)
             H = _grow_heap(H, S, indptr[w + 1] - indptr[w])
             if kind == READY and drop:  # a liar: announced at once to its peers, never sent
                 idb, _ = _grow_ids(idb, H, S, 1, 0, 0)
@@ -864,7 +1043,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 S[S_IDS] = off + 1
                 for e in range(indptr[w], indptr[w + 1]):
                     if e != ein and sub[indices[e], tp] and conn_up[e] <= t:
-                        _send_control(G, P, H, S, F, W, rs, idb, w, e, IHAVE, tp, off, 1)
+                        _send_control(G, P, H, S, F, W, M, rs, idb, w, e, IHAVE, tp, off, 1)
                 continue
             row = w * T + tp
             origin = publisher[m]
@@ -935,7 +1114,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     if v11:
                         backoff[slot] = max(backoff[slot], t + P[P_BACKOFF])
                     H = _grow_heap(H, S, 1)
-                    _send_control(G, P, H, S, F, W, rs, idb, w, ew, PRUNE, tp, 0, 0)
+                    _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, PRUNE, tp, 0, 0)
                 else:
                     _mesh_add(X, slot, row, ew, t)
             elif ck == SUBSCRIBE:
@@ -950,7 +1129,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                     continue
                 _mesh_add(X, slot, row, ew, t)
                 H = _grow_heap(H, S, 1)
-                _send_control(G, P, H, S, F, W, rs, idb, w, ew, GRAFT, tp, 0, 0)
+                _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, GRAFT, tp, 0, 0)
             elif ck == PRUNE:
                 if sub[w, tp] and mesh_flag[slot]:
                     _mesh_remove(X, slot, w * T + tp, ew)
@@ -974,7 +1153,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 want = 0
                 for j in range(cnt):
                     m = idb[off + j]
-                    if not _seen(arrival, m, w, t, P[P_SEEN_TTL]):
+                    if not _seen(arrival, slot_of[m], w, t, P[P_SEEN_TTL]):
                         idb[top + want] = m
                         want += 1
                 if want == 0:
@@ -986,16 +1165,17 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 if scoring and want > 0 and prom_m[ew] < 0:
                     # a promise (go's gossipTracer): the peer owes the first id asked
                     prom_m[ew] = idb[top]
+                    _ref(M, idb[top])  # its slot is read when the promise is checked
                     prom_t[ew] = t + P[P_FOLLOWUP]
                 H = _grow_heap(H, S, 1)
-                _send_control(G, P, H, S, F, W, rs, idb, w, ew, IWANT, 0, top, want)
+                _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, IWANT, 0, top, want)
             else:  # IWANT: w answers from its message cache
                 if atk[w] & ATK_SYBIL:
                     continue  # a sybil answers no IWANT
                 if scoring and score[ew] < P[P_GOSSIP_THR]:
                     continue
                 H = _grow_heap(H, S, cnt)
-                oldest = S[S_HBC] - np.int64(P[P_MCLEN]) + 1
+                oldest = hbc[w] - np.int64(P[P_MCLEN]) + 1
                 for j in range(cnt):
                     m = idb[off + j]
                     if not _in_mcache(mc_msg, mc_win, mc_cnt, w, m, oldest):
@@ -1009,45 +1189,33 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                         continue
                     S[S_IWANT_SERVED] += 1
                     _send_data(G, P, H, S, F, W, X, rs, M, w, ew, m, 1)
-        else:  # HEARTBEAT
+        elif kind == HEARTBEAT:
             if scoring:  # broken promises: a P7 penalty each (go's applyIwantPenalties)
                 for e in range(len(indices)):
                     m = prom_m[e]
                     if m < 0:
                         continue
                     asker = indices[rev[e]]
-                    if arrival[m, asker] != np.inf:
+                    if arrival[slot_of[m], asker] != np.inf:
                         prom_m[e] = -1  # kept
+                        _unref(M, S, m)
                     elif prom_t[e] <= t:
                         behaviour[e] += 1.0
                         prom_m[e] = -1
-            for i in range(n):  # this heartbeat's order of the nodes
-                j = i + int(_uniform(rs) * (n - i))
-                tmp = perm[i]
-                perm[i] = perm[j]
-                perm[j] = tmp
-            for i in range(n):
-                v = perm[i]
-                for e in range(indptr[v], indptr[v + 1]):
-                    peerhave[e] = 0
-                    iasked[e] = 0
-                if not online[v]:  # an offline node runs no heartbeat
-                    continue
-                deg = indptr[v + 1] - indptr[v]
-                H = _grow_heap(H, S, deg * T + 1)
-                idb, _ = _grow_ids(idb, H, S, deg * (mc_cnt[v] + 1), 0, 0)
-                _heartbeat_node(G, P, H, S, F, W, X, idb, (mc_msg, mc_win, mc_cnt), rs,
-                                buf, buf2, v, T)
-            # the message caches shift: the oldest window goes
-            keep_from = S[S_HBC] - np.int64(P[P_MCLEN]) + 2
-            for v in range(n):
-                q = 0
-                for j in range(mc_cnt[v]):
-                    if mc_win[v, j] >= keep_from:
-                        mc_msg[v, q] = mc_msg[v, j]
-                        mc_win[v, q] = mc_win[v, j]
-                        q += 1
-                mc_cnt[v] = q
+                        _unref(M, S, m)
+            if not phased:
+                for i in range(n):  # this heartbeat's order of the nodes
+                    j = i + int(_uniform(rs) * (n - i))
+                    tmp = perm[i]
+                    perm[i] = perm[j]
+                    perm[j] = tmp
+                for i in range(n):
+                    v = perm[i]
+                    deg = indptr[v + 1] - indptr[v]
+                    H = _grow_heap(H, S, deg * T + 1)
+                    idb, _ = _grow_ids(idb, H, S, deg * (mc_cnt[v] + 1), 0, 0)
+                    _beat(G, P, H, S, F, W, M, X, idb, (mc_msg, mc_win, mc_cnt), rs, buf, buf2,
+                          v, T)
             S[S_HBC] += 1
             if t >= P[P_WARMUP]:
                 mdeg_sum = X[13]
@@ -1058,4 +1226,12 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat):
                 S[S_SAMPLES] += 1
             H = _grow_heap(H, S, 1)
             _push(H, S, t + P[P_HB], HEARTBEAT, a + 1, 0, 0)
+        else:  # NODE_HEARTBEAT: one node's own heartbeat (random phases)
+            deg = indptr[a + 1] - indptr[a]
+            H = _grow_heap(H, S, deg * T + 2)
+            idb, _ = _grow_ids(idb, H, S, deg * (mc_cnt[a] + 1), 0, 0)
+            _beat(G, P, H, S, F, W, M, X, idb, (mc_msg, mc_win, mc_cnt), rs, buf, buf2, a, T)
+            _push(H, S, t + P[P_HB], NODE_HEARTBEAT, a, 0, 0)
+    if S[S_PEND]:
+        _flush(G, P, M, S)
     return 0, (H, idb, mc_msg, mc_win)

@@ -42,6 +42,7 @@ from hedgerow.dissemination.contended import (
     Network,
 )
 from hedgerow.errors import ParameterError
+from hedgerow.metrics.delivery import delivery_measures
 from hedgerow.model.overlay import Overlay
 from hedgerow.params import check_memory
 from hedgerow.protocols.engine_api import Publications
@@ -90,9 +91,13 @@ DEFAULTS: dict[str, Any] = {
     "mesh_window_ms": 10.0,
     "idontwant_memory": 32,
     "graft_on_subscribe": False,
+    "heartbeat_phase": "sync",
     "iwant_followup_ms": 3000.0,
     "max_prune": 0,
 }
+
+#: how the nodes' heartbeats are placed in time (``heartbeat_phase``)
+HEARTBEAT_PHASES = ("sync", "random")
 
 #: the case format's (and the declared parameters') names -> the engine's settings
 CASE_PARAMS = {
@@ -117,6 +122,7 @@ CASE_PARAMS = {
     "idontwant_threshold": "idontwant_threshold",
     "scoring": "scoring",
     "graft_on_subscribe": "graft_on_subscribe",
+    "heartbeat_phase": "heartbeat_phase",
     "iwant_followup_ms": "iwant_followup_ms",
 }
 
@@ -329,6 +335,10 @@ def settings(values: Mapping[str, Any]) -> dict[str, Any]:
     if not (1 <= s["mcache_gossip"] <= s["mcache_len"]):
         raise ParameterError(f"gossipsub: need 1 <= mcache_gossip <= mcache_len, got "
                              f"{s['mcache_gossip']}", key="mcache_gossip")
+    if s["heartbeat_phase"] not in HEARTBEAT_PHASES:
+        raise ParameterError(f"gossipsub: heartbeat_phase must be one of "
+                             f"{', '.join(HEARTBEAT_PHASES)}, got {s['heartbeat_phase']!r}",
+                             key="heartbeat_phase")
     if not s["heartbeat_ms"] > 0:
         raise ParameterError("gossipsub: heartbeat_ms must be positive", key="heartbeat_ms")
     return s
@@ -353,9 +363,18 @@ def _param_vector(s: Mapping[str, Any]) -> np.ndarray:
     P[K.P_MESH_WINDOW], P[K.P_WARMUP] = s["mesh_window_ms"], s["warmup_ms"]
     P[K.P_SCORING] = float(bool(s["scoring"]))
     P[K.P_GRAFT_ON_SUB] = float(bool(s["graft_on_subscribe"]))
+    P[K.P_HB_PHASE] = float(HEARTBEAT_PHASES.index(s["heartbeat_phase"]))
     P[K.P_FOLLOWUP] = s["iwant_followup_ms"]
     P[K.P_MAX_PRUNE] = s["max_prune"]
     return P
+
+
+#: rows (slots) the engine starts with when it does not keep every arrival; they double as needed
+_FIRST_SLOTS = 64
+#: the width (ms) of the delay histogram's bins when arrivals are not kept, and their number
+#: (the last bin also holds every longer delay)
+HIST_BIN_MS = 0.1
+_HIST_BINS = 1 << 21
 
 
 @numba.njit(cache=True)
@@ -427,6 +446,16 @@ class GossipSubEngine:
     log : int, default 0
         Keep a log of the first ``log`` messages sent, data and control
         (:meth:`sent_log`; 0: none).
+    keep_arrivals : bool, default True
+        Keep every message's first arrival (and hops, parent, queueing delay)
+        at every node for the whole run, as :meth:`delivery` returns them.
+        ``False``: a message holds one of a few recycled rows (*slots*) only
+        while it can still matter (a copy or a READY pending, an IHAVE or
+        IWANT listing it in flight, an entry in some node's message cache);
+        when the last of these goes its row is folded into per-message sums
+        and a delay histogram (:meth:`delivery_summary`) and the slot is
+        reused.  The run is the same event for event; memory is
+        O(messages in flight x nodes) instead of O(messages x nodes).
     attack : EngineAttack, optional
         Attacker nodes and connections that open later (``None``: every node
         honest, every connection open from the start).
@@ -445,6 +474,7 @@ class GossipSubEngine:
         score_fn: ScoreFn | None = None,
         log: int = 0,
         attack: EngineAttack | None = None,
+        keep_arrivals: bool = True,
     ) -> None:
         s = settings(params)
         sub = np.ascontiguousarray(subs, dtype=np.uint8)
@@ -470,8 +500,11 @@ class GossipSubEngine:
         if s["scoring"] and score_fn is None:
             raise ParameterError("gossipsub: scoring needs a score function", key="scoring")
         nnz = conn.nnz
-        # arrival, queue delay (8 B), hops, parent (4 B) per message and node; slots
-        check_memory("gossipsub engine", M * n * 24.0 + nnz * T * 40.0 + n * T * 16.0)
+        self.keep_arrivals = bool(keep_arrivals)
+        rows = M if self.keep_arrivals else min(M, _FIRST_SLOTS)
+        # arrival, queue delay (8 B), hops, parent (4 B) per message (or slot) and node;
+        # (connection, topic) slots
+        check_memory("gossipsub engine", rows * n * 24.0 + nnz * T * 40.0 + n * T * 16.0)
         self.n = n
         self.n_topics = T
         #: ``(n, T)`` bool subscriptions
@@ -515,18 +548,37 @@ class GossipSubEngine:
         self._P[K.P_VAL_PER_BYTE] = network.validation_ms_per_byte
         self._P[K.P_LOSS] = network.loss
         self._P[K.P_JITTER] = network.jitter_ms
-        self.arrival = np.full((M, n), np.inf)
-        self.hops = np.full((M, n), -1, dtype=np.int32)
-        self.parent = np.full((M, n), -1, dtype=np.int32)
-        self.queue_delay = np.zeros((M, n))
+        self._P[K.P_HIST_BIN] = HIST_BIN_MS
+        arrival = np.full((rows, n), np.inf)
+        hops = np.full((rows, n), -1, dtype=np.int32)
+        parent = np.full((rows, n), -1, dtype=np.int32)
+        queue_delay = np.zeros((rows, n))
+        if self.keep_arrivals:
+            #: ``(M, n)`` first arrival (ms) of every message at every node (``inf``: never)
+            self.arrival = arrival
+            #: ``(M, n)`` hops of the first copy (``-1``: never)
+            self.hops = hops
+            #: ``(M, n)`` the node the first copy came from (``-1``: none)
+            self.parent = parent
+            #: ``(M, n)`` the first copy's queueing delay (ms) summed over its hops
+            self.queue_delay = queue_delay
         self.copies = np.zeros(M, dtype=np.int64)
         self.duplicates = np.zeros(M, dtype=np.int64)
         self.queue_wait = np.zeros(M)
         self.lost = np.zeros(M, dtype=np.int64)
-        self._M = (pubs.publisher, pubs.topic, pubs.time_ms, pubs.size, self.copies,
-                   self.arrival, self.hops, self.duplicates, self.queue_delay, self.queue_wait,
-                   self.parent, self.lost)
         z = np.zeros
+        if self.keep_arrivals:  # message m in row m for the whole run; no slot bookkeeping
+            slots = (np.arange(M, dtype=np.int64), z(0, dtype=np.int64), z(0, dtype=np.int64),
+                     z((0, 5)), z(0, dtype=np.int64), z(0, dtype=np.int64),
+                     z(0, dtype=np.int64), z(0, dtype=np.uint8))
+        else:
+            slots = (np.full(M, -1, dtype=np.int64), z(rows, dtype=np.int64),
+                     np.arange(rows - 1, -1, -1, dtype=np.int64), z((M, 5)),
+                     z(_HIST_BINS, dtype=np.int64), np.full(rows, -1, dtype=np.int64),
+                     z(rows, dtype=np.int64), z(rows, dtype=np.uint8))
+        self._M: tuple[np.ndarray, ...] = (
+            pubs.publisher, pubs.topic, pubs.time_ms, pubs.size, self.copies, arrival, hops,
+            self.duplicates, queue_delay, self.queue_wait, parent, self.lost, *slots)
         self._W = (np.full(n, -np.inf), z(n), z(n), z(n), z(n),
                    z((len(K.CONTROL_KINDS), n), dtype=np.int64), z(n), z(n), z(n),
                    z((log, 2)), z((log, 5), dtype=np.int64), z(64 * log, dtype=np.int32),
@@ -549,6 +601,7 @@ class GossipSubEngine:
             z(n * T),                                               # 13 mesh size sums
             np.full(nnz, -1, dtype=np.int32),                       # 14 promised message
             np.full(nnz, np.inf),                                   # 15 promise deadline
+            z(n, dtype=np.int64),                                   # 16 own heartbeats run
         )
         ring = max(int(s["idontwant_memory"]), 1)
         self._U = (np.full((nnz, ring), -1, dtype=np.int32), z(nnz, dtype=np.int32),
@@ -559,16 +612,26 @@ class GossipSubEngine:
         self._GR = (heap, np.empty(1024, dtype=np.int32), np.empty((n, 16), dtype=np.int32),
                     np.empty((n, 16), dtype=np.int32))
         self._S = z(K.N_SCALARS, dtype=np.int64)
+        if not self.keep_arrivals:
+            self._S[K.S_FREE] = rows
         self._F = np.array([0.0, 0.0, 0.0, -np.inf])
         self._rs = np.array([rng.integers(0, 2**63, dtype=np.int64)], dtype=np.uint64)
         self._retrans = numba.typed.Dict.empty(numba.types.int64, numba.types.int64)
         for m in range(M):
             K._push(heap, self._S, pubs.time_ms[m], K.PUBLISH, m, 0, 0)
         K._push(heap, self._S, s["heartbeat_ms"], K.HEARTBEAT, 1, 0, 0)
+        #: ``(n,)`` the instant (ms) of each node's first heartbeat; the k-th comes
+        #: ``(k - 1) * heartbeat_ms`` later (synchronised: every node's at ``heartbeat_ms``)
+        self.heartbeat_phase = np.full(n, float(s["heartbeat_ms"]))
+        if s["heartbeat_phase"] == "random":
+            # uniform in (0, heartbeat_ms], drawn from the run's stream after the kernel's seed
+            self.heartbeat_phase = s["heartbeat_ms"] * (1.0 - rng.random(n))
+            for v in range(n):
+                K._push(heap, self._S, self.heartbeat_phase[v], K.NODE_HEARTBEAT, v, 0, 0)
         if s["graft_on_subscribe"]:
             # every node announces its topics on every connection at t = 0; a subscribed
             # receiver grafts the announcer at once while its mesh is below D_lo
-            heap = K.subscribe_all(self._G, self._P, heap, self._S, self._F, self._W,
+            heap = K.subscribe_all(self._G, self._P, heap, self._S, self._F, self._W, self._M,
                                    self._rs, self._GR[1])
             self._GR = (heap, *self._GR[1:])
 
@@ -587,17 +650,45 @@ class GossipSubEngine:
         """Handle every event (data, control, heartbeats) up to ``t_ms``."""
         t = float(t_ms)
         scoring = bool(self.settings["scoring"])
+        perm = np.arange(self.n)
         while True:
-            status, self._GR = K.advance(self._G, self._P, self._M, self._W, self._X, self._U,
-                                         self._GR, self._S, self._F, self._rs, self._retrans,
-                                         t, scoring)
+            status, self._GR = K.advance(
+                self._G, self._P, self._M, self._W, self._X, self._U, self._GR, self._S,
+                self._F, self._rs, self._retrans, t, scoring, perm)
             if status == 0:
                 break
+            if status == 2:  # every message slot taken: twice the rows, the same order
+                self._grow_slots()
+                continue
+            perm = np.arange(self.n)  # each call starts the heartbeat order afresh
             self._F[3] = self._GR[0][0][0]
             self._F[0] = self._F[3]
             assert self.score_fn is not None
             self._X[8][:] = self.score_fn(self.counters(), self.now)
         self._F[0] = max(self._F[0], t)
+
+    def _grow_slots(self) -> None:
+        """Double the message slots' rows (``keep_arrivals=False``), the new ones free."""
+        Mt = list(self._M)
+        R, n = Mt[K.M_ARRIVAL].shape
+        R2 = 2 * R
+        check_memory("gossipsub engine", R2 * n * 24.0)
+        for i, fill in ((K.M_ARRIVAL, np.inf), (K.M_HOPS, -1), (K.M_QDELAY, 0.0),
+                        (K.M_PARENT, -1)):
+            grown = np.full((R2, n), fill, dtype=Mt[i].dtype)
+            grown[:R] = Mt[i]
+            Mt[i] = grown
+        for i, fill in ((K.M_REFS, 0), (K.M_SLOT_MSG, -1), (K.M_PENDING, 0), (K.M_PEND, 0)):
+            grown = np.full(R2, fill, dtype=Mt[i].dtype)
+            grown[:R] = Mt[i]
+            Mt[i] = grown
+        free = np.empty(R2, dtype=np.int64)
+        k = int(self._S[K.S_FREE])
+        free[:k] = Mt[K.M_FREE][:k]
+        free[k:k + R] = np.arange(R2 - 1, R - 1, -1)  # the new rows, lowest on top
+        Mt[K.M_FREE] = free
+        self._S[K.S_FREE] = k + R
+        self._M = tuple(Mt)
 
     # ------------------------------------------------------------------ churn
     def set_online(self, nodes: ArrayLike, up: bool) -> None:
@@ -638,6 +729,8 @@ class GossipSubEngine:
             self.online[v_all] = 1
             return
         c = self.connections
+        if not self.keep_arrivals:  # the emptied caches no longer hold their messages' slots
+            K.drop_cache_refs(self._M, self._S, self._GR[2], self._X[12], v_all, self.online)
         _leave(c.indptr, c.indices, c.rev, self.online, self._X[0], self._X[1], self._X[2],
                self._X[4], self._X[12], v_all, self.n_topics)
 
@@ -744,6 +837,127 @@ class GossipSubEngine:
     def last_event_ms(self) -> float:
         return float(self._F[2])
 
+    def memory_bytes(self) -> dict[str, int]:
+        """Bytes the engine's arrays hold now, by what they grow with.
+
+        ``per_message_node``: the arrival, hops, parent and queueing rows
+        (messages x nodes with every arrival kept, slots x nodes otherwise);
+        ``per_message``: the publications and per-message counters (and the
+        folded sums); ``per_connection_topic``: mesh flags, backoffs, graft
+        times and scoring counters; ``per_connection``: scores, gossip
+        counters, the IDONTWANT rings and the connection graph; ``per_node``: mesh lists, message
+        caches, uplinks and byte counters; ``queues``: the event heap and the
+        id buffer.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from hedgerow.dissemination.contended import Network
+        >>> subs = np.ones((4, 1), dtype=bool)
+        >>> conn = Connections.from_edges(4, [(0, 1), (1, 2), (2, 3), (3, 0)])
+        >>> pubs = Publications.create([0, 1], [0, 0], [1500.0, 1600.0], [1000.0, 1000.0])
+        >>> eng = GossipSubEngine(subs, conn, np.full(conn.nnz, 10.0), np.zeros(4),
+        ...                       Network.uniform(4), pubs, {"d": 2, "d_lo": 1, "d_hi": 3,
+        ...                       "d_lazy": 1, "d_score": 1, "d_out": 0}, np.random.default_rng(1))
+        >>> eng.memory_bytes()["per_message_node"]  # 2 messages x 4 nodes x 24 bytes
+        192
+        """
+        Mt = self._M
+        rows = sum(Mt[i].nbytes for i in (K.M_ARRIVAL, K.M_HOPS, K.M_QDELAY, K.M_PARENT))
+        X, W, U = self._X, self._W, self._U
+        return {
+            "per_message_node": int(rows),
+            "per_message": int(sum(a.nbytes for a in Mt) - rows),
+            "per_connection_topic": int(sum(X[i].nbytes for i in (0, 3, 5, 6, 7))),
+            "per_connection": int(sum(X[i].nbytes for i in (8, 9, 10, 11, 14, 15))
+                                  + sum(a.nbytes for a in U) + sum(a.nbytes for a in self._G)),
+            "per_node": int(sum(X[i].nbytes for i in (1, 2, 4, 12, 13, 16))
+                            + sum(a.nbytes for a in W) + self._GR[2].nbytes
+                            + self._GR[3].nbytes),
+            "queues": int(sum(a.nbytes for a in self._GR[0]) + self._GR[1].nbytes),
+        }
+
+    @property
+    def slots_peak(self) -> int:
+        """The most messages held in slots at once (``keep_arrivals=False``; 0 otherwise)."""
+        return int(self._S[K.S_LIVE_PEAK])
+
+    @property
+    def slot_rows(self) -> int:
+        """Rows of the per-node arrival arrays: the messages when every arrival is kept, the
+        slots (grown to the peak of messages that can still matter, doubling) otherwise."""
+        return int(self._M[K.M_ARRIVAL].shape[0])
+
+    def delivery_summary(self, q: tuple[float, ...] = (50, 90, 99)) -> dict[str, float]:
+        """The delivery measures of :func:`hedgerow.metrics.delivery.delivery_measures`, in both
+        storage modes.
+
+        ``receive_rate``, ``delay_mean_ms``, ``delay_pXX_ms``, ``hops_mean``
+        over (message, subscriber other than the publisher) pairs, plus
+        ``queue_delay_mean_ms`` (the first copy's queueing delay over the same
+        pairs) and ``reached`` (nodes that have a message, publishers
+        included, summed over messages).  With every arrival kept they are
+        computed from the arrays; otherwise from the sums folded when a slot
+        was released (and the slots still held), the same numbers up to the
+        order of summation, except the percentiles, read from a histogram of
+        :data:`HIST_BIN_MS`-wide bins (within half a bin of the exact value).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from hedgerow.dissemination.contended import Network
+        >>> subs = np.ones((6, 1), dtype=bool)
+        >>> conn = Connections.from_edges(6, [(i, (i + 1) % 6) for i in range(6)])
+        >>> pubs = Publications.create([0, 3], [0, 0], [1500.0, 2500.0], [1000.0, 1000.0])
+        >>> def run(keep):
+        ...     eng = GossipSubEngine(subs, conn, np.full(conn.nnz, 10.0), np.zeros(6),
+        ...                           Network.uniform(6), pubs, {"d": 2, "d_lo": 1, "d_hi": 3,
+        ...                           "d_lazy": 1, "d_score": 1, "d_out": 0},
+        ...                           np.random.default_rng(1), keep_arrivals=keep)
+        ...     eng.run_until(9000.0)
+        ...     return eng.delivery_summary(q=(50,))
+        >>> full, slots = run(True), run(False)
+        >>> full["receive_rate"], slots["receive_rate"], full["reached"], slots["reached"]
+        (1.0, 1.0, 12, 12)
+        >>> full["delay_p50_ms"], round(slots["delay_p50_ms"], 2)  # the bin's middle
+        (20.0, 20.05)
+        """
+        pubs = self.publications
+        want = self.subs.sum(axis=0)[pubs.topic] - self.subs[pubs.publisher, pubs.topic]
+        if self.keep_arrivals:
+            out = delivery_measures(self.arrival - pubs.time_ms[:, None], pubs.publisher,
+                                    pubs.topic, self.subs, hops=self.hops, q=q)
+            mask = (np.isfinite(self.arrival) & self.subs[:, pubs.topic].T
+                    & (np.arange(self.n)[None, :] != pubs.publisher[:, None]))
+            qd = self.queue_delay[mask]
+            out["queue_delay_mean_ms"] = float(qd.mean()) if len(qd) else float("nan")
+            out["reached"] = int(np.isfinite(self.arrival).sum())
+            return out
+        fold = self._M[K.M_FOLD].copy()
+        hist = self._M[K.M_HIST].copy()
+        K.fold_live(self._G, self._P, self._M, fold, hist)
+        got = fold[:, K.FOLD_GOT]
+        has = want > 0
+        n_got = float(got.sum())
+        out = {"receive_rate": float((got[has] / want[has]).mean()) if has.any()
+               else float("nan")}
+        out["delay_mean_ms"] = float(fold[:, K.FOLD_DELAY].sum() / n_got) if n_got else math.nan
+        cum = np.cumsum(hist)
+        for x in q:
+            if not n_got:
+                out[f"delay_p{x:g}_ms"] = math.nan
+                continue
+            pos = x / 100.0 * (n_got - 1)
+            lo, hi = math.floor(pos), math.ceil(pos)
+            b = np.searchsorted(cum, [lo, hi], side="right")
+            v = (b + 0.5) * HIST_BIN_MS
+            out[f"delay_p{x:g}_ms"] = float(v[0] + (pos - lo) * (v[1] - v[0]))
+        out["hops_mean"] = float(fold[:, K.FOLD_HOPS].sum() / n_got) if n_got else math.nan
+        out["queue_delay_mean_ms"] = (float(fold[:, K.FOLD_QDELAY].sum() / n_got) if n_got
+                                      else math.nan)
+        out["reached"] = int(fold[:, K.FOLD_REACHED].sum())
+        return out
+
     def delivery(self, since: Mapping[str, np.ndarray] | None = None) -> ContendedDelivery:
         """The run's messages as a :class:`ContendedDelivery` (times relative to publication).
 
@@ -751,6 +965,10 @@ class GossipSubEngine:
         are then counted from there (e.g. from the end of the warm-up), and
         the span starts there when that is before the first publication.
         """
+        if not self.keep_arrivals:
+            raise ParameterError("gossipsub: the engine was built with keep_arrivals=False, so "
+                                 "the arrivals were folded as they went; read "
+                                 "delivery_summary() instead", key="keep_arrivals")
         pubs = self.publications
         now = self.byte_counters()
         base = since if since is not None else {k: np.zeros_like(v) for k, v in now.items()}

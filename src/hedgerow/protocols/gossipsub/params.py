@@ -114,6 +114,10 @@ _DECL: dict[str, Param] = {
     "graft_on_subscribe": Bool(False, "graft a peer as soon as its subscription arrives while "
                                "the mesh is below D_lo, as the JS implementation does "
                                "(docs/gossipsub.md); off: meshes form at the first heartbeat"),
+    "heartbeat_phase": Choice("sync", ("sync", "random"), "when each node's heartbeats run: "
+                              "sync, every node at k x heartbeat_ms; random, each node from "
+                              "its own phase, uniform in one interval, as nodes that started "
+                              "at different times (docs/gossipsub.md)"),
     "connections": Int(50, "connection target: peers each node keeps connected", low=1,
                        unit="peers"),
 }
@@ -227,6 +231,9 @@ _V10: dict[str, tuple[Any, str]] = {
     "scoring": (False, "no scoring before v1.1"),
     "graft_on_subscribe": (False, "Hedgerow's default: meshes form at the first heartbeat (the "
                            "specifications leave it open)"),
+    "heartbeat_phase": ("sync", "Hedgerow's default, which keeps earlier runs' numbers (the "
+                        "specifications leave it open; deployed nodes start at different "
+                        "times: random)"),
     "connections": (50, _OURS),
 }
 

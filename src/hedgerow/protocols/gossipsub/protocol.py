@@ -72,7 +72,8 @@ ENGINE_PARAMS = (
     "variant", "D", "D_lo", "D_hi", "D_lazy", "D_score", "D_out", "heartbeat_ms",
     "fanout_ttl_ms", "mcache_len", "mcache_gossip", "seen_ttl_ms", "gossip_factor",
     "prune_backoff_ms", "gossip_retransmission", "max_ihave_length", "max_ihave_messages",
-    "flood_publish", "idontwant_threshold", "scoring", "graft_on_subscribe", "iwant_followup_ms",
+    "flood_publish", "idontwant_threshold", "scoring", "graft_on_subscribe", "heartbeat_phase",
+    "iwant_followup_ms",
     "connections",
 )
 

@@ -85,7 +85,7 @@ Examples
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -157,6 +157,8 @@ class Topiary(AdaptiveProtocol):
 
     name = "topiary"
     paper = "Mao & Bojja Venkatakrishnan, Topiary, arXiv:2312.06800 (2023)"
+    #: its selection's n x n float32 product of the relays' and the nodes' interests
+    pair_bytes: ClassVar[int] = 4
     params = {
         "d": Int(6, "out-degree bound (V-A: 6 on the unit square, 5 on the cities)", low=1,
                  unit="links"),

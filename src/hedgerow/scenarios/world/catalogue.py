@@ -361,6 +361,15 @@ SCENARIOS: dict[str, Scenario] = {
             d=5,
         ),
         Scenario(
+            "cities-placed",
+            "the cities world at any size: 1000 nodes placed uniformly on the 246 WonderNetwork "
+            "cities (1 ms within a city), d=5, 100 topics at 20% interest, TTL 1 (the "
+            "head-to-head at 10,000 and 100,000 nodes)",
+            latency="cities-placed",
+            nodes=1000,
+            d=5,
+        ),
+        Scenario(
             "rss-unit-square",
             "SpiderCast's RSS workload (1000 nodes, 100 topics, 10 subscriptions, Zipf 0.5) "
             "on the unit-square network, d=6, TTL 1",

@@ -253,7 +253,7 @@ class World:
         add(np.int64(inst.n_topics), inst.sub_indptr, inst.sub_topics)
         add(pubs.sub_indptr, pubs.sub_topics)
         h.update(lat.name.encode())
-        for attr in ("_matrix", "positions", "constant_ms", "scale_ms"):
+        for attr in ("_matrix", "positions", "constant_ms", "scale_ms", "group", "group_matrix"):
             value = getattr(lat, attr, None)
             if value is not None:
                 add(np.asarray(value))
