@@ -74,6 +74,23 @@ def row_distances(x, obs):
 
 
 @numba.njit(cache=True, nogil=True)
+def _write_cell(cells, nbrs, wts, s, r, u, bi, bg, take):
+    """Estimated cell ``s`` = (r, u): its ``take`` nearest rows ``bi`` and their weights,
+    ``exp(-(g - g_min))`` over the rows' distances ``bg``, normalised to sum 1."""
+    cells[s, 0] = r
+    cells[s, 1] = u
+    gmin = bg[0]
+    tot = 0.0
+    for t in range(take):
+        nbrs[s, t] = bi[t]
+        e = np.exp(-(bg[t] - gmin))
+        wts[s, t] = e
+        tot += e
+    for t in range(take):
+        wts[s, t] /= tot
+
+
+@numba.njit(cache=True, nogil=True)
 def classify_dense(x, obs, dag, k):
     """:func:`classify_cells` over the full ``(p, p)`` distance matrix, one scan of the column's
     rows per missing cell.  The path for windows of more than :data:`MASK_COLUMNS` columns, and
@@ -169,17 +186,7 @@ def classify_dense(x, obs, dag, k):
                 classes[r, u] = _AMB
                 continue
             classes[r, u] = _EST
-            cells[s, 0] = r
-            cells[s, 1] = u
-            gmin = bg[0]
-            tot = 0.0
-            for t in range(take):
-                nbrs[s, t] = bi[t]
-                e = np.exp(-(bg[t] - gmin))
-                wts[s, t] = e
-                tot += e
-            for t in range(take):
-                wts[s, t] /= tot
+            _write_cell(cells, nbrs, wts, s, r, u, bi, bg, take)
             s += 1
     return classes, cells[:s].copy(), nbrs[:s].copy(), wts[:s].copy(), g
 
@@ -443,17 +450,7 @@ def _classify_masks(x, obs, dag, k):
                 classes[r, u] = _AMB
                 continue
             classes[r, u] = _EST
-            cells[s, 0] = r
-            cells[s, 1] = u
-            gmin = bg[0]
-            tot = 0.0
-            for t in range(take):
-                nbrs[s, t] = bi[t]
-                e = np.exp(-(bg[t] - gmin))
-                wts[s, t] = e
-                tot += e
-            for t in range(take):
-                wts[s, t] /= tot
+            _write_cell(cells, nbrs, wts, s, r, u, bi, bg, take)
             s += 1
     return classes, cells[:s].copy(), nbrs[:s].copy(), wts[:s].copy()
 
