@@ -261,7 +261,7 @@ def test_scoring_reads_the_engine_counters_at_every_heartbeat():
             calls.append(now_ms)
             return super().__call__(c, now_ms)
 
-    scorer = Watch(params)
+    scorer = Watch(params, native=False)  # the Python path, called at every heartbeat
     eng = GossipSubEngine(subs, conn, 15.0, np.zeros(n), Network.uniform(n), pubs,
                           {"scoring": True, "gossip_threshold": thresholds.gossip,
                            "publish_threshold": thresholds.publish},

@@ -65,6 +65,8 @@ from typing import Any
 import numba
 import numpy as np
 
+from hedgerow.protocols.gossipsub._scorekernel import heartbeat_scores
+
 #: how the per-event helpers are compiled: cached, and without reference counting (numba's
 #: ``_nrt`` option, see the module docstring); a mapping so the type checker reads it as keywords
 _HELPER_JIT: dict[str, Any] = {"cache": True, "_nrt": False}
@@ -107,7 +109,10 @@ P_ATK_TOPIC, P_ATK_TARGET, P_ATK_START, P_ATK_REGRAFT = 33, 34, 35, 36
 P_FOLLOWUP = 37
 #: message slots' delay-histogram bin (ms); heartbeat phases (0 sync, 1 random)
 P_HIST_BIN, P_HB_PHASE = 38, 39
-N_PARAMS = 40
+#: peer scores computed in the kernel at each heartbeat (:mod:`._scorekernel`, state ``Z``)
+#: instead of by the caller between two calls of :func:`advance`
+P_SCORE_IN_KERNEL = 40
+N_PARAMS = 41
 
 #: an attacker's flags (``G[12]``, per node): ``ATK_SYBIL`` runs the hardening evaluation's
 #: sybil (it grafts every peer it can, accepts every GRAFT, sends no IHAVE, ignores IHAVE and
@@ -490,6 +495,8 @@ def _send_data(G, P, H, S, F, W, X, rs, M, v, e, m, via):
             M[7][m] += 1
             if X[0][slot] and arrive - first <= P[P_MESH_WINDOW]:
                 X[7][slot] += 1
+                if P[P_SCORING] > 0:
+                    X[17][slot] = 1  # a count for the score to read
             if arrive > F[2]:
                 F[2] = arrive
         else:
@@ -900,7 +907,7 @@ def subscribe_all(G, P, H, S, F, W, M, rs, idb):
 
 
 @numba.njit(cache=True)
-def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, perm):
+def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, perm, Z):
     """Handle every event up to ``t_end``; returns ``(status, grown arrays)``.
 
     ``status`` 0: the heap holds no event at or before ``t_end``; 1: the next
@@ -914,7 +921,10 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
     ``(heap, ids, mc_msg, mc_win)``, returned with whatever grew.  With
     recycled message slots (``M[M_REFS]`` not empty) a message takes a slot
     at publication and releases it, its row folded into the measures, when no
-    pending event, message-cache entry or listed id refers to it.
+    pending event, message-cache entry or listed id refers to it.  With
+    ``P[P_SCORE_IN_KERNEL]`` the scores are brought up to date here at every
+    heartbeat (:func:`~hedgerow.protocols.gossipsub._scorekernel.heartbeat_scores` on the
+    state ``Z``), each heartbeat's order drawn from ``0..n-1`` as when the caller scores.
     """
     indptr, indices, rev, proc, sub, topic_of = G[0], G[1], G[3], G[7], G[6], G[10]
     online = G[11]
@@ -939,6 +949,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
     v11 = P[P_VARIANT] >= 1
     idw_on = P[P_VARIANT] >= 2
     scoring = P[P_SCORING] > 0
+    in_kernel = scoring and P[P_SCORE_IN_KERNEL] > 0
     phased = P[P_HB_PHASE] > 0
     atk, conn_up = G[12], G[13]
     while S[S_HEAP] > 0:
@@ -984,6 +995,8 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                 dupb[w] += size[m] + P[P_HEADER]
                 if mesh_flag[slot] and t - arrival[r, w] <= P[P_MESH_WINDOW]:
                     mesh_del[slot] += 1
+                    if scoring:
+                        X[17][slot] = 1
                 continue
             if arrival[r, w] != np.inf:  # seen, but forgotten (seen_ttl): taken as new again
                 dups[m] += 1
@@ -994,6 +1007,8 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                 parent[r, w] = sender
                 qdelay[r, w] = qdelay[r, sender] + (c >> 1) * 1e-6
                 first_del[slot] += 1
+                if scoring:
+                    X[17][slot] = 1
             H = _grow_heap(H, S, mdeg[w * T + tp] + 1)
             if idw_on and size[m] >= P[P_IDW] and sub[w, tp]:
                 row = w * T + tp
@@ -1190,6 +1205,10 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                     S[S_IWANT_SERVED] += 1
                     _send_data(G, P, H, S, F, W, X, rs, M, w, ew, m, 1)
         elif kind == HEARTBEAT:
+            if in_kernel:  # the scores the caller would compute before this heartbeat
+                for i in range(n):
+                    perm[i] = i
+                heartbeat_scores(G[2], sub, X, Z, t, T)
             if scoring:  # broken promises: a P7 penalty each (go's applyIwantPenalties)
                 for e in range(len(indices)):
                     m = prom_m[e]

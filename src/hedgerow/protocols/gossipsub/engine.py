@@ -47,6 +47,7 @@ from hedgerow.model.overlay import Overlay
 from hedgerow.params import check_memory
 from hedgerow.protocols.engine_api import Publications
 from hedgerow.protocols.gossipsub import _kernel as K
+from hedgerow.protocols.gossipsub import _scorekernel as ZK
 from hedgerow.protocols.gossipsub.params import VARIANTS
 
 __all__ = [
@@ -602,7 +603,16 @@ class GossipSubEngine:
             np.full(nnz, -1, dtype=np.int32),                       # 14 promised message
             np.full(nnz, np.inf),                                   # 15 promise deadline
             z(n, dtype=np.int64),                                   # 16 own heartbeats run
+            z(nnz * T if s["scoring"] else 0, dtype=np.uint8),      # 17 counted since read
         )
+        #: scores computed in the kernel at each heartbeat (``score_fn.native``)
+        self.score_in_kernel = bool(s["scoring"]) and ZK.check_native(score_fn)
+        self._P[K.P_SCORE_IN_KERNEL] = float(self.score_in_kernel)
+        if self.score_in_kernel:
+            self._Z = ZK.build_state(score_fn.params, conn.row_of, T,  # type: ignore[union-attr]
+                                     getattr(score_fn, "ip_group", None))
+        else:
+            self._Z = ZK.empty_state()
         ring = max(int(s["idontwant_memory"]), 1)
         self._U = (np.full((nnz, ring), -1, dtype=np.int32), z(nnz, dtype=np.int32),
                    np.full((nnz, ring), np.inf))
@@ -649,12 +659,12 @@ class GossipSubEngine:
     def run_until(self, t_ms: float) -> None:
         """Handle every event (data, control, heartbeats) up to ``t_ms``."""
         t = float(t_ms)
-        scoring = bool(self.settings["scoring"])
+        stop = bool(self.settings["scoring"]) and not self.score_in_kernel
         perm = np.arange(self.n)
         while True:
             status, self._GR = K.advance(
                 self._G, self._P, self._M, self._W, self._X, self._U, self._GR, self._S,
-                self._F, self._rs, self._retrans, t, scoring, perm)
+                self._F, self._rs, self._retrans, t, stop, perm, self._Z)
             if status == 0:
                 break
             if status == 2:  # every message slot taken: twice the rows, the same order
