@@ -1120,6 +1120,8 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                 refuse = False
                 if v11 and backoff[slot] > t:
                     behaviour[ew] += 1.0
+                    if scoring:
+                        X[18][ew] = 1  # a penalty for the score to read
                     refuse = True
                 elif scoring and score[ew] < 0:
                     refuse = True
@@ -1220,6 +1222,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                         _unref(M, S, m)
                     elif prom_t[e] <= t:
                         behaviour[e] += 1.0
+                        X[18][e] = 1
                         prom_m[e] = -1
                         _unref(M, S, m)
             if not phased:

@@ -23,6 +23,12 @@ exactly 0 to the topic sum.  The invalid-message counter (P4) and the applicatio
 stay 0 on this path, as on the reference one (the engine has no invalid messages and no
 application score).
 
+Work is done only where something can change.  Mesh changes and marked slots are found by
+comparing eight slots at a time; penalties by the kernel's per-connection marks (``X[18]``); and
+only *active* connections are visited: those with a live slot (in the mesh, P3-active, or with a
+counter not 0), a behaviour penalty not 0, or a P6 term.  Every other connection's score is
+exactly 0, as the reference computes it (each dead slot adds exactly 0 to the topic sum).
+
 The state is one tuple ``Z`` (see :func:`build_state`):
 
 ==  =======================  ==========================================================
@@ -33,11 +39,12 @@ i   shape, type              what
 2   ``(nnz * T,)`` uint8     live (any of the above, or a counter not 0)
 3   ``(nnz * T, 4)`` float   first deliveries, mesh deliveries, mesh failure penalty, graft
 4   ``(nnz * T, 2)`` float   the kernel's running first and near-first counts last read
-5   ``(nnz,)`` int64         live slots of the connection
+5   ``(nnz,)`` int32         live slots of the connection
 6   ``(nnz, 2)`` float       behaviour penalty, the kernel's running count last read
 7   ``(nnz,)`` float         ``w6 x P6`` (fixed: the connections do not change)
 8   ``(rows, N_COLS)``       the topic table (:data:`TOPIC_COLUMNS`), row = topic (capped)
 9   ``(N_SCALARS,)`` float   the scalars (``Z_*``)
+10  ``(nnz,)`` uint8         active (visited in connection order, eight flags at once)
 ==  =======================  ==========================================================
 """
 
@@ -102,10 +109,12 @@ def build_state(params: PeerScoreParams, conn_node: np.ndarray, n_topics: int,
     scal[Z_DECAY_TO_ZERO] = params.decay_to_zero
     scal[Z_INTERVAL] = params.decay_interval_ms
     zf = np.zeros((n_slots, 4))
+    # a connection with a P6 term is active for the whole run
+    active = (p6 != 0.0).astype(np.uint8)
     return (np.zeros(n_slots, np.uint8), np.zeros(n_slots, np.uint8),
             np.zeros(n_slots, np.uint8), zf, np.zeros((n_slots, 2)),
-            np.zeros(nnz, np.int64), np.zeros((nnz, 2)), np.ascontiguousarray(p6),
-            np.ascontiguousarray(table), scal)
+            np.zeros(nnz, np.int32), np.zeros((nnz, 2)), np.ascontiguousarray(p6),
+            np.ascontiguousarray(table), scal, active)
 
 
 def empty_state() -> tuple[np.ndarray, ...]:
@@ -146,8 +155,15 @@ def _np_max(a, b):
 
 
 @numba.njit(cache=True, inline="always")
+def _activate(Z, e):
+    """Mark connection ``e`` active: its score is computed at every heartbeat."""
+    Z[10][e] = 1
+
+
+@numba.njit(cache=True, inline="always")
 def _relive(Z, s, e):
-    """Recompute slot ``s``'s live flag (its connection ``e``'s count follows)."""
+    """Recompute slot ``s``'s live flag (its connection ``e``'s count follows; a connection
+    with a live slot is active)."""
     zf = Z[3]
     live = np.uint8(1 if (Z[0][s] or Z[1][s] or zf[s, F_FD] != 0.0 or zf[s, F_MD] != 0.0
                           or zf[s, F_MFP] != 0.0) else 0)
@@ -155,6 +171,7 @@ def _relive(Z, s, e):
         Z[2][s] = live
         if live:
             Z[5][e] += 1
+            _activate(Z, e)
         else:
             Z[5][e] -= 1
 
@@ -167,45 +184,45 @@ def heartbeat_scores(indices_row, sub, X, Z, now, T):
     ``indices_row`` is the scoring node of every CSR entry, ``sub`` the ``(n, T)``
     subscriptions; ``X`` the kernel's per-connection tables (mesh flags ``X[0]``, graft
     instants ``X[5]``, running first and near-first counts ``X[6]``, ``X[7]``, behaviour
-    penalties ``X[11]``, the delivery marks ``X[17]``).
+    penalties ``X[11]``, the marks of the slots and connections counted on ``X[17]``,
+    ``X[18]``).
     """
-    flag, graft_t, first_k, near_k, pen_k, score, touched = (X[0], X[5], X[6], X[7], X[11],
-                                                             X[8], X[17])
-    z_in, z_act, z_live, zf, zlast, nlive, zc, p6, tab, zs = Z
+    flag, graft_t, first_k, near_k, pen_k, score = X[0], X[5], X[6], X[7], X[11], X[8]
+    touched, penalised = X[17], X[18]
+    z_in, z_act, z_live, zf, zlast, nlive, zc, p6, tab, zs, active = Z
     nnz = len(score)
     n_slots = nnz * T
     if zs[Z_STARTED] == 0.0:
         zs[Z_STARTED] = 1.0
         zs[Z_NEXT_DECAY] = now + zs[Z_INTERVAL]
     n_rows = tab.shape[0]
-    # 1. mesh changes: prune what left, graft what joined (eight slots compared at once)
+    # 1-2. mesh changes (prune what left, graft what joined), then the deliveries counted since
+    # the last heartbeat on the slots the kernel marked; eight slots compared at once
     words = n_slots // 8
     fw = flag[:words * 8].view(np.uint64)
     zw = z_in[:words * 8].view(np.uint64)
+    tw = touched[:words * 8].view(np.uint64)
     for i in range(words + 1):
-        if i < words and fw[i] == zw[i]:
+        if i < words and fw[i] == zw[i] and tw[i] == 0:
             continue
         for s in range(i * 8, min(i * 8 + 8, n_slots)):
             e = s // T
             tp = s - e * T
+            r = min(tp, n_rows - 1)
             now_in = np.uint8(1 if (flag[s] and sub[indices_row[e], tp]) else 0)
-            if now_in == z_in[s]:
-                continue
-            if z_in[s]:  # pruned: a deficit of an active P3 becomes sticky (P3b)
-                r = min(tp, n_rows - 1)
-                thr = tab[r, C_MD_THR]
-                md = zf[s, F_MD]
-                deficit = thr - md if (z_act[s] and md < thr) else 0.0
-                zf[s, F_MFP] += deficit * deficit
-                z_act[s] = 0
-                z_in[s] = 0
-            else:  # grafted at the kernel's instant
-                z_in[s] = 1
-                zf[s, F_GRAFT] = graft_t[s]
-                z_act[s] = 0
-            _relive(Z, s, e)
-    # 2. deliveries counted since the last heartbeat (the slots the kernel marked)
-    tw = touched[:words * 8].view(np.uint64)
+            if now_in != z_in[s]:
+                if z_in[s]:  # pruned: a deficit of an active P3 becomes sticky (P3b)
+                    thr = tab[r, C_MD_THR]
+                    md = zf[s, F_MD]
+                    deficit = thr - md if (z_act[s] and md < thr) else 0.0
+                    zf[s, F_MFP] += deficit * deficit
+                    z_act[s] = 0
+                    z_in[s] = 0
+                else:  # grafted at the kernel's instant
+                    z_in[s] = 1
+                    zf[s, F_GRAFT] = graft_t[s]
+                    z_act[s] = 0
+                _relive(Z, s, e)
     for i in range(words + 1):
         if i < words and tw[i] == 0:
             continue
@@ -229,7 +246,23 @@ def heartbeat_scores(indices_row, sub, X, Z, now, T):
             if kn > 0 and z_in[s]:
                 zf[s, F_MD] = _np_min(zf[s, F_MD] + kn, tab[r, C_MD_CAP])
             _relive(Z, s, e)
-    # 3-5. per connection: penalties, decay ticks, the score
+    # 3. behaviour penalties counted since (the connections the kernel marked), one by one
+    cw = penalised[:(nnz // 8) * 8].view(np.uint64)
+    for i in range(nnz // 8 + 1):
+        if i < nnz // 8 and cw[i] == 0:
+            continue
+        for e in range(i * 8, min(i * 8 + 8, nnz)):
+            if not penalised[e]:
+                continue
+            penalised[e] = 0
+            d = pen_k[e] - zc[e, 1]
+            if d > 0:
+                for _ in range(np.int64(np.rint(d))):
+                    zc[e, 0] += 1.0
+            zc[e, 1] = pen_k[e]
+            if zc[e, 0] != 0.0:
+                _activate(Z, e)
+    # 4-5. the decay ticks due, then the score, over the active connections
     ticks = 0
     while now >= zs[Z_NEXT_DECAY]:
         ticks += 1
@@ -238,12 +271,12 @@ def heartbeat_scores(indices_row, sub, X, Z, now, T):
     cap = zs[Z_CAP]
     p6_on = zs[Z_P6_ON] != 0.0
     w7, thr7, decay7 = zs[Z_W7], zs[Z_P7_THR], zs[Z_P7_DECAY]
+    aw = active[:(nnz // 8) * 8].view(np.uint64)
     for e in range(nnz):
-        d = pen_k[e] - zc[e, 1]
-        if d > 0:
-            for _ in range(np.int64(np.rint(d))):
-                zc[e, 0] += 1.0
-        zc[e, 1] = pen_k[e]
+        if e % 8 == 0 and e + 8 <= nnz and aw[e // 8] == 0:
+            continue  # ... and the seven after it: none active
+        if not active[e]:
+            continue
         for _ in range(ticks):
             bp = zc[e, 0] * decay7
             zc[e, 0] = 0.0 if bp < dz else bp
@@ -285,6 +318,8 @@ def heartbeat_scores(indices_row, sub, X, Z, now, T):
         excess = _np_max(zc[e, 0] - thr7, 0.0)
         total += w7 * excess * excess
         score[e] = total
+        if not (nlive[e] or zc[e, 0] != 0.0 or p6[e] != 0.0):
+            active[e] = 0  # nothing left to change its score: exactly 0 until it is active
 
 
 def check_native(score_fn: Any) -> bool:

@@ -604,6 +604,7 @@ class GossipSubEngine:
             np.full(nnz, np.inf),                                   # 15 promise deadline
             z(n, dtype=np.int64),                                   # 16 own heartbeats run
             z(nnz * T if s["scoring"] else 0, dtype=np.uint8),      # 17 counted since read
+            z(nnz if s["scoring"] else 0, dtype=np.uint8),          # 18 penalised since read
         )
         #: scores computed in the kernel at each heartbeat (``score_fn.native``)
         self.score_in_kernel = bool(s["scoring"]) and ZK.check_native(score_fn)
