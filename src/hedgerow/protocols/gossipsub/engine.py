@@ -6,9 +6,11 @@ graph (undirected CSR, each connection's dialer), the publication schedule,
 the contended network (:class:`~hedgerow.dissemination.contended.Network`:
 each node's uplink, the validation delay) and every array of the numba kernel
 (:mod:`hedgerow.protocols.gossipsub._kernel`), and runs it with
-:meth:`~GossipSubEngine.run_until`.  With peer scoring on, the kernel stops
-before every heartbeat and the engine calls the score function on the
-counters (:meth:`~GossipSubEngine.counters`), once per heartbeat.
+:meth:`~GossipSubEngine.run_until`.  With peer scoring on, the kernel brings
+every connection's score up to date at each heartbeat itself
+(:mod:`~hedgerow.protocols.gossipsub._scorekernel`); a score function of its
+own stops the kernel before every heartbeat and is called on the counters
+(:meth:`~GossipSubEngine.counters`), once per heartbeat.
 
 Examples
 --------
@@ -49,6 +51,7 @@ from hedgerow.protocols.engine_api import Publications
 from hedgerow.protocols.gossipsub import _kernel as K
 from hedgerow.protocols.gossipsub import _scorekernel as ZK
 from hedgerow.protocols.gossipsub.params import VARIANTS
+from hedgerow.protocols.gossipsub.scoring import ScoreCounters
 
 __all__ = [
     "CASE_PARAMS",
@@ -443,7 +446,12 @@ class GossipSubEngine:
     rng : numpy.random.Generator
         The run's stream (one 64-bit draw seeds the kernel's sequence).
     score_fn : callable, optional
-        With ``scoring``: ``score_fn(counters, now_ms)`` at every heartbeat.
+        With ``scoring``: ``score_fn(counters, now_ms)`` at every heartbeat, the kernel
+        stopping before each.  A score function with ``native`` set and its
+        :class:`~hedgerow.protocols.gossipsub.scoring.PeerScoreParams` as ``params``
+        (:class:`~hedgerow.protocols.gossipsub.protocol.EngineScore` by default) is not
+        called: the kernel computes the same scores itself at each heartbeat
+        (:mod:`~hedgerow.protocols.gossipsub._scorekernel`), without stopping.
     log : int, default 0
         Keep a log of the first ``log`` messages sent, data and control
         (:meth:`sent_log`; 0: none).
@@ -776,6 +784,24 @@ class GossipSubEngine:
             "behaviour_penalty": X[11],
             "conn_node": self.connections.row_of,
         }
+
+    def score_counters(self) -> ScoreCounters | None:
+        """The score's counters as of the last heartbeat (copies; ``None`` before the first one
+        or without scoring): the kernel's own with the scores computed in the kernel, else
+        what the score function keeps (``score_fn.counters``, if it keeps any).
+
+        The counters the two paths hold after the same heartbeats are equal
+        (``mesh_time_ms`` apart: the kernel's path does not keep it, the score at an instant
+        reads the graft instants).
+        """
+        if not self.settings["scoring"]:
+            return None
+        if not self.score_in_kernel:
+            return getattr(self.score_fn, "counters", None)
+        if not self._Z[9][ZK.Z_STARTED]:
+            return None
+        return ZK.counters_of(self._Z, self.connections.row_of, self.n_topics,
+                              getattr(self.score_fn, "ip_group", None))
 
     def mesh_degree(self) -> np.ndarray:
         """``(n, T)`` mesh size of every node and topic (fanout size where not subscribed)."""
