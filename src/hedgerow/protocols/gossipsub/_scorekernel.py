@@ -65,8 +65,8 @@ TOPIC_COLUMNS = ("scored", "w1", "w2", "w3", "w3b", "time_in_mesh_quantum_ms", "
 (C_SCORED, C_W1, C_W2, C_W3, C_W3B, C_QUANTUM, C_TIM_CAP, C_FD_CAP, C_MD_CAP, C_MD_THR, C_ACT,
  C_FD_DECAY, C_MD_DECAY, C_MFP_DECAY) = range(len(TOPIC_COLUMNS))
 
-#: the scalars (``Z[9][i]``): started (0/1), the next decay instant, the topic score cap, w6 not
-#: 0 (0/1), w7, P7's threshold, P7's decay, decay to zero, the decay interval
+#: the scalars (``Z[9][i]``): started (0/1), the next decay instant, the topic score cap, some
+#: P6 term not 0 (0/1), w7, P7's threshold, P7's decay, decay to zero, the decay interval
 (Z_STARTED, Z_NEXT_DECAY, Z_CAP, Z_P6_ON, Z_W7, Z_P7_THR, Z_P7_DECAY, Z_DECAY_TO_ZERO,
  Z_INTERVAL) = range(9)
 N_SCALARS = 9
@@ -102,7 +102,8 @@ def build_state(params: PeerScoreParams, conn_node: np.ndarray, n_topics: int,
             c, params.ip_colocation_factor_threshold)
     scal = np.zeros(N_SCALARS)
     scal[Z_CAP] = params.topic_score_cap
-    scal[Z_P6_ON] = float(params.ip_colocation_factor_weight != 0)
+    # P6 is added only where some connection has a term (``w6 x 0`` adds exactly nothing)
+    scal[Z_P6_ON] = float(bool((p6 != 0.0).any()))
     scal[Z_W7] = params.behaviour_penalty_weight
     scal[Z_P7_THR] = params.behaviour_penalty_threshold
     scal[Z_P7_DECAY] = params.behaviour_penalty_decay
