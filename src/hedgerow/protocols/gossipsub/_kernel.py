@@ -26,6 +26,11 @@ HEARTBEAT   ``a`` = heartbeat number; with synchronised phases every node runs i
 NODE_HB     ``a`` = node (random phases only): that node's heartbeat
 ==========  =====================================================================
 
+With peer scoring the kernel marks the slots it counted a first or near-first delivery on
+(``X[17]``) and the connections it penalised (``X[18]``), and with
+``P[P_SCORE_IN_KERNEL]`` computes every connection's score (``X[8]``) at each ``HEARTBEAT``
+itself (:mod:`hedgerow.protocols.gossipsub._scorekernel`, state ``Z``).
+
 A node's message-cache windows are counted by its own heartbeats (``X[16]``),
 so with random phases each node shifts its cache at its own instants.
 
