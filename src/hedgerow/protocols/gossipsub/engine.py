@@ -512,8 +512,9 @@ class GossipSubEngine:
         self.keep_arrivals = bool(keep_arrivals)
         rows = M if self.keep_arrivals else min(M, _FIRST_SLOTS)
         # arrival, queue delay (8 B), hops, parent (4 B) per message (or slot) and node;
-        # (connection, topic) slots
-        check_memory("gossipsub engine", rows * n * 24.0 + nnz * T * 40.0 + n * T * 16.0)
+        # (connection, topic) slots, and the score's counters of each (about 55 B with scoring)
+        check_memory("gossipsub engine", rows * n * 24.0 + nnz * T * 40.0 + n * T * 16.0
+                     + (nnz * T * 55.0 if s["scoring"] else 0.0))
         self.n = n
         self.n_topics = T
         #: ``(n, T)`` bool subscriptions
