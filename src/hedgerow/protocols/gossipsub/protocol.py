@@ -236,7 +236,7 @@ class GossipSub(ClockProtocol):
         score parameters' one (the v1.1 evaluation's ``oppgraft`` plans).
     warmup_ms, drain_ms : float
         Simulated time before the first publication and after the last one.
-    header_bytes, message_id_bytes, topic_bytes : float
+    header_bytes, message_id_bytes, topic_bytes, px_record_bytes : float
         The wire sizes (``docs/gossipsub.md``).
 
     Attributes
@@ -273,6 +273,9 @@ class GossipSub(ClockProtocol):
                               unit="bytes"),
         "message_id_bytes": Float(20.0, "bytes of a message id", low=1.0, unit="bytes"),
         "topic_bytes": Float(40.0, "bytes of a topic name", low=1.0, unit="bytes"),
+        "px_record_bytes": Float(215.0, "bytes of one peer-exchange record in a PRUNE (an "
+                                 "Ed25519 peer id and its signed peer record)", low=0.0,
+                                 unit="bytes"),
     }
 
     def _check(self, values: dict[str, Any]) -> None:
@@ -283,7 +286,8 @@ class GossipSub(ClockProtocol):
     def _settings(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """The engine's settings of checked parameter values."""
         s = {CASE_PARAMS.get(k, k): values[k] for k in ENGINE_PARAMS if k != "connections"}
-        for k in ("warmup_ms", "header_bytes", "message_id_bytes", "topic_bytes"):
+        for k in ("warmup_ms", "header_bytes", "message_id_bytes", "topic_bytes",
+                  "px_record_bytes"):
             s[k] = values[k]
         return s
 
