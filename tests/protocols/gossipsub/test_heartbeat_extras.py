@@ -210,3 +210,28 @@ def test_prune_peers_zero_sends_no_records_and_bad_settings_are_named():
                        ("opportunistic_graft_peers", 1.5), ("px_record_bytes", -1.0)):
         with pytest.raises(ParameterError, match=key):
             settings({key: value})
+
+
+# ---------------------------------------------------------------- through the protocol
+
+def _attack_run(**params):
+    from hedgerow.scenarios import make_protocol, make_world, run_protocol
+    from hedgerow.scenarios.world import resolve_scenario
+
+    world = make_world(resolve_scenario("gs-covert-flash", nodes=150, attackers=30,
+                                        messages=300), seed=1)
+    proto = make_protocol("gossipsub", world, {"scoring": True, "warmup_ms": 5000.0,
+                                               "drain_ms": 2000.0, **params})
+    row = run_protocol(proto, world).rows[-1]
+    return proto.engine_, row
+
+
+def test_the_protocol_takes_the_threshold_from_the_score_parameters_or_its_own():
+    # the evaluation's thresholds (0): every mesh peer scored below 0 is pruned first, so the
+    # median is never below 0 and nothing is grafted opportunistically
+    eng, _ = _attack_run(opportunistic_graft_ticks=2)
+    assert eng.settings["opportunistic_graft_threshold"] == 0.0
+    assert eng.opportunistic_grafts == 0
+    eng, row = _attack_run(opportunistic_graft_ticks=2, opportunistic_graft_threshold=1e9)
+    assert eng.settings["opportunistic_graft_threshold"] == 1e9
+    assert eng.opportunistic_grafts > 0 and row["receive_rate"] == 1.0
