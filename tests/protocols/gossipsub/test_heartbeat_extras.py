@@ -20,7 +20,7 @@ from hedgerow.protocols.gossipsub.engine import settings
 HB = 1000.0
 
 
-def _og_world(*, threshold=5.0, ticks=3, peers=2, change_ms=2500.0, seed=4):
+def _og_world(*, threshold=5.0, ticks=3, peers=2, change_ms=2500.0, seed=4, d_hi=6):
     """Node 0 connected to 1..12; nodes 1..29 on a random graph of about 8 connections each;
     node 30 connected to 0, 1 and 2 only (so it grafts all three at the first heartbeat).
 
@@ -53,7 +53,7 @@ def _og_world(*, threshold=5.0, ticks=3, peers=2, change_ms=2500.0, seed=4):
             s[rest] = np.where(peer[rest] % 2 == 0, 3.0, 0.5)
         return s
 
-    s = {"d": 4, "d_lo": 3, "d_hi": 6, "d_score": 2, "d_out": 0, "scoring": True,
+    s = {"d": 4, "d_lo": 3, "d_hi": d_hi, "d_score": 2, "d_out": 0, "scoring": True,
          "opportunistic_graft_ticks": ticks, "opportunistic_graft_peers": peers,
          "opportunistic_graft_threshold": threshold}
     eng = GossipSubEngine(subs, conn, np.full(conn.nnz, 10.0), np.zeros(n),
@@ -235,3 +235,26 @@ def test_the_protocol_takes_the_threshold_from_the_score_parameters_or_its_own()
     eng, row = _attack_run(opportunistic_graft_ticks=2, opportunistic_graft_threshold=1e9)
     assert eng.settings["opportunistic_graft_threshold"] == 1e9
     assert eng.opportunistic_grafts > 0 and row["receive_rate"] == 1.0
+
+
+
+def test_the_conformance_bound_allows_an_opportunistic_graft_beyond_d_hi_and_no_more():
+    # D_hi = D = 4: node 0's mesh is at D_hi after the second heartbeat, and the third's
+    # opportunistic grafts take it to D_hi + 2, which the protocol's bound allows until the
+    # next heartbeat prunes it
+    from hedgerow.protocols.gossipsub import GossipSub
+
+    eng, _ = _og_world(d_hi=4)
+    proto = GossipSub(D=4, D_lo=3, D_hi=4, D_score=2, D_out=0, scoring=True,
+                      opportunistic_graft_ticks=3, opportunistic_graft_peers=2)
+    beyond = []
+    for k in range(1, 7):
+        eng.run_until(k * HB)
+        assert proto.heartbeat_bounds(eng) == [], k
+        beyond.append(int(eng.mesh_degree()[0, 0]) - 4)
+    assert eng.opportunistic_grafts >= 2 and beyond[2] == 2 and max(beyond) == 2
+    strict = GossipSub(D=4, D_lo=3, D_hi=4, D_score=2, D_out=0, scoring=True,
+                       opportunistic_graft_ticks=3, opportunistic_graft_peers=0)
+    again, _ = _og_world(d_hi=4)
+    again.run_until(3 * HB)
+    assert any("> D_hi 4" in m for m in strict.heartbeat_bounds(again))
