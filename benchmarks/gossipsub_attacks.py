@@ -71,7 +71,8 @@ def _cpu() -> float:
 
 def run(world: str, scoring: bool, seed: int, params: dict[str, Any] | None = None,
         **settings: Any) -> dict[str, Any]:
-    """One run's row (the columns above, plus ``og_grafts``, ``cpu_s``, ``wall_s``, ``load``).
+    """One run's row (the columns above, plus ``og_grafts``, the peer-exchange counts
+    ``px_offered``, ``px_accepted``, ``px_new``, and ``cpu_s``, ``wall_s``, ``load``).
 
     The same run as ``run_scenario("gossipsub", f"gs-{world}", seed=seed, params=...,
     **settings)``, built step by step to read the engine's opportunistic-graft count.
@@ -82,7 +83,9 @@ def run(world: str, scoring: bool, seed: int, params: dict[str, Any] | None = No
     row = run_protocol(proto, w).rows[-1]
     out: dict[str, Any] = {"world": world, "scoring": scoring, **(params or {})}
     out.update({k: row.get(k) for k in COLUMNS})
-    out["og_grafts"] = proto.engine_.opportunistic_grafts  # type: ignore[attr-defined]
+    eng = proto.engine_  # type: ignore[attr-defined]
+    out["og_grafts"] = eng.opportunistic_grafts
+    out.update({f"px_{k}": v for k, v in eng.peer_exchange().items()})
     out["cpu_s"] = round(_cpu() - cpu, 2)
     out["wall_s"] = round(time.perf_counter() - wall, 2)
     out["load"] = round(os.getloadavg()[0], 2)
