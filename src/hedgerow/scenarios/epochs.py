@@ -563,7 +563,7 @@ def _run_adaptive(
     proto._validate(inst)
     messages = int(world.scenario.messages)
     pair = int(proto.needs_linked) + proto.pair_bytes
-    check_memory(f"{proto.name} on {n:,} nodes ({pair} bytes per pair of nodes "
+    check_memory(f"{proto.name} on {n:,} nodes ({pair} byte{'s' * (pair != 1)} per pair of nodes "
                  f"and {messages:,} messages per epoch)",
                  adaptive_bytes(n, messages, proto.pair_bytes, proto.needs_linked))
     d = proto.out_degree()

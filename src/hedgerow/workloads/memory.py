@@ -53,17 +53,24 @@ def tco_matrix_bytes(nodes: int, topics: int) -> float:
     The centralized TCO builds (GM, MinMaxODA, LowODA, and the repairs of LowODA-Re,
     LowODA-Inc and OMen) keep, for every pair of the nodes that subscribe a topic to
     connect, the number of topic components their link would merge: ``nodes x nodes``
-    cells of ``int16`` (``int32`` from 32,767 topics on), allocated at once
+    cells of ``int8`` below 127 topics (a count of topics fits), ``int16`` below
+    32,767, ``int32`` from there on, allocated at once
     (:func:`hedgerow.protocols.tco.engine.tco_augment`).  It is the allocation that
     grows worst of every protocol's build (measured: ``docs/performance.md``,
-    "Scaling"); 100,000 nodes need 18.6 GiB.
+    "Scaling"); beside it, each node's row cache holds 32 entries of 24 bytes.
+    100,000 nodes among 100 topics need 9.4 GiB (18.7 GiB among 1,000).
 
     Examples
     --------
-    >>> tco_matrix_bytes(10_000, 100) / 2**20
-    190.73486328125
+    >>> round(tco_matrix_bytes(10_000, 100) / 2**20, 1)
+    102.7
+    >>> round(tco_matrix_bytes(100_000, 100) / 2**30, 2)
+    9.38
+    >>> round(tco_matrix_bytes(100_000, 1000) / 2**30, 2)
+    18.7
     """
-    return float(nodes) * float(nodes) * (2 if topics < 32767 else 4)
+    n = float(nodes)
+    return n * n * (1 if topics < 127 else 2 if topics < 32767 else 4) + n * 24 * 32
 
 
 def adaptive_bytes(nodes: int, messages: int, pair_bytes: int = 0, linked: bool = True) -> float:

@@ -100,7 +100,7 @@ from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.outlinks import entry_index
 from hedgerow.model.rng import RngStreams
-from hedgerow.params import Choice, Float, Int
+from hedgerow.params import Choice, Float, Int, check_memory
 from hedgerow.protocols.base import AdaptiveProtocol, EpochView
 
 __all__ = ["PRESETS", "QINDEX", "SILENT", "Perigee", "greedy_subset", "quantile_index",
@@ -657,6 +657,9 @@ class _Round:
 
     def __init__(self, peers: np.ndarray, n_messages: int, publisher: np.ndarray) -> None:
         n, p = peers.shape
+        # the largest array of a Perigee run: 6.0 GiB at 100,000 nodes, 1,000 blocks, 8 peers
+        check_memory(f"perigee's observations ({n:,} nodes x {n_messages:,} blocks x {p} "
+                     "peers)", 8.0 * n * n_messages * p)
         self.peers = peers
         self.rel = np.full((n, n_messages, p), np.inf, dtype=np.float64)
         self.publisher = publisher
