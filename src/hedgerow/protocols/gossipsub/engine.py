@@ -433,9 +433,9 @@ def engine_bytes(n: int, topics: int, nnz: int, max_deg: int, rows: int, message
     >>> round(engine_bytes(10_000, 100, 528_652, 75, 1000, 1000) / 2**30, 2)
     3.0
     """
-    n, T, nnz = float(n), float(topics), float(nnz)
-    return (float(rows) * n * 24.0 + nnz * T * 40.0 + n * T * (8.0 * max(max_deg, 1) + 24.0)
-            + nnz * (12.0 * max(ring, 1) + 64.0) + 4.0 * (float(messages) + n) * 40.0)
+    nf, T, e = float(n), float(topics), float(nnz)
+    return (float(rows) * nf * 24.0 + e * T * 40.0 + nf * T * (8.0 * max(max_deg, 1) + 24.0)
+            + e * (12.0 * max(ring, 1) + 64.0) + 4.0 * (float(messages) + nf) * 40.0)
 
 
 class GossipSubEngine:
