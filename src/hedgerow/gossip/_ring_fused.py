@@ -16,7 +16,7 @@ import numba
 import numpy as np
 
 from hedgerow.gossip._prefetch import prefetch_row
-from hedgerow.gossip._tman_kernels import _pick_batch, _ring_partner, _uniform_partner, _union
+from hedgerow.gossip._tman_kernels import _pick_batch, _random_alive, _ring_partner, _union
 
 
 @numba.njit(cache=True, inline="always")
@@ -31,11 +31,59 @@ def _next_batch(remaining, view, sample, alive, busy, batch, rng, pids,
     """
     u = rng.random(remaining.shape[0])
     if psi == 0:
-        partners = _uniform_partner(remaining, view, sample, alive, u)
-    else:
-        partners = _ring_partner(remaining, view, sample, alive, u, pids, psi)
+        return _uniform_batch(remaining, view, sample, alive, busy, batch, u)
+    partners = _ring_partner(remaining, view, sample, alive, u, pids, psi)
     take, later = _pick_batch(remaining, partners, alive, busy, batch)
     return remaining[take], partners[take], remaining[later]
+
+
+@numba.njit(cache=True, inline="always")
+def _uniform_batch(remaining, view, sample, alive, busy, batch, u):  # pragma: no cover
+    """:func:`_uniform_partner` and :func:`_pick_batch` in one pass: each node's partner
+    (uniform among its view's entries, else a live sample entry), then, in the same
+    order, the pair taken, deferred or dropped as the two functions decide it.  The
+    partners do not depend on the pairing, so one pass gives the same batch, without
+    the two passes' intermediate arrays."""
+    m = remaining.shape[0]
+    R = view.shape[1]
+    ps = np.empty(m, np.int64)
+    qs = np.empty(m, np.int64)
+    later = np.empty(m, np.int64)
+    n_take = 0
+    n_later = 0
+    for i in range(m):
+        if i + 8 < m:
+            prefetch_row(view, remaining[i + 8])  # the nodes come in random order
+        p = remaining[i]
+        k = 0
+        for j in range(R):
+            k += view[p, j] >= 0
+        q = -1
+        if k > 0:
+            pick = min(int(u[i] * k), k - 1)
+            if k == R:  # a full view: the pick-th slot itself
+                q = view[p, pick]
+            else:
+                for j in range(R):
+                    if view[p, j] >= 0:
+                        if pick == 0:
+                            q = view[p, j]
+                            break
+                        pick -= 1
+        else:
+            q = _random_alive(sample[p], alive, u[i])
+        if q < 0 or q == p or not alive[q]:
+            continue  # no exchange this cycle (none known, or a timeout)
+        if busy[p] == batch or busy[q] == batch:
+            later[n_later] = p
+            n_later += 1
+            continue
+        busy[p] = batch
+        busy[q] = batch
+        ps[n_take] = p
+        qs[n_take] = q
+        n_take += 1
+    return ps[:n_take], qs[:n_take], later[:n_later]
 
 
 @numba.njit(cache=True, inline="always")
