@@ -373,12 +373,14 @@ def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compi
 
 @numba.njit(cache=True, inline="always")
 def _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half, mark, union,
-                   uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb, tally, fin):  # pragma: no cover
+                   uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb, tally, fin,
+                   every):  # pragma: no cover
     """One exchange of the fused ring cycle (``s``: its mark stamp, new in ``mark``).
 
     ``fin`` holds, per node, whether its row is final (:func:`_ring_final`), as the
     cycle found it (:func:`_final_rows`) and as this function keeps it: a final row
     is never rewritten, and a row the ranking rewrites is tested again afterwards.
+    ``every``: every node is allowed (the union then reads no ``allowed``).
 
     A side whose view is already in the ranking's order (``_ring_bound``'s ``same``)
     first counts the candidates within its view's bounds in a pass without stores
@@ -397,7 +399,7 @@ def _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half
     final_p = fin[p]
     final_q = fin[q]
     # the union of both buffers, in the generic gather's order
-    k = _union(p, q, view, sample, allowed, include_self, mark, s, union)
+    k = _union(p, q, view, sample, allowed, include_self, mark, s, union, every)
     for t in range(k):  # independent loads first: their cache misses overlap
         uxs[t] = np.uint64(rank[union[t]]) << np.uint64(32)
     # both ends rank the whole union (each skips itself), bounded by their own views
@@ -431,7 +433,7 @@ def _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half
 @numba.njit(cache=True, inline="always")
 def _exchanges(ps, qs, lo, hi, base, view, sample, allowed, include_self, ids, rank, half, mark,
                union, uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb, tally,
-               fin):  # pragma: no cover
+               fin, every):  # pragma: no cover
     """The exchanges ``lo:hi`` of a batch's pairs, in order (exchange ``e``'s mark stamp is
     ``base + e + 1``), each asking for the view and sample rows of the exchange 4 ahead (a
     prefetch: at 100,000 nodes those rows come from memory, and the loads of several
@@ -448,7 +450,7 @@ def _exchanges(ps, qs, lo, hi, base, view, sample, allowed, include_self, ids, r
             # which costs as much as the check again when inlined into the loop)
         _ring_exchange(ps[e], qs[e], np.int32(base + e + 1), view, sample, allowed, include_self,
                        ids, rank, half, mark, union, uxs, cw_v, cw_i, cc_v, cc_i, done, chosen,
-                       sb, tally, fin)
+                       sb, tally, fin, every)
 
 
 @numba.njit(cache=True, inline="always")
@@ -494,6 +496,7 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
     busy = np.zeros(n, np.int32)
     mark = np.zeros(n, np.int32)
     fin = _final_rows(view, allowed, rank, half)
+    every = np.all(allowed)
     batch = 0
     exchanges = 0
     while remaining.shape[0] > 0:
@@ -502,7 +505,7 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
                                         psi)
         _exchanges(ps, qs, 0, ps.shape[0], exchanges, view, sample, allowed, include_self, ids,
                    rank, half, mark, union, uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb, tally,
-                   fin)
+                   fin, every)
         exchanges += ps.shape[0]
     return batch, exchanges
 
@@ -526,6 +529,7 @@ def _ring_cycle_par(remaining, view, sample, alive, allowed, include_self, ids, 
     mark = np.zeros((nt, n), np.int32)  # per thread; an exchange's stamp is its number
     busy = np.zeros(n, np.int32)
     fin = _final_rows(view, allowed, rank, half)  # an exchange writes only its two ends' flags
+    every = np.all(allowed)
     batch = 0
     exchanges = 0
     while remaining.shape[0] > 0:
@@ -545,6 +549,6 @@ def _ring_cycle_par(remaining, view, sample, alive, allowed, include_self, ids, 
                 tally = np.zeros(2, np.int64)
                 _exchanges(ps, qs, lo, hi, exchanges, view, sample, allowed, include_self, ids,
                            rank, half, mark[t], union, uxs, cw_v, cw_i, cc_v, cc_i, done, chosen,
-                           sb, tally, fin)
+                           sb, tally, fin, every)
         exchanges += nb
     return batch, exchanges
