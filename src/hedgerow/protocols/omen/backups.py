@@ -332,11 +332,11 @@ def _build_pd_bits(vtopics, cands, masks, lam, pick, draws, load):
     free = np.empty(k, np.int64)
     tight = np.empty(k, np.int64)
     n_out = 0
-    d = 0
+    d = 0  # the next draw, d % len(draws) kept without a division
     n_draws = len(draws)
     while n_unc > 0:
-        t = _fenwick_select(tree, int(draws[d % n_draws] * n_unc))
-        d += 1
+        t = _fenwick_select(tree, int(draws[d] * n_unc))
+        d = d + 1 if d + 1 < n_draws else 0
         # the free subscribers of t, in candidate order, and their least slack
         n_free = 0
         delta = np.inf
@@ -361,8 +361,8 @@ def _build_pd_bits(vtopics, cands, masks, lam, pick, draws, load):
                 if slack[c] <= tol:
                     tight[n_tight] = c
                     n_tight += 1
-            off = int(draws[d % n_draws] * n_tight)
-            d += 1
+            off = int(draws[d] * n_tight)
+            d = d + 1 if d + 1 < n_draws else 0
             if n_tight == 1:
                 best = tight[0]  # any gain beats the initial -1
             else:
@@ -374,13 +374,13 @@ def _build_pd_bits(vtopics, cands, masks, lam, pick, draws, load):
                         best_gain = g
                         best = c
         elif pick == 0:
-            r = int(draws[d % n_draws] * n_free)
-            d += 1
+            r = int(draws[d] * n_free)
+            d = d + 1 if d + 1 < n_draws else 0
             if n_free:
                 best = free[r]
         else:
-            off = int(draws[d % n_draws] * n_free)
-            d += 1
+            off = int(draws[d] * n_free)
+            d = d + 1 if d + 1 < n_draws else 0
             best_gain = 0
             for y in range(n_free):
                 c = free[(off + y) % n_free]
