@@ -61,6 +61,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from hedgerow.gossip._prefetch import _prefetch
 from hedgerow.model.bitset import popcount64
 
 __all__ = [
@@ -73,6 +74,8 @@ __all__ = [
     "uncovered_topics",
 ]
 
+#: how many candidates ahead the bit-mask gather asks for rows
+_AHEAD = 4
 #: builder name -> kernel code
 BUILDERS = {"greedy": 0, "pd": 1}
 #: primal-dual subscriber choice -> kernel code
@@ -273,7 +276,21 @@ def _build_pd_bits(vtopics, cands, masks, lam, pick, draws, load):
     nzq = np.empty((k, nw), np.int64)  # candidate c's non-zero words: nzq[c, :nnz[c]]
     nzx = np.empty((k, nw), np.uint64)  # and their bits
     nnz = np.empty(k, np.int64)
+    # the first word of each 8-word block the words fall in: the gather asks for these
+    # blocks of the candidate _AHEAD places on, so that the rows of several candidates
+    # are on their way at once (a hint: no result depends on it)
+    ahead = np.empty(nw, np.int64)
+    n_ahead = 0
+    for q in range(nw):
+        if n_ahead == 0 or (words[q] >> 3) != (ahead[n_ahead - 1] >> 3):
+            ahead[n_ahead] = words[q]
+            n_ahead += 1
+    n_col = masks.shape[1]
     for c in range(k):
+        if c + _AHEAD < k:
+            row = cands[c + _AHEAD] * n_col
+            for y in range(n_ahead):
+                _prefetch(masks, row + ahead[y])
         v = cands[c]
         z = 0
         for q in range(nw):
