@@ -60,6 +60,7 @@ __all__ = [
     "EngineAttack",
     "GossipSubEngine",
     "Publications",
+    "engine_bytes",
     "random_connections",
 ]
 
@@ -443,6 +444,30 @@ def _leave(indptr, indices, rev, online, flag, mlist, mdeg, lastpub, mc_cnt, nod
 ScoreFn = Callable[[Mapping[str, np.ndarray], float], np.ndarray]
 
 
+def engine_bytes(n: int, topics: int, nnz: int, max_deg: int, rows: int, messages: int,
+                 ring: int = 32) -> float:
+    """Bytes :class:`GossipSubEngine` allocates for its state, counted before it does.
+
+    Per (message row, node): arrival and queue delay (8 B each), hops and parent (4 B each).
+    Per (connection entry, topic) slot: the mesh flag, backoff, graft time and two
+    delivery counters (33 B, counted as 40).  Per (node, topic): the mesh list, one ``int64``
+    per connection of the best-connected node, and three more words.  Per connection entry:
+    the IDONTWANT ring (``ring`` ids and times, 12 B each) and about 64 B of counters.  The
+    event heap: ``4 (messages + n)`` entries of 40 B.  Measured against peak resident
+    memory: 10,000 nodes on the unit square (528,652 entries, most 75 per node, 100
+    topics, 1,000 messages kept) estimate 3.0 GiB and peak at 3.8 GiB with the world and the
+    rows (``docs/performance.md``).
+
+    Examples
+    --------
+    >>> round(engine_bytes(10_000, 100, 528_652, 75, 1000, 1000) / 2**30, 2)
+    3.0
+    """
+    nf, T, e = float(n), float(topics), float(nnz)
+    return (float(rows) * nf * 24.0 + e * T * 40.0 + nf * T * (8.0 * max(max_deg, 1) + 24.0)
+            + e * (12.0 * max(ring, 1) + 64.0) + 4.0 * (float(messages) + nf) * 40.0)
+
+
 class GossipSubEngine:
     """GossipSub on a contended network (:class:`~hedgerow.protocols.engine_api.ClockEngine`).
 
@@ -494,6 +519,10 @@ class GossipSubEngine:
     attack : EngineAttack, optional
         Attacker nodes and connections that open later (``None``: every node
         honest, every connection open from the start).
+    phases : array_like, optional
+        With ``heartbeat_phase="random"``: the instant (ms) of each node's
+        first heartbeat, each in ``(0, heartbeat_ms]``, instead of drawing them
+        (a case that fixes both implementations' heartbeats, ``case.py``).
     """
 
     def __init__(
@@ -510,8 +539,18 @@ class GossipSubEngine:
         log: int = 0,
         attack: EngineAttack | None = None,
         keep_arrivals: bool = True,
+        phases: ArrayLike | None = None,
     ) -> None:
         s = settings(params)
+        if phases is not None:
+            phases = np.asarray(phases, dtype=np.float64)
+            if s["heartbeat_phase"] != "random":
+                raise ParameterError("gossipsub: phases are given with heartbeat_phase=random "
+                                     "only", key="heartbeat_phase")
+            if phases.shape != (len(subs),) or not (
+                    np.all(phases > 0) and np.all(phases <= s["heartbeat_ms"])):
+                raise ParameterError("gossipsub: phases must be one per node, each in "
+                                     "(0, heartbeat_ms]", key="phases")
         sub = np.ascontiguousarray(subs, dtype=np.uint8)
         n, T = sub.shape
         conn = connections
@@ -537,9 +576,10 @@ class GossipSubEngine:
         nnz = conn.nnz
         self.keep_arrivals = bool(keep_arrivals)
         rows = M if self.keep_arrivals else min(M, _FIRST_SLOTS)
-        # arrival, queue delay (8 B), hops, parent (4 B) per message (or slot) and node;
-        # (connection, topic) slots, and the score's counters of each (about 55 B with scoring)
-        check_memory("gossipsub engine", rows * n * 24.0 + nnz * T * 40.0 + n * T * 16.0
+        max_deg = int(np.diff(conn.indptr).max(initial=0))
+        # with scoring, the score's counters of each (connection, topic) slot too (about 55 B)
+        check_memory(f"gossipsub engine ({n:,} nodes, {nnz:,} connection entries, {T:,} topics)",
+                     engine_bytes(n, T, nnz, max_deg, rows, M, int(s["idontwant_memory"]))
                      + (nnz * T * 55.0 if s["scoring"] else 0.0))
         self.n = n
         self.n_topics = T
@@ -671,7 +711,8 @@ class GossipSubEngine:
         self.heartbeat_phase = np.full(n, float(s["heartbeat_ms"]))
         if s["heartbeat_phase"] == "random":
             # uniform in (0, heartbeat_ms], drawn from the run's stream after the kernel's seed
-            self.heartbeat_phase = s["heartbeat_ms"] * (1.0 - rng.random(n))
+            self.heartbeat_phase = (s["heartbeat_ms"] * (1.0 - rng.random(n)) if phases is None
+                                    else phases.copy())
             for v in range(n):
                 K._push(heap, self._S, self.heartbeat_phase[v], K.NODE_HEARTBEAT, v, 0, 0)
         if s["graft_on_subscribe"]:
