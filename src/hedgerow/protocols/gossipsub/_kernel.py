@@ -899,8 +899,84 @@ def subscribe_all(G, P, H, S, F, W, M, rs, idb):
     return H
 
 
+#: the event loop's own state (``Q[i]``), kept by :func:`advance` across its calls of
+#: :func:`_events`: the synchronised heartbeat under way (the next index into ``perm``; -1:
+#: none) and its number, and the room the next step needs (heap events, ids, a message-cache
+#: entry for node ``Q[Q_NEED_MC] - 1``, retransmission counters)
+Q_HB, Q_HB_NUM, Q_NEED_HEAP, Q_NEED_IDS, Q_NEED_MC, Q_NEED_RT = 0, 1, 2, 3, 4, 5
+N_Q = 6
+#: a retransmission limit at or above this is no limit: no run asks one peer for one message
+#: this often, so the answers are not counted
+NO_RETRANS_LIMIT = 2**31 - 1
+
+
+def retrans_table(capacity: int = 1024) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An empty table of IWANT answers per (message, connection): keys (``-1`` free), counts,
+    and the number of keys held (open addressing; ``capacity`` a power of two)."""
+    return (np.full(capacity, -1, dtype=np.int64), np.zeros(capacity, dtype=np.int64),
+            np.zeros(1, dtype=np.int64))
+
+
+@numba.njit(cache=True, inline="always")
+def _rt_home(key, mask):
+    x = np.uint64(key) * _GAMMA
+    return np.int64((x ^ (x >> np.uint64(29))) & np.uint64(mask))
+
+
+@numba.njit(**_HELPER_JIT)
+def _rt_bump(RT, key):
+    """One more answer for ``key`` (``message * nnz + entry``); returns the count now."""
+    keys, vals, fill = RT
+    mask = len(keys) - 1
+    i = _rt_home(key, mask)
+    while True:
+        k = keys[i]
+        if k == key:
+            vals[i] += 1
+            return vals[i]
+        if k == -1:
+            keys[i] = key
+            vals[i] = 1
+            fill[0] += 1
+            return 1
+        i = (i + 1) & mask
+
+
 @numba.njit(cache=True)
-def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, perm):
+def _grow_rt(RT, need):
+    """The retransmission table with room for ``need`` more keys at most half full."""
+    keys, vals, fill = RT
+    cap = len(keys)
+    if 2 * (fill[0] + need) <= cap:
+        return RT
+    while 2 * (fill[0] + need) > cap:
+        cap *= 2
+    nk = np.full(cap, -1, dtype=np.int64)
+    nv = np.zeros(cap, dtype=np.int64)
+    mask = cap - 1
+    for j in range(len(keys)):
+        if keys[j] != -1:
+            i = _rt_home(keys[j], mask)
+            while nk[i] != -1:
+                i = (i + 1) & mask
+            nk[i] = keys[j]
+            nv[i] = vals[j]
+    return (nk, nv, fill)
+
+
+@numba.njit(**_HELPER_JIT)
+def _short(H, idb, S, Q, n_events, n_ids):
+    """Whether the heap lacks room for ``n_events`` more or the id buffer for ``n_ids`` more
+    (then both needs are left in ``Q`` for :func:`advance`)."""
+    if S[S_HEAP] + n_events > len(H[0]) or S[S_IDS] + n_ids > len(idb):
+        Q[Q_NEED_HEAP] = n_events
+        Q[Q_NEED_IDS] = n_ids
+        return True
+    return False
+
+
+@numba.njit(cache=True)
+def advance(G, P, M, W, X, U, GR, S, F, rs, t_end, stop_at_heartbeat, perm):
     """Handle every event up to ``t_end``; returns ``(status, grown arrays)``.
 
     ``status`` 0: the heap holds no event at or before ``t_end``; 1: the next
@@ -911,11 +987,50 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
     heartbeat reshuffles in place (the caller starts it at ``0..n-1``).  ``G``, ``P``, ``M``, ``W``,
     ``X``, ``U``, ``S``, ``F``, ``rs`` as built by
     :class:`hedgerow.protocols.gossipsub.engine.GossipSubEngine`; ``GR`` =
-    ``(heap, ids, mc_msg, mc_win)``, returned with whatever grew.  With
-    recycled message slots (``M[M_REFS]`` not empty) a message takes a slot
-    at publication and releases it, its row folded into the measures, when no
-    pending event, message-cache entry or listed id refers to it.
+    ``(heap, ids, mc_msg, mc_win, retransmissions)``, returned with whatever
+    grew.  With recycled message slots (``M[M_REFS]`` not empty) a message
+    takes a slot at publication and releases it, its row folded into the
+    measures, when no pending event, message-cache entry or listed id refers
+    to it.
+
+    The events themselves are handled by :func:`_events`, compiled without
+    reference counting: it never grows an array, but checks before each
+    event (and each node's part of a heartbeat) that the heap, the id buffer,
+    the message cache and the retransmission table have room for the most
+    that step can add, and returns here to grow them when they do not.  When
+    an array grows changes no event, so the run is the same as growing them
+    where they fill.
     """
+    indptr = G[0]
+    n = len(indptr) - 1
+    max_deg = 0
+    for v in range(n):
+        if indptr[v + 1] - indptr[v] > max_deg:
+            max_deg = indptr[v + 1] - indptr[v]
+    buf = np.empty(max(max_deg, 1), dtype=np.int64)
+    buf2 = np.empty(max(max_deg, 1), dtype=np.int64)
+    Q = np.zeros(N_Q, dtype=np.int64)
+    Q[Q_HB] = -1
+    H, idb, mc_msg, mc_win, RT = GR
+    while True:
+        status = _events(G, P, M, W, X, U, (H, idb, mc_msg, mc_win), S, F, rs, RT, t_end,
+                         stop_at_heartbeat, perm, buf, buf2, Q)
+        if status != 3:
+            return status, (H, idb, mc_msg, mc_win, RT)
+        if Q[Q_NEED_HEAP] or Q[Q_NEED_IDS]:
+            H = _grow_heap(H, S, Q[Q_NEED_HEAP])
+            idb, _ = _grow_ids(idb, H, S, Q[Q_NEED_IDS], 0, 0)
+        if Q[Q_NEED_MC]:
+            mc_msg, mc_win = _grow_mcache(mc_msg, mc_win, X[12], Q[Q_NEED_MC] - 1)
+        if Q[Q_NEED_RT]:
+            RT = _grow_rt(RT, Q[Q_NEED_RT])
+        Q[Q_NEED_HEAP] = Q[Q_NEED_IDS] = Q[Q_NEED_MC] = Q[Q_NEED_RT] = 0
+
+
+@numba.njit(**_HELPER_JIT)
+def _events(G, P, M, W, X, U, GR, S, F, rs, RT, t_end, stop_at_heartbeat, perm, buf, buf2, Q):
+    """:func:`advance`'s event loop; returns its status, or 3 when an array must grow first
+    (what is needed left in ``Q``; nothing of the step that needs it has been done)."""
     indptr, indices, rev, proc, sub, topic_of = G[0], G[1], G[3], G[7], G[6], G[10]
     online = G[11]
     publisher, size = M[0], M[3]
@@ -928,34 +1043,80 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
     mc_cnt, hbc = X[12], X[16]
     prom_m, prom_t = X[14], X[15]
     H, idb, mc_msg, mc_win = GR
+    h_t, h_k, h_a, h_b, h_c = H
     n = len(indptr) - 1
     T = sub.shape[1]
-    max_deg = 0
-    for v in range(n):
-        if indptr[v + 1] - indptr[v] > max_deg:
-            max_deg = indptr[v + 1] - indptr[v]
-    buf = np.empty(max(max_deg, 1), dtype=np.int64)
-    buf2 = np.empty(max(max_deg, 1), dtype=np.int64)
+    mcs = (mc_msg, mc_win, mc_cnt)
     v11 = P[P_VARIANT] >= 1
     idw_on = P[P_VARIANT] >= 2
     scoring = P[P_SCORING] > 0
     phased = P[P_HB_PHASE] > 0
     atk, conn_up = G[12], G[13]
-    while S[S_HEAP] > 0:
+    limited = P[P_RETRANS] < NO_RETRANS_LIMIT
+    while True:
+        if Q[Q_HB] >= 0:  # a synchronised heartbeat under way: the next nodes beat
+            t = F[0]
+            while Q[Q_HB] < n:
+                v = perm[Q[Q_HB]]
+                deg = indptr[v + 1] - indptr[v]
+                if _short(H, idb, S, Q, deg * T + 1, deg * (mc_cnt[v] + 1)):
+                    return 3
+                _beat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T)
+                Q[Q_HB] += 1
+            if _short(H, idb, S, Q, 1, 0):
+                return 3
+            Q[Q_HB] = -1
+            S[S_HBC] += 1
+            if t >= P[P_WARMUP]:
+                mdeg_sum = X[13]
+                for v in range(n):
+                    for tp in range(T):
+                        if sub[v, tp]:
+                            mdeg_sum[v * T + tp] += mdeg[v * T + tp]
+                S[S_SAMPLES] += 1
+            _push(H, S, t + P[P_HB], HEARTBEAT, Q[Q_HB_NUM] + 1, 0, 0)
+        if S[S_HEAP] == 0:
+            break
         if S[S_PEND]:
             _flush(G, P, M, S)
-        t = H[0][0]
+        t = h_t[0]
         if t > t_end:
-            return 0, (H, idb, mc_msg, mc_win)
-        k = H[1][0]
+            return 0
+        k = h_k[0]
         kind = k >> KIND_SHIFT
         if kind == HEARTBEAT and stop_at_heartbeat and t > F[3]:
-            return 1, (H, idb, mc_msg, mc_win)
+            return 1
         if kind == PUBLISH and compact and S[S_FREE] == 0:
-            return 2, (H, idb, mc_msg, mc_win)
-        a = H[2][0]
-        b = H[3][0]
-        c = H[4][0]
+            return 2
+        a = h_a[0]
+        b = h_b[0]
+        c = h_c[0]
+        # room for what handling this event may add (the caller grows it and calls again)
+        if kind == DATA:
+            if _short(H, idb, S, Q, 1, 1):
+                return 3
+        elif kind == READY or kind == PUBLISH:
+            w = a if kind == READY else publisher[a]
+            if _short(H, idb, S, Q, indptr[w + 1] - indptr[w], 1):
+                return 3
+            if mc_cnt[w] >= mc_msg.shape[1]:
+                Q[Q_NEED_MC] = w + 1
+                return 3
+        elif kind == CONTROL:
+            ck = b & 7
+            cnt = c & 0xFFFF
+            if ck == IWANT:
+                if _short(H, idb, S, Q, cnt, 0):
+                    return 3
+                if limited and 2 * (RT[2][0] + cnt) > len(RT[0]):
+                    Q[Q_NEED_RT] = cnt
+                    return 3
+            elif _short(H, idb, S, Q, 1, cnt if ck == IHAVE else 0):
+                return 3
+        elif kind == NODE_HEARTBEAT:
+            deg = indptr[a + 1] - indptr[a]
+            if _short(H, idb, S, Q, deg * T + 2, deg * (mc_cnt[a] + 1)):
+                return 3
         _pop(H, S)
         F[0] = t
         if t > F[2]:
@@ -994,11 +1155,9 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                 parent[r, w] = sender
                 qdelay[r, w] = qdelay[r, sender] + (c >> 1) * 1e-6
                 first_del[slot] += 1
-            H = _grow_heap(H, S, mdeg[w * T + tp] + 1)
             if idw_on and size[m] >= P[P_IDW] and sub[w, tp]:
                 row = w * T + tp
                 if mdeg[row] > 0:  # one id, shared by the copies to every mesh peer
-                    idb, _ = _grow_ids(idb, H, S, 1, 0, 0)
                     off = S[S_IDS]
                     idb[off] = m
                     S[S_IDS] = off + 1
@@ -1030,14 +1189,11 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                 if drop and not (atk[w] & ATK_LIAR):
                     continue  # an attacker: no forward, nothing cached to gossip or answer
             tp = topic_of[m]
-            mc_msg, mc_win = _grow_mcache(mc_msg, mc_win, mc_cnt, w)
             mc_msg[w, mc_cnt[w]] = m
             mc_win[w, mc_cnt[w]] = hbc[w]
             mc_cnt[w] += 1
             _ref(M, m)
-            H = _grow_heap(H, S, indptr[w + 1] - indptr[w])
             if kind == READY and drop:  # a liar: announced at once to its peers, never sent
-                idb, _ = _grow_ids(idb, H, S, 1, 0, 0)
                 off = S[S_IDS]
                 idb[off] = m
                 S[S_IDS] = off + 1
@@ -1113,7 +1269,6 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                 if refuse:
                     if v11:
                         backoff[slot] = max(backoff[slot], t + P[P_BACKOFF])
-                    H = _grow_heap(H, S, 1)
                     _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, PRUNE, tp, 0, 0)
                 else:
                     _mesh_add(X, slot, row, ew, t)
@@ -1128,7 +1283,6 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                 if scoring and score[ew] < 0:
                     continue
                 _mesh_add(X, slot, row, ew, t)
-                H = _grow_heap(H, S, 1)
                 _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, GRAFT, tp, 0, 0)
             elif ck == PRUNE:
                 if sub[w, tp] and mesh_flag[slot]:
@@ -1148,7 +1302,6 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                     continue
                 if not sub[w, tp]:
                     continue
-                idb, off = _grow_ids(idb, H, S, cnt, off, cnt)
                 top = S[S_IDS]
                 want = 0
                 for j in range(cnt):
@@ -1167,23 +1320,18 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                     prom_m[ew] = idb[top]
                     _ref(M, idb[top])  # its slot is read when the promise is checked
                     prom_t[ew] = t + P[P_FOLLOWUP]
-                H = _grow_heap(H, S, 1)
                 _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, IWANT, 0, top, want)
             else:  # IWANT: w answers from its message cache
                 if atk[w] & ATK_SYBIL:
                     continue  # a sybil answers no IWANT
                 if scoring and score[ew] < P[P_GOSSIP_THR]:
                     continue
-                H = _grow_heap(H, S, cnt)
                 oldest = hbc[w] - np.int64(P[P_MCLEN]) + 1
                 for j in range(cnt):
                     m = idb[off + j]
                     if not _in_mcache(mc_msg, mc_win, mc_cnt, w, m, oldest):
                         continue
-                    key = np.int64(m) * len(indices) + ew
-                    got = retrans.get(key, 0) + 1
-                    retrans[key] = got
-                    if got > P[P_RETRANS]:
+                    if limited and _rt_bump(RT, np.int64(m) * len(indices) + ew) > P[P_RETRANS]:
                         continue
                     if idw_on and _unwanted(U, ew, m, t):
                         continue
@@ -1209,29 +1357,13 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                     tmp = perm[i]
                     perm[i] = perm[j]
                     perm[j] = tmp
-                for i in range(n):
-                    v = perm[i]
-                    deg = indptr[v + 1] - indptr[v]
-                    H = _grow_heap(H, S, deg * T + 1)
-                    idb, _ = _grow_ids(idb, H, S, deg * (mc_cnt[v] + 1), 0, 0)
-                    _beat(G, P, H, S, F, W, M, X, idb, (mc_msg, mc_win, mc_cnt), rs, buf, buf2,
-                          v, T)
-            S[S_HBC] += 1
-            if t >= P[P_WARMUP]:
-                mdeg_sum = X[13]
-                for v in range(n):
-                    for tp in range(T):
-                        if sub[v, tp]:
-                            mdeg_sum[v * T + tp] += mdeg[v * T + tp]
-                S[S_SAMPLES] += 1
-            H = _grow_heap(H, S, 1)
-            _push(H, S, t + P[P_HB], HEARTBEAT, a + 1, 0, 0)
+                Q[Q_HB] = 0  # every node beats, in this order (the loop's top runs them)
+            else:
+                Q[Q_HB] = n  # no node beats here: only the run's own bookkeeping
+            Q[Q_HB_NUM] = a
         else:  # NODE_HEARTBEAT: one node's own heartbeat (random phases)
-            deg = indptr[a + 1] - indptr[a]
-            H = _grow_heap(H, S, deg * T + 2)
-            idb, _ = _grow_ids(idb, H, S, deg * (mc_cnt[a] + 1), 0, 0)
-            _beat(G, P, H, S, F, W, M, X, idb, (mc_msg, mc_win, mc_cnt), rs, buf, buf2, a, T)
+            _beat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, a, T)
             _push(H, S, t + P[P_HB], NODE_HEARTBEAT, a, 0, 0)
     if S[S_PEND]:
         _flush(G, P, M, S)
-    return 0, (H, idb, mc_msg, mc_win)
+    return 0

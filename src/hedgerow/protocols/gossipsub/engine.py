@@ -610,13 +610,12 @@ class GossipSubEngine:
         heap = (np.empty(cap), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
                 np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64))
         self._GR = (heap, np.empty(1024, dtype=np.int32), np.empty((n, 16), dtype=np.int32),
-                    np.empty((n, 16), dtype=np.int32))
+                    np.empty((n, 16), dtype=np.int32), K.retrans_table())
         self._S = z(K.N_SCALARS, dtype=np.int64)
         if not self.keep_arrivals:
             self._S[K.S_FREE] = rows
         self._F = np.array([0.0, 0.0, 0.0, -np.inf])
         self._rs = np.array([rng.integers(0, 2**63, dtype=np.int64)], dtype=np.uint64)
-        self._retrans = numba.typed.Dict.empty(numba.types.int64, numba.types.int64)
         for m in range(M):
             K._push(heap, self._S, pubs.time_ms[m], K.PUBLISH, m, 0, 0)
         K._push(heap, self._S, s["heartbeat_ms"], K.HEARTBEAT, 1, 0, 0)
@@ -654,7 +653,7 @@ class GossipSubEngine:
         while True:
             status, self._GR = K.advance(
                 self._G, self._P, self._M, self._W, self._X, self._U, self._GR, self._S,
-                self._F, self._rs, self._retrans, t, scoring, perm)
+                self._F, self._rs, t, scoring, perm)
             if status == 0:
                 break
             if status == 2:  # every message slot taken: twice the rows, the same order
@@ -874,7 +873,8 @@ class GossipSubEngine:
             "per_node": int(sum(X[i].nbytes for i in (1, 2, 4, 12, 13, 16))
                             + sum(a.nbytes for a in W) + self._GR[2].nbytes
                             + self._GR[3].nbytes),
-            "queues": int(sum(a.nbytes for a in self._GR[0]) + self._GR[1].nbytes),
+            "queues": int(sum(a.nbytes for a in self._GR[0]) + self._GR[1].nbytes
+                          + sum(a.nbytes for a in self._GR[4])),
         }
 
     @property
