@@ -903,11 +903,66 @@ def subscribe_all(G, P, H, S, F, W, M, rs, idb):
 #: :func:`_events`: the synchronised heartbeat under way (the next index into ``perm``; -1:
 #: none) and its number, and the room the next step needs (heap events, ids, a message-cache
 #: entry for node ``Q[Q_NEED_MC] - 1``, retransmission counters)
-Q_HB, Q_HB_NUM, Q_NEED_HEAP, Q_NEED_IDS, Q_NEED_MC, Q_NEED_RT = 0, 1, 2, 3, 4, 5
-N_Q = 6
+Q_HB, Q_HB_NUM, Q_NEED_HEAP, Q_NEED_IDS, Q_NEED_MC, Q_NEED_RT, Q_NEED_RQ = 0, 1, 2, 3, 4, 5, 6
+N_Q = 7
 #: a retransmission limit at or above this is no limit: no run asks one peer for one message
 #: this often, so the answers are not counted
 NO_RETRANS_LIMIT = 2**31 - 1
+
+
+def ready_queue(capacity: int = 1024) -> tuple[np.ndarray, ...]:
+    """An empty queue of READY events (:func:`_events`): a ring of ``capacity`` (a power of
+    two) instants, keys and ``a, b, c``, and its head and tail counts."""
+    z = np.zeros
+    return (z(capacity), z(capacity, dtype=np.int64), z(capacity, dtype=np.int64),
+            z(capacity, dtype=np.int64), z(capacity, dtype=np.int64), z(2, dtype=np.int64))
+
+
+@numba.njit(cache=True)
+def _grow_rq(RQ, need):
+    """The READY queue with room for ``need`` more (the ring unrolled into one twice as long)."""
+    q_t, q_k, q_a, q_b, q_c, ht = RQ
+    size = ht[1] - ht[0]
+    cap = len(q_t)
+    if size + need <= cap:
+        return RQ
+    while cap < size + need:
+        cap *= 2
+    mask = len(q_t) - 1
+    nt = np.zeros(cap)
+    nk = np.zeros(cap, dtype=np.int64)
+    na = np.zeros(cap, dtype=np.int64)
+    nb = np.zeros(cap, dtype=np.int64)
+    nc = np.zeros(cap, dtype=np.int64)
+    for i in range(size):
+        j = (ht[0] + i) & mask
+        nt[i] = q_t[j]
+        nk[i] = q_k[j]
+        na[i] = q_a[j]
+        nb[i] = q_b[j]
+        nc[i] = q_c[j]
+    ht[0] = 0
+    ht[1] = size
+    return (nt, nk, na, nb, nc, ht)
+
+
+@numba.njit(**_HELPER_JIT)
+def _push_ready(H, S, RQ, t, a, b, c):
+    """Schedule a READY event: at the queue's tail when no earlier than its last one (the queue
+    stays sorted by instant and key), in the heap otherwise (room checked by the caller)."""
+    q_t, q_k, q_a, q_b, q_c, ht = RQ
+    mask = len(q_t) - 1
+    if ht[1] > ht[0] and t < q_t[(ht[1] - 1) & mask]:
+        _push(H, S, t, READY, a, b, c)
+        return
+    j = ht[1] & mask
+    q_t[j] = t
+    q_k[j] = (np.int64(READY) << KIND_SHIFT) | S[S_SEQ]
+    S[S_SEQ] += 1
+    q_a[j] = a
+    q_b[j] = b
+    q_c[j] = c
+    ht[1] += 1
 
 
 def retrans_table(capacity: int = 1024) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1011,12 +1066,12 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, t_end, stop_at_heartbeat, perm):
     buf2 = np.empty(max(max_deg, 1), dtype=np.int64)
     Q = np.zeros(N_Q, dtype=np.int64)
     Q[Q_HB] = -1
-    H, idb, mc_msg, mc_win, RT = GR
+    H, idb, mc_msg, mc_win, RT, RQ = GR
     while True:
-        status = _events(G, P, M, W, X, U, (H, idb, mc_msg, mc_win), S, F, rs, RT, t_end,
+        status = _events(G, P, M, W, X, U, (H, idb, mc_msg, mc_win), S, F, rs, RT, RQ, t_end,
                          stop_at_heartbeat, perm, buf, buf2, Q)
         if status != 3:
-            return status, (H, idb, mc_msg, mc_win, RT)
+            return status, (H, idb, mc_msg, mc_win, RT, RQ)
         if Q[Q_NEED_HEAP] or Q[Q_NEED_IDS]:
             H = _grow_heap(H, S, Q[Q_NEED_HEAP])
             idb, _ = _grow_ids(idb, H, S, Q[Q_NEED_IDS], 0, 0)
@@ -1024,11 +1079,14 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, t_end, stop_at_heartbeat, perm):
             mc_msg, mc_win = _grow_mcache(mc_msg, mc_win, X[12], Q[Q_NEED_MC] - 1)
         if Q[Q_NEED_RT]:
             RT = _grow_rt(RT, Q[Q_NEED_RT])
-        Q[Q_NEED_HEAP] = Q[Q_NEED_IDS] = Q[Q_NEED_MC] = Q[Q_NEED_RT] = 0
+        if Q[Q_NEED_RQ]:
+            RQ = _grow_rq(RQ, Q[Q_NEED_RQ])
+        Q[Q_NEED_HEAP] = Q[Q_NEED_IDS] = Q[Q_NEED_MC] = Q[Q_NEED_RT] = Q[Q_NEED_RQ] = 0
 
 
 @numba.njit(**_HELPER_JIT)
-def _events(G, P, M, W, X, U, GR, S, F, rs, RT, t_end, stop_at_heartbeat, perm, buf, buf2, Q):
+def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, perm, buf, buf2,
+            Q):
     """:func:`advance`'s event loop; returns its status, or 3 when an array must grow first
     (what is needed left in ``Q``; nothing of the step that needs it has been done)."""
     indptr, indices, rev, proc, sub, topic_of = G[0], G[1], G[3], G[7], G[6], G[10]
@@ -1044,6 +1102,8 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, t_end, stop_at_heartbeat, perm, 
     prom_m, prom_t = X[14], X[15]
     H, idb, mc_msg, mc_win = GR
     h_t, h_k, h_a, h_b, h_c = H
+    q_t, q_k, q_a, q_b, q_c, q_ht = RQ
+    q_mask = len(q_t) - 1
     n = len(indptr) - 1
     T = sub.shape[1]
     mcs = (mc_msg, mc_win, mc_cnt)
@@ -1075,25 +1135,41 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, t_end, stop_at_heartbeat, perm, 
                             mdeg_sum[v * T + tp] += mdeg[v * T + tp]
                 S[S_SAMPLES] += 1
             _push(H, S, t + P[P_HB], HEARTBEAT, Q[Q_HB_NUM] + 1, 0, 0)
-        if S[S_HEAP] == 0:
+        queued = q_ht[1] - q_ht[0]
+        if S[S_HEAP] == 0 and queued == 0:
             break
         if S[S_PEND]:
             _flush(G, P, M, S)
-        t = h_t[0]
+        # the next event: the heap's root or the READY queue's head, whichever comes first
+        qj = q_ht[0] & q_mask
+        from_q = queued > 0 and (S[S_HEAP] == 0 or _below(q_t[qj], q_k[qj], h_t[0], h_k[0]))
+        if from_q:
+            t = q_t[qj]
+            k = q_k[qj]
+        else:
+            t = h_t[0]
+            k = h_k[0]
         if t > t_end:
             return 0
-        k = h_k[0]
         kind = k >> KIND_SHIFT
         if kind == HEARTBEAT and stop_at_heartbeat and t > F[3]:
             return 1
         if kind == PUBLISH and compact and S[S_FREE] == 0:
             return 2
-        a = h_a[0]
-        b = h_b[0]
-        c = h_c[0]
+        if from_q:
+            a = q_a[qj]
+            b = q_b[qj]
+            c = q_c[qj]
+        else:
+            a = h_a[0]
+            b = h_b[0]
+            c = h_c[0]
         # room for what handling this event may add (the caller grows it and calls again)
         if kind == DATA:
             if _short(H, idb, S, Q, 1, 1):
+                return 3
+            if queued >= len(q_t):
+                Q[Q_NEED_RQ] = 1
                 return 3
         elif kind == READY or kind == PUBLISH:
             w = a if kind == READY else publisher[a]
@@ -1117,7 +1193,10 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, t_end, stop_at_heartbeat, perm, 
             deg = indptr[a + 1] - indptr[a]
             if _short(H, idb, S, Q, deg * T + 2, deg * (mc_cnt[a] + 1)):
                 return 3
-        _pop(H, S)
+        if from_q:
+            q_ht[0] += 1
+        else:
+            _pop(H, S)
         F[0] = t
         if t > F[2]:
             F[2] = t
@@ -1164,7 +1243,7 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, t_end, stop_at_heartbeat, perm, 
                     for j in range(mdeg[row]):
                         _send_idontwant(G, P, S, F, W, U, rs, idb, w, mlist[row, j], m, off)
             ready = t + proc[w] + P[P_VAL_MS] + P[P_VAL_PER_BYTE] * size[m]
-            _push(H, S, ready, READY, w, m, v)
+            _push_ready(H, S, RQ, ready, w, m, v)
             _ref(M, m)
         elif kind == READY or kind == PUBLISH:
             drop = False

@@ -610,7 +610,7 @@ class GossipSubEngine:
         heap = (np.empty(cap), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
                 np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64))
         self._GR = (heap, np.empty(1024, dtype=np.int32), np.empty((n, 16), dtype=np.int32),
-                    np.empty((n, 16), dtype=np.int32), K.retrans_table())
+                    np.empty((n, 16), dtype=np.int32), K.retrans_table(), K.ready_queue())
         self._S = z(K.N_SCALARS, dtype=np.int64)
         if not self.keep_arrivals:
             self._S[K.S_FREE] = rows
@@ -874,7 +874,8 @@ class GossipSubEngine:
                             + sum(a.nbytes for a in W) + self._GR[2].nbytes
                             + self._GR[3].nbytes),
             "queues": int(sum(a.nbytes for a in self._GR[0]) + self._GR[1].nbytes
-                          + sum(a.nbytes for a in self._GR[4])),
+                          + sum(a.nbytes for a in self._GR[4])
+                          + sum(a.nbytes for a in self._GR[5])),
         }
 
     @property
