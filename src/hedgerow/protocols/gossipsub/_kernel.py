@@ -727,19 +727,21 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                         _send_control(G, P, H, S, F, W, M, rs, idb, v, e, PRUNE, tp, 0, 0)
                     else:
                         j += 1
-            # candidates: subscribed peers not in the mesh, not backed off, score >= 0
+            # candidates: subscribed peers not in the mesh, not backed off, score >= 0; only
+            # read below D_lo and for D_out (v1.1), so not gathered otherwise (no draw here)
             k = 0
-            for e in range(lo, hi):
-                s = e * T + tp
-                if sub[indices[e], tp] and online[indices[e]] and not mesh_flag[s]:
-                    if v11 and backoff[s] > now:
-                        continue
-                    if scoring and score[e] < 0:
-                        continue
-                    if conn_up[e] > now:
-                        continue
-                    buf[k] = e
-                    k += 1
+            if mdeg[row] < d_lo or (v11 and d_out > 0):
+                for e in range(lo, hi):
+                    s = e * T + tp
+                    if sub[indices[e], tp] and online[indices[e]] and not mesh_flag[s]:
+                        if v11 and backoff[s] > now:
+                            continue
+                        if scoring and score[e] < 0:
+                            continue
+                        if conn_up[e] > now:
+                            continue
+                        buf[k] = e
+                        k += 1
             if mdeg[row] < d_lo:
                 took = _sample(buf, k, D - mdeg[row], rs)
                 for i in range(took):
