@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from hedgerow.dissemination.contended import Network
+from hedgerow.errors import ParameterError
 from hedgerow.protocols.gossipsub import (
     Connections,
     GossipSubEngine,
@@ -136,6 +137,22 @@ def _run(eng: GossipSubEngine, end: float, churn: bool = False) -> str:
     return _digest(eng)
 
 
+def _run_churn(eng: GossipSubEngine, end: float) -> str:
+    """:func:`_run`'s churn as one schedule given to ``run_churn``."""
+    rng = np.random.default_rng(11)
+    on = np.ones(eng.n, dtype=bool)
+    times, rows = [], []
+    for k in range(1, int(end // 500.0) + 1):
+        if k % 3 == 0:
+            on[rng.choice(eng.n, 4, replace=False)] = False
+        if k % 3 == 1:
+            on[np.flatnonzero(~on)[:3]] = True
+        times.append(k * 500.0)
+        rows.append(on.copy())
+    eng.run_churn(times, rows)
+    return _digest(eng)
+
+
 CASES = {
     "v1.1 defaults": (lambda: _engine(messages=80, topics=3, share=0.6, n=80, spread=20000.0,
                                       start=3000.0), 40000.0, False),
@@ -181,6 +198,20 @@ PINNED = {
 def test_engine_runs_are_pinned(name):
     make, end, churn = CASES[name]
     assert _run(make(), end, churn) == PINNED[name]
+
+
+@pytest.mark.parametrize("name", [k for k, v in CASES.items() if v[2]])
+def test_a_churn_schedule_in_one_call_is_the_same_run(name):
+    make, end, _ = CASES[name]
+    assert _run_churn(make(), end) == PINNED[name]
+
+
+def test_run_churn_refuses_a_bad_schedule():
+    eng = CASES["v1.1 defaults"][0]()
+    with pytest.raises(ParameterError, match="churn: online must be"):
+        eng.run_churn([1000.0], np.ones((2, eng.n), dtype=bool))
+    with pytest.raises(ParameterError, match="must not decrease"):
+        eng.run_churn([2000.0, 1000.0], np.ones((2, eng.n), dtype=bool))
 
 
 def _lean_row(D: int, D_lazy: int, churn: float) -> tuple[object, ...]:

@@ -1448,3 +1448,77 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
     if S[S_PEND]:
         _flush(G, P, M, S)
     return 0
+
+
+@numba.njit(cache=True)
+def leave(G, X, nodes, T):
+    """Nodes go offline: out of every mesh and fanout at both ends, their caches emptied."""
+    indptr, indices, rev, online = G[0], G[1], G[3], G[11]
+    flag, mlist, mdeg, lastpub, mc_cnt = X[0], X[1], X[2], X[4], X[12]
+    for v in nodes:
+        if not online[v]:
+            continue
+        online[v] = 0
+        for tp in range(T):
+            row = v * T + tp
+            for j in range(mdeg[row]):
+                flag[mlist[row, j] * T + tp] = 0
+                mlist[row, j] = -1
+            mdeg[row] = 0
+            lastpub[row] = -np.inf
+        for e in range(indptr[v], indptr[v + 1]):
+            r = rev[e]  # the peer's entry toward v
+            w = indices[e]
+            for tp in range(T):
+                if not flag[r * T + tp]:
+                    continue
+                flag[r * T + tp] = 0
+                row = w * T + tp
+                k = mdeg[row]
+                for j in range(k):
+                    if mlist[row, j] == r:
+                        mlist[row, j] = mlist[row, k - 1]
+                        mlist[row, k - 1] = -1
+                        mdeg[row] = k - 1
+                        break
+        mc_cnt[v] = 0
+
+
+@numba.njit(cache=True)
+def advance_churn(G, P, M, W, X, U, GR, S, F, rs, times, states, start, resume,
+                  stop_at_heartbeat, perm, compact):
+    """:func:`advance` to each ``times[i]`` from ``i = start`` on, then the online flags set to
+    ``states[i]`` (nodes that leave go as :func:`leave` has them; ``compact``: their cache
+    entries let go of their slots first); returns ``(status, i, grown arrays)``, ``i`` where a
+    status other than 0 stopped it (the caller calls again from there with ``resume`` set:
+    ``perm`` is then not started afresh, as the caller has set it).
+
+    As many calls of the engine's ``run_until`` and ``set_online``, the heartbeat order
+    started afresh at each instant.
+    """
+    n = len(G[0]) - 1
+    T = G[6].shape[1]
+    online = G[11]
+    left = np.empty(max(n, 1), dtype=np.int64)
+    for i in range(start, len(times)):
+        if not (resume and i == start):
+            for v in range(n):
+                perm[v] = v
+        status, GR = advance(G, P, M, W, X, U, GR, S, F, rs, times[i], stop_at_heartbeat, perm)
+        if status != 0:
+            return status, i, GR
+        if times[i] > F[0]:
+            F[0] = times[i]
+        k = 0
+        for v in range(n):
+            if online[v] and not states[i, v]:
+                left[k] = v
+                k += 1
+        if k:
+            if compact:
+                drop_cache_refs(M, S, GR[2], X[12], left[:k], online)
+            leave(G, X, left[:k], T)
+        for v in range(n):
+            if states[i, v]:
+                online[v] = 1
+    return 0, len(times), GR
