@@ -31,6 +31,9 @@ from hedgerow.protocols.gossipsub.engine import EngineAttack
 from hedgerow.protocols.gossipsub.params import HARDENING_THRESHOLDS, score_preset
 from hedgerow.protocols.gossipsub.protocol import EngineScore
 
+#: ``S`` scalars when the digests were taken (``S_HEAP`` ... ``S_LIVE_PEAK``)
+_PINNED_SCALARS = 12
+
 
 def _digest(eng: GossipSubEngine) -> str:
     h = hashlib.sha256()
@@ -57,7 +60,10 @@ def _digest(eng: GossipSubEngine) -> str:
     scalars[K.S_IDS] = 0
     ready = eng._GR[5][5]  # events pending: those in the heap and in the READY queue
     scalars[K.S_HEAP] += ready[1] - ready[0]
-    add(scalars)
+    # the scalars there were when the digests were taken; later ones (opportunistic grafts,
+    # peer exchange) count what none of these runs does
+    add(scalars[:_PINNED_SCALARS])
+    assert not scalars[_PINNED_SCALARS:].any()
     add(eng._F[:3])
     if len(eng._W[9]):
         log = eng.sent_log()

@@ -19,7 +19,8 @@ READY       ``a`` = node, ``b`` = message, ``c`` = the node's entry toward the
             peer it got the message from (``-1`` at the publisher): validated,
             it forwards
 CONTROL     ``a`` = CSR entry, ``b`` = ``kind | topic << 3``, ``c`` = ``offset << 16 |
-            count`` of its message ids in the id buffer
+            count`` of its message ids in the id buffer (a PRUNE's: the nodes of its
+            peer-exchange records)
 HEARTBEAT   ``a`` = heartbeat number; with synchronised phases every node runs its
             heartbeat, in an order drawn for that heartbeat; with random phases
             only the run's own bookkeeping (scores, mesh-size samples)
@@ -52,6 +53,11 @@ Churn is one flag per node (``G[11]``, set by the engine's ``set_online``
 between two calls of :func:`advance`): a message arriving at an offline node
 is dropped (``S[S_OFFLINE]`` counts them), an offline node runs no heartbeat,
 and no heartbeat grafts or gossips to one.
+
+Opportunistic grafting (``P_OG_*``, v1.1 with scoring) runs in a node's heartbeat after the
+outbound quota, every ``P_OG_TICKS``-th of its own heartbeats; peer exchange (``P_PX``) fills
+a PRUNE sent above ``D_hi`` or in answer to a GRAFT into a full mesh with peer records, which
+the receiver counts (``S_PX_*``): the connection graph is fixed, so no connection is opened.
 
 Random choices come from a splitmix64 sequence whose state is seeded from the
 caller's :class:`numpy.random.Generator` (one 64-bit draw), so a run is a
@@ -107,7 +113,15 @@ P_ATK_TOPIC, P_ATK_TARGET, P_ATK_START, P_ATK_REGRAFT = 33, 34, 35, 36
 P_FOLLOWUP = 37
 #: message slots' delay-histogram bin (ms); heartbeat phases (0 sync, 1 random)
 P_HIST_BIN, P_HB_PHASE = 38, 39
-N_PARAMS = 40
+#: opportunistic grafting (v1.1, with scoring): every ``P_OG_TICKS``-th heartbeat of a node, a
+#: mesh whose median peer score is below ``P_OG_THR`` grafts up to ``P_OG_PEERS`` peers scored
+#: above that median
+P_OG_TICKS, P_OG_PEERS, P_OG_THR = 40, 41, 42
+#: peer exchange (v1.1): PRUNEs carry up to ``P_PRUNE_PEERS`` peer records of
+#: ``P_PX_RECORD_BYTES`` each when ``P_PX`` is set; a receiver takes them from a pruner scored
+#: at least ``P_ACCEPT_PX_THR``
+P_PX, P_PRUNE_PEERS, P_PX_RECORD_BYTES, P_ACCEPT_PX_THR = 43, 44, 45, 46
+N_PARAMS = 47
 
 #: an attacker's flags (``G[12]``, per node): ``ATK_SYBIL`` runs the hardening evaluation's
 #: sybil (it grafts every peer it can, accepts every GRAFT, sends no IHAVE, ignores IHAVE and
@@ -123,7 +137,11 @@ ATK_LIAR = 4
 #: the integer scalars' layout (``S[i]``)
 S_HEAP, S_SEQ, S_IDS, S_HBC, S_SAMPLES, S_VIOL, S_IWANT_SERVED, S_OFFLINE = 0, 1, 2, 3, 4, 5, 6, 7
 S_FREE, S_PEND, S_LIVE, S_LIVE_PEAK = 8, 9, 10, 11
-N_SCALARS = 12
+#: opportunistic grafts sent; peer exchange: records received, records taken (the pruner
+#: scored at least the accept-PX threshold), and of those the peers the receiver is not
+#: connected to (the dials go-libp2p-pubsub's ``pxConnect`` would start)
+S_OG_GRAFTS, S_PX_OFFERED, S_PX_ACCEPTED, S_PX_NEW = 12, 13, 14, 15
+N_SCALARS = 16
 
 #: the per-message tuple's layout (``M[i]``): the publications, the per-message counters, the
 #: rows of the messages' slots (first arrival, hops, parent, queueing delay per node), the slot
@@ -419,8 +437,8 @@ def _ctl_size(P, kind, n_ids):
     topic = 2.0 + P[P_TOPIC_BYTES]
     if kind == IHAVE:
         return frame + topic + ids
-    if kind == PRUNE:
-        return frame + topic + (2.0 if P[P_VARIANT] >= 1 else 0.0)
+    if kind == PRUNE:  # n_ids: its peer-exchange records (v1.1)
+        return frame + topic + (2.0 if P[P_VARIANT] >= 1 else 0.0) + n_ids * P[P_PX_RECORD_BYTES]
     if kind == GRAFT or kind == SUBSCRIBE:
         return frame + topic
     return frame + ids  # IWANT, IDONTWANT
@@ -446,7 +464,7 @@ def _send_control(G, P, H, S, F, W, M, rs, idb, v, e, kind, tp, off, cnt):
     if P[P_JITTER] > 0.0:
         arrive += P[P_JITTER] * _uniform(rs)
     _push(H, S, arrive, CONTROL, e, kind | (tp << 3), (np.int64(off) << 16) | cnt)
-    if len(M[M_REFS]):
+    if len(M[M_REFS]) and kind != PRUNE:  # a PRUNE's ids are nodes (peer exchange)
         for j in range(cnt):
             _ref(M, idb[off + j])
     if len(W[9]) and kind != SUBSCRIBE:
@@ -696,6 +714,121 @@ def _drops(G, P, w, m, now):
 
 
 @numba.njit(**_HELPER_JIT)
+def _px_records(G, P, S, X, idb, rs, v, e_out, tp, now):
+    """Peer exchange (v1.1; go-libp2p-pubsub ``makePrune``): up to ``prune_peers`` uniform
+    peers of topic ``tp`` connected to ``v``, but the pruned one (``indices[e_out]``), with a
+    score >= 0, written at the id buffer's top; returns ``(offset, count)``.  The caller has
+    made room for ``deg(v)`` ids."""
+    indptr, indices, sub, online, conn_up = G[0], G[1], G[6], G[11], G[13]
+    score = X[8]
+    top = S[S_IDS]
+    k = 0
+    for e in range(indptr[v], indptr[v + 1]):
+        w = indices[e]
+        if e == e_out or not sub[w, tp] or not online[w] or conn_up[e] > now:
+            continue
+        if P[P_SCORING] > 0 and score[e] < 0:
+            continue
+        idb[top + k] = w
+        k += 1
+    took = _sample(idb[top:top + k], k, np.int64(P[P_PRUNE_PEERS]), rs)
+    S[S_IDS] = top + took
+    return top, took
+
+
+@numba.njit(**_HELPER_JIT)
+def _send_prune(G, P, H, S, F, W, M, X, rs, idb, v, e, tp, px):
+    """A PRUNE ``v -> indices[e]`` on topic ``tp``, with peer-exchange records when ``px`` and
+    the engine does peer exchange (v1.1); room as :func:`_px_records` needs."""
+    off = 0
+    cnt = 0
+    if px and P[P_PX] > 0 and P[P_VARIANT] >= 1:
+        off, cnt = _px_records(G, P, S, X, idb, rs, v, e, tp, F[0])
+    _send_control(G, P, H, S, F, W, M, rs, idb, v, e, PRUNE, tp, off, cnt)
+
+
+@numba.njit(**_HELPER_JIT)
+def _take_px(G, P, S, X, idb, w, ew, off, cnt, now):
+    """Node ``w`` receives ``cnt`` peer records in a PRUNE from ``indices[ew]``: taken if the
+    pruner's score is at least the accept-PX threshold (go-libp2p-pubsub ``handlePrune``);
+    the records naming a peer ``w`` has no open connection to are the dials ``pxConnect``
+    would start (counted; the connection graph is fixed, ``docs/gossipsub.md``)."""
+    indptr, indices, conn_up = G[0], G[1], G[13]
+    S[S_PX_OFFERED] += cnt
+    if X[8][ew] < P[P_ACCEPT_PX_THR]:
+        return
+    S[S_PX_ACCEPTED] += cnt
+    lo, hi = indptr[w], indptr[w + 1]
+    for j in range(cnt):
+        x = idb[off + j]
+        a, b = lo, hi  # the row is sorted: binary search for x
+        while a < b:
+            mid = (a + b) >> 1
+            if indices[mid] < x:
+                a = mid + 1
+            else:
+                b = mid
+        if not (a < hi and indices[a] == x and conn_up[a] <= now):
+            S[S_PX_NEW] += 1
+
+
+@numba.njit(**_HELPER_JIT)
+def _opportunistic_graft(G, P, H, S, F, W, M, X, idb, rs, buf, buf2, v, tp, T):
+    """Opportunistic grafting (v1.1; go-libp2p-pubsub ``heartbeat``): if the median score of
+    ``v``'s mesh peers on ``tp`` (the score of the peer at index ``len // 2`` sorted up, with
+    more than one peer) is below the threshold, graft up to ``opportunistic_graft_peers``
+    uniform peers of the topic not in the mesh, not backed off and scored above that median."""
+    indptr, indices, sub, online, conn_up = G[0], G[1], G[6], G[11], G[13]
+    mesh_flag, mlist, mdeg, backoff, score = X[0], X[1], X[2], X[3], X[8]
+    now = F[0]
+    row = v * T + tp
+    cnt = mdeg[row]
+    if cnt <= 1:
+        return
+    for j in range(cnt):
+        buf2[j] = mlist[row, j]
+    for i in range(1, cnt):  # by score, lowest first
+        x = buf2[i]
+        j = i - 1
+        while j >= 0 and score[buf2[j]] > score[x]:
+            buf2[j + 1] = buf2[j]
+            j -= 1
+        buf2[j + 1] = x
+    median = score[buf2[cnt // 2]]
+    if not median < P[P_OG_THR]:
+        return
+    k = 0
+    for e in range(indptr[v], indptr[v + 1]):
+        s = e * T + tp
+        w = indices[e]
+        if not sub[w, tp] or not online[w] or mesh_flag[s] or conn_up[e] > now:
+            continue
+        if backoff[s] > now or not score[e] > median:
+            continue
+        buf[k] = e
+        k += 1
+    took = _sample(buf, k, np.int64(P[P_OG_PEERS]), rs)
+    for i in range(took):
+        e = buf[i]
+        _mesh_add(X, e * T + tp, row, e, now)
+        _send_control(G, P, H, S, F, W, M, rs, idb, v, e, GRAFT, tp, 0, 0)
+    S[S_OG_GRAFTS] += took
+
+
+@numba.njit(cache=True, inline="always")
+def _hb_room(P, deg, T, cached):
+    """Heap events and ids one node's heartbeat may add (the callers grow both first)."""
+    events = 2 * deg * T + 1
+    ids = deg * (cached + 1)
+    if P[P_OG_PEERS] > 0 and P[P_SCORING] > 0:
+        events += T * np.int64(P[P_OG_PEERS])
+    if P[P_PX] > 0:
+        take = np.int64(P[P_PRUNE_PEERS])
+        ids += deg * T * (take if take < deg else deg) + deg
+    return events, ids
+
+
+@numba.njit(**_HELPER_JIT)
 def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
     """One node's heartbeat: every topic's mesh (or fanout) maintained, gossip emitted."""
     indptr, indices, outbound, sub, online = G[0], G[1], G[5], G[6], G[11]
@@ -801,7 +934,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                     _mesh_remove(X, e * T + tp, row, e)
                     if v11:
                         backoff[e * T + tp] = max(backoff[e * T + tp], now + P[P_BACKOFF])
-                    _send_control(G, P, H, S, F, W, M, rs, idb, v, e, PRUNE, tp, 0, 0)
+                    _send_prune(G, P, H, S, F, W, M, X, rs, idb, v, e, tp, True)
             if v11 and mdeg[row] >= d_lo:
                 n_out = 0
                 for j in range(mdeg[row]):
@@ -819,8 +952,11 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                         e = buf2[i]
                         _mesh_add(X, e * T + tp, row, e, now)
                         _send_control(G, P, H, S, F, W, M, rs, idb, v, e, GRAFT, tp, 0, 0)
-            if mdeg[row] > d_hi:
+            if mdeg[row] > d_hi:  # opportunistic grafts may go beyond D_hi, as go's do
                 S[S_VIOL] += 1
+            if v11 and scoring and P[P_OG_PEERS] > 0 and \
+                    (X[16][v] + 1) % np.int64(P[P_OG_TICKS]) == 0:
+                _opportunistic_graft(G, P, H, S, F, W, M, X, idb, rs, buf, buf2, v, tp, T)
             _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T)
         elif lastpub[row] != -np.inf:
             if lastpub[row] + P[P_FANOUT_TTL] < now:  # fanout expired
@@ -1120,8 +1256,8 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
             t = F[0]
             while Q[Q_HB] < n:
                 v = perm[Q[Q_HB]]
-                deg = indptr[v + 1] - indptr[v]
-                if _short(H, idb, S, Q, deg * T + 1, deg * (mc_cnt[v] + 1)):
+                ev, nid = _hb_room(P, indptr[v + 1] - indptr[v], T, mc_cnt[v])
+                if _short(H, idb, S, Q, ev, nid):
                     return 3
                 _beat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T)
                 Q[Q_HB] += 1
@@ -1189,11 +1325,16 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                 if limited and 2 * (RT[2][0] + cnt) > len(RT[0]):
                     Q[Q_NEED_RT] = cnt
                     return 3
-            elif _short(H, idb, S, Q, 1, cnt if ck == IHAVE else 0):
-                return 3
+            else:
+                nid = cnt if ck == IHAVE else 0
+                if ck == GRAFT and P[P_PX] > 0:  # a refusal's PRUNE may carry peer records
+                    w = indices[a]
+                    nid = indptr[w + 1] - indptr[w]
+                if _short(H, idb, S, Q, 1, nid):
+                    return 3
         elif kind == NODE_HEARTBEAT:
-            deg = indptr[a + 1] - indptr[a]
-            if _short(H, idb, S, Q, deg * T + 2, deg * (mc_cnt[a] + 1)):
+            ev, nid = _hb_room(P, indptr[a + 1] - indptr[a], T, mc_cnt[a])
+            if _short(H, idb, S, Q, ev + 1, nid):
                 return 3
         if from_q:
             q_ht[0] += 1
@@ -1205,7 +1346,7 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
         if compact:
             if kind == DATA or kind == READY:
                 _unref(M, S, b)
-            elif kind == CONTROL:
+            elif kind == CONTROL and (b & 7) != PRUNE:
                 for j in range(c >> 16, (c >> 16) + (c & 0xFFFF)):
                     _unref(M, S, idb[j])
         if kind == DATA:
@@ -1340,6 +1481,7 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                     _mesh_add(X, slot, row, ew, t)
                     continue
                 refuse = False
+                full = False  # refused for a full mesh: the PRUNE may carry PX (go)
                 if v11 and backoff[slot] > t:
                     behaviour[ew] += 1.0
                     refuse = True
@@ -1347,10 +1489,11 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                     refuse = True
                 elif v11 and mdeg[row] >= np.int64(P[P_DHI]) and not G[5][ew]:
                     refuse = True
+                    full = True
                 if refuse:
                     if v11:
                         backoff[slot] = max(backoff[slot], t + P[P_BACKOFF])
-                    _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, PRUNE, tp, 0, 0)
+                    _send_prune(G, P, H, S, F, W, M, X, rs, idb, w, ew, tp, full)
                 else:
                     _mesh_add(X, slot, row, ew, t)
             elif ck == SUBSCRIBE:
@@ -1366,6 +1509,8 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                 _mesh_add(X, slot, row, ew, t)
                 _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, GRAFT, tp, 0, 0)
             elif ck == PRUNE:
+                if cnt > 0:  # peer exchange records
+                    _take_px(G, P, S, X, idb, w, ew, off, cnt, t)
                 if sub[w, tp] and mesh_flag[slot]:
                     _mesh_remove(X, slot, w * T + tp, ew)
                 if v11:

@@ -110,6 +110,8 @@ def simulate_case(case: Mapping[str, Any]) -> dict[str, Any]:
         params, thresholds = score_preset(str(settings.get("variant", "v1.1")), T)
         settings["gossip_threshold"] = thresholds.gossip
         settings["publish_threshold"] = thresholds.publish
+        settings["accept_px_threshold"] = thresholds.accept_px
+        settings["opportunistic_graft_threshold"] = thresholds.opportunistic_graft
         score = EngineScore(params)
     t0 = time.perf_counter()
     eng = GossipSubEngine(subs, conn, delay, np.zeros(n), network, pubs, settings, rng,

@@ -93,6 +93,13 @@ DEFAULTS: dict[str, Any] = {
     "heartbeat_phase": "sync",
     "iwant_followup_ms": 3000.0,
     "max_prune": 0,
+    "opportunistic_graft_ticks": 60,
+    "opportunistic_graft_peers": 2,
+    "opportunistic_graft_threshold": 0.0,
+    "peer_exchange": False,
+    "prune_peers": 16,
+    "accept_px_threshold": 0.0,
+    "px_record_bytes": 215.0,
 }
 
 #: how the nodes' heartbeats are placed in time (``heartbeat_phase``)
@@ -123,6 +130,10 @@ CASE_PARAMS = {
     "graft_on_subscribe": "graft_on_subscribe",
     "heartbeat_phase": "heartbeat_phase",
     "iwant_followup_ms": "iwant_followup_ms",
+    "opportunistic_graft_ticks": "opportunistic_graft_ticks",
+    "opportunistic_graft_peers": "opportunistic_graft_peers",
+    "peer_exchange": "peer_exchange",
+    "prune_peers": "prune_peers",
 }
 
 
@@ -340,6 +351,15 @@ def settings(values: Mapping[str, Any]) -> dict[str, Any]:
                              key="heartbeat_phase")
     if not s["heartbeat_ms"] > 0:
         raise ParameterError("gossipsub: heartbeat_ms must be positive", key="heartbeat_ms")
+    for key in ("opportunistic_graft_ticks", "opportunistic_graft_peers", "prune_peers"):
+        low = 1 if key == "opportunistic_graft_ticks" else 0
+        if isinstance(s[key], bool) or not isinstance(s[key], (int, np.integer)) \
+                or s[key] < low:
+            raise ParameterError(f"gossipsub: {key} must be a whole number >= {low}, got "
+                                 f"{s[key]!r}", key=key)
+    if not s["px_record_bytes"] >= 0:
+        raise ParameterError(f"gossipsub: px_record_bytes must be >= 0, got "
+                             f"{s['px_record_bytes']!r}", key="px_record_bytes")
     return s
 
 
@@ -365,6 +385,12 @@ def _param_vector(s: Mapping[str, Any]) -> np.ndarray:
     P[K.P_HB_PHASE] = float(HEARTBEAT_PHASES.index(s["heartbeat_phase"]))
     P[K.P_FOLLOWUP] = s["iwant_followup_ms"]
     P[K.P_MAX_PRUNE] = s["max_prune"]
+    P[K.P_OG_TICKS], P[K.P_OG_PEERS] = (s["opportunistic_graft_ticks"],
+                                        s["opportunistic_graft_peers"])
+    P[K.P_OG_THR] = s["opportunistic_graft_threshold"]
+    P[K.P_PX], P[K.P_PRUNE_PEERS] = float(bool(s["peer_exchange"])), s["prune_peers"]
+    P[K.P_PX_RECORD_BYTES] = s["px_record_bytes"]
+    P[K.P_ACCEPT_PX_THR] = s["accept_px_threshold"]
     return P
 
 
@@ -818,6 +844,20 @@ class GossipSubEngine:
         return int(self._S[K.S_VIOL])
 
     @property
+    def opportunistic_grafts(self) -> int:
+        """GRAFTs sent by opportunistic grafting (v1.1, with scoring) so far."""
+        return int(self._S[K.S_OG_GRAFTS])
+
+    def peer_exchange(self) -> dict[str, int]:
+        """Peer exchange so far: ``offered`` (records received in PRUNEs), ``accepted`` (those
+        from a pruner scored at least the accept-PX threshold) and ``new`` (accepted records
+        naming a peer the receiver has no open connection to: the dials go-libp2p-pubsub's
+        ``pxConnect`` would start; the connection graph is fixed, so none is opened)."""
+        return {"offered": int(self._S[K.S_PX_OFFERED]),
+                "accepted": int(self._S[K.S_PX_ACCEPTED]),
+                "new": int(self._S[K.S_PX_NEW])}
+
+    @property
     def iwant_served(self) -> int:
         """Copies sent in answer to an IWANT."""
         return int(self._S[K.S_IWANT_SERVED])
@@ -1048,7 +1088,8 @@ class GossipSubEngine:
         ``kind`` (``"ihave"`` ... ``"idontwant"``, ``"data"``, ``"iwant-answer"``),
         ``sender``, ``receiver``, ``what`` (the topic of a control message, the message of
         a data copy),
-        ``ids`` (the message ids a control message lists), and ``full``
+        ``ids`` (the message ids a control message lists; a PRUNE's: the nodes of its
+        peer-exchange records), and ``full``
         (the log ran out of room: later messages are missing).
         """
         lf, li, lids, lc = self._W[9], self._W[10], self._W[11], self._W[12]
