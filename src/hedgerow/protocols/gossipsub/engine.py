@@ -452,6 +452,10 @@ class GossipSubEngine:
     attack : EngineAttack, optional
         Attacker nodes and connections that open later (``None``: every node
         honest, every connection open from the start).
+    phases : array_like, optional
+        With ``heartbeat_phase="random"``: the instant (ms) of each node's
+        first heartbeat, each in ``(0, heartbeat_ms]``, instead of drawing them
+        (a case that fixes both implementations' heartbeats, ``case.py``).
     """
 
     def __init__(
@@ -468,8 +472,18 @@ class GossipSubEngine:
         log: int = 0,
         attack: EngineAttack | None = None,
         keep_arrivals: bool = True,
+        phases: ArrayLike | None = None,
     ) -> None:
         s = settings(params)
+        if phases is not None:
+            phases = np.asarray(phases, dtype=np.float64)
+            if s["heartbeat_phase"] != "random":
+                raise ParameterError("gossipsub: phases are given with heartbeat_phase=random "
+                                     "only", key="heartbeat_phase")
+            if phases.shape != (len(subs),) or not (
+                    np.all(phases > 0) and np.all(phases <= s["heartbeat_ms"])):
+                raise ParameterError("gossipsub: phases must be one per node, each in "
+                                     "(0, heartbeat_ms]", key="phases")
         sub = np.ascontiguousarray(subs, dtype=np.uint8)
         n, T = sub.shape
         conn = connections
@@ -617,7 +631,8 @@ class GossipSubEngine:
         self.heartbeat_phase = np.full(n, float(s["heartbeat_ms"]))
         if s["heartbeat_phase"] == "random":
             # uniform in (0, heartbeat_ms], drawn from the run's stream after the kernel's seed
-            self.heartbeat_phase = s["heartbeat_ms"] * (1.0 - rng.random(n))
+            self.heartbeat_phase = (s["heartbeat_ms"] * (1.0 - rng.random(n)) if phases is None
+                                    else phases.copy())
             for v in range(n):
                 K._push(heap, self._S, self.heartbeat_phase[v], K.NODE_HEARTBEAT, v, 0, 0)
         if s["graft_on_subscribe"]:
