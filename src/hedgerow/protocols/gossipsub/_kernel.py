@@ -872,19 +872,21 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                         _send_control(G, P, H, S, F, W, M, rs, idb, v, e, PRUNE, tp, 0, 0)
                     else:
                         j += 1
-            # candidates: subscribed peers not in the mesh, not backed off, score >= 0
+            # candidates: subscribed peers not in the mesh, not backed off, score >= 0; only
+            # read below D_lo and for D_out (v1.1), so not gathered otherwise (no draw here)
             k = 0
-            for e in range(lo, hi):
-                s = e * T + tp
-                if sub[indices[e], tp] and online[indices[e]] and not mesh_flag[s]:
-                    if v11 and backoff[s] > now:
-                        continue
-                    if scoring and score[e] < 0:
-                        continue
-                    if conn_up[e] > now:
-                        continue
-                    buf[k] = e
-                    k += 1
+            if mdeg[row] < d_lo or (v11 and d_out > 0):
+                for e in range(lo, hi):
+                    s = e * T + tp
+                    if sub[indices[e], tp] and online[indices[e]] and not mesh_flag[s]:
+                        if v11 and backoff[s] > now:
+                            continue
+                        if scoring and score[e] < 0:
+                            continue
+                        if conn_up[e] > now:
+                            continue
+                        buf[k] = e
+                        k += 1
             if mdeg[row] < d_lo:
                 took = _sample(buf, k, D - mdeg[row], rs)
                 for i in range(took):
@@ -1047,8 +1049,139 @@ def subscribe_all(G, P, H, S, F, W, M, rs, idb):
     return H
 
 
+#: the event loop's own state (``Q[i]``), kept by :func:`advance` across its calls of
+#: :func:`_events`: the synchronised heartbeat under way (the next index into ``perm``; -1:
+#: none) and its number, and the room the next step needs (heap events, ids, a message-cache
+#: entry for node ``Q[Q_NEED_MC] - 1``, retransmission counters)
+Q_HB, Q_HB_NUM, Q_NEED_HEAP, Q_NEED_IDS, Q_NEED_MC, Q_NEED_RT, Q_NEED_RQ = 0, 1, 2, 3, 4, 5, 6
+N_Q = 7
+#: a retransmission limit at or above this is no limit: no run asks one peer for one message
+#: this often, so the answers are not counted
+NO_RETRANS_LIMIT = 2**31 - 1
+
+
+def ready_queue(capacity: int = 1024) -> tuple[np.ndarray, ...]:
+    """An empty queue of READY events (:func:`_events`): a ring of ``capacity`` (a power of
+    two) instants, keys and ``a, b, c``, and its head and tail counts."""
+    z = np.zeros
+    return (z(capacity), z(capacity, dtype=np.int64), z(capacity, dtype=np.int64),
+            z(capacity, dtype=np.int64), z(capacity, dtype=np.int64), z(2, dtype=np.int64))
+
+
 @numba.njit(cache=True)
-def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, perm, Z):
+def _grow_rq(RQ, need):
+    """The READY queue with room for ``need`` more (the ring unrolled into one twice as long)."""
+    q_t, q_k, q_a, q_b, q_c, ht = RQ
+    size = ht[1] - ht[0]
+    cap = len(q_t)
+    if size + need <= cap:
+        return RQ
+    while cap < size + need:
+        cap *= 2
+    mask = len(q_t) - 1
+    nt = np.zeros(cap)
+    nk = np.zeros(cap, dtype=np.int64)
+    na = np.zeros(cap, dtype=np.int64)
+    nb = np.zeros(cap, dtype=np.int64)
+    nc = np.zeros(cap, dtype=np.int64)
+    for i in range(size):
+        j = (ht[0] + i) & mask
+        nt[i] = q_t[j]
+        nk[i] = q_k[j]
+        na[i] = q_a[j]
+        nb[i] = q_b[j]
+        nc[i] = q_c[j]
+    ht[0] = 0
+    ht[1] = size
+    return (nt, nk, na, nb, nc, ht)
+
+
+@numba.njit(**_HELPER_JIT)
+def _push_ready(H, S, RQ, t, a, b, c):
+    """Schedule a READY event: at the queue's tail when no earlier than its last one (the queue
+    stays sorted by instant and key), in the heap otherwise (room checked by the caller)."""
+    q_t, q_k, q_a, q_b, q_c, ht = RQ
+    mask = len(q_t) - 1
+    if ht[1] > ht[0] and t < q_t[(ht[1] - 1) & mask]:
+        _push(H, S, t, READY, a, b, c)
+        return
+    j = ht[1] & mask
+    q_t[j] = t
+    q_k[j] = (np.int64(READY) << KIND_SHIFT) | S[S_SEQ]
+    S[S_SEQ] += 1
+    q_a[j] = a
+    q_b[j] = b
+    q_c[j] = c
+    ht[1] += 1
+
+
+def retrans_table(capacity: int = 1024) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An empty table of IWANT answers per (message, connection): keys (``-1`` free), counts,
+    and the number of keys held (open addressing; ``capacity`` a power of two)."""
+    return (np.full(capacity, -1, dtype=np.int64), np.zeros(capacity, dtype=np.int64),
+            np.zeros(1, dtype=np.int64))
+
+
+@numba.njit(cache=True, inline="always")
+def _rt_home(key, mask):
+    x = np.uint64(key) * _GAMMA
+    return np.int64((x ^ (x >> np.uint64(29))) & np.uint64(mask))
+
+
+@numba.njit(**_HELPER_JIT)
+def _rt_bump(RT, key):
+    """One more answer for ``key`` (``message * nnz + entry``); returns the count now."""
+    keys, vals, fill = RT
+    mask = len(keys) - 1
+    i = _rt_home(key, mask)
+    while True:
+        k = keys[i]
+        if k == key:
+            vals[i] += 1
+            return vals[i]
+        if k == -1:
+            keys[i] = key
+            vals[i] = 1
+            fill[0] += 1
+            return 1
+        i = (i + 1) & mask
+
+
+@numba.njit(cache=True)
+def _grow_rt(RT, need):
+    """The retransmission table with room for ``need`` more keys at most half full."""
+    keys, vals, fill = RT
+    cap = len(keys)
+    if 2 * (fill[0] + need) <= cap:
+        return RT
+    while 2 * (fill[0] + need) > cap:
+        cap *= 2
+    nk = np.full(cap, -1, dtype=np.int64)
+    nv = np.zeros(cap, dtype=np.int64)
+    mask = cap - 1
+    for j in range(len(keys)):
+        if keys[j] != -1:
+            i = _rt_home(keys[j], mask)
+            while nk[i] != -1:
+                i = (i + 1) & mask
+            nk[i] = keys[j]
+            nv[i] = vals[j]
+    return (nk, nv, fill)
+
+
+@numba.njit(**_HELPER_JIT)
+def _short(H, idb, S, Q, n_events, n_ids):
+    """Whether the heap lacks room for ``n_events`` more or the id buffer for ``n_ids`` more
+    (then both needs are left in ``Q`` for :func:`advance`)."""
+    if S[S_HEAP] + n_events > len(H[0]) or S[S_IDS] + n_ids > len(idb):
+        Q[Q_NEED_HEAP] = n_events
+        Q[Q_NEED_IDS] = n_ids
+        return True
+    return False
+
+
+@numba.njit(cache=True)
+def advance(G, P, M, W, X, U, GR, S, F, rs, t_end, stop_at_heartbeat, perm, Z):
     """Handle every event up to ``t_end``; returns ``(status, grown arrays)``.
 
     ``status`` 0: the heap holds no event at or before ``t_end``; 1: the next
@@ -1059,14 +1192,56 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
     heartbeat reshuffles in place (the caller starts it at ``0..n-1``).  ``G``, ``P``, ``M``, ``W``,
     ``X``, ``U``, ``S``, ``F``, ``rs`` as built by
     :class:`hedgerow.protocols.gossipsub.engine.GossipSubEngine`; ``GR`` =
-    ``(heap, ids, mc_msg, mc_win)``, returned with whatever grew.  With
-    recycled message slots (``M[M_REFS]`` not empty) a message takes a slot
-    at publication and releases it, its row folded into the measures, when no
-    pending event, message-cache entry or listed id refers to it.  With
-    ``P[P_SCORE_IN_KERNEL]`` the scores are brought up to date here at every
-    heartbeat (:func:`~hedgerow.protocols.gossipsub._scorekernel.heartbeat_scores` on the
-    state ``Z``), each heartbeat's order drawn from ``0..n-1`` as when the caller scores.
+    ``(heap, ids, mc_msg, mc_win, retransmissions)``, returned with whatever
+    grew.  With recycled message slots (``M[M_REFS]`` not empty) a message
+    takes a slot at publication and releases it, its row folded into the
+    measures, when no pending event, message-cache entry or listed id refers
+    to it.
+
+    The events themselves are handled by :func:`_events`, compiled without
+    reference counting: it never grows an array, but checks before each
+    event (and each node's part of a heartbeat) that the heap, the id buffer,
+    the message cache and the retransmission table have room for the most
+    that step can add, and returns here to grow them when they do not.  When
+    an array grows changes no event, so the run is the same as growing them
+    where they fill.  With
+    ``P[P_SCORE_IN_KERNEL]`` the scores are brought up to date at every heartbeat
+    (:func:`~hedgerow.protocols.gossipsub._scorekernel.heartbeat_scores` on the state ``Z``),
+    each heartbeat's order drawn from ``0..n-1`` as when the caller scores.
     """
+    indptr = G[0]
+    n = len(indptr) - 1
+    max_deg = 0
+    for v in range(n):
+        if indptr[v + 1] - indptr[v] > max_deg:
+            max_deg = indptr[v + 1] - indptr[v]
+    buf = np.empty(max(max_deg, 1), dtype=np.int64)
+    buf2 = np.empty(max(max_deg, 1), dtype=np.int64)
+    Q = np.zeros(N_Q, dtype=np.int64)
+    Q[Q_HB] = -1
+    H, idb, mc_msg, mc_win, RT, RQ = GR
+    while True:
+        status = _events(G, P, M, W, X, U, (H, idb, mc_msg, mc_win), S, F, rs, RT, RQ, t_end,
+                         stop_at_heartbeat, perm, buf, buf2, Q, Z)
+        if status != 3:
+            return status, (H, idb, mc_msg, mc_win, RT, RQ)
+        if Q[Q_NEED_HEAP] or Q[Q_NEED_IDS]:
+            H = _grow_heap(H, S, Q[Q_NEED_HEAP])
+            idb, _ = _grow_ids(idb, H, S, Q[Q_NEED_IDS], 0, 0)
+        if Q[Q_NEED_MC]:
+            mc_msg, mc_win = _grow_mcache(mc_msg, mc_win, X[12], Q[Q_NEED_MC] - 1)
+        if Q[Q_NEED_RT]:
+            RT = _grow_rt(RT, Q[Q_NEED_RT])
+        if Q[Q_NEED_RQ]:
+            RQ = _grow_rq(RQ, Q[Q_NEED_RQ])
+        Q[Q_NEED_HEAP] = Q[Q_NEED_IDS] = Q[Q_NEED_MC] = Q[Q_NEED_RT] = Q[Q_NEED_RQ] = 0
+
+
+@numba.njit(**_HELPER_JIT)
+def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, perm, buf, buf2,
+            Q, Z):
+    """:func:`advance`'s event loop; returns its status, or 3 when an array must grow first
+    (what is needed left in ``Q``; nothing of the step that needs it has been done)."""
     indptr, indices, rev, proc, sub, topic_of = G[0], G[1], G[3], G[7], G[6], G[10]
     online = G[11]
     publisher, size = M[0], M[3]
@@ -1079,36 +1254,108 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
     mc_cnt, hbc = X[12], X[16]
     prom_m, prom_t = X[14], X[15]
     H, idb, mc_msg, mc_win = GR
+    h_t, h_k, h_a, h_b, h_c = H
+    q_t, q_k, q_a, q_b, q_c, q_ht = RQ
+    q_mask = len(q_t) - 1
     n = len(indptr) - 1
     T = sub.shape[1]
-    max_deg = 0
-    for v in range(n):
-        if indptr[v + 1] - indptr[v] > max_deg:
-            max_deg = indptr[v + 1] - indptr[v]
-    buf = np.empty(max(max_deg, 1), dtype=np.int64)
-    buf2 = np.empty(max(max_deg, 1), dtype=np.int64)
+    mcs = (mc_msg, mc_win, mc_cnt)
     v11 = P[P_VARIANT] >= 1
     idw_on = P[P_VARIANT] >= 2
     scoring = P[P_SCORING] > 0
     in_kernel = scoring and P[P_SCORE_IN_KERNEL] > 0
     phased = P[P_HB_PHASE] > 0
     atk, conn_up = G[12], G[13]
-    while S[S_HEAP] > 0:
+    limited = P[P_RETRANS] < NO_RETRANS_LIMIT
+    while True:
+        if Q[Q_HB] >= 0:  # a synchronised heartbeat under way: the next nodes beat
+            t = F[0]
+            while Q[Q_HB] < n:
+                v = perm[Q[Q_HB]]
+                ev, nid = _hb_room(P, indptr[v + 1] - indptr[v], T, mc_cnt[v])
+                if _short(H, idb, S, Q, ev, nid):
+                    return 3
+                _beat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T)
+                Q[Q_HB] += 1
+            if _short(H, idb, S, Q, 1, 0):
+                return 3
+            Q[Q_HB] = -1
+            S[S_HBC] += 1
+            if t >= P[P_WARMUP]:
+                mdeg_sum = X[13]
+                for v in range(n):
+                    for tp in range(T):
+                        if sub[v, tp]:
+                            mdeg_sum[v * T + tp] += mdeg[v * T + tp]
+                S[S_SAMPLES] += 1
+            _push(H, S, t + P[P_HB], HEARTBEAT, Q[Q_HB_NUM] + 1, 0, 0)
+        queued = q_ht[1] - q_ht[0]
+        if S[S_HEAP] == 0 and queued == 0:
+            break
         if S[S_PEND]:
             _flush(G, P, M, S)
-        t = H[0][0]
+        # the next event: the heap's root or the READY queue's head, whichever comes first
+        qj = q_ht[0] & q_mask
+        from_q = queued > 0 and (S[S_HEAP] == 0 or _below(q_t[qj], q_k[qj], h_t[0], h_k[0]))
+        if from_q:
+            t = q_t[qj]
+            k = q_k[qj]
+        else:
+            t = h_t[0]
+            k = h_k[0]
         if t > t_end:
-            return 0, (H, idb, mc_msg, mc_win)
-        k = H[1][0]
+            return 0
         kind = k >> KIND_SHIFT
         if kind == HEARTBEAT and stop_at_heartbeat and t > F[3]:
-            return 1, (H, idb, mc_msg, mc_win)
+            return 1
         if kind == PUBLISH and compact and S[S_FREE] == 0:
-            return 2, (H, idb, mc_msg, mc_win)
-        a = H[2][0]
-        b = H[3][0]
-        c = H[4][0]
-        _pop(H, S)
+            return 2
+        if from_q:
+            a = q_a[qj]
+            b = q_b[qj]
+            c = q_c[qj]
+        else:
+            a = h_a[0]
+            b = h_b[0]
+            c = h_c[0]
+        # room for what handling this event may add (the caller grows it and calls again)
+        if kind == DATA:
+            if _short(H, idb, S, Q, 1, 1):
+                return 3
+            if queued >= len(q_t):
+                Q[Q_NEED_RQ] = 1
+                return 3
+        elif kind == READY or kind == PUBLISH:
+            w = a if kind == READY else publisher[a]
+            if _short(H, idb, S, Q, indptr[w + 1] - indptr[w], 1):
+                return 3
+            if mc_cnt[w] >= mc_msg.shape[1]:
+                Q[Q_NEED_MC] = w + 1
+                return 3
+        elif kind == CONTROL:
+            ck = b & 7
+            cnt = c & 0xFFFF
+            if ck == IWANT:
+                if _short(H, idb, S, Q, cnt, 0):
+                    return 3
+                if limited and 2 * (RT[2][0] + cnt) > len(RT[0]):
+                    Q[Q_NEED_RT] = cnt
+                    return 3
+            else:
+                nid = cnt if ck == IHAVE else 0
+                if ck == GRAFT and P[P_PX] > 0:  # a refusal's PRUNE may carry peer records
+                    w = indices[a]
+                    nid = indptr[w + 1] - indptr[w]
+                if _short(H, idb, S, Q, 1, nid):
+                    return 3
+        elif kind == NODE_HEARTBEAT:
+            ev, nid = _hb_room(P, indptr[a + 1] - indptr[a], T, mc_cnt[a])
+            if _short(H, idb, S, Q, ev + 1, nid):
+                return 3
+        if from_q:
+            q_ht[0] += 1
+        else:
+            _pop(H, S)
         F[0] = t
         if t > F[2]:
             F[2] = t
@@ -1150,18 +1397,16 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                 first_del[slot] += 1
                 if scoring:
                     X[17][slot] = 1
-            H = _grow_heap(H, S, mdeg[w * T + tp] + 1)
             if idw_on and size[m] >= P[P_IDW] and sub[w, tp]:
                 row = w * T + tp
                 if mdeg[row] > 0:  # one id, shared by the copies to every mesh peer
-                    idb, _ = _grow_ids(idb, H, S, 1, 0, 0)
                     off = S[S_IDS]
                     idb[off] = m
                     S[S_IDS] = off + 1
                     for j in range(mdeg[row]):
                         _send_idontwant(G, P, S, F, W, U, rs, idb, w, mlist[row, j], m, off)
             ready = t + proc[w] + P[P_VAL_MS] + P[P_VAL_PER_BYTE] * size[m]
-            _push(H, S, ready, READY, w, m, v)
+            _push_ready(H, S, RQ, ready, w, m, v)
             _ref(M, m)
         elif kind == READY or kind == PUBLISH:
             drop = False
@@ -1186,14 +1431,11 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                 if drop and not (atk[w] & ATK_LIAR):
                     continue  # an attacker: no forward, nothing cached to gossip or answer
             tp = topic_of[m]
-            mc_msg, mc_win = _grow_mcache(mc_msg, mc_win, mc_cnt, w)
             mc_msg[w, mc_cnt[w]] = m
             mc_win[w, mc_cnt[w]] = hbc[w]
             mc_cnt[w] += 1
             _ref(M, m)
-            H = _grow_heap(H, S, indptr[w + 1] - indptr[w])
             if kind == READY and drop:  # a liar: announced at once to its peers, never sent
-                idb, _ = _grow_ids(idb, H, S, 1, 0, 0)
                 off = S[S_IDS]
                 idb[off] = m
                 S[S_IDS] = off + 1
@@ -1273,9 +1515,6 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                 if refuse:
                     if v11:
                         backoff[slot] = max(backoff[slot], t + P[P_BACKOFF])
-                    H = _grow_heap(H, S, 1)
-                    if full and P[P_PX] > 0:
-                        idb, off = _grow_ids(idb, H, S, indptr[w + 1] - indptr[w], off, cnt)
                     _send_prune(G, P, H, S, F, W, M, X, rs, idb, w, ew, tp, full)
                 else:
                     _mesh_add(X, slot, row, ew, t)
@@ -1290,7 +1529,6 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                 if scoring and score[ew] < 0:
                     continue
                 _mesh_add(X, slot, row, ew, t)
-                H = _grow_heap(H, S, 1)
                 _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, GRAFT, tp, 0, 0)
             elif ck == PRUNE:
                 if cnt > 0:  # peer exchange records
@@ -1312,7 +1550,6 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                     continue
                 if not sub[w, tp]:
                     continue
-                idb, off = _grow_ids(idb, H, S, cnt, off, cnt)
                 top = S[S_IDS]
                 want = 0
                 for j in range(cnt):
@@ -1331,23 +1568,18 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                     prom_m[ew] = idb[top]
                     _ref(M, idb[top])  # its slot is read when the promise is checked
                     prom_t[ew] = t + P[P_FOLLOWUP]
-                H = _grow_heap(H, S, 1)
                 _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, IWANT, 0, top, want)
             else:  # IWANT: w answers from its message cache
                 if atk[w] & ATK_SYBIL:
                     continue  # a sybil answers no IWANT
                 if scoring and score[ew] < P[P_GOSSIP_THR]:
                     continue
-                H = _grow_heap(H, S, cnt)
                 oldest = hbc[w] - np.int64(P[P_MCLEN]) + 1
                 for j in range(cnt):
                     m = idb[off + j]
                     if not _in_mcache(mc_msg, mc_win, mc_cnt, w, m, oldest):
                         continue
-                    key = np.int64(m) * len(indices) + ew
-                    got = retrans.get(key, 0) + 1
-                    retrans[key] = got
-                    if got > P[P_RETRANS]:
+                    if limited and _rt_bump(RT, np.int64(m) * len(indices) + ew) > P[P_RETRANS]:
                         continue
                     if idw_on and _unwanted(U, ew, m, t):
                         continue
@@ -1378,29 +1610,88 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                     tmp = perm[i]
                     perm[i] = perm[j]
                     perm[j] = tmp
-                for i in range(n):
-                    v = perm[i]
-                    ev, nid = _hb_room(P, indptr[v + 1] - indptr[v], T, mc_cnt[v])
-                    H = _grow_heap(H, S, ev)
-                    idb, _ = _grow_ids(idb, H, S, nid, 0, 0)
-                    _beat(G, P, H, S, F, W, M, X, idb, (mc_msg, mc_win, mc_cnt), rs, buf, buf2,
-                          v, T)
-            S[S_HBC] += 1
-            if t >= P[P_WARMUP]:
-                mdeg_sum = X[13]
-                for v in range(n):
-                    for tp in range(T):
-                        if sub[v, tp]:
-                            mdeg_sum[v * T + tp] += mdeg[v * T + tp]
-                S[S_SAMPLES] += 1
-            H = _grow_heap(H, S, 1)
-            _push(H, S, t + P[P_HB], HEARTBEAT, a + 1, 0, 0)
+                Q[Q_HB] = 0  # every node beats, in this order (the loop's top runs them)
+            else:
+                Q[Q_HB] = n  # no node beats here: only the run's own bookkeeping
+            Q[Q_HB_NUM] = a
         else:  # NODE_HEARTBEAT: one node's own heartbeat (random phases)
-            ev, nid = _hb_room(P, indptr[a + 1] - indptr[a], T, mc_cnt[a])
-            H = _grow_heap(H, S, ev + 1)
-            idb, _ = _grow_ids(idb, H, S, nid, 0, 0)
-            _beat(G, P, H, S, F, W, M, X, idb, (mc_msg, mc_win, mc_cnt), rs, buf, buf2, a, T)
+            _beat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, a, T)
             _push(H, S, t + P[P_HB], NODE_HEARTBEAT, a, 0, 0)
     if S[S_PEND]:
         _flush(G, P, M, S)
-    return 0, (H, idb, mc_msg, mc_win)
+    return 0
+
+
+@numba.njit(cache=True)
+def leave(G, X, nodes, T):
+    """Nodes go offline: out of every mesh and fanout at both ends, their caches emptied."""
+    indptr, indices, rev, online = G[0], G[1], G[3], G[11]
+    flag, mlist, mdeg, lastpub, mc_cnt = X[0], X[1], X[2], X[4], X[12]
+    for v in nodes:
+        if not online[v]:
+            continue
+        online[v] = 0
+        for tp in range(T):
+            row = v * T + tp
+            for j in range(mdeg[row]):
+                flag[mlist[row, j] * T + tp] = 0
+                mlist[row, j] = -1
+            mdeg[row] = 0
+            lastpub[row] = -np.inf
+        for e in range(indptr[v], indptr[v + 1]):
+            r = rev[e]  # the peer's entry toward v
+            w = indices[e]
+            for tp in range(T):
+                if not flag[r * T + tp]:
+                    continue
+                flag[r * T + tp] = 0
+                row = w * T + tp
+                k = mdeg[row]
+                for j in range(k):
+                    if mlist[row, j] == r:
+                        mlist[row, j] = mlist[row, k - 1]
+                        mlist[row, k - 1] = -1
+                        mdeg[row] = k - 1
+                        break
+        mc_cnt[v] = 0
+
+
+@numba.njit(cache=True)
+def advance_churn(G, P, M, W, X, U, GR, S, F, rs, times, states, start, resume,
+                  stop_at_heartbeat, perm, compact, Z):
+    """:func:`advance` to each ``times[i]`` from ``i = start`` on, then the online flags set to
+    ``states[i]`` (nodes that leave go as :func:`leave` has them; ``compact``: their cache
+    entries let go of their slots first); returns ``(status, i, grown arrays)``, ``i`` where a
+    status other than 0 stopped it (the caller calls again from there with ``resume`` set:
+    ``perm`` is then not started afresh, as the caller has set it).
+
+    As many calls of the engine's ``run_until`` and ``set_online``, the heartbeat order
+    started afresh at each instant.
+    """
+    n = len(G[0]) - 1
+    T = G[6].shape[1]
+    online = G[11]
+    left = np.empty(max(n, 1), dtype=np.int64)
+    for i in range(start, len(times)):
+        if not (resume and i == start):
+            for v in range(n):
+                perm[v] = v
+        status, GR = advance(G, P, M, W, X, U, GR, S, F, rs, times[i], stop_at_heartbeat, perm,
+                             Z)
+        if status != 0:
+            return status, i, GR
+        if times[i] > F[0]:
+            F[0] = times[i]
+        k = 0
+        for v in range(n):
+            if online[v] and not states[i, v]:
+                left[k] = v
+                k += 1
+        if k:
+            if compact:
+                drop_cache_refs(M, S, GR[2], X[12], left[:k], online)
+            leave(G, X, left[:k], T)
+        for v in range(n):
+            if states[i, v]:
+                online[v] = 1
+    return 0, len(times), GR

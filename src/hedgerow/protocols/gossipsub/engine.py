@@ -34,7 +34,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numba
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -408,38 +407,6 @@ HIST_BIN_MS = 0.1
 _HIST_BINS = 1 << 21
 
 
-@numba.njit(cache=True)
-def _leave(indptr, indices, rev, online, flag, mlist, mdeg, lastpub, mc_cnt, nodes, T):
-    """Nodes go offline: out of every mesh and fanout at both ends, their caches emptied."""
-    for v in nodes:
-        if not online[v]:
-            continue
-        online[v] = 0
-        for tp in range(T):
-            row = v * T + tp
-            for j in range(mdeg[row]):
-                flag[mlist[row, j] * T + tp] = 0
-                mlist[row, j] = -1
-            mdeg[row] = 0
-            lastpub[row] = -np.inf
-        for e in range(indptr[v], indptr[v + 1]):
-            r = rev[e]  # the peer's entry toward v
-            w = indices[e]
-            for tp in range(T):
-                if not flag[r * T + tp]:
-                    continue
-                flag[r * T + tp] = 0
-                row = w * T + tp
-                k = mdeg[row]
-                for j in range(k):
-                    if mlist[row, j] == r:
-                        mlist[row, j] = mlist[row, k - 1]
-                        mlist[row, k - 1] = -1
-                        mdeg[row] = k - 1
-                        break
-        mc_cnt[v] = 0
-
-
 #: a score function: ``score(counters, now_ms) -> (nnz,)`` score of every connection
 ScoreFn = Callable[[Mapping[str, np.ndarray], float], np.ndarray]
 
@@ -696,13 +663,12 @@ class GossipSubEngine:
         heap = (np.empty(cap), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
                 np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64))
         self._GR = (heap, np.empty(1024, dtype=np.int32), np.empty((n, 16), dtype=np.int32),
-                    np.empty((n, 16), dtype=np.int32))
+                    np.empty((n, 16), dtype=np.int32), K.retrans_table(), K.ready_queue())
         self._S = z(K.N_SCALARS, dtype=np.int64)
         if not self.keep_arrivals:
             self._S[K.S_FREE] = rows
         self._F = np.array([0.0, 0.0, 0.0, -np.inf])
         self._rs = np.array([rng.integers(0, 2**63, dtype=np.int64)], dtype=np.uint64)
-        self._retrans = numba.typed.Dict.empty(numba.types.int64, numba.types.int64)
         for m in range(M):
             K._push(heap, self._S, pubs.time_ms[m], K.PUBLISH, m, 0, 0)
         K._push(heap, self._S, s["heartbeat_ms"], K.HEARTBEAT, 1, 0, 0)
@@ -741,18 +707,69 @@ class GossipSubEngine:
         while True:
             status, self._GR = K.advance(
                 self._G, self._P, self._M, self._W, self._X, self._U, self._GR, self._S,
-                self._F, self._rs, self._retrans, t, stop, perm, self._Z)
+                self._F, self._rs, t, stop, perm, self._Z)
             if status == 0:
                 break
             if status == 2:  # every message slot taken: twice the rows, the same order
                 self._grow_slots()
                 continue
             perm = np.arange(self.n)  # each call starts the heartbeat order afresh
-            self._F[3] = self._GR[0][0][0]
-            self._F[0] = self._F[3]
-            assert self.score_fn is not None
-            self._X[8][:] = self.score_fn(self.counters(), self.now)
+            self._refresh_scores()
         self._F[0] = max(self._F[0], t)
+
+    def _refresh_scores(self) -> None:
+        """The scores, computed at the heartbeat that comes next (the kernel stopped before it)."""
+        self._F[3] = self._GR[0][0][0]
+        self._F[0] = self._F[3]
+        assert self.score_fn is not None
+        self._X[8][:] = self.score_fn(self.counters(), self.now)
+
+    def run_churn(self, times_ms: ArrayLike, online: ArrayLike) -> None:
+        """Run to each instant of ``times_ms`` in turn, and after each set the nodes' online
+        flags to the matching row of ``online`` (``(k, n)`` bool).
+
+        The same run as :meth:`run_until` to each instant followed by
+        :meth:`set_online` of the nodes that leave (``False``) and of those
+        that come back (``True``), in one call of the kernel instead of three
+        calls per instant (it returns here only to compute scores or add
+        message slots).
+
+        Examples
+        --------
+        >>> from hedgerow.dissemination.contended import Network
+        >>> conn = Connections.from_edges(3, [(0, 1), (1, 2), (2, 0)])
+        >>> pubs = Publications.create([0], [0], [2500.0], [100.0])
+        >>> eng = GossipSubEngine(np.ones((3, 1), bool), conn, np.full(conn.nnz, 10.0),
+        ...                       np.zeros(3), Network.uniform(3), pubs, {"d": 2, "d_lo": 1,
+        ...                       "d_hi": 2, "d_lazy": 1, "d_score": 1, "d_out": 0},
+        ...                       np.random.default_rng(0))
+        >>> eng.run_churn([2000.0, 3000.0], [[True, True, False], [True, True, True]])
+        >>> np.isfinite(eng.arrival[0]).tolist(), eng.offline_drops, eng.online.tolist()
+        ([True, True, False], 1, [1, 1, 1])
+        """
+        times = np.ascontiguousarray(times_ms, dtype=np.float64).reshape(-1)
+        states = np.ascontiguousarray(online, dtype=np.uint8)
+        if states.shape != (len(times), self.n):
+            raise ParameterError(f"churn: online must be ({len(times)}, {self.n}), got "
+                                 f"{states.shape}", key="churn")
+        if len(times) > 1 and (np.diff(times) < 0).any():
+            raise ParameterError("churn: the instants must not decrease", key="churn")
+        stop = bool(self.settings["scoring"]) and not self.score_in_kernel
+        perm = np.arange(self.n)
+        start, resume = 0, False
+        while True:
+            status, start, self._GR = K.advance_churn(
+                self._G, self._P, self._M, self._W, self._X, self._U, self._GR, self._S,
+                self._F, self._rs, times, states, start, resume, stop, perm,
+                not self.keep_arrivals, self._Z)
+            if status == 0:
+                break
+            resume = True
+            if status == 2:
+                self._grow_slots()
+                continue
+            perm = np.arange(self.n)
+            self._refresh_scores()
 
     def _grow_slots(self) -> None:
         """Double the message slots' rows (``keep_arrivals=False``), the new ones free."""
@@ -815,11 +832,9 @@ class GossipSubEngine:
         if up:
             self.online[v_all] = 1
             return
-        c = self.connections
         if not self.keep_arrivals:  # the emptied caches no longer hold their messages' slots
             K.drop_cache_refs(self._M, self._S, self._GR[2], self._X[12], v_all, self.online)
-        _leave(c.indptr, c.indices, c.rev, self.online, self._X[0], self._X[1], self._X[2],
-               self._X[4], self._X[12], v_all, self.n_topics)
+        K.leave(self._G, self._X, v_all, self.n_topics)
 
     @property
     def offline_drops(self) -> int:
@@ -993,7 +1008,9 @@ class GossipSubEngine:
             "per_node": int(sum(X[i].nbytes for i in (1, 2, 4, 12, 13, 16))
                             + sum(a.nbytes for a in W) + self._GR[2].nbytes
                             + self._GR[3].nbytes),
-            "queues": int(sum(a.nbytes for a in self._GR[0]) + self._GR[1].nbytes),
+            "queues": int(sum(a.nbytes for a in self._GR[0]) + self._GR[1].nbytes
+                          + sum(a.nbytes for a in self._GR[4])
+                          + sum(a.nbytes for a in self._GR[5])),
         }
 
     @property
