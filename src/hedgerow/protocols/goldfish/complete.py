@@ -82,6 +82,7 @@ from hedgerow.protocols.goldfish.order import md_order
 
 __all__ = [
     "DENSE_TAIL",
+    "FAST_RELAX",
     "FAST_TOL",
     "ORDERS",
     "SPARSE_ROWS",
@@ -684,8 +685,12 @@ def _loss_norms(a, c, var, row, nbr, w, nc, s1, s2, xo, nrm):
 
 @numba.njit(cache=True, nogil=True)
 def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shrink, reorder,
-        spos, dense):
+        spos, dense, relax):
     """Majorise-minimise; returns the steps taken.  ``a``/``c`` hold the start and the result.
+
+    With ``relax > 1``, from the second step on, the point ``relax`` times as far along the
+    step is tried too and kept when its loss is lower (over-relaxation; ``relax = 1``: the plain
+    steps, bit for bit).
 
     With ``spos`` (a row order of length ``p``) the system is factored by a sparse Cholesky in
     that order, its dense trailing block (:func:`dense_tail`) as dense rows when ``dense``;
@@ -759,12 +764,18 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
                     pslot[k] = _slot(oi, oj, p, sparse, aptr, aidx)
                 k += 1
     rhs = np.empty(p)
+    # over-relaxation: the previous point, the point further along, its norms
+    cprev = np.empty(p)
+    aprev = np.empty(s)
+    ce = np.empty(p)
+    ae = np.empty(s)
+    nrm2 = np.empty(t)
     best_a = a.copy()
     best_c = cp.copy()
     best = prev
     eps = eps0
     step = 0
-    for step in range(1, max_steps + 1):  # noqa: B007 - the count is returned
+    for step in range(1, max_steps + 1):
         e2 = eps * eps
         for i in range(t):
             om[i] = w[i] / np.sqrt(nrm[i] * nrm[i] + e2)
@@ -815,6 +826,9 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
                     if pslot[k] >= 0:
                         vals[pslot[k]] -= fi * om[order[x2]]
                     k += 1
+        if relax > 1.0:
+            cprev[:] = cp
+            aprev[:] = a
         if sparse:
             _sparse_chol_solve(vals, aptr, aidx, rptr, ridx, lp, li, lx, rhs, cp, work, nxt, n1,
                                ld)
@@ -826,6 +840,17 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
         for v in range(s):
             a[v] /= hdiag[v]
         cur = _loss_norms(a, cp, var, rp, op, w, nc, s1, s2, xo, nrm)
+        if relax > 1.0 and step > 1:
+            for r in range(p):
+                ce[r] = cprev[r] + relax * (cp[r] - cprev[r])
+            for v in range(s):
+                ae[v] = aprev[v] + relax * (a[v] - aprev[v])
+            far = _loss_norms(ae, ce, var, rp, op, w, nc, s1, s2, xo, nrm2)
+            if far < cur:
+                cp[:] = ce
+                a[:] = ae
+                nrm[:] = nrm2
+                cur = far
         if cur < best:
             best = cur
             best_a[:] = a
@@ -845,6 +870,8 @@ METHODS = ("mm", "adam")
 ORDERS = ("mmd", "md")
 #: MM's stopping step in Goldfish's ``completion="mm-fast"`` (the default ``tol`` is 1e-5)
 FAST_TOL = 1e-4
+#: MM's over-relaxation in ``completion="mm-fast"`` (``solve(relax=...)``)
+FAST_RELAX = 1.8
 
 #: windows with more rows than this are factored by the sparse Cholesky (``solve(sparse=None)``)
 SPARSE_ROWS = 600
@@ -910,6 +937,7 @@ def solve(
     sparse: bool | None = None,
     dense: bool = True,
     order: str = "mmd",
+    relax: float = 1.0,
 ) -> Solution:
     """Minimise eq. (1).
 
@@ -962,7 +990,8 @@ def solve(
         spos = min_degree_order(prob, order) if sparse else np.zeros(0, dtype=np.int64)
         steps = _mm(a, c, prob.var, prob.row, prob.nbr, prob.weight, prob.n_common, prob.s1,
                     prob.s2, prob.x_o, int(max_steps or 500), float(tol), float(floor),
-                    float(eps0), float(shrink), bool(envelope), spos, bool(dense))
+                    float(eps0), float(shrink), bool(envelope), spos, bool(dense),
+                    float(relax))
     else:
         raise ParameterError(
             f"goldfish: completion method must be one of {', '.join(METHODS)}, got {method!r}",

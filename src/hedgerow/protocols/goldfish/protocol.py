@@ -78,7 +78,13 @@ from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
 from hedgerow.params import Bool, Choice, Int
 from hedgerow.protocols.base import AdaptiveProtocol, EpochView
-from hedgerow.protocols.goldfish.complete import FAST_TOL, build_problem, completed, solve
+from hedgerow.protocols.goldfish.complete import (
+    FAST_RELAX,
+    FAST_TOL,
+    build_problem,
+    completed,
+    solve,
+)
 from hedgerow.protocols.goldfish.matrix import classify, window_matrix
 from hedgerow.protocols.goldfish.observe import observe_chunk, peer_entries
 from hedgerow.protocols.goldfish.select import DepletingPool, choose_exploits, rank_subsets
@@ -308,7 +314,7 @@ class Goldfish(AdaptiveProtocol):
         cl = classify(wm, k=cfg["k"])
         prob = build_problem(wm, cl, row_normalise=cfg["row_normalise"])
         if cfg["completion"] == "mm-fast":
-            sol = solve(prob, tol=FAST_TOL, order="md")
+            sol = solve(prob, tol=FAST_TOL, order="md", relax=FAST_RELAX)
         else:
             sol = solve(prob, method=cfg["completion"], rng=self.complete_rng_,
                         max_steps=cfg["max_steps"] if cfg["completion"] == "adam" else None)
