@@ -29,8 +29,7 @@ import numpy as np
 
 from hedgerow.protocols.goldfish import Goldfish
 from hedgerow.protocols.goldfish.complete import (
-    FAST_RELAX,
-    FAST_TOL,
+    FAST_MM,
     build_problem,
     completed,
     solve,
@@ -74,8 +73,7 @@ def main() -> None:
         per_epoch = (time.process_time() - c0) / g.window
         n = len(g.nodes_)
         # warm the kernels on one window
-        fast = ({"tol": FAST_TOL, "order": "md", "relax": FAST_RELAX}
-                if args.completion == "mm-fast" else {})
+        fast = FAST_MM if args.completion == "mm-fast" else {}
         wm = g.node_matrix(int(g.nodes_[0]))
         cl = classify(wm, k=2)
         solve(build_problem(wm, cl), **fast)

@@ -240,10 +240,10 @@ def test_the_numba_minimum_degree_order_factors_like_superlus():
 
 
 def test_the_fast_completion_stays_within_2e_3_of_a_converged_solve():
-    """completion="mm-fast" (stop at FAST_TOL, over-relaxed by FAST_RELAX, the numba order)
-    against a long solve, on paper-sized and large windows: within 2e-3 of the converged loss
-    (the default stop: 1e-4), and no worse than the default stop by more than that."""
-    from hedgerow.protocols.goldfish.complete import FAST_RELAX, FAST_TOL
+    """completion="mm-fast" (FAST_MM: a looser stop, a faster ε schedule, over-relaxed steps,
+    the numba order) against a long solve, on paper-sized and large windows: within 2e-3 of
+    the converged loss (the default stop: within 1e-4)."""
+    from hedgerow.protocols.goldfish.complete import FAST_MM
 
     probs = [build_problem(wm, classify(wm, k=2)) for wm in map(varied, range(30))]
     probs += [_large(seed) for seed in range(3)]
@@ -251,7 +251,7 @@ def test_the_fast_completion_stays_within_2e_3_of_a_converged_solve():
     for prob in probs:
         if prob.n_vars == 0:
             continue
-        fast = solve(prob, tol=FAST_TOL, order="md", relax=FAST_RELAX)
+        fast = solve(prob, **FAST_MM)
         ref = solve(prob, tol=1e-14, floor=1e-13, shrink=0.5, max_steps=3000)
         worst = max(worst, fast.loss / ref.loss - 1)
     assert worst < 2e-3

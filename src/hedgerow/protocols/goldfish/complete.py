@@ -82,8 +82,7 @@ from hedgerow.protocols.goldfish.order import md_order
 
 __all__ = [
     "DENSE_TAIL",
-    "FAST_RELAX",
-    "FAST_TOL",
+    "FAST_MM",
     "ORDERS",
     "SPARSE_ROWS",
     "Problem",
@@ -868,10 +867,10 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
 METHODS = ("mm", "adam")
 #: the sparse factor's row orders: SuperLU's multiple minimum degree, or :func:`md_order`
 ORDERS = ("mmd", "md")
-#: MM's stopping step in Goldfish's ``completion="mm-fast"`` (the default ``tol`` is 1e-5)
-FAST_TOL = 1e-4
-#: MM's over-relaxation in ``completion="mm-fast"`` (``solve(relax=...)``)
-FAST_RELAX = 1.8
+#: :func:`solve`'s settings in Goldfish's ``completion="mm-fast"``: the stopping step 1e-4
+#: (default 1e-5), ``ε`` shrunk ten-fold a step down to 1e-7 (default five-fold, down to
+#: 1e-10), over-relaxed steps and the numba row order
+FAST_MM = {"tol": 1e-4, "floor": 1e-7, "shrink": 0.1, "relax": 1.8, "order": "md"}
 
 #: windows with more rows than this are factored by the sparse Cholesky (``solve(sparse=None)``)
 SPARSE_ROWS = 600
