@@ -71,7 +71,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import numba
 import numpy as np
@@ -870,7 +870,7 @@ ORDERS = ("mmd", "md")
 #: :func:`solve`'s settings in Goldfish's ``completion="mm-fast"``: the stopping step 1e-4
 #: (default 1e-5), ``ε`` shrunk ten-fold a step down to 1e-7 (default five-fold, down to
 #: 1e-10), over-relaxed steps and the numba row order
-FAST_MM = {"tol": 1e-4, "floor": 1e-7, "shrink": 0.1, "relax": 1.8, "order": "md"}
+FAST_MM: dict[str, Any] = {"tol": 1e-4, "floor": 1e-7, "shrink": 0.1, "relax": 1.8, "order": "md"}
 
 #: windows with more rows than this are factored by the sparse Cholesky (``solve(sparse=None)``)
 SPARSE_ROWS = 600
