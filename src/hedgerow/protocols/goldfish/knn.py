@@ -748,13 +748,15 @@ def classify_cells(x, obs, dag, k):
     Returns ``(classes, cells, neighbours, weights)`` (see
     :class:`hedgerow.protocols.goldfish.matrix.Classified`).
 
-    One sweep per row with missing cells: its distances to the rows that peer one of its
-    missing columns (blocks of rows peering none are skipped: a window's epoch peers the same
-    columns in every row, and a cell is missing where its epoch had no such peer), each group
-    of rows peering the same columns keeping its K nearest, then per missing column the
-    groups' lists merged.  The distances are those of :func:`row_distances` bit for bit, and
-    classes, neighbours and weights equal :func:`classify_dense`'s (the tests hold both on
-    random and real windows); no ``(p, p)`` matrix is built.
+    Every row with missing cells needs its distances to the rows that peer one of its missing
+    columns (blocks of rows peering none are skipped: a window's epoch peers the same columns
+    in every row, and a cell is missing where its epoch had no such peer); each group of rows
+    peering the same columns keeps its K nearest, and per missing column the groups' lists
+    are merged.  Every pair of blocks is swept once and each distance offered to both of its
+    rows (:func:`_classify_pairs`; one row at a time, :func:`_classify_masks`, when the
+    per-row lists would be too large).  The distances are those of :func:`row_distances` bit
+    for bit, and classes, neighbours and weights equal :func:`classify_dense`'s (the tests
+    hold both on random and real windows); no ``(p, p)`` matrix is built.
 
     Examples
     --------
