@@ -86,6 +86,8 @@ def build(args: argparse.Namespace) -> tuple[GossipSubEngine, np.ndarray, float]
             sp, th = score_preset("ethereum" if args.preset == "ethereum" else params["variant"],
                                   T)
             params["gossip_threshold"], params["publish_threshold"] = th.gossip, th.publish
+            params["opportunistic_graft_threshold"] = th.opportunistic_graft
+            params["accept_px_threshold"] = th.accept_px
             score_fn = EngineScore(sp)
     else:
         params = {"variant": args.variant, "d": 8, "d_lo": 6, "d_hi": 12, "d_lazy": 6,

@@ -15,7 +15,8 @@ Runs the acceptance settings of the SpiderCast paper (Chockler et al., DEBS'07):
   alternating, with CPU and wall ratios, peak memory and an overlay digest (edges, control
   messages by kind, events) that must agree;
 * ``partial-scale`` — the (3,0) RSS build with ``--fraction`` interest views at
-  ``--partial-scale-sizes`` (time, peak memory, partitioned topics).
+  ``--partial-scale-sizes`` (time, peak memory, partitioned topics); ``--view implicit``
+  keeps no views (a hash decides membership), so 5% views of 1,000,000 nodes fit.
 
 Usage::
 
@@ -205,12 +206,14 @@ def overlay_digest(ov, stats: dict) -> str:
     return h.hexdigest()[:16]
 
 
-def child_build(n: int, seed: int, membership: float) -> dict:
+def child_build(n: int, seed: int, membership: float, view: str = "stored") -> dict:
     """One timed (3,0) RSS build after a warm-up, as a fresh process runs it."""
     warm = make_instance(nodes=200, topics=20, subs=4, seed=0)
     get_protocol("spidercast", kg=3, kr=0, ties="sequential").build(warm, seed=0)
     inst = make_instance(nodes=n, topics=100, subs=10, popularity="rss", seed=seed)
     params = {"kg": 3, "kr": 0, "ties": "sequential", "membership": membership}
+    if membership < 1.0:
+        params["view"] = view
     proto = get_protocol("spidercast", **params)
     c0, t0 = time.process_time(), time.perf_counter()
     ov = proto.build(inst, seed=seed)
@@ -220,6 +223,7 @@ def child_build(n: int, seed: int, membership: float) -> dict:
     return {
         "nodes": n,
         "membership": membership,
+        "view": view,
         "wall_s": wall,
         "cpu_s": cpu,
         "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -231,10 +235,10 @@ def child_build(n: int, seed: int, membership: float) -> dict:
     }
 
 
-def _spawn(src: str, n: int, seed: int, membership: float = 1.0) -> dict:
+def _spawn(src: str, n: int, seed: int, membership: float = 1.0, view: str = "stored") -> dict:
     env = {**os.environ, "PYTHONPATH": src}
     out = subprocess.run(
-        [sys.executable, __file__, "--child-build", str(n), str(seed), str(membership)],
+        [sys.executable, __file__, "--child-build", str(n), str(seed), str(membership), view],
         env=env, capture_output=True, text=True, check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -268,12 +272,13 @@ def paired(sizes: list[int], seed: int, baseline: str, reps: int) -> list[dict]:
     return rows
 
 
-def partial_scale(sizes: list[int], seed: int, fraction: float) -> list[dict]:
+def partial_scale(sizes: list[int], seed: int, fraction: float,
+                  view: str = "stored") -> list[dict]:
     ours = str(Path(__file__).resolve().parents[1] / "src")
     rows = []
     for n in sizes:
         try:
-            r = _spawn(ours, n, seed, fraction)
+            r = _spawn(ours, n, seed, fraction, view)
         except subprocess.CalledProcessError as err:  # e.g. refused: the views cannot fit
             reason = (err.stderr.strip().splitlines() or ["?"])[-1]
             rows.append({"experiment": "partial-scale", "nodes": n, "refused": reason})
@@ -282,7 +287,7 @@ def partial_scale(sizes: list[int], seed: int, fraction: float) -> list[dict]:
         r.update(experiment="partial-scale")
         rows.append(r)
         print(
-            f"partial-scale n={n:8d} views={fraction:.0%} cpu={r['cpu_s']:.1f}s"
+            f"partial-scale n={n:8d} views={fraction:.0%} ({view}) cpu={r['cpu_s']:.1f}s"
             f" wall={r['wall_s']:.1f}s peak={r['peak_mib']:.0f}MiB"
             f" partitioned_topics={r['partitioned_topics']} load={r['load']:.1f}",
             flush=True,
@@ -293,7 +298,8 @@ def partial_scale(sizes: list[int], seed: int, fraction: float) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--child-build":
-        print(json.dumps(child_build(int(argv[1]), int(argv[2]), float(argv[3]))), flush=True)
+        print(json.dumps(child_build(int(argv[1]), int(argv[2]), float(argv[3]), *argv[4:5])),
+              flush=True)
         return 0
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -313,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--diameter-sizes", default="1000,10000")
     ap.add_argument("--partial-sizes", default="4000,8000")
     ap.add_argument("--fraction", type=float, default=0.05)
+    ap.add_argument("--view", choices=["stored", "implicit"], default="stored",
+                    help="how partial-scale keeps the partial views (SpiderCast's view)")
     ap.add_argument("--max-nodes", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
@@ -348,7 +356,8 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--only paired needs --baseline SRC")
         rows += paired(ints(args.paired_sizes), args.seed, args.baseline, args.reps)
     if "partial-scale" in todo:
-        rows += partial_scale(ints(args.partial_scale_sizes), args.seed, args.fraction)
+        rows += partial_scale(ints(args.partial_scale_sizes), args.seed, args.fraction,
+                              args.view)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1, default=float)

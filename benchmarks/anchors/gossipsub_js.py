@@ -32,10 +32,12 @@ The case (one JSON object, the input of both sides)::
                 "prune_backoff_ms": 60000, "gossip_retransmission": 3, "flood_publish": true,
                 "idontwant_threshold": null, "variant": "v1.1", "scoring": false},
      "latency_ms": 20.0, "publications": [[t_ms, publisher, topic, size_bytes], ...],
-     "duration_ms": 60000, "warmup_ms": 10000, "seed": 1}
+     "duration_ms": 60000, "warmup_ms": 10000, "heartbeat_offsets_ms": [317, ...], "seed": 1}
 
 ``latency_ms`` is one value or one per edge (in the order of ``edges``).
 Times count from t = 0, when every node subscribes and every edge connects.
+Node ``i``'s heartbeats fall on ``heartbeat_offsets_ms[i]`` modulo the heartbeat
+on both sides (whole ms, drawn uniformly in one interval).
 
 The result (the output of both sides)::
 
@@ -45,7 +47,13 @@ The result (the output of both sides)::
                       "idontwant": [...]},     # control entries sent after warm-up
      "heartbeats": H,                          # heartbeats per node after warm-up
      "mesh_degree": [[node, topic, degree], ...],  # at every heartbeat after warm-up
-     "wall_seconds": s, "simulated_ms": ms}
+     "wall_seconds": s, "simulated_ms": ms,
+     "iwant_log": [[t_ms, node, peer, [msg, ...]], ...],     # every IWANT sent after warm-up
+     "iwant_answers": [[t_ms, node, asker, [msg, ...]], ...],  # every IWANT answered
+     "copy_log": [[msg, node, sender, t_ms], ...]}           # every data copy received
+
+The last three (the IWANT trace, :func:`iwant_classes`) come from the JS
+runner always and from Hedgerow with ``simulate_case(case, trace=True)``.
 
 ``msg`` is the index of the message in ``publications``.  A publisher's own
 message is not a delivery; a copy it receives back counts as a duplicate.  A
@@ -58,10 +66,9 @@ package's own multi-node test setup (stub registrar and connection manager; each
 edge a pair of in-memory connections with a mock stream muxer), the case's
 latency added per write on the in-memory connection, and the case's clock as a
 fake clock (``@sinonjs/fake-timers``), so a run is as fast as the
-implementation's work allows and does not wait for real time.  Heartbeat phases
-are drawn uniformly in one heartbeat interval per node (``Math.random`` seeded
-from the case's seed).  Scoring is off (every score weight 0): this runner
-refuses cases with ``"scoring": true``.
+implementation's work allows and does not wait for real time.  Each node starts
+so that its heartbeats fall on the case's offsets.  Scoring is off (every score
+weight 0): this runner refuses cases with ``"scoring": true``.
 """
 
 from __future__ import annotations
@@ -69,6 +76,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -222,8 +230,9 @@ def make_case(n: int, topics: int, d: int, seed: int, *, degree: int = 20, rate:
               **params: Any) -> dict[str, Any]:
     """One case: graph, subscriptions, parameters and a publication schedule, from ``seed``.
 
-    Every node subscribes to every topic.  Each topic publishes a Poisson
-    process of ``rate`` messages per second of ``size`` bytes between the
+    Every node subscribes to every topic, and its heartbeats fall on an offset
+    drawn uniformly in whole ms of one interval (stream ``"phases"``).  Each topic
+    publishes a Poisson process of ``rate`` messages per second of ``size`` bytes between the
     warm-up and ``drain_ms`` before the end (so the last messages have time to
     arrive), each from a publisher drawn uniformly among the topic's
     subscribers; times are whole milliseconds.
@@ -274,6 +283,8 @@ def make_case(n: int, topics: int, d: int, seed: int, *, degree: int = 20, rate:
         latency_ms = edge_latencies(latency_ms, len(edges), streams.stream("latency"))
     if isinstance(latency_ms, list) and len(latency_ms) != len(edges):
         raise ParameterError(f"latency_ms: {len(latency_ms)} values for {len(edges)} edges")
+    hb = int(params.get("heartbeat_ms", BASE_PARAMS["heartbeat_ms"]))
+    offsets = [int(x) for x in streams.stream("phases").integers(0, hb, size=n)]
     subscriptions = [[v, t] for v in range(n) for t in range(topics)]
     subscribers = {t: [v for v, u in subscriptions if u == t] for t in range(topics)}
     rng = streams.stream("publications")
@@ -289,7 +300,7 @@ def make_case(n: int, topics: int, d: int, seed: int, *, degree: int = 20, rate:
     return {"nodes": n, "edges": edges, "topics": topics, "subscriptions": subscriptions,
             "params": params_for(d, **params), "latency_ms": latency_ms,
             "publications": pubs, "duration_ms": duration_ms, "warmup_ms": warmup_ms,
-            "seed": seed}
+            "heartbeat_offsets_ms": offsets, "seed": seed}
 
 
 def measures(case: dict[str, Any], result: dict[str, Any]) -> dict[str, float]:
@@ -361,6 +372,96 @@ def measures(case: dict[str, Any], result: dict[str, Any]) -> dict[str, float]:
     return out
 
 
+#: the classes of an IWANT'd id (:func:`iwant_classes`), in the order the table prints them
+IWANT_CLASSES = ("seen", "tie", "in_flight", "ahead", "only_gossip")
+
+
+def _edge_latency(case: dict[str, Any]) -> dict[tuple[int, int], float]:
+    lat = case["latency_ms"]
+    per = lat if isinstance(lat, list) else [float(lat)] * len(case["edges"])
+    out: dict[tuple[int, int], float] = {}
+    for (a, b), x in zip(case["edges"], per, strict=True):
+        out[(a, b)] = out[(b, a)] = float(x)
+    return out
+
+
+def iwant_classes(case: dict[str, Any], result: dict[str, Any],
+                  tol_ms: float = 0.5) -> dict[str, float]:
+    """Every message id asked for with IWANT, classified by where the message's other copies were.
+
+    ``result`` carries the IWANT trace (``iwant_log``, ``iwant_answers``,
+    ``copy_log``: the JS runner's, or :func:`simulate_case` with ``trace=True``).
+    A *path copy* of message ``k`` at node ``w`` is any copy that is not the
+    answer to an IWANT (an answer arrives one link's latency after it is
+    sent).  An id that ``w`` asks for at instant ``t`` is
+
+    - ``seen``: a path copy had arrived before ``t`` (the node should not have asked);
+    - ``tie``: the first path copy arrives at ``t`` itself (within ``tol_ms``),
+      handled after the IHAVE;
+    - ``in_flight``: a path copy was sent at or before ``t`` and arrives after it
+      (the IHAVE overtook a copy on its way);
+    - ``ahead``: the first path copy is sent after ``t``;
+    - ``only_gossip``: no path copy ever arrives.
+
+    Returns the count of each class, ``ids`` (their sum), ``iwants`` (IWANT entries),
+    ``answered`` (ids answered), ``answer_first`` (answers that arrived before
+    every path copy) and ``ihave_lead_ms`` (mean, over ``in_flight`` and ``tie``
+    ids, of how long before the path copy's arrival the IWANT was sent).
+
+    Examples
+    --------
+    >>> case = {"edges": [[0, 1], [1, 2], [0, 2]], "latency_ms": 20.0}
+    >>> res = {"iwant_log": [[1040, 2, 1, [0]], [1060, 1, 0, [1]]],
+    ...        "iwant_answers": [[1060, 1, 2, [0]]],
+    ...        "copy_log": [[0, 2, 0, 1050], [0, 2, 1, 1080], [1, 1, 2, 1060]]}
+    >>> c = iwant_classes(case, res)
+    >>> c["in_flight"], c["tie"], c["ids"], c["answered"], c["answer_first"]
+    (1.0, 1.0, 2.0, 1.0, 0.0)
+    """
+    lat = _edge_latency(case)
+    answers = set()
+    for t, node, asker, ks in result.get("iwant_answers", []):
+        for k in ks:
+            answers.add((int(k), int(asker), int(node), round(float(t) + lat[(node, asker)], 1)))
+    path: dict[tuple[int, int], list[tuple[float, float]]] = {}
+    for k, w, x, t in result.get("copy_log", []):
+        if (int(k), int(w), int(x), round(float(t), 1)) in answers:
+            continue
+        sent = float(t) - lat[(int(x), int(w))] if x >= 0 else float(t)
+        path.setdefault((int(k), int(w)), []).append((float(t), sent))
+    out = dict.fromkeys(IWANT_CLASSES, 0.0)
+    lead: list[float] = []
+    answered = first = 0
+    for t, w, u, ks in result.get("iwant_log", []):
+        for k in ks:
+            copies = path.get((int(k), int(w)), [])
+            arrive = min((a for a, _ in copies), default=np.inf)
+            sent = min((s for _, s in copies), default=np.inf)
+            if arrive < t - tol_ms:
+                cls = "seen"
+            elif abs(arrive - t) <= tol_ms:
+                cls = "tie"
+            elif sent <= t + tol_ms:
+                cls = "in_flight"
+            elif np.isfinite(arrive):
+                cls = "ahead"
+            else:
+                cls = "only_gossip"
+            out[cls] += 1
+            if cls in ("tie", "in_flight"):
+                lead.append(arrive - t)
+            key = (int(k), int(w), int(u), round(float(t) + 2 * lat[(int(w), int(u))], 1))
+            if key in answers:
+                answered += 1
+                first += key[3] < arrive - tol_ms
+    out["ids"] = float(sum(out[c] for c in IWANT_CLASSES))
+    out["iwants"] = float(len(result.get("iwant_log", [])))
+    out["answered"] = float(answered)
+    out["answer_first"] = float(first)
+    out["ihave_lead_ms"] = float(np.mean(lead)) if lead else float("nan")
+    return out
+
+
 def find_anchor() -> Path:
     """The scratch folder of the JS implementation, or :class:`AnchorAbsent` saying what lacks."""
     where = os.environ.get(ENV)
@@ -379,19 +480,26 @@ def find_anchor() -> Path:
 
 
 def run_js(case: dict[str, Any], root: Path, work: Path, name: str) -> dict[str, Any]:
-    """Play ``case`` on the JS implementation in one Node.js process; return its result."""
+    """Play ``case`` on the JS implementation in one Node.js process; return its result.
+
+    Adds ``process_wall_seconds`` and ``process_cpu_seconds`` (user and system CPU
+    of the Node.js process, set-up included).
+    """
     case_path, out_path = work / f"{name}.case.json", work / f"{name}.js.json"
     case_path.write_text(json.dumps(case))
     env = {**os.environ, ENV: str(root)}
+    c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     w0 = time.perf_counter()
     res = subprocess.run(["node", str(RUNNER), str(case_path), str(out_path)], env=env,
                          capture_output=True, text=True, check=False)
     total = time.perf_counter() - w0
+    c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if res.returncode != 0:
         raise SystemExit(f"JS runner failed on {name} (rc {res.returncode}):\n"
                          f"{res.stderr[-3000:]}")
     out = json.loads(out_path.read_text())
     out["process_wall_seconds"] = total
+    out["process_cpu_seconds"] = (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime)
     return out
 
 
@@ -405,12 +513,54 @@ def hedgerow_simulate() -> Any:
 
 
 def run_hedgerow(simulate: Any, case: dict[str, Any]) -> dict[str, Any]:
-    """Play ``case`` on Hedgerow's GossipSub; the wall time is measured here if it is not given."""
-    w0 = time.perf_counter()
-    out = dict(simulate(case))
-    wall = time.perf_counter() - w0
+    """Play ``case`` on Hedgerow's GossipSub with the IWANT trace; the wall time is measured
+    here if it is not given, and ``process_cpu_seconds`` is the CPU time of the call."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    out = dict(simulate(case, trace=True))
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     out.setdefault("wall_seconds", wall)
     out.setdefault("simulated_ms", case["duration_ms"])
+    out["process_cpu_seconds"] = cpu
+    return out
+
+
+def all_measures(case: dict[str, Any], result: dict[str, Any]) -> dict[str, float]:
+    """:func:`measures`, the IWANT classes (``iwant_`` + class) and the CPU speed of one run.
+
+    ``node_s_per_cpu_s`` is simulated node-seconds per CPU second of the whole
+    process (JS: Node.js, set-up included; Hedgerow: the call, engine set-up included).
+    """
+    out = measures(case, result)
+    if "iwant_log" in result:
+        for key, value in iwant_classes(case, result).items():
+            out[f"iwant_{key}"] = value
+    cpu = float(result.get("process_cpu_seconds", 0.0))
+    out["cpu_s"] = cpu
+    out["node_s_per_cpu_s"] = (int(case["nodes"]) * float(result["simulated_ms"]) / 1000.0 / cpu
+                               if cpu > 0 else float("nan"))
+    return out
+
+
+def summarize(runs: list[dict[str, float]]) -> dict[str, dict[str, float]]:
+    """Mean, standard deviation and 95 % half-width of the mean of every measure over runs.
+
+    The half-width is ``t(0.975, k - 1) x sd / sqrt(k)`` (Student's t; NaN for one run).
+
+    >>> s = summarize([{"x": 1.0}, {"x": 3.0}, {"x": 2.0}])
+    >>> s["x"]["mean"], s["x"]["sd"], round(s["x"]["ci95"], 3), s["x"]["k"]
+    (2.0, 1.0, 2.484, 3.0)
+    """
+    from scipy import stats
+
+    out: dict[str, dict[str, float]] = {}
+    for key in runs[0]:
+        x = np.array([r[key] for r in runs], dtype=float)
+        x = x[np.isfinite(x)]
+        k = len(x)
+        sd = float(x.std(ddof=1)) if k > 1 else float("nan")
+        ci = float(stats.t.ppf(0.975, k - 1) * sd / np.sqrt(k)) if k > 1 else float("nan")
+        out[key] = {"mean": float(x.mean()) if k else float("nan"), "sd": sd, "ci95": ci,
+                    "k": float(k)}
     return out
 
 
@@ -421,6 +571,13 @@ ROWS = (
     ("ihave_per_node_hb", "{:.3f}"), ("iwant_per_node_hb", "{:.4f}"),
     ("graft_per_node_hb", "{:.4f}"), ("prune_per_node_hb", "{:.4f}"),
     ("idontwant_per_node_hb", "{:.4f}"), ("wall_s", "{:.2f}"), ("node_s_per_wall_s", "{:.0f}"),
+)
+#: rows printed beyond :data:`ROWS` when they are there: the IWANT trace and the CPU speed
+TRACE_ROWS = (
+    ("iwant_iwants", "{:.1f}"), ("iwant_ids", "{:.1f}"),
+    *((f"iwant_{c}", "{:.1f}") for c in IWANT_CLASSES),
+    ("iwant_answer_first", "{:.1f}"), ("iwant_ihave_lead_ms", "{:.1f}"),
+    ("cpu_s", "{:.2f}"), ("node_s_per_cpu_s", "{:.0f}"),
 )
 
 
@@ -441,7 +598,9 @@ def table(name: str, js: dict[str, float], ours: dict[str, float] | None) -> str
     """The side-by-side table of one setting (JS only when ``ours`` is ``None``)."""
     head = f"{name:<24}{'JS':>12}" + (f"{'Hedgerow':>12}{'diff':>9}" if ours else "")
     lines = [head]
-    for key, fmt in ROWS:
+    for key, fmt in (*ROWS, *TRACE_ROWS):
+        if key not in js or (ours is not None and key not in ours):
+            continue
         line = f"  {key:<22}{fmt.format(js[key]):>12}"
         if ours is not None:
             diff = relative_difference(ours[key], js[key])
@@ -449,6 +608,45 @@ def table(name: str, js: dict[str, float], ours: dict[str, float] | None) -> str
                                                        else f"{'-':>9}")
         lines.append(line)
     return "\n".join(lines)
+
+
+def summary_table(name: str, js: dict[str, dict[str, float]],
+                  ours: dict[str, dict[str, float]] | None) -> str:
+    """The side-by-side table of one setting over several runs: mean +- 95 % half-width."""
+    k = int(js["delivery"]["k"])
+    head = f"{name} ({k} runs a side)".ljust(28) + f"{'JS':>22}"
+    head += f"{'Hedgerow':>22}{'diff':>9}" if ours else ""
+    lines = [head]
+
+    def cell(x: dict[str, float], fmt: str) -> str:
+        ci = fmt.format(x["ci95"]) if np.isfinite(x["ci95"]) else "-"
+        return f"{fmt.format(x['mean'])} +- {ci}"
+
+    for key, fmt in (*ROWS, *TRACE_ROWS):
+        if key not in js or (ours is not None and key not in ours):
+            continue
+        line = f"  {key:<26}{cell(js[key], fmt):>22}"
+        if ours is not None:
+            diff = relative_difference(ours[key]["mean"], js[key]["mean"])
+            line += f"{cell(ours[key], fmt):>22}" + (f"{diff:+9.1%}" if diff is not None
+                                                      else f"{'-':>9}")
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def parse_seeds(text: str) -> list[int]:
+    """``"1,2,5-7"`` -> ``[1, 2, 5, 6, 7]``.
+
+    >>> parse_seeds("1,2,5-7")
+    [1, 2, 5, 6, 7]
+    """
+    out: list[int] = []
+    for part in text.split(","):
+        lo, _, hi = part.strip().partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()):
+            raise ParameterError(f"seeds: {part.strip()!r} is not a seed or a range A-B")
+        out.extend(range(int(lo), int(hi or lo) + 1))
+    return out
 
 
 def parse_settings(text: str) -> list[tuple[int, int, int]]:
@@ -470,6 +668,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--settings", default=DEFAULT_SETTINGS, help="nodes:topics:D, comma-separated")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seeds", default=None,
+                    help="several cases, e.g. 1-5 or 1,3 (overrides --seed); the table gives "
+                         "mean +- 95%% half-width over seeds and replicates")
+    ap.add_argument("--replicates", type=int, default=1,
+                    help="runs of each case a side, each with other draws of the "
+                         "implementation's own random choices (the case's replicate)")
     ap.add_argument("--degree", type=int, default=20, help="target connection degree")
     ap.add_argument("--rate", type=float, default=1.0, help="messages per second per topic")
     ap.add_argument("--size", type=int, default=1024, help="message size in bytes")
@@ -494,12 +698,15 @@ def main(argv: list[str] | None = None) -> int:
         latency = args.latency_ms
     try:
         settings = parse_settings(args.settings)
+        seeds = parse_seeds(args.seeds) if args.seeds else [args.seed]
+        if args.replicates < 1:
+            raise ParameterError(f"replicates: at least 1, got {args.replicates}")
         # every case is drawn before any run, so bad input stops before the first one
-        cases = {f"n{n}-t{t}-d{d}": make_case(
-            n, t, d, args.seed, degree=min(args.degree, n - 1), rate=args.rate, size=args.size,
+        cases = {(n, t, d, seed): make_case(
+            n, t, d, seed, degree=min(args.degree, n - 1), rate=args.rate, size=args.size,
             duration_ms=args.duration_ms, warmup_ms=args.warmup_ms, latency_ms=latency,
             variant=args.variant, idontwant_threshold=args.idontwant_threshold)
-            for n, t, d in settings}
+            for n, t, d in settings for seed in seeds}
     except ParameterError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -510,30 +717,45 @@ def main(argv: list[str] | None = None) -> int:
     else:
         # load (compile) Hedgerow's kernels on a small case, outside the timed runs
         simulate(make_case(10, 1, 3, args.seed, degree=4, duration_ms=3000, warmup_ms=1000,
-                           drain_ms=1000))
+                           drain_ms=1000), trace=True)
     report: dict[str, Any] = {"load_before": os.getloadavg(), "settings": {}}
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        for (n, topics, d), (name, case) in zip(settings, cases.items(), strict=True):
-            js_result = run_js(case, root, work, name)
-            js = measures(case, js_result)
-            ours = None
-            if simulate is not None:
-                ours_result = run_hedgerow(simulate, case)
-                (work / f"{name}.hedgerow.json").write_text(json.dumps(ours_result))
-                ours = measures(case, ours_result)
-            print(f"{name}: {len(case['edges'])} edges, {len(case['publications'])} messages, "
-                  f"{case['duration_ms'] / 1000:.0f} s simulated, load {os.getloadavg()[0]:.2f}")
-            print(table(name, js, ours))
-            report["settings"][name] = {
-                "nodes": n, "topics": topics, "D": d, "edges": len(case["edges"]),
-                "messages": len(case["publications"]), "js": js, "hedgerow": ours,
-                "js_setup_wall_s": js_result.get("setup_wall_seconds"),
-                "js_process_wall_s": js_result.get("process_wall_seconds"),
-                "js_publish_errors": len(js_result.get("publish_errors", [])),
-                "implementation": js_result.get("implementation"),
-            }
+        for n, topics, d in settings:
+            name = f"n{n}-t{topics}-d{d}"
+            runs: list[dict[str, Any]] = []
+            for seed in seeds:
+                for rep in range(args.replicates):
+                    case = dict(cases[(n, topics, d, seed)], replicate=rep)
+                    run = f"{name}-s{seed}-r{rep}" if len(seeds) > 1 or args.replicates > 1 \
+                        else name
+                    js_result = run_js(case, root, work, run)
+                    js = all_measures(case, js_result)
+                    ours = None
+                    if simulate is not None:
+                        ours_result = run_hedgerow(simulate, case)
+                        (work / f"{run}.hedgerow.json").write_text(json.dumps(ours_result))
+                        ours = all_measures(case, ours_result)
+                    print(f"{run}: {len(case['edges'])} edges, {len(case['publications'])} "
+                          f"messages, {case['duration_ms'] / 1000:.0f} s simulated, load "
+                          f"{os.getloadavg()[0]:.2f}", flush=True)
+                    print(table(run, js, ours), flush=True)
+                    runs.append({
+                        "seed": seed, "replicate": rep, "edges": len(case["edges"]),
+                        "messages": len(case["publications"]), "js": js, "hedgerow": ours,
+                        "js_setup_wall_s": js_result.get("setup_wall_seconds"),
+                        "js_process_wall_s": js_result.get("process_wall_seconds"),
+                        "js_publish_errors": len(js_result.get("publish_errors", [])),
+                        "implementation": js_result.get("implementation"),
+                        "load": os.getloadavg()[0]})
+            entry: dict[str, Any] = {"nodes": n, "topics": topics, "D": d, "runs": runs}
+            if len(runs) > 1:
+                entry["js"] = summarize([r["js"] for r in runs])
+                entry["hedgerow"] = (summarize([r["hedgerow"] for r in runs])
+                                     if simulate is not None else None)
+                print(summary_table(name, entry["js"], entry["hedgerow"]), flush=True)
+            report["settings"][name] = entry
     report["load_after"] = os.getloadavg()
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))

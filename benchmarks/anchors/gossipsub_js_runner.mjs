@@ -15,11 +15,15 @@
 //   edge of the case is a pair of in-memory connections (multiaddrConnectionPair and
 //   mockMuxer of @libp2p/utils).  Every write on a connection is delivered after the
 //   edge's latency (one value, or one per edge) by a timer of the fake clock, in order.
-// - Math.random is replaced by a generator seeded with the case's seed, so peer
-//   selection (shuffles) is reproducible; node keys are derived from the seed as well.
-// - Node i starts at a phase drawn uniformly in [0, heartbeat) before t = 0, so that
-//   heartbeats are not synchronised; at t = 0 every node subscribes to its topics and
+// - Math.random is replaced by a generator seeded with the case's seed (and its optional
+//   replicate), so peer selection (shuffles) is reproducible; node keys are derived from
+//   the seed alone.
+// - Node i starts before t = 0 so that its heartbeats fall on the case's heartbeat_offsets_ms[i]
+//   modulo the heartbeat (a phase drawn uniformly in [0, heartbeat) when the case has none),
+//   so heartbeats are not synchronised; at t = 0 every node subscribes to its topics and
 //   every edge is connected.  Publications, warm-up and duration count from t = 0.
+// - The IWANT trace (after warm-up): every IWANT sent and every IWANT answered, with the
+//   indices of the messages they name, and every data copy received, with its sender.
 // - Measured by wrapping instance methods: handleReceivedRpc (every data message
 //   received: first arrivals and duplicates), sendRpc and sendRpcInBatch (control
 //   entries sent, by type, after warm-up), and the 'gossipsub:heartbeat' event (mesh
@@ -82,7 +86,10 @@ function mulberry32 (a) {
   }
 }
 const seed = Number(kase.seed ?? 1)
-Math.random = mulberry32(seed * 2654435761 >>> 0)
+// a replicate (the case's optional "replicate", 0 by default) changes only the implementation's
+// own draws: the same case, another sequence of Math.random
+const replicate = Number(kase.replicate ?? 0)
+Math.random = mulberry32((seed * 2654435761 + replicate * 2246822519) >>> 0)
 const phaseRandom = mulberry32((seed * 40503 + 17) >>> 0)
 
 const { gossipsub } = await load('@libp2p/gossipsub')
@@ -158,6 +165,11 @@ const kinds = ['ihave', 'iwant', 'graft', 'prune', 'idontwant']
 const controlSent = Object.fromEntries(kinds.map((k) => [k, new Array(N).fill(0)]))
 const controlIds = { ihave: new Array(N).fill(0), iwant: new Array(N).fill(0), idontwant: new Array(N).fill(0) }
 const meshSamples = []
+// the IWANT trace (after warm-up): every IWANT sent [t, node, peer, [k, ...]], every IWANT
+// answered [t, node, asker, [k, ...]], and every data copy received [k, node, from, t]
+const iwantLog = []
+const answerLog = []
+const copyLog = []
 const heartbeats = new Array(N).fill(0)
 let t0 = null
 const now = () => Date.now() - t0
@@ -166,6 +178,13 @@ const measuring = () => t0 != null && now() >= warmup
 function msgIndex (data) {
   if (data == null || data.length < 4) return -1
   return ((data[0] << 24) | (data[1] << 16) | (data[2] << 8) | data[3]) >>> 0
+}
+
+// the index of a message id: found in the message cache of the peer that announced it
+function indexOfId (holder, msgId) {
+  const g = nodes[holder].gs
+  const entry = g.mcache.msgs.get(g.msgIdToStrFn(msgId))
+  return entry == null ? -1 : msgIndex(entry.message.data)
 }
 
 function countControl (node, rpc) {
@@ -242,6 +261,7 @@ for (let i = 0; i < N; i++) {
       for (const m of rpc.messages) {
         const k = msgIndex(m.data)
         if (k < 0 || k >= nPub) continue
+        copyLog.push([k, i, byPeer.get(from.toString()) ?? -1, now()])
         if (publisherOf[k] === i || firstSeen[k].has(i)) {
           duplicates[k] += 1
         } else {
@@ -257,7 +277,23 @@ for (let i = 0; i < N; i++) {
   gs.sendRpc = (id, rpc) => {
     const ok = origSend(id, rpc) // piggybacked gossip and control are added inside
     if (ok) countControl(i, rpc)
+    if (ok && measuring() && rpc.control?.iwant?.length > 0) {
+      const peer = byPeer.get(id)
+      const ks = []
+      for (const e of rpc.control.iwant) {
+        for (const mid of e.messageIDs ?? []) ks.push(indexOfId(peer, mid))
+      }
+      iwantLog.push([now(), i, peer, ks])
+    }
     return ok
+  }
+  const origIWant = gs.handleIWant.bind(gs)
+  gs.handleIWant = (id, iwant) => {
+    const msgs = origIWant(id, iwant)
+    if (measuring() && msgs.length > 0) {
+      answerLog.push([now(), i, byPeer.get(id), msgs.map((m) => msgIndex(m.data))])
+    }
+    return msgs
   }
   const origBatch = gs.sendRpcInBatch.bind(gs)
   gs.sendRpcInBatch = (tosend, rpc) => {
@@ -354,7 +390,12 @@ function connect (a, b, latency) {
 
 // --- the run ----------------------------------------------------------------------------
 const setupStart = performance.now()
-const phases = nodes.map(() => Math.floor(phaseRandom() * hb))
+// a node's first heartbeat comes GossipsubHeartbeatInitialDelay (100 ms) after its start: with
+// the case's heartbeat offsets, node i starts so that its heartbeats fall on offset_i modulo hb
+const offsets = kase.heartbeat_offsets_ms
+const phases = offsets == null
+  ? nodes.map(() => Math.floor(phaseRandom() * hb))
+  : offsets.map((off) => (((off - 100) % hb) + hb) % hb)
 const order = nodes.map((n) => n.i).sort((x, y) => phases[x] - phases[y] || x - y)
 const tStart = Date.now()
 for (const i of order) {
@@ -401,6 +442,10 @@ const result = {
   setup_wall_seconds: setupWall,
   simulated_ms: duration,
   publish_errors: publishErrors,
+  iwant_log: iwantLog,
+  iwant_answers: answerLog,
+  copy_log: copyLog,
+  phases_ms: phases.map((x) => (x + 100) % hb),
   implementation: versions
 }
 writeFileSync(outPath, JSON.stringify(result))

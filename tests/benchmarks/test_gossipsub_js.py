@@ -67,7 +67,10 @@ def test_case_graph_and_schedule(harness):
     assert sorted(case["subscriptions"]) == [[v, t] for v in range(n) for t in range(2)]
     assert case["params"]["D"] == 6 and case["params"]["D_lo"] == 4
     assert set(case) == {"nodes", "edges", "topics", "subscriptions", "params", "latency_ms",
-                         "publications", "duration_ms", "warmup_ms", "seed"}
+                         "publications", "duration_ms", "warmup_ms", "heartbeat_offsets_ms",
+                         "seed"}
+    assert len(case["heartbeat_offsets_ms"]) == n
+    assert all(0 <= x < 1000 and x == int(x) for x in case["heartbeat_offsets_ms"])
 
 
 def test_case_rejects_bad_input_by_key(harness):
@@ -173,3 +176,45 @@ def test_case_params_are_valid_gossipsub_parameters(harness):
     for d in (3, 4, 6, 8, 10):
         check_gossipsub(harness.params_for(d))
     check_gossipsub(harness.params_for(8, variant="v1.2", idontwant_threshold=1024))
+
+
+def test_iwant_classes_sort_each_id_by_its_other_copies(harness):
+    case = {"edges": [[0, 1], [1, 2], [0, 2], [2, 3]], "latency_ms": [20.0, 20.0, 20.0, 10.0]}
+    # node 2 asks node 1 for five messages at t = 100 (answers would arrive at 140)
+    res = {"iwant_log": [[100.0, 2, 1, [0, 1, 2, 3, 4]]],
+           "iwant_answers": [[120.0, 1, 2, [2, 4]]],
+           "copy_log": [[0, 2, 0, 90.0],     # arrived before: "seen"
+                        [1, 2, 3, 100.0],    # arrives at the IWANT's instant: "tie"
+                        [2, 2, 0, 110.0],    # sent at 90, arrives at 110: "in_flight"
+                        [2, 2, 1, 140.0],    # the answer to the IWANT, not a path copy
+                        [3, 2, 3, 150.0],    # sent at 140, after the IWANT: "ahead"
+                        [4, 2, 1, 140.0]]}   # message 4 came only as the answer
+    c = harness.iwant_classes(case, res)
+    assert {k: c[k] for k in harness.IWANT_CLASSES} == {
+        "seen": 1.0, "tie": 1.0, "in_flight": 1.0, "ahead": 1.0, "only_gossip": 1.0}
+    assert (c["ids"], c["iwants"], c["answered"], c["answer_first"]) == (5.0, 1.0, 2.0, 1.0)
+    assert c["ihave_lead_ms"] == pytest.approx(5.0)  # (0 + 10) / 2
+
+
+def test_hedgerow_trace_never_asks_for_a_seen_message(harness):
+    """On Hedgerow's own trace every id asked for is classified, and none was seen before."""
+    from hedgerow.protocols.gossipsub import simulate_case
+
+    case = harness.make_case(40, 1, 6, seed=2, degree=10, rate=3.0, duration_ms=30000,
+                             warmup_ms=5000, latency_ms="uniform:5:60")
+    res = simulate_case(case, trace=True)
+    c = harness.iwant_classes(case, res)
+    assert c["ids"] == sum(len(ks) for _, _, _, ks in res["iwant_log"]) > 0
+    assert c["iwants"] == sum(res["control_sent"]["iwant"])
+    assert c["seen"] == 0 and c["answered"] <= c["ids"]
+    m = harness.all_measures(case, {**res, "process_cpu_seconds": 0.5})
+    assert m["iwant_ids"] == c["ids"] and m["node_s_per_cpu_s"] == pytest.approx(40 * 30 / 0.5)
+
+
+def test_seeds_and_summaries(harness):
+    assert harness.parse_seeds("3") == [3]
+    with pytest.raises(ParameterError, match=r"^seeds: '1-x'"):
+        harness.parse_seeds("1-x")
+    s = harness.summarize([{"a": 1.0, "b": float("nan")}, {"a": 3.0, "b": 2.0}])
+    assert s["a"]["mean"] == 2.0 and s["a"]["k"] == 2.0
+    assert s["b"]["mean"] == 2.0 and s["b"]["k"] == 1.0 and s["b"]["ci95"] != s["b"]["ci95"]

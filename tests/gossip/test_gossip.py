@@ -326,6 +326,41 @@ def test_fused_ring_cycle_equals_the_hooks(partner_psi, include_self, live_only,
             assert np.array_equal(va, vb) and (ba, ea) == (bb, eb)
 
 
+def test_fused_ring_cycle_keeps_final_rows_as_the_hooks_do():
+    """On a converged ring most rows are final (their ring neighbours in the ranking's order):
+    the fused cycle finds them once per cycle and skips the exchanges between two of them.
+    A cycle whose candidate mask takes some neighbours away (rows final before are not), and
+    the cycles after it, still give the hooks' views, batches and generator state."""
+    from hedgerow.gossip._ring_fused import _final_rows
+
+    n, R = 800, 8
+    ids, _ = _ring_state(n, np.random.default_rng(5))
+    runs = []
+    for mode in ("fused", "hooks"):
+        rng = RngStreams(3).stream("gossip:test")
+        ps = PeerSampling(n, 10)
+        ps.bootstrap(np.ones(n, bool), rng)
+        sel = ring_select(ids)
+        tm = TMan(R, sel if mode == "fused" else _unfused(sel),
+                  partner=None if mode == "fused" else _unfused(uniform_partner))
+        view = tm.empty_view(n)
+        trace = []
+        for c in range(24):
+            mask = (np.arange(n) % 7 != 3) if c == 18 else None
+            ps.cycle(rng)
+            tm.cycle(view, ps, rng, candidates=mask)
+            trace.append((view.copy(), tm.batches_, tm.exchanges_))
+            if c == 17:
+                final = _final_rows(view, np.ones(n, bool), ring_select(ids).rank, R // 2)
+                assert final.mean() > 0.9  # the skipping path is what these cycles run
+        runs.append((trace, rng.random()))
+    (a, ua), (b, ub) = runs
+    assert ua == ub
+    for (va, ba, ea), (vb, bb, eb) in zip(a, b, strict=True):
+        assert np.array_equal(va, vb) and (ba, ea) == (bb, eb)
+    assert not np.array_equal(a[17][0], a[18][0])  # the mask changed views
+
+
 def test_ring_needs_several_slots_per_side_to_converge_fast():
     """T-Man's ring converges in a few cycles when the view keeps several ids per side, and
     far slower with one successor and one predecessor (Vitis's two ring slots): the reason

@@ -244,3 +244,47 @@ def test_limits_hold_and_perigee_improves_on_its_random_start():
     r2 = run_protocol(get_protocol("perigee", preset="goldfish"), w2, keep_outs=True)
     static = ~w2.adaptive
     assert np.array_equal(r2.outs[0][static], r2.outs[-1][static])
+
+
+def _run_digest(seed: int, nodes: int, epochs: int, params: dict) -> str:
+    import hashlib
+    import json
+
+    from hedgerow.scenarios.run import simulate
+
+    r = simulate("perigee", "unit-square", seed=seed, nodes=nodes, epochs=epochs,
+                 params=params or None)
+    h = hashlib.sha256(np.asarray(r.overlay.edges(), dtype=np.int64).tobytes())
+    for row in r.rows:
+        kept = {k: v for k, v in row.items() if isinstance(v, (int, float, str))
+                and "second" not in k and "rss" not in k and "fingerprint" not in k}
+        h.update(json.dumps(kept, sort_keys=True, default=str).encode())
+    return h.hexdigest()[:16]
+
+
+@pytest.mark.parametrize(
+    ("seed", "nodes", "epochs", "params", "expected"),
+    [
+        (1, 1000, 4, {}, "2e79910c6073f7ac"),
+        (2, 600, 3, {"variant": "vanilla"}, "20b718a71b121d58"),
+        (4, 500, 3, {"variant": "ucb"}, "7a1b9fd53686d904"),
+        (3, 500, 3, {"in_limit": 0}, "5bbcc2dceb2bc2d4"),
+    ],
+)
+def test_runs_are_those_of_the_dense_link_tables(seed, nodes, epochs, params, expected):
+    """The digests were taken when the start and selection kernels kept an ``n x n`` table of
+    who is linked and the epoch loop built its own for Perigee; both are gone (links read
+    from the out-link rows, the loop's table skipped), and every overlay and row is the same."""
+    assert _run_digest(seed, nodes, epochs, params) == expected
+
+
+def test_perigee_and_goldfish_need_no_pair_table():
+    from hedgerow.protocols import protocol_class
+    from hedgerow.workloads.memory import adaptive_bytes
+
+    for name in ("perigee", "goldfish"):
+        cls = protocol_class(name)
+        assert cls.needs_linked is False and cls.pair_bytes == 0
+    assert protocol_class("topiary").needs_linked is True
+    # 100,000 nodes and 1,000 messages per epoch: deliveries only
+    assert adaptive_bytes(100_000, 1000, 0, linked=False) == 1000 * 100_000 * 16

@@ -89,3 +89,59 @@ def test_churn_runs_are_the_previous_engines(name, params, seed, expected):
     eng.run_until(100.0)
     got = digest(eng.overlay(), eng.control_messages, eng.sim.events_run, eng.lost_messages)
     assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("params", "n", "popularity", "seed"),
+    [
+        ({"kg": 3, "kr": 0, "ties": "sequential"}, 500, "rss", 7),
+        ({"kg": 3, "kr": 0, "ties": "uniform"}, 400, "zipf2", 3),
+        ({"kg": 2, "kr": 1}, 400, "uniform", 4),
+        ({"kg": 3, "kr": 0, "adaptive": True}, 400, "zipf2", 5),
+    ],
+)
+@pytest.mark.parametrize("membership", [0.05, 0.2])
+def test_implicit_views_choose_as_the_same_views_stored(params, n, popularity, seed, membership):
+    """``view="implicit"`` (a hash decides membership, nothing stored) builds the overlay that
+    the stored-view scan builds when it is handed the same views listed; and it is not the
+    full-view overlay (the views do restrict the choice)."""
+    from hedgerow.protocols._select import implicit_view
+
+    inst = make_instance(nodes=n, topics=40, subs=6, popularity=popularity, seed=seed)
+    implicit = get_protocol("spidercast", **params, membership=membership, view="implicit")
+    eng = implicit.maintenance_engine(inst, implicit.streams(seed))
+    assert eng.implicit_view and eng.views == []
+    stats = eng.run()
+    # the same streams, views listed from the same hash and scanned by the reference kernel
+    full = get_protocol("spidercast", **params)
+    ref = full.maintenance_engine(inst, full.streams(seed))
+    ref.full_view = False
+    ref.views = [implicit_view(eng.view_key, p, n, eng.view_threshold) for p in range(n)]
+    assert abs(np.mean([len(v) for v in ref.views]) - membership * (n - 1)) < 0.1 * n * membership
+    ref_stats = ref.run()
+    got = digest(eng.overlay(), stats["control_messages"], stats["events"], stats["messages"])
+    assert got == digest(ref.overlay(), ref_stats["control_messages"], ref_stats["events"],
+                         ref_stats["messages"])
+    full_eng = full.maintenance_engine(inst, full.streams(seed))
+    fs = full_eng.run()
+    assert got != digest(full_eng.overlay(), fs["control_messages"], fs["events"], fs["messages"])
+
+
+def test_implicit_views_key_from_their_own_stream():
+    """The implicit views' key comes from the ``interest-view`` stream: a stored-view and an
+    implicit-view engine of one seed draw the same phases and latencies, and two seeds differ."""
+    inst = make_instance(nodes=200, topics=20, subs=4, popularity="rss", seed=1)
+    proto = get_protocol("spidercast", kg=3, kr=0, membership=0.1, view="implicit")
+    a = proto.maintenance_engine(inst, RngStreams(1))
+    b = get_protocol("spidercast", kg=3, kr=0).maintenance_engine(inst, RngStreams(1))
+    assert a.phase == b.phase and a._lat_a == b._lat_a
+    assert a.view_key != proto.maintenance_engine(inst, RngStreams(2)).view_key
+    assert get_protocol("spidercast", membership=0.1).maintenance_engine(
+        inst, RngStreams(1)).implicit_view is False
+
+
+def test_an_unknown_view_mode_is_refused():
+    from hedgerow.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="view"):
+        get_protocol("spidercast", view="lazy").checked()

@@ -126,3 +126,29 @@ def test_bad_parameters_raise(bad):
 
     with pytest.raises(ParameterError):
         run_scenario("topiary", "cities", epochs=1, topics=5, messages=10, params=bad)
+
+
+@pytest.mark.parametrize(
+    ("seed", "nodes", "epochs", "scenario", "expected"),
+    [(1, 1000, 4, "unit-square", "c0056f268c6a03b6"),
+     (2, 400, 3, "rss-unit-square", "b69f901860798204")],
+)
+def test_exploration_in_chunks_of_rows_is_the_whole_table(monkeypatch, seed, nodes, epochs,
+                                                          scenario, expected):
+    """The digests were taken when the selection built ω and the allowed mask for all n x n
+    pairs at once; with chunks of 37 rows (1,000 nodes) or 92 (400 nodes) every overlay and
+    row is the same."""
+    import hashlib
+    import json
+
+    import hedgerow.protocols.topiary as topiary
+    from hedgerow.scenarios.run import simulate
+
+    monkeypatch.setattr(topiary, "_CHUNK_BYTES", 481_000)
+    r = simulate("topiary", scenario, seed=seed, nodes=nodes, epochs=epochs)
+    h = hashlib.sha256(np.asarray(r.overlay.edges(), dtype=np.int64).tobytes())
+    for row in r.rows:
+        kept = {k: v for k, v in row.items() if isinstance(v, (int, float, str))
+                and "second" not in k and "rss" not in k and "fingerprint" not in k}
+        h.update(json.dumps(kept, sort_keys=True, default=str).encode())
+    assert h.hexdigest()[:16] == expected

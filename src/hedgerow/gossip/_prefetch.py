@@ -14,6 +14,7 @@ import numba
 from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
+from numba.np.numpy_support import as_dtype
 
 
 @intrinsic
@@ -38,11 +39,26 @@ def _prefetch(typingctx, arr, i):  # pragma: no cover - compiled
     return sig, codegen
 
 
+@intrinsic
+def _line_elems(typingctx, arr):  # pragma: no cover - compiled
+    """The number of ``arr``'s elements in a 64-byte cache line (at least 1), a constant of
+    the compiled code: the array's own ``itemsize`` is read at run time, and a stride
+    computed from it costs the loops below a division per row."""
+    if not isinstance(arr, types.Array):
+        return None
+    step = max(1, 64 // as_dtype(arr.dtype).itemsize)
+
+    def codegen(context, builder, signature, args):
+        return context.get_constant(types.intp, step)
+
+    return types.intp(arr), codegen
+
+
 @numba.njit(cache=True, inline="always")
 def prefetch_row(a, r):  # pragma: no cover - compiled
     """Prefetch every cache line of row ``r`` of the C-contiguous 2-D array ``a``."""
     c = a.shape[1]
-    step = max(1, 64 // a.itemsize)
+    step = _line_elems(a)
     base = r * c
     for j in range(0, c, step):
         _prefetch(a, base + j)

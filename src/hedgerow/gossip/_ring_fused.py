@@ -16,7 +16,7 @@ import numba
 import numpy as np
 
 from hedgerow.gossip._prefetch import prefetch_row
-from hedgerow.gossip._tman_kernels import _pick_batch, _ring_partner, _uniform_partner, _union
+from hedgerow.gossip._tman_kernels import _pick_batch, _random_alive, _ring_partner, _union
 
 
 @numba.njit(cache=True, inline="always")
@@ -31,11 +31,59 @@ def _next_batch(remaining, view, sample, alive, busy, batch, rng, pids,
     """
     u = rng.random(remaining.shape[0])
     if psi == 0:
-        partners = _uniform_partner(remaining, view, sample, alive, u)
-    else:
-        partners = _ring_partner(remaining, view, sample, alive, u, pids, psi)
+        return _uniform_batch(remaining, view, sample, alive, busy, batch, u)
+    partners = _ring_partner(remaining, view, sample, alive, u, pids, psi)
     take, later = _pick_batch(remaining, partners, alive, busy, batch)
     return remaining[take], partners[take], remaining[later]
+
+
+@numba.njit(cache=True, inline="always")
+def _uniform_batch(remaining, view, sample, alive, busy, batch, u):  # pragma: no cover
+    """:func:`_uniform_partner` and :func:`_pick_batch` in one pass: each node's partner
+    (uniform among its view's entries, else a live sample entry), then, in the same
+    order, the pair taken, deferred or dropped as the two functions decide it.  The
+    partners do not depend on the pairing, so one pass gives the same batch, without
+    the two passes' intermediate arrays."""
+    m = remaining.shape[0]
+    R = view.shape[1]
+    ps = np.empty(m, np.int64)
+    qs = np.empty(m, np.int64)
+    later = np.empty(m, np.int64)
+    n_take = 0
+    n_later = 0
+    for i in range(m):
+        if i + 8 < m:
+            prefetch_row(view, remaining[i + 8])  # the nodes come in random order
+        p = remaining[i]
+        k = 0
+        for j in range(R):
+            k += view[p, j] >= 0
+        q = -1
+        if k > 0:
+            pick = min(int(u[i] * k), k - 1)
+            if k == R:  # a full view: the pick-th slot itself
+                q = view[p, pick]
+            else:
+                for j in range(R):
+                    if view[p, j] >= 0:
+                        if pick == 0:
+                            q = view[p, j]
+                            break
+                        pick -= 1
+        else:
+            q = _random_alive(sample[p], alive, u[i])
+        if q < 0 or q == p or not alive[q]:
+            continue  # no exchange this cycle (none known, or a timeout)
+        if busy[p] == batch or busy[q] == batch:
+            later[n_later] = p
+            n_later += 1
+            continue
+        busy[p] = batch
+        busy[q] = batch
+        ps[n_take] = p
+        qs[n_take] = q
+        n_take += 1
+    return ps[:n_take], qs[:n_take], later[:n_later]
 
 
 @numba.njit(cache=True, inline="always")
@@ -325,8 +373,14 @@ def _ring_keep(rows, indptr, cand, ids, half, view):  # pragma: no cover - compi
 
 @numba.njit(cache=True, inline="always")
 def _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half, mark, union,
-                   uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb, tally):  # pragma: no cover
+                   uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb, tally, fin,
+                   every):  # pragma: no cover
     """One exchange of the fused ring cycle (``s``: its mark stamp, new in ``mark``).
+
+    ``fin`` holds, per node, whether its row is final (:func:`_ring_final`), as the
+    cycle found it (:func:`_final_rows`) and as this function keeps it: a final row
+    is never rewritten, and a row the ranking rewrites is tested again afterwards.
+    ``every``: every node is allowed (the union then reads no ``allowed``).
 
     A side whose view is already in the ranking's order (``_ring_bound``'s ``same``)
     first counts the candidates within its view's bounds in a pass without stores
@@ -342,12 +396,10 @@ def _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half
     # each end's bounds from its own view; an end whose view is its half nearest ranks each
     # way (its ring neighbours: a final row) keeps it whatever the union holds, and an
     # exchange between two such ends changes nothing
-    final_p = _ring_final(p, view, allowed, rank, half)
-    final_q = _ring_final(q, view, allowed, rank, half)
-    if final_p and final_q:
-        return
+    final_p = fin[p]
+    final_q = fin[q]
     # the union of both buffers, in the generic gather's order
-    k = _union(p, q, view, sample, allowed, include_self, mark, s, union)
+    k = _union(p, q, view, sample, allowed, include_self, mark, s, union, every)
     for t in range(k):  # independent loads first: their cache misses overlap
         uxs[t] = np.uint64(rank[union[t]]) << np.uint64(32)
     # both ends rank the whole union (each skips itself), bounded by their own views
@@ -375,24 +427,42 @@ def _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half
         _ring_row(r, me, union, uxs, k, half, view, cw_v, cw_i, cc_v, cc_i, done,
                   chosen, ids, b_cw if n_cw >= half else mid - one,
                   b_cc if n_cc >= half else mid - one, sb, same)
+        fin[r] = _ring_final(r, view, allowed, rank, half)
 
 
 @numba.njit(cache=True, inline="always")
 def _exchanges(ps, qs, lo, hi, base, view, sample, allowed, include_self, ids, rank, half, mark,
-               union, uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb, tally):  # pragma: no cover
+               union, uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb, tally,
+               fin, every):  # pragma: no cover
     """The exchanges ``lo:hi`` of a batch's pairs, in order (exchange ``e``'s mark stamp is
     ``base + e + 1``), each asking for the view and sample rows of the exchange 4 ahead (a
     prefetch: at 100,000 nodes those rows come from memory, and the loads of several
-    exchanges then overlap)."""
+    exchanges then overlap) unless both its ends are final (``fin``: it reads no row)."""
     for e in range(lo, hi):
-        if e + 4 < hi:
-            prefetch_row(view, ps[e + 4])
-            prefetch_row(view, qs[e + 4])
-            prefetch_row(sample, ps[e + 4])
-            prefetch_row(sample, qs[e + 4])
+        f = e + 4
+        if f < hi and not (fin[ps[f]] and fin[qs[f]]):
+            prefetch_row(view, ps[f])
+            prefetch_row(view, qs[f])
+            prefetch_row(sample, ps[f])
+            prefetch_row(sample, qs[f])
+        if fin[ps[e]] and fin[qs[e]]:
+            continue  # both rows final: the exchange changes nothing (checked before the call,
+            # which costs as much as the check again when inlined into the loop)
         _ring_exchange(ps[e], qs[e], np.int32(base + e + 1), view, sample, allowed, include_self,
                        ids, rank, half, mark, union, uxs, cw_v, cw_i, cc_v, cc_i, done, chosen,
-                       sb, tally)
+                       sb, tally, fin, every)
+
+
+@numba.njit(cache=True, inline="always")
+def _final_rows(view, allowed, rank, half):  # pragma: no cover - compiled
+    """Whether each row is final (:func:`_ring_final`), one pass in row order at the start of
+    a cycle; the cycle's exchanges then keep the flags (:func:`_ring_exchange`)."""
+    n = view.shape[0]
+    fin = np.zeros(n, np.bool_)
+    if view.shape[1] == 2 * half:
+        for r in range(n):
+            fin[r] = _ring_final(r, view, allowed, rank, half)
+    return fin
 
 
 @numba.njit(cache=True)
@@ -425,6 +495,8 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
     tally = np.zeros(2, np.int64)
     busy = np.zeros(n, np.int32)
     mark = np.zeros(n, np.int32)
+    fin = _final_rows(view, allowed, rank, half)
+    every = np.all(allowed)
     batch = 0
     exchanges = 0
     while remaining.shape[0] > 0:
@@ -432,7 +504,8 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
         ps, qs, remaining = _next_batch(remaining, view, sample, alive, busy, batch, rng, pids,
                                         psi)
         _exchanges(ps, qs, 0, ps.shape[0], exchanges, view, sample, allowed, include_self, ids,
-                   rank, half, mark, union, uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb, tally)
+                   rank, half, mark, union, uxs, cw_v, cw_i, cc_v, cc_i, done, chosen, sb, tally,
+                   fin, every)
         exchanges += ps.shape[0]
     return batch, exchanges
 
@@ -455,6 +528,8 @@ def _ring_cycle_par(remaining, view, sample, alive, allowed, include_self, ids, 
     cap = 2 * R + 2 * sample.shape[1] + 2
     mark = np.zeros((nt, n), np.int32)  # per thread; an exchange's stamp is its number
     busy = np.zeros(n, np.int32)
+    fin = _final_rows(view, allowed, rank, half)  # an exchange writes only its two ends' flags
+    every = np.all(allowed)
     batch = 0
     exchanges = 0
     while remaining.shape[0] > 0:
@@ -474,6 +549,6 @@ def _ring_cycle_par(remaining, view, sample, alive, allowed, include_self, ids, 
                 tally = np.zeros(2, np.int64)
                 _exchanges(ps, qs, lo, hi, exchanges, view, sample, allowed, include_self, ids,
                            rank, half, mark[t], union, uxs, cw_v, cw_i, cc_v, cc_i, done, chosen,
-                           sb, tally)
+                           sb, tally, fin, every)
         exchanges += nb
     return batch, exchanges

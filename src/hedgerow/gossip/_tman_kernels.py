@@ -115,12 +115,14 @@ def _pick_batch(nodes, partners, alive, busy, stamp):  # pragma: no cover - comp
 
 
 @numba.njit(cache=True, inline="always")
-def _union(p, q, view, sample, allowed, include_self, mark, s, union):  # pragma: no cover
+def _union(p, q, view, sample, allowed, include_self, mark, s, union,
+           every=False):  # pragma: no cover
     """The union of ``p``'s and ``q``'s buffers into ``union``; returns its length.
 
     Each side's own descriptor (with ``include_self``), its view, then its peer
     sample, first occurrence kept (``mark[x] == s``: already in); only
-    ``allowed`` nodes enter.  Shared by the batch gather and the fused ring
+    ``allowed`` nodes enter (``every``: the caller knows every node is allowed,
+    and ``allowed`` is not read).  Shared by the batch gather and the fused ring
     cycle, so both build the same buffers in the same order.
     """
     R = view.shape[1]
@@ -140,7 +142,7 @@ def _union(p, q, view, sample, allowed, include_self, mark, s, union):  # pragma
         for j in range(R):
             x = view[r, j]
             if x >= 0:
-                ok = allowed[x]
+                ok = every or allowed[x]
                 fresh = (mark[x] != s) & ok
                 mark[x] = s if ok else mark[x]
                 union[k] = x
@@ -148,7 +150,7 @@ def _union(p, q, view, sample, allowed, include_self, mark, s, union):  # pragma
         for j in range(c):
             x = sample[r, j]
             if x >= 0:
-                ok = allowed[x]
+                ok = every or allowed[x]
                 fresh = (mark[x] != s) & ok
                 mark[x] = s if ok else mark[x]
                 union[k] = x

@@ -67,7 +67,9 @@ def _newscast_cycle(cache, stamp, alive, order, u, now):  # pragma: no cover - c
     order (``p``'s side, then ``q``'s new entries) and the order is a merge of
     the two, cut once both caches are full; when a duplicate's fresher stamp
     (or a cache written out of order by a caller) breaks a run, the union is
-    stably sorted by insertion instead.  Both give the same order.
+    stably sorted by insertion instead.  Both give the same order.  When every
+    node is online, a partner's draw counts the filled slots without reading
+    ``alive`` for each entry.
     """
     c = cache.shape[1]
     m = 2 * c + 2
@@ -79,6 +81,7 @@ def _newscast_cycle(cache, stamp, alive, order, u, now):  # pragma: no cover - c
     seen = np.full(cache.shape[0], -1, np.int32)  # the exchange that last saw a node
     pos = np.zeros(cache.shape[0], np.int32)  # its place in that exchange's union
     n_order = order.shape[0]
+    every = np.all(alive)
     for i in range(n_order):
         # ask early for the rows of later exchanges: p's a few ahead, and the partner that
         # p's row (asked for earlier) names if all its slots are live (a guess; a hint only)
@@ -97,10 +100,14 @@ def _newscast_cycle(cache, stamp, alive, order, u, now):  # pragma: no cover - c
             continue
         # a random live entry of p's cache
         n_live = 0
-        for j in range(c):
-            x = cache[p, j]
-            if x >= 0 and alive[x]:
-                n_live += 1
+        if every:  # every node online: count the filled slots, no reads of alive
+            for j in range(c):
+                n_live += cache[p, j] >= 0
+        else:
+            for j in range(c):
+                x = cache[p, j]
+                if x >= 0 and alive[x]:
+                    n_live += 1
         if n_live == 0:
             continue
         pick = int(u[i] * n_live)

@@ -68,7 +68,11 @@ def _successive_sample(weights, allowed, n_take, u, out):  # pragma: no cover - 
 
 
 def weighted_sample(
-    weights: np.ndarray, allowed: np.ndarray, n_take: np.ndarray, rng: np.random.Generator
+    weights: np.ndarray,
+    allowed: np.ndarray,
+    n_take: np.ndarray,
+    rng: np.random.Generator,
+    u: np.ndarray | None = None,
 ) -> np.ndarray:
     """Per row, draw ``n_take[row]`` columns without replacement, ``P ∝ weights``.
 
@@ -76,7 +80,11 @@ def weighted_sample(
     probability proportional to its weight.  Columns with zero weight but
     ``allowed`` are drawn uniformly only once no positive-weight column is
     left; columns not ``allowed`` are never drawn.  Returns an
-    ``(rows, max(n_take))`` array padded with ``-1``.
+    ``(rows, max(n_take))`` array padded with ``-1``.  ``u``: the uniforms of
+    the draws, ``(rows, w)`` with ``w >= max(n_take)`` (row ``r``'s ``k``-th
+    draw reads ``u[r, k]``); by default ``rng.random((rows, max(n_take)))``,
+    so a caller that draws them once can sample the rows in chunks with the
+    same result.
 
     Examples
     --------
@@ -92,7 +100,8 @@ def weighted_sample(
     out = np.full((rows, max(width, 0)), -1, dtype=np.int64)
     if width == 0 or cols == 0:
         return out
-    u = rng.random((rows, width))
+    if u is None:
+        u = rng.random((rows, width))
     _successive_sample(
         np.ascontiguousarray(weights, dtype=np.float64),
         np.ascontiguousarray(allowed, dtype=np.bool_),

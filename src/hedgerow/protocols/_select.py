@@ -176,7 +176,9 @@ def bit_scratch_rows(max_subs):
 
 
 @numba.njit(cache=True)
-def pick_candidate_bits(mode, bits, target, n_nodes, marked, u, ties_rule, scratch):
+def pick_candidate_bits(
+    mode, bits, target, n_nodes, marked, u, ties_rule, scratch, owner=-1, key=0, threshold=0
+):
     """:func:`pick_candidate` over the full view, 64 candidates per machine word.
 
     The same choice as ``pick_candidate(mode, masks, target, view, True, ...)``
@@ -193,6 +195,17 @@ def pick_candidate_bits(mode, bits, target, n_nodes, marked, u, ties_rule, scrat
     ``|target| log2(|target|) N / 64`` word operations, in loops the compiler
     vectorises, instead of ``N`` mask reads.
 
+    With ``owner >= 0`` the candidates are ``owner``'s *implicit* interest
+    view instead of every node: the nodes ``c`` with
+    ``in_implicit_view(key, owner, c, threshold)``, never stored.  The descent
+    keeps a score level only if a node of the view reaches it (the nodes of the
+    level are tested one by one until one is in the view), and the tied nodes
+    are filtered by the view before the choice, so the pick is exactly
+    :func:`pick_candidate`'s over the sorted view that
+    :func:`implicit_view` would list (same candidates, same order, same use
+    of ``u``), at the cost of testing the tied nodes instead of scanning a
+    stored view.
+
     Examples
     --------
     >>> import numpy as np
@@ -202,6 +215,17 @@ def pick_candidate_bits(mode, bits, target, n_nodes, marked, u, ties_rule, scrat
     >>> scratch = np.zeros((bit_scratch_rows(2), bits.shape[1]), dtype=np.uint64)
     >>> int(pick_candidate_bits(GREEDY, bits, masks[0], 4, np.array([0]), 0.3, 0, scratch))
     2
+
+    Node 0's implicit view of half the nodes under key 0 holds nodes 1 and 3
+    but not node 2, so the pick is one of the two tied at one topic, as
+    :func:`pick_candidate` over that view would have it:
+
+    >>> half = view_threshold(0.5)
+    >>> implicit_view(0, 0, 4, half).tolist()
+    [1, 3]
+    >>> int(pick_candidate_bits(GREEDY, bits, masks[0], 4, np.array([0]), 0.3, 0, scratch,
+    ...                         0, 0, half))
+    1
     """
     nw = bits.shape[1]
     nt = 0
@@ -247,6 +271,8 @@ def pick_candidate_bits(mode, bits, target, n_nodes, marked, u, ties_rule, scrat
             h = live[w] & carry[w]
             hit[w] = h
             found |= h
+        if found != np.uint64(0) and owner >= 0 and not _any_in_view(hit, owner, key, threshold):
+            found = np.uint64(0)
         if found != np.uint64(0):
             best = 1
             live, hit = hit, live
@@ -277,15 +303,29 @@ def pick_candidate_bits(mode, bits, target, n_nodes, marked, u, ties_rule, scrat
                 h = live[w] & srow[w]
                 hit[w] = h
                 found |= h
+            if found != np.uint64(0) and owner >= 0 and not _any_in_view(hit, owner, key,
+                                                                         threshold):
+                # no node of the view reaches this level: drop the level's other nodes
+                found = np.uint64(0)
+                for w in range(nw):
+                    live[w] &= ~srow[w]
             if found != np.uint64(0):
                 best += 1 << s
                 live, hit = hit, live
+    if (mode == GREEDY or mode == RANDOM_COVER) and best <= 0:
+        return -1
+    if owner >= 0:  # the tied nodes of the view only
+        for w in range(nw):
+            x = live[w]
+            while x != np.uint64(0):
+                low = x & (~x + np.uint64(1))
+                x ^= low
+                if not in_implicit_view(key, owner, w * 64 + _bit_index(low), threshold):
+                    live[w] ^= low
     ties = 0
     for w in range(nw):
         ties += popcount64(live[w])
     if ties == 0:
-        return -1
-    if (mode == GREEDY or mode == RANDOM_COVER) and best <= 0:
         return -1
     if ties_rule == TIES_SEQUENTIAL and (mode == GREEDY or mode == SIMILARITY):
         state = np.uint64(int(u * 9007199254740992.0) | 1)
@@ -330,3 +370,81 @@ def _bit_index(low):
         low >>= np.uint64(1)
         b += 1
     return b
+
+
+@numba.njit(cache=True)
+def _mix64(x):
+    """splitmix64's finaliser: a bijection of ``uint64`` whose outputs pass as uniform."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@numba.njit(cache=True)
+def in_implicit_view(key, owner, c, threshold):
+    """Whether node ``c`` is in node ``owner``'s implicit interest view.
+
+    Each ordered pair ``(owner, c)``, ``c != owner``, is in the view with
+    probability ``threshold / 2**64``, independently of every other pair: a
+    counter-based draw, ``_mix64`` of the run's ``key``, ``owner`` and ``c``
+    (splitmix64 twice), so the view is the same at every call and is never
+    stored.  The view is a uniform random subset of the other nodes whose
+    size is binomial (mean ``fraction * (n - 1)``), where a stored view has
+    exactly ``round(fraction * (n - 1))`` nodes.
+
+    Examples
+    --------
+    >>> half = view_threshold(0.5)
+    >>> [c for c in range(8) if in_implicit_view(7, 0, c, half)]
+    [2, 5, 6, 7]
+    """
+    if c == owner:
+        return False
+    h = _mix64(np.uint64(key) + np.uint64(owner) * np.uint64(0x9E3779B97F4A7C15))
+    h = _mix64(h ^ (np.uint64(c) + np.uint64(0x632BE59BD9B4E019)))
+    return h < np.uint64(threshold)
+
+
+@numba.njit(cache=True)
+def _any_in_view(row, owner, key, threshold):
+    """Whether a node of bit set ``row`` is in ``owner``'s implicit view (stops at the first)."""
+    for w in range(row.shape[0]):
+        x = row[w]
+        while x != np.uint64(0):
+            low = x & (~x + np.uint64(1))
+            x ^= low
+            if in_implicit_view(key, owner, w * 64 + _bit_index(low), threshold):
+                return True
+    return False
+
+
+@numba.njit(cache=True)
+def implicit_view(key, owner, n_nodes, threshold):
+    """``owner``'s implicit interest view listed, sorted (:func:`in_implicit_view`).
+
+    What :func:`pick_candidate_bits` with ``owner >= 0`` chooses from; the
+    engine never lists it (the tests and a stored copy of the view do).
+
+    Examples
+    --------
+    >>> len(implicit_view(1, 0, 10_000, view_threshold(0.05)))  # about 5% of 9,999 nodes
+    482
+    """
+    out = np.empty(n_nodes, dtype=np.int64)
+    k = 0
+    for c in range(n_nodes):
+        if in_implicit_view(key, owner, c, threshold):
+            out[k] = c
+            k += 1
+    return out[:k]
+
+
+def view_threshold(fraction: float) -> np.uint64:
+    """The ``threshold`` of :func:`in_implicit_view` for a view of ``fraction`` of the nodes.
+
+    Examples
+    --------
+    >>> int(view_threshold(0.5)) == 2**63, int(view_threshold(1.0)) == 2**64 - 1
+    (True, True)
+    """
+    return np.uint64(min(int(fraction * 2.0**64), 2**64 - 1))

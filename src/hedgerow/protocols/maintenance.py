@@ -138,6 +138,7 @@ from typing import Any
 import numpy as np
 
 from hedgerow.engine.core import Simulator
+from hedgerow.errors import ParameterError
 from hedgerow.model.bitset import pack_sets
 from hedgerow.model.instance import Instance
 from hedgerow.model.overlay import Overlay
@@ -157,6 +158,7 @@ from hedgerow.protocols._select import (
     reset_row,
     topic_bitsets,
     update_coverage,
+    view_threshold,
 )
 from hedgerow.workloads.memory import interest_view_bytes
 
@@ -165,6 +167,8 @@ CONNECT, CONNECT_OK, REDIRECT, LEAVE, DISCONNECT, DISCONNECT_OK, HEARTBEAT = ran
 MESSAGE_NAMES = ("CONNECT", "CONNECT-OK", "REDIRECT", "LEAVE", "DISCONNECT", "DISCONNECT-OK")
 
 TIE_RULES = {"uniform": TIES_UNIFORM, "sequential": TIES_SEQUENTIAL}
+#: how a partial interest view is kept (:class:`Maintenance`, ``view``)
+VIEW_MODES = ("stored", "implicit")
 
 SELECTIONS = {
     "greedy": GREEDY,
@@ -294,6 +298,19 @@ class Maintenance:
         Source of all randomness (phases, latencies, ties, views).
     membership : float
         Fraction of other nodes in each node's interest view (1.0 = full).
+    view : {"stored", "implicit"}
+        How a partial view (``membership < 1``) is kept: ``"stored"``, a
+        sorted array of exactly ``round(membership * (n - 1))`` nodes per
+        node, drawn from ``rng`` before the build; ``"implicit"``, never
+        stored: each other node is in the view with probability
+        ``membership``, decided by a counter-based hash of ``(view_key,
+        node, candidate)`` whenever a choice needs it
+        (:func:`~hedgerow.protocols._select.in_implicit_view`), so a million
+        nodes with 5% views need no view memory.  The choices are those of a
+        stored view holding the same nodes (tested).
+    view_key : int
+        The key of the implicit views (drawn by :func:`make_engine` from the
+        ``"interest-view"`` stream); unused otherwise.
     heartbeat : float
         Heartbeat period (0: neighbours' degree and target are read live).
     join_window : float
@@ -320,6 +337,8 @@ class Maintenance:
         margin: int,
         rng: np.random.Generator,
         membership: float = 1.0,
+        view: str = "stored",
+        view_key: int = 0,
         heartbeat: float = 0.0,
         join_window: float = 0.0,
         ties: str = "sequential",
@@ -360,8 +379,15 @@ class Maintenance:
         self._u: list[float] = rng.random(4096).tolist()
         self._ui = 0
         self.full_view = membership >= 1.0
+        if view not in VIEW_MODES:
+            raise ParameterError(f"view must be one of {', '.join(VIEW_MODES)}, not {view!r}",
+                                 key="view")
+        #: partial views decided by a hash on demand (``view="implicit"``), never stored
+        self.implicit_view = not self.full_view and view == "implicit"
+        self.view_key = int(view_key) & (2**63 - 1)
+        self.view_threshold = view_threshold(membership)
         self.views: list[np.ndarray] = []
-        if not self.full_view:
+        if not self.full_view and not self.implicit_view:
             check_memory(
                 f"interest views of {membership:g} of {n:,} nodes",
                 interest_view_bytes(n, membership),
@@ -576,7 +602,7 @@ class Maintenance:
     def _next_node(self, task: _Task, p: int) -> int:
         """NEXTGREEDYCOVERAGENODE / NEXTRANDOMCOVERAGENODE / similarity / random."""
         target = task.unc[p] if task.mode in (GREEDY, RANDOM_COVER) else self.masks[p]
-        if self.bit_index and self.full_view and self.online is None:
+        if self.online is None and (self.implicit_view or (self.bit_index and self.full_view)):
             return self._next_node_bits(task, p, target)
         self._stamp += 1
         stamp = self._stamp
@@ -606,7 +632,8 @@ class Maintenance:
         )
 
     def _next_node_bits(self, task: _Task, p: int, target: np.ndarray) -> int:
-        """:meth:`_next_node` of a static full-view build, scored 64 candidates a word."""
+        """:meth:`_next_node` of a static full-view build, scored 64 candidates a word
+        (or of an implicit partial view: the same scores, filtered by ``p``'s view)."""
         if self._bits is None:
             self._bits = topic_bitsets(self.n, self.inst.n_topics, self.sub_indptr, self.sub_topics)
             rows = bit_scratch_rows(int(self.inst.n_subs.max(initial=1)))
@@ -625,6 +652,9 @@ class Maintenance:
                 self._uniform(),
                 self.ties,
                 self._scratch,
+                p if self.implicit_view else -1,
+                self.view_key,
+                self.view_threshold,
             )
         )
 
@@ -1028,14 +1058,19 @@ def make_engine(
     raise_target: bool = False,
     ties: str = "sequential",
     sim: Simulator | None = None,
+    view: str = "stored",
 ) -> Maintenance:
-    """A :class:`Maintenance` drawing from the ``"maintenance"`` stream, on ``sim`` if given."""
+    """A :class:`Maintenance` drawing from the ``"maintenance"`` stream, on ``sim`` if given
+    (implicit views keyed from the ``"interest-view"`` stream)."""
+    key = int(streams.stream("interest-view").integers(0, 2**63 - 1)) if view == "implicit" else 0
     return Maintenance(
         instance,
         tasks,
         margin=margin,
         rng=streams.stream("maintenance"),
         membership=membership,
+        view=view,
+        view_key=key,
         heartbeat=heartbeat,
         raise_target=raise_target,
         ties=ties,

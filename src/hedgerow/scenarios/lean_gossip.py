@@ -34,7 +34,9 @@ publisher included, averaged over the messages published after warm-up),
 the 99th percentile of first-delivery latency over every (message, receiver)
 pair, and bytes sent (payload and control, after warm-up) per delivery.
 Churn is applied between ticks with
-:meth:`~hedgerow.protocols.gossipsub.engine.GossipSubEngine.set_online`.
+:meth:`~hedgerow.protocols.gossipsub.engine.GossipSubEngine.run_churn` (as
+:meth:`~hedgerow.protocols.gossipsub.engine.GossipSubEngine.set_online` at each tick whose
+state changes).
 
 Examples
 --------
@@ -299,24 +301,15 @@ def run_world(world: LeanGossipWorld, D: int, D_lazy: int, upload_mbps: float = 
     eng = GossipSubEngine(subs, world.connections, world.edge_delay, np.zeros(n), net,
                           world.publications, s, RngStreams(world.seed).stream("gossipsub"))
     total = world.warmup_ticks + world.ticks
+    # churn of tick t, after its deliveries and heartbeat: the engine runs to each tick whose
+    # state changes and takes the next row of the schedule there, in one kernel call
     change = np.flatnonzero((world.online[1:] != world.online[:-1]).any(axis=1))
-    base = None
-    for t in change.tolist():  # churn of tick t, after its deliveries and heartbeat
-        now = t * world.tick_ms
-        if base is None and now >= world.warmup_ms:
-            eng.run_until(np.nextafter(world.warmup_ms, -np.inf))
-            base = eng.byte_counters()
-        eng.run_until(now)
-        before, after = world.online[t], world.online[t + 1]
-        left = np.flatnonzero(before & ~after)
-        back = np.flatnonzero(~before & after)
-        if len(left):
-            eng.set_online(left, False)
-        if len(back):
-            eng.set_online(back, True)
-    if base is None:
-        eng.run_until(np.nextafter(world.warmup_ms, -np.inf))
-        base = eng.byte_counters()
+    at = change * world.tick_ms
+    early = at < world.warmup_ms
+    eng.run_churn(at[early], world.online[change[early] + 1])
+    eng.run_until(np.nextafter(world.warmup_ms, -np.inf))
+    base = eng.byte_counters()
+    eng.run_churn(at[~early], world.online[change[~early] + 1])
     end = total * world.tick_ms
     eng.run_until(end)
     wall = time.perf_counter() - w0

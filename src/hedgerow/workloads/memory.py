@@ -53,40 +53,48 @@ def tco_matrix_bytes(nodes: int, topics: int) -> float:
     The centralized TCO builds (GM, MinMaxODA, LowODA, and the repairs of LowODA-Re,
     LowODA-Inc and OMen) keep, for every pair of the nodes that subscribe a topic to
     connect, the number of topic components their link would merge: ``nodes x nodes``
-    cells of ``int16`` (``int32`` from 32,767 topics on), allocated at once
+    cells of ``int8`` below 127 topics (a count of topics fits), ``int16`` below
+    32,767, ``int32`` from there on, allocated at once
     (:func:`hedgerow.protocols.tco.engine.tco_augment`).  It is the allocation that
     grows worst of every protocol's build (measured: ``docs/performance.md``,
-    "Scaling"); 100,000 nodes need 18.6 GiB.
+    "Scaling"); beside it, each node's row cache holds 32 entries of 24 bytes.
+    100,000 nodes among 100 topics need 9.4 GiB (18.7 GiB among 1,000).
 
     Examples
     --------
-    >>> tco_matrix_bytes(10_000, 100) / 2**20
-    190.73486328125
+    >>> round(tco_matrix_bytes(10_000, 100) / 2**20, 1)
+    102.7
+    >>> round(tco_matrix_bytes(100_000, 100) / 2**30, 2)
+    9.38
+    >>> round(tco_matrix_bytes(100_000, 1000) / 2**30, 2)
+    18.7
     """
-    return float(nodes) * float(nodes) * (2 if topics < 32767 else 4)
+    n = float(nodes)
+    return n * n * (1 if topics < 127 else 2 if topics < 32767 else 4) + n * 24 * 32
 
 
-def adaptive_bytes(nodes: int, messages: int, pair_bytes: int = 0) -> float:
+def adaptive_bytes(nodes: int, messages: int, pair_bytes: int = 0, linked: bool = True) -> float:
     """Bytes an adaptive run holds at once in its epochs: link tables and deliveries.
 
     Each epoch the loop marks who is linked to whom in an ``nodes x nodes``
-    boolean table handed to the selection (:mod:`hedgerow.scenarios.epochs`),
-    a protocol may hold ``pair_bytes`` more per pair of nodes (Perigee 1,
-    Topiary 4), and the epoch's deliveries hold :data:`DELIVERY_CELL_BYTES`
+    boolean table handed to the selection (:mod:`hedgerow.scenarios.epochs`;
+    not for a protocol that does not read it, ``linked=False``: Perigee,
+    Goldfish), a protocol may hold ``pair_bytes`` more per pair of nodes
+    (Topiary 4), and the epoch's deliveries hold :data:`DELIVERY_CELL_BYTES`
     per (message, node).  100,000 nodes with 1,000 messages per epoch need
-    10.8 GiB, 20.1 GiB with one byte more per pair, 48.1 GiB with four.
+    10.8 GiB, 1.5 GiB without the table, 48.1 GiB with four bytes more per pair.
 
     Examples
     --------
     >>> round(adaptive_bytes(100_000, 1000) / 2**30, 2)
     10.8
-    >>> round(adaptive_bytes(100_000, 1000, pair_bytes=1) / 2**30, 2)
-    20.12
+    >>> round(adaptive_bytes(100_000, 1000, linked=False) / 2**30, 2)
+    1.49
     >>> round(adaptive_bytes(100_000, 1000, pair_bytes=4) / 2**30, 1)
     48.1
     """
     n = float(nodes)
-    return (1 + int(pair_bytes)) * n * n + float(messages) * n * DELIVERY_CELL_BYTES
+    return (int(linked) + int(pair_bytes)) * n * n + float(messages) * n * DELIVERY_CELL_BYTES
 
 
 def interest_view_bytes(nodes: int, membership: float) -> float:

@@ -97,3 +97,62 @@ def test_eth_blocks_bytes_and_idontwant():
     assert row["receive_rate"] >= 0.999
     assert row["sent_payload_mean"] > 0 and row["sent_control_mean"] > 0
     assert row["idontwant_per_node_heartbeat"] > 0
+
+
+def test_the_trace_recounts_the_iwants_and_leaves_the_run_as_it_was():
+    """The IWANT trace lists every IWANT the counters count, every answer, every copy."""
+    case = _case(upload_mbps=1.0)  # 5 kB copies queue on the uplink: IHAVEs overtake some
+    plain, traced = simulate_case(case), simulate_case(case, trace=True)
+    for key in plain:
+        if key != "wall_seconds":
+            assert traced[key] == plain[key], key
+    iwants = traced["iwant_log"]
+    assert len(iwants) == sum(plain["control_sent"]["iwant"]) > 0
+    per_node = np.bincount([v for _, v, _, _ in iwants], minlength=case["nodes"])
+    assert per_node.tolist() == plain["control_sent"]["iwant"]
+    # every copy that arrived is in the copy log: first arrivals plus duplicates, after warm-up
+    assert len(traced["copy_log"]) == len(plain["deliveries"]) - len(case["publications"]) + sum(
+        plain["duplicates"])
+    # an answer goes to the node that asked, for an id it asked for
+    asked = {(v, u, k) for _, v, u, ks in iwants for k in ks}
+    assert traced["iwant_answers"]
+    assert all((asker, node, k) in asked for _, node, asker, ks in traced["iwant_answers"]
+               for k in ks)
+
+
+def test_heartbeat_offsets_place_each_node_s_heartbeats():
+    from hedgerow.protocols.gossipsub import case as case_mod
+
+    offsets = [(37 * v) % 1000 for v in range(40)]
+    seen = {}
+    real = case_mod.GossipSubEngine
+
+    def spy(*a, **k):
+        eng = real(*a, **k)
+        seen["phase"] = eng.heartbeat_phase.copy()
+        seen["mode"] = eng.settings["heartbeat_phase"]
+        return eng
+
+    case_mod.GossipSubEngine = spy
+    try:
+        res = simulate_case(_case(heartbeat_offsets_ms=offsets))
+    finally:
+        case_mod.GossipSubEngine = real
+    assert seen["mode"] == "random"
+    assert seen["phase"].tolist() == [1000.0 if x == 0 else float(x) for x in offsets]
+    assert len(res["deliveries"]) == 30 * 40
+    with pytest.raises(ParameterError) as err:
+        simulate_case(_case(heartbeat_offsets_ms=[1000] * 40))
+    assert err.value.key == "heartbeat_offsets_ms"
+
+
+def test_a_replicate_redraws_only_the_run_s_own_choices():
+    case = _case(latency_ms=[float(5 + 7 * (i % 13)) for i in range(len(_case()["edges"]))])
+    base = simulate_case(case)
+    assert simulate_case(_case(**{**case, "replicate": 0}))["mesh_degree"] == base["mesh_degree"]
+    other = simulate_case(_case(**{**case, "replicate": 1}))
+    assert other["mesh_degree"] != base["mesh_degree"]
+    assert len(other["deliveries"]) == len(base["deliveries"])  # the same inputs: all delivered
+    with pytest.raises(ParameterError) as err:
+        simulate_case(_case(replicate=-1))
+    assert err.value.key == "replicate"

@@ -424,6 +424,35 @@ def test_bad_heartbeat_phase_is_refused_by_name():
         _engine(heartbeat_phase="staggered")
 
 
+def test_given_phases_replace_the_drawn_ones():
+    n = 30
+    conn = random_connections(n, 8, np.random.default_rng(2))
+    subs = np.ones((n, 1), dtype=bool)
+    pubs = Publications.create(np.array([0]), np.array([0]), np.array([2500.0]), 100.0)
+    phases = 1.0 + 31.0 * np.arange(n)
+
+    def build(mode, given):
+        return GossipSubEngine(subs, conn, np.full(conn.nnz, 10.0), np.zeros(n),
+                               Network.uniform(n), pubs, {"heartbeat_phase": mode},
+                               np.random.default_rng(4), log=5000, phases=given)
+
+    eng = build("random", phases)
+    assert np.array_equal(eng.heartbeat_phase, phases)
+    eng.run_until(1000.0)
+    log = eng.sent_log()
+    graft = np.array([k == "graft" for k in log["kind"]])
+    # every GRAFT of the first heartbeats leaves its sender at the sender's own phase
+    # (graft on subscribe is off: the first heartbeat builds every mesh)
+    assert graft.any()
+    assert np.array_equal(log["t_send"][graft], phases[log["sender"][graft]])
+    with pytest.raises(ParameterError, match="heartbeat_phase=random only"):
+        build("sync", phases)
+    for bad in (phases[:-1], np.zeros(n), phases + 1000.0):
+        with pytest.raises(ParameterError) as err:
+            build("random", bad)
+        assert err.value.key == "phases"
+
+
 def _d8_world(seed, phase):
     """200 nodes, one topic, about 20 connections each, D 8 (Ethereum's mesh: D_lo 6, D_hi
     12), graft on subscribe, 20 ms links, one 1 KiB message a second from 10 s."""

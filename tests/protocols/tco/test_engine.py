@@ -192,3 +192,25 @@ def test_bad_parameters_are_one_line_errors():
         tco_augment(m, None, [], rule="nope", rng=np.random.default_rng(0))
     with pytest.raises(ParameterError, match="nodes must lie"):
         tco_augment(m, [0, 7], [], rule="gm", rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize(
+    ("name", "seed", "popularity", "expected"),
+    [
+        ("gm", 1, "rss", "1fa3d8be76d57389"),
+        ("lowoda", 2, "uniform", "451ccca55e8cdba8"),
+        ("minmaxoda", 1, "rss", "f6f23c94f688bb5c"),
+    ],
+)
+def test_one_byte_contributions_build_the_int16_overlays(name, seed, popularity, expected):
+    """Below 127 topics the contribution matrix is ``int8`` (a contribution counts topics);
+    the digests were taken with the ``int16`` matrix, on 1,000 nodes among 100 topics."""
+    import hashlib
+
+    from hedgerow.protocols import get_protocol
+    from hedgerow.workloads import make_instance
+
+    inst = make_instance(nodes=1000, topics=100, subs=10, popularity=popularity, seed=seed)
+    e = np.asarray(get_protocol(name).build(inst, seed=seed).edges(), dtype=np.int64)
+    e = e[np.lexsort((e[:, 1], e[:, 0]))]
+    assert hashlib.sha256(e.tobytes()).hexdigest()[:16] == expected

@@ -100,7 +100,7 @@ from hedgerow.errors import ParameterError
 from hedgerow.model.instance import Instance
 from hedgerow.model.outlinks import entry_index
 from hedgerow.model.rng import RngStreams
-from hedgerow.params import Choice, Float, Int
+from hedgerow.params import Choice, Float, Int, check_memory
 from hedgerow.protocols.base import AdaptiveProtocol, EpochView
 
 __all__ = ["PRESETS", "QINDEX", "SILENT", "Perigee", "greedy_subset", "quantile_index",
@@ -472,7 +472,6 @@ def _start_kernel(n: int, d: int, in_limit: int, order: np.ndarray, draws: np.nd
                   active: np.ndarray) -> np.ndarray:
     out = np.full((n, d), -1, dtype=np.int64)
     indeg = np.zeros(n, dtype=np.int64)
-    linked = np.zeros((n, n), dtype=np.bool_)
     pos = 0
     for r in range(d):
         for i in range(n):
@@ -482,10 +481,8 @@ def _start_kernel(n: int, d: int, in_limit: int, order: np.ndarray, draws: np.nd
             for _ in range(64):
                 u = draws[pos % len(draws)]
                 pos += 1
-                if u != v and not linked[v, u] and (in_limit == 0 or indeg[u] < in_limit):
+                if u != v and not _linked(out, v, u) and (in_limit == 0 or indeg[u] < in_limit):
                     out[v, r] = u
-                    linked[v, u] = True
-                    linked[u, v] = True
                     indeg[u] += 1
                     break
             else:
@@ -494,10 +491,9 @@ def _start_kernel(n: int, d: int, in_limit: int, order: np.ndarray, draws: np.nd
                 pos += 1
                 for t in range(n):
                     u = (off + t) % n
-                    if u != v and not linked[v, u] and (in_limit == 0 or indeg[u] < in_limit):
+                    if u != v and not _linked(out, v, u) and (in_limit == 0
+                                                              or indeg[u] < in_limit):
                         out[v, r] = u
-                        linked[v, u] = True
-                        linked[u, v] = True
                         indeg[u] += 1
                         break
     # left-pack
@@ -513,14 +509,29 @@ def _start_kernel(n: int, d: int, in_limit: int, order: np.ndarray, draws: np.nd
 
 
 @numba.njit(cache=True)
-def _dialable(u: int, v: int, alive: np.ndarray, linked: np.ndarray, indeg: np.ndarray,
+def _linked(out: np.ndarray, v: int, u: int) -> bool:
+    """Whether ``v`` and ``u`` are linked in ``out``: an out-link ``v -> u`` or ``u -> v``.
+
+    Read from the two rows (``2 d`` reads) instead of an ``n x n`` table kept beside the
+    out-links, which needed ``n**2`` bytes (9.3 GiB at 100,000 nodes) and an ``O(n d)``
+    scan for the incoming links after every node's update.
+    """
+    for t in range(out.shape[1]):
+        if out[v, t] == u or out[u, t] == v:
+            return True
+    return False
+
+
+@numba.njit(cache=True)
+def _dialable(u: int, v: int, alive: np.ndarray, out: np.ndarray, indeg: np.ndarray,
               in_limit: int, row: np.ndarray, fill: int) -> bool:
     """Whether ``v`` may dial ``u`` as an exploration peer.
 
-    ``u`` must be another live node, not already linked to ``v``, with a free incoming slot
-    (when ``in_limit > 0``) and not among the ``fill`` peers already placed in ``row``.
+    ``u`` must be another live node, not already linked to ``v`` in ``out`` (before ``v``'s
+    drops: ``v``'s row there is still the old one), with a free incoming slot (when
+    ``in_limit > 0``) and not among the ``fill`` peers already placed in ``row``.
     """
-    if u == v or not alive[u] or linked[v, u] or (in_limit > 0 and indeg[u] >= in_limit):
+    if u == v or not alive[u] or _linked(out, v, u) or (in_limit > 0 and indeg[u] >= in_limit):
         return False
     for j in range(fill):
         if row[j] == u:
@@ -551,14 +562,11 @@ def _apply_kernel(
     n, d = out.shape
     new_out = out.copy()
     indeg = np.zeros(n, dtype=np.int64)
-    linked = np.zeros((n, n), dtype=np.bool_)
     for v in range(n):
         for j in range(d):
             u = out[v, j]
             if u >= 0:
                 indeg[u] += 1
-                linked[v, u] = True
-                linked[u, v] = True
     pos = 0
     kept = np.empty(d, dtype=np.int64)
     for i in range(len(order)):
@@ -623,7 +631,7 @@ def _apply_kernel(
             u = draws[pos % len(draws)]
             pos += 1
             tries += 1
-            if _dialable(u, v, alive, linked, indeg, in_limit, row, fill):
+            if _dialable(u, v, alive, new_out, indeg, in_limit, row, fill):
                 row[fill] = u
                 indeg[u] += 1
                 fill += 1
@@ -634,27 +642,12 @@ def _apply_kernel(
                 if fill >= d:
                     break
                 u = (off + t) % n
-                if _dialable(u, v, alive, linked, indeg, in_limit, row, fill):
+                if _dialable(u, v, alive, new_out, indeg, in_limit, row, fill):
                     row[fill] = u
                     indeg[u] += 1
                     fill += 1
-        # links of v change: update the symmetric linked table
-        for t in range(d):
-            u = new_out[v, t]
-            if u >= 0:
-                linked[v, u] = False
-                linked[u, v] = False
-        # incoming links stay
-        for w in range(n):
-            for t in range(d):
-                if new_out[w, t] == v and w != v:
-                    linked[v, w] = True
-                    linked[w, v] = True
         for t in range(d):
             new_out[v, t] = row[t]
-            if row[t] >= 0:
-                linked[v, row[t]] = True
-                linked[row[t], v] = True
     return new_out
 
 
@@ -664,6 +657,9 @@ class _Round:
 
     def __init__(self, peers: np.ndarray, n_messages: int, publisher: np.ndarray) -> None:
         n, p = peers.shape
+        # the largest array of a Perigee run: 6.0 GiB at 100,000 nodes, 1,000 blocks, 8 peers
+        check_memory(f"perigee's observations ({n:,} nodes x {n_messages:,} blocks x {p} "
+                     "peers)", 8.0 * n * n_messages * p)
         self.peers = peers
         self.rel = np.full((n, n_messages, p), np.inf, dtype=np.float64)
         self.publisher = publisher
@@ -688,8 +684,10 @@ class Perigee(AdaptiveProtocol):
     name = "perigee"
     paper = "Mao, Deb, Bojja Venkatakrishnan, Kannan, Srinivasan, Perigee, PODC 2020"
     forwarding: ClassVar[str] = "flood"
-    #: its start and selection kernels mark links in an n x n boolean table beside the loop's
-    pair_bytes: ClassVar[int] = 1
+    #: none: its kernels read "linked" from the out-link rows (:func:`_linked`), not a table
+    pair_bytes: ClassVar[int] = 0
+    #: its selection does not read the loop's ``linked`` table
+    needs_linked: ClassVar[bool] = False
     params = {
         "variant": Choice("subset", ("subset", "vanilla", "ucb"),
                           "subset (exhaustive/greedy set score), vanilla (per peer) or ucb"),

@@ -151,6 +151,8 @@ class Goldfish(AdaptiveProtocol):
     name = "goldfish"
     paper = "Xue, Mao, Bojja Venkatakrishnan, Kannan, Goldfish, IEEE ICBC 2023"
     forwarding = "flood"
+    #: its selection does not read the loop's ``linked`` table
+    needs_linked = False
     params = {
         "d_out": Int(4, "outgoing connections per node (V-A)", low=1, unit="links"),
         "n_explore": Int(1, "outgoing connections used for exploration (V-A)", low=0,

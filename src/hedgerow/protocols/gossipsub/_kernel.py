@@ -19,7 +19,8 @@ READY       ``a`` = node, ``b`` = message, ``c`` = the node's entry toward the
             peer it got the message from (``-1`` at the publisher): validated,
             it forwards
 CONTROL     ``a`` = CSR entry, ``b`` = ``kind | topic << 3``, ``c`` = ``offset << 16 |
-            count`` of its message ids in the id buffer
+            count`` of its message ids in the id buffer (a PRUNE's: the nodes of its
+            peer-exchange records)
 HEARTBEAT   ``a`` = heartbeat number; with synchronised phases every node runs its
             heartbeat, in an order drawn for that heartbeat; with random phases
             only the run's own bookkeeping (scores, mesh-size samples)
@@ -52,6 +53,11 @@ Churn is one flag per node (``G[11]``, set by the engine's ``set_online``
 between two calls of :func:`advance`): a message arriving at an offline node
 is dropped (``S[S_OFFLINE]`` counts them), an offline node runs no heartbeat,
 and no heartbeat grafts or gossips to one.
+
+Opportunistic grafting (``P_OG_*``, v1.1 with scoring) runs in a node's heartbeat after the
+outbound quota, every ``P_OG_TICKS``-th of its own heartbeats; peer exchange (``P_PX``) fills
+a PRUNE sent above ``D_hi`` or in answer to a GRAFT into a full mesh with peer records, which
+the receiver counts (``S_PX_*``): the connection graph is fixed, so no connection is opened.
 
 Random choices come from a splitmix64 sequence whose state is seeded from the
 caller's :class:`numpy.random.Generator` (one 64-bit draw), so a run is a
@@ -107,7 +113,15 @@ P_ATK_TOPIC, P_ATK_TARGET, P_ATK_START, P_ATK_REGRAFT = 33, 34, 35, 36
 P_FOLLOWUP = 37
 #: message slots' delay-histogram bin (ms); heartbeat phases (0 sync, 1 random)
 P_HIST_BIN, P_HB_PHASE = 38, 39
-N_PARAMS = 40
+#: opportunistic grafting (v1.1, with scoring): every ``P_OG_TICKS``-th heartbeat of a node, a
+#: mesh whose median peer score is below ``P_OG_THR`` grafts up to ``P_OG_PEERS`` peers scored
+#: above that median
+P_OG_TICKS, P_OG_PEERS, P_OG_THR = 40, 41, 42
+#: peer exchange (v1.1): PRUNEs carry up to ``P_PRUNE_PEERS`` peer records of
+#: ``P_PX_RECORD_BYTES`` each when ``P_PX`` is set; a receiver takes them from a pruner scored
+#: at least ``P_ACCEPT_PX_THR``
+P_PX, P_PRUNE_PEERS, P_PX_RECORD_BYTES, P_ACCEPT_PX_THR = 43, 44, 45, 46
+N_PARAMS = 47
 
 #: an attacker's flags (``G[12]``, per node): ``ATK_SYBIL`` runs the hardening evaluation's
 #: sybil (it grafts every peer it can, accepts every GRAFT, sends no IHAVE, ignores IHAVE and
@@ -123,7 +137,11 @@ ATK_LIAR = 4
 #: the integer scalars' layout (``S[i]``)
 S_HEAP, S_SEQ, S_IDS, S_HBC, S_SAMPLES, S_VIOL, S_IWANT_SERVED, S_OFFLINE = 0, 1, 2, 3, 4, 5, 6, 7
 S_FREE, S_PEND, S_LIVE, S_LIVE_PEAK = 8, 9, 10, 11
-N_SCALARS = 12
+#: opportunistic grafts sent; peer exchange: records received, records taken (the pruner
+#: scored at least the accept-PX threshold), and of those the peers the receiver is not
+#: connected to (the dials go-libp2p-pubsub's ``pxConnect`` would start)
+S_OG_GRAFTS, S_PX_OFFERED, S_PX_ACCEPTED, S_PX_NEW = 12, 13, 14, 15
+N_SCALARS = 16
 
 #: the per-message tuple's layout (``M[i]``): the publications, the per-message counters, the
 #: rows of the messages' slots (first arrival, hops, parent, queueing delay per node), the slot
@@ -419,8 +437,8 @@ def _ctl_size(P, kind, n_ids):
     topic = 2.0 + P[P_TOPIC_BYTES]
     if kind == IHAVE:
         return frame + topic + ids
-    if kind == PRUNE:
-        return frame + topic + (2.0 if P[P_VARIANT] >= 1 else 0.0)
+    if kind == PRUNE:  # n_ids: its peer-exchange records (v1.1)
+        return frame + topic + (2.0 if P[P_VARIANT] >= 1 else 0.0) + n_ids * P[P_PX_RECORD_BYTES]
     if kind == GRAFT or kind == SUBSCRIBE:
         return frame + topic
     return frame + ids  # IWANT, IDONTWANT
@@ -446,7 +464,7 @@ def _send_control(G, P, H, S, F, W, M, rs, idb, v, e, kind, tp, off, cnt):
     if P[P_JITTER] > 0.0:
         arrive += P[P_JITTER] * _uniform(rs)
     _push(H, S, arrive, CONTROL, e, kind | (tp << 3), (np.int64(off) << 16) | cnt)
-    if len(M[M_REFS]):
+    if len(M[M_REFS]) and kind != PRUNE:  # a PRUNE's ids are nodes (peer exchange)
         for j in range(cnt):
             _ref(M, idb[off + j])
     if len(W[9]) and kind != SUBSCRIBE:
@@ -696,6 +714,121 @@ def _drops(G, P, w, m, now):
 
 
 @numba.njit(**_HELPER_JIT)
+def _px_records(G, P, S, X, idb, rs, v, e_out, tp, now):
+    """Peer exchange (v1.1; go-libp2p-pubsub ``makePrune``): up to ``prune_peers`` uniform
+    peers of topic ``tp`` connected to ``v``, but the pruned one (``indices[e_out]``), with a
+    score >= 0, written at the id buffer's top; returns ``(offset, count)``.  The caller has
+    made room for ``deg(v)`` ids."""
+    indptr, indices, sub, online, conn_up = G[0], G[1], G[6], G[11], G[13]
+    score = X[8]
+    top = S[S_IDS]
+    k = 0
+    for e in range(indptr[v], indptr[v + 1]):
+        w = indices[e]
+        if e == e_out or not sub[w, tp] or not online[w] or conn_up[e] > now:
+            continue
+        if P[P_SCORING] > 0 and score[e] < 0:
+            continue
+        idb[top + k] = w
+        k += 1
+    took = _sample(idb[top:top + k], k, np.int64(P[P_PRUNE_PEERS]), rs)
+    S[S_IDS] = top + took
+    return top, took
+
+
+@numba.njit(**_HELPER_JIT)
+def _send_prune(G, P, H, S, F, W, M, X, rs, idb, v, e, tp, px):
+    """A PRUNE ``v -> indices[e]`` on topic ``tp``, with peer-exchange records when ``px`` and
+    the engine does peer exchange (v1.1); room as :func:`_px_records` needs."""
+    off = 0
+    cnt = 0
+    if px and P[P_PX] > 0 and P[P_VARIANT] >= 1:
+        off, cnt = _px_records(G, P, S, X, idb, rs, v, e, tp, F[0])
+    _send_control(G, P, H, S, F, W, M, rs, idb, v, e, PRUNE, tp, off, cnt)
+
+
+@numba.njit(**_HELPER_JIT)
+def _take_px(G, P, S, X, idb, w, ew, off, cnt, now):
+    """Node ``w`` receives ``cnt`` peer records in a PRUNE from ``indices[ew]``: taken if the
+    pruner's score is at least the accept-PX threshold (go-libp2p-pubsub ``handlePrune``);
+    the records naming a peer ``w`` has no open connection to are the dials ``pxConnect``
+    would start (counted; the connection graph is fixed, ``docs/gossipsub.md``)."""
+    indptr, indices, conn_up = G[0], G[1], G[13]
+    S[S_PX_OFFERED] += cnt
+    if X[8][ew] < P[P_ACCEPT_PX_THR]:
+        return
+    S[S_PX_ACCEPTED] += cnt
+    lo, hi = indptr[w], indptr[w + 1]
+    for j in range(cnt):
+        x = idb[off + j]
+        a, b = lo, hi  # the row is sorted: binary search for x
+        while a < b:
+            mid = (a + b) >> 1
+            if indices[mid] < x:
+                a = mid + 1
+            else:
+                b = mid
+        if not (a < hi and indices[a] == x and conn_up[a] <= now):
+            S[S_PX_NEW] += 1
+
+
+@numba.njit(**_HELPER_JIT)
+def _opportunistic_graft(G, P, H, S, F, W, M, X, idb, rs, buf, buf2, v, tp, T):
+    """Opportunistic grafting (v1.1; go-libp2p-pubsub ``heartbeat``): if the median score of
+    ``v``'s mesh peers on ``tp`` (the score of the peer at index ``len // 2`` sorted up, with
+    more than one peer) is below the threshold, graft up to ``opportunistic_graft_peers``
+    uniform peers of the topic not in the mesh, not backed off and scored above that median."""
+    indptr, indices, sub, online, conn_up = G[0], G[1], G[6], G[11], G[13]
+    mesh_flag, mlist, mdeg, backoff, score = X[0], X[1], X[2], X[3], X[8]
+    now = F[0]
+    row = v * T + tp
+    cnt = mdeg[row]
+    if cnt <= 1:
+        return
+    for j in range(cnt):
+        buf2[j] = mlist[row, j]
+    for i in range(1, cnt):  # by score, lowest first
+        x = buf2[i]
+        j = i - 1
+        while j >= 0 and score[buf2[j]] > score[x]:
+            buf2[j + 1] = buf2[j]
+            j -= 1
+        buf2[j + 1] = x
+    median = score[buf2[cnt // 2]]
+    if not median < P[P_OG_THR]:
+        return
+    k = 0
+    for e in range(indptr[v], indptr[v + 1]):
+        s = e * T + tp
+        w = indices[e]
+        if not sub[w, tp] or not online[w] or mesh_flag[s] or conn_up[e] > now:
+            continue
+        if backoff[s] > now or not score[e] > median:
+            continue
+        buf[k] = e
+        k += 1
+    took = _sample(buf, k, np.int64(P[P_OG_PEERS]), rs)
+    for i in range(took):
+        e = buf[i]
+        _mesh_add(X, e * T + tp, row, e, now)
+        _send_control(G, P, H, S, F, W, M, rs, idb, v, e, GRAFT, tp, 0, 0)
+    S[S_OG_GRAFTS] += took
+
+
+@numba.njit(cache=True, inline="always")
+def _hb_room(P, deg, T, cached):
+    """Heap events and ids one node's heartbeat may add (the callers grow both first)."""
+    events = 2 * deg * T + 1
+    ids = deg * (cached + 1)
+    if P[P_OG_PEERS] > 0 and P[P_SCORING] > 0:
+        events += T * np.int64(P[P_OG_PEERS])
+    if P[P_PX] > 0:
+        take = np.int64(P[P_PRUNE_PEERS])
+        ids += deg * T * (take if take < deg else deg) + deg
+    return events, ids
+
+
+@numba.njit(**_HELPER_JIT)
 def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
     """One node's heartbeat: every topic's mesh (or fanout) maintained, gossip emitted."""
     indptr, indices, outbound, sub, online = G[0], G[1], G[5], G[6], G[11]
@@ -727,19 +860,21 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                         _send_control(G, P, H, S, F, W, M, rs, idb, v, e, PRUNE, tp, 0, 0)
                     else:
                         j += 1
-            # candidates: subscribed peers not in the mesh, not backed off, score >= 0
+            # candidates: subscribed peers not in the mesh, not backed off, score >= 0; only
+            # read below D_lo and for D_out (v1.1), so not gathered otherwise (no draw here)
             k = 0
-            for e in range(lo, hi):
-                s = e * T + tp
-                if sub[indices[e], tp] and online[indices[e]] and not mesh_flag[s]:
-                    if v11 and backoff[s] > now:
-                        continue
-                    if scoring and score[e] < 0:
-                        continue
-                    if conn_up[e] > now:
-                        continue
-                    buf[k] = e
-                    k += 1
+            if mdeg[row] < d_lo or (v11 and d_out > 0):
+                for e in range(lo, hi):
+                    s = e * T + tp
+                    if sub[indices[e], tp] and online[indices[e]] and not mesh_flag[s]:
+                        if v11 and backoff[s] > now:
+                            continue
+                        if scoring and score[e] < 0:
+                            continue
+                        if conn_up[e] > now:
+                            continue
+                        buf[k] = e
+                        k += 1
             if mdeg[row] < d_lo:
                 took = _sample(buf, k, D - mdeg[row], rs)
                 for i in range(took):
@@ -799,7 +934,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                     _mesh_remove(X, e * T + tp, row, e)
                     if v11:
                         backoff[e * T + tp] = max(backoff[e * T + tp], now + P[P_BACKOFF])
-                    _send_control(G, P, H, S, F, W, M, rs, idb, v, e, PRUNE, tp, 0, 0)
+                    _send_prune(G, P, H, S, F, W, M, X, rs, idb, v, e, tp, True)
             if v11 and mdeg[row] >= d_lo:
                 n_out = 0
                 for j in range(mdeg[row]):
@@ -817,8 +952,11 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                         e = buf2[i]
                         _mesh_add(X, e * T + tp, row, e, now)
                         _send_control(G, P, H, S, F, W, M, rs, idb, v, e, GRAFT, tp, 0, 0)
-            if mdeg[row] > d_hi:
+            if mdeg[row] > d_hi:  # opportunistic grafts may go beyond D_hi, as go's do
                 S[S_VIOL] += 1
+            if v11 and scoring and P[P_OG_PEERS] > 0 and \
+                    (X[16][v] + 1) % np.int64(P[P_OG_TICKS]) == 0:
+                _opportunistic_graft(G, P, H, S, F, W, M, X, idb, rs, buf, buf2, v, tp, T)
             _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T)
         elif lastpub[row] != -np.inf:
             if lastpub[row] + P[P_FANOUT_TTL] < now:  # fanout expired
@@ -899,8 +1037,139 @@ def subscribe_all(G, P, H, S, F, W, M, rs, idb):
     return H
 
 
+#: the event loop's own state (``Q[i]``), kept by :func:`advance` across its calls of
+#: :func:`_events`: the synchronised heartbeat under way (the next index into ``perm``; -1:
+#: none) and its number, and the room the next step needs (heap events, ids, a message-cache
+#: entry for node ``Q[Q_NEED_MC] - 1``, retransmission counters)
+Q_HB, Q_HB_NUM, Q_NEED_HEAP, Q_NEED_IDS, Q_NEED_MC, Q_NEED_RT, Q_NEED_RQ = 0, 1, 2, 3, 4, 5, 6
+N_Q = 7
+#: a retransmission limit at or above this is no limit: no run asks one peer for one message
+#: this often, so the answers are not counted
+NO_RETRANS_LIMIT = 2**31 - 1
+
+
+def ready_queue(capacity: int = 1024) -> tuple[np.ndarray, ...]:
+    """An empty queue of READY events (:func:`_events`): a ring of ``capacity`` (a power of
+    two) instants, keys and ``a, b, c``, and its head and tail counts."""
+    z = np.zeros
+    return (z(capacity), z(capacity, dtype=np.int64), z(capacity, dtype=np.int64),
+            z(capacity, dtype=np.int64), z(capacity, dtype=np.int64), z(2, dtype=np.int64))
+
+
 @numba.njit(cache=True)
-def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, perm):
+def _grow_rq(RQ, need):
+    """The READY queue with room for ``need`` more (the ring unrolled into one twice as long)."""
+    q_t, q_k, q_a, q_b, q_c, ht = RQ
+    size = ht[1] - ht[0]
+    cap = len(q_t)
+    if size + need <= cap:
+        return RQ
+    while cap < size + need:
+        cap *= 2
+    mask = len(q_t) - 1
+    nt = np.zeros(cap)
+    nk = np.zeros(cap, dtype=np.int64)
+    na = np.zeros(cap, dtype=np.int64)
+    nb = np.zeros(cap, dtype=np.int64)
+    nc = np.zeros(cap, dtype=np.int64)
+    for i in range(size):
+        j = (ht[0] + i) & mask
+        nt[i] = q_t[j]
+        nk[i] = q_k[j]
+        na[i] = q_a[j]
+        nb[i] = q_b[j]
+        nc[i] = q_c[j]
+    ht[0] = 0
+    ht[1] = size
+    return (nt, nk, na, nb, nc, ht)
+
+
+@numba.njit(**_HELPER_JIT)
+def _push_ready(H, S, RQ, t, a, b, c):
+    """Schedule a READY event: at the queue's tail when no earlier than its last one (the queue
+    stays sorted by instant and key), in the heap otherwise (room checked by the caller)."""
+    q_t, q_k, q_a, q_b, q_c, ht = RQ
+    mask = len(q_t) - 1
+    if ht[1] > ht[0] and t < q_t[(ht[1] - 1) & mask]:
+        _push(H, S, t, READY, a, b, c)
+        return
+    j = ht[1] & mask
+    q_t[j] = t
+    q_k[j] = (np.int64(READY) << KIND_SHIFT) | S[S_SEQ]
+    S[S_SEQ] += 1
+    q_a[j] = a
+    q_b[j] = b
+    q_c[j] = c
+    ht[1] += 1
+
+
+def retrans_table(capacity: int = 1024) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An empty table of IWANT answers per (message, connection): keys (``-1`` free), counts,
+    and the number of keys held (open addressing; ``capacity`` a power of two)."""
+    return (np.full(capacity, -1, dtype=np.int64), np.zeros(capacity, dtype=np.int64),
+            np.zeros(1, dtype=np.int64))
+
+
+@numba.njit(cache=True, inline="always")
+def _rt_home(key, mask):
+    x = np.uint64(key) * _GAMMA
+    return np.int64((x ^ (x >> np.uint64(29))) & np.uint64(mask))
+
+
+@numba.njit(**_HELPER_JIT)
+def _rt_bump(RT, key):
+    """One more answer for ``key`` (``message * nnz + entry``); returns the count now."""
+    keys, vals, fill = RT
+    mask = len(keys) - 1
+    i = _rt_home(key, mask)
+    while True:
+        k = keys[i]
+        if k == key:
+            vals[i] += 1
+            return vals[i]
+        if k == -1:
+            keys[i] = key
+            vals[i] = 1
+            fill[0] += 1
+            return 1
+        i = (i + 1) & mask
+
+
+@numba.njit(cache=True)
+def _grow_rt(RT, need):
+    """The retransmission table with room for ``need`` more keys at most half full."""
+    keys, vals, fill = RT
+    cap = len(keys)
+    if 2 * (fill[0] + need) <= cap:
+        return RT
+    while 2 * (fill[0] + need) > cap:
+        cap *= 2
+    nk = np.full(cap, -1, dtype=np.int64)
+    nv = np.zeros(cap, dtype=np.int64)
+    mask = cap - 1
+    for j in range(len(keys)):
+        if keys[j] != -1:
+            i = _rt_home(keys[j], mask)
+            while nk[i] != -1:
+                i = (i + 1) & mask
+            nk[i] = keys[j]
+            nv[i] = vals[j]
+    return (nk, nv, fill)
+
+
+@numba.njit(**_HELPER_JIT)
+def _short(H, idb, S, Q, n_events, n_ids):
+    """Whether the heap lacks room for ``n_events`` more or the id buffer for ``n_ids`` more
+    (then both needs are left in ``Q`` for :func:`advance`)."""
+    if S[S_HEAP] + n_events > len(H[0]) or S[S_IDS] + n_ids > len(idb):
+        Q[Q_NEED_HEAP] = n_events
+        Q[Q_NEED_IDS] = n_ids
+        return True
+    return False
+
+
+@numba.njit(cache=True)
+def advance(G, P, M, W, X, U, GR, S, F, rs, t_end, stop_at_heartbeat, perm):
     """Handle every event up to ``t_end``; returns ``(status, grown arrays)``.
 
     ``status`` 0: the heap holds no event at or before ``t_end``; 1: the next
@@ -911,11 +1180,53 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
     heartbeat reshuffles in place (the caller starts it at ``0..n-1``).  ``G``, ``P``, ``M``, ``W``,
     ``X``, ``U``, ``S``, ``F``, ``rs`` as built by
     :class:`hedgerow.protocols.gossipsub.engine.GossipSubEngine`; ``GR`` =
-    ``(heap, ids, mc_msg, mc_win)``, returned with whatever grew.  With
-    recycled message slots (``M[M_REFS]`` not empty) a message takes a slot
-    at publication and releases it, its row folded into the measures, when no
-    pending event, message-cache entry or listed id refers to it.
+    ``(heap, ids, mc_msg, mc_win, retransmissions)``, returned with whatever
+    grew.  With recycled message slots (``M[M_REFS]`` not empty) a message
+    takes a slot at publication and releases it, its row folded into the
+    measures, when no pending event, message-cache entry or listed id refers
+    to it.
+
+    The events themselves are handled by :func:`_events`, compiled without
+    reference counting: it never grows an array, but checks before each
+    event (and each node's part of a heartbeat) that the heap, the id buffer,
+    the message cache and the retransmission table have room for the most
+    that step can add, and returns here to grow them when they do not.  When
+    an array grows changes no event, so the run is the same as growing them
+    where they fill.
     """
+    indptr = G[0]
+    n = len(indptr) - 1
+    max_deg = 0
+    for v in range(n):
+        if indptr[v + 1] - indptr[v] > max_deg:
+            max_deg = indptr[v + 1] - indptr[v]
+    buf = np.empty(max(max_deg, 1), dtype=np.int64)
+    buf2 = np.empty(max(max_deg, 1), dtype=np.int64)
+    Q = np.zeros(N_Q, dtype=np.int64)
+    Q[Q_HB] = -1
+    H, idb, mc_msg, mc_win, RT, RQ = GR
+    while True:
+        status = _events(G, P, M, W, X, U, (H, idb, mc_msg, mc_win), S, F, rs, RT, RQ, t_end,
+                         stop_at_heartbeat, perm, buf, buf2, Q)
+        if status != 3:
+            return status, (H, idb, mc_msg, mc_win, RT, RQ)
+        if Q[Q_NEED_HEAP] or Q[Q_NEED_IDS]:
+            H = _grow_heap(H, S, Q[Q_NEED_HEAP])
+            idb, _ = _grow_ids(idb, H, S, Q[Q_NEED_IDS], 0, 0)
+        if Q[Q_NEED_MC]:
+            mc_msg, mc_win = _grow_mcache(mc_msg, mc_win, X[12], Q[Q_NEED_MC] - 1)
+        if Q[Q_NEED_RT]:
+            RT = _grow_rt(RT, Q[Q_NEED_RT])
+        if Q[Q_NEED_RQ]:
+            RQ = _grow_rq(RQ, Q[Q_NEED_RQ])
+        Q[Q_NEED_HEAP] = Q[Q_NEED_IDS] = Q[Q_NEED_MC] = Q[Q_NEED_RT] = Q[Q_NEED_RQ] = 0
+
+
+@numba.njit(**_HELPER_JIT)
+def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, perm, buf, buf2,
+            Q):
+    """:func:`advance`'s event loop; returns its status, or 3 when an array must grow first
+    (what is needed left in ``Q``; nothing of the step that needs it has been done)."""
     indptr, indices, rev, proc, sub, topic_of = G[0], G[1], G[3], G[7], G[6], G[10]
     online = G[11]
     publisher, size = M[0], M[3]
@@ -928,42 +1239,114 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
     mc_cnt, hbc = X[12], X[16]
     prom_m, prom_t = X[14], X[15]
     H, idb, mc_msg, mc_win = GR
+    h_t, h_k, h_a, h_b, h_c = H
+    q_t, q_k, q_a, q_b, q_c, q_ht = RQ
+    q_mask = len(q_t) - 1
     n = len(indptr) - 1
     T = sub.shape[1]
-    max_deg = 0
-    for v in range(n):
-        if indptr[v + 1] - indptr[v] > max_deg:
-            max_deg = indptr[v + 1] - indptr[v]
-    buf = np.empty(max(max_deg, 1), dtype=np.int64)
-    buf2 = np.empty(max(max_deg, 1), dtype=np.int64)
+    mcs = (mc_msg, mc_win, mc_cnt)
     v11 = P[P_VARIANT] >= 1
     idw_on = P[P_VARIANT] >= 2
     scoring = P[P_SCORING] > 0
     phased = P[P_HB_PHASE] > 0
     atk, conn_up = G[12], G[13]
-    while S[S_HEAP] > 0:
+    limited = P[P_RETRANS] < NO_RETRANS_LIMIT
+    while True:
+        if Q[Q_HB] >= 0:  # a synchronised heartbeat under way: the next nodes beat
+            t = F[0]
+            while Q[Q_HB] < n:
+                v = perm[Q[Q_HB]]
+                ev, nid = _hb_room(P, indptr[v + 1] - indptr[v], T, mc_cnt[v])
+                if _short(H, idb, S, Q, ev, nid):
+                    return 3
+                _beat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T)
+                Q[Q_HB] += 1
+            if _short(H, idb, S, Q, 1, 0):
+                return 3
+            Q[Q_HB] = -1
+            S[S_HBC] += 1
+            if t >= P[P_WARMUP]:
+                mdeg_sum = X[13]
+                for v in range(n):
+                    for tp in range(T):
+                        if sub[v, tp]:
+                            mdeg_sum[v * T + tp] += mdeg[v * T + tp]
+                S[S_SAMPLES] += 1
+            _push(H, S, t + P[P_HB], HEARTBEAT, Q[Q_HB_NUM] + 1, 0, 0)
+        queued = q_ht[1] - q_ht[0]
+        if S[S_HEAP] == 0 and queued == 0:
+            break
         if S[S_PEND]:
             _flush(G, P, M, S)
-        t = H[0][0]
+        # the next event: the heap's root or the READY queue's head, whichever comes first
+        qj = q_ht[0] & q_mask
+        from_q = queued > 0 and (S[S_HEAP] == 0 or _below(q_t[qj], q_k[qj], h_t[0], h_k[0]))
+        if from_q:
+            t = q_t[qj]
+            k = q_k[qj]
+        else:
+            t = h_t[0]
+            k = h_k[0]
         if t > t_end:
-            return 0, (H, idb, mc_msg, mc_win)
-        k = H[1][0]
+            return 0
         kind = k >> KIND_SHIFT
         if kind == HEARTBEAT and stop_at_heartbeat and t > F[3]:
-            return 1, (H, idb, mc_msg, mc_win)
+            return 1
         if kind == PUBLISH and compact and S[S_FREE] == 0:
-            return 2, (H, idb, mc_msg, mc_win)
-        a = H[2][0]
-        b = H[3][0]
-        c = H[4][0]
-        _pop(H, S)
+            return 2
+        if from_q:
+            a = q_a[qj]
+            b = q_b[qj]
+            c = q_c[qj]
+        else:
+            a = h_a[0]
+            b = h_b[0]
+            c = h_c[0]
+        # room for what handling this event may add (the caller grows it and calls again)
+        if kind == DATA:
+            if _short(H, idb, S, Q, 1, 1):
+                return 3
+            if queued >= len(q_t):
+                Q[Q_NEED_RQ] = 1
+                return 3
+        elif kind == READY or kind == PUBLISH:
+            w = a if kind == READY else publisher[a]
+            if _short(H, idb, S, Q, indptr[w + 1] - indptr[w], 1):
+                return 3
+            if mc_cnt[w] >= mc_msg.shape[1]:
+                Q[Q_NEED_MC] = w + 1
+                return 3
+        elif kind == CONTROL:
+            ck = b & 7
+            cnt = c & 0xFFFF
+            if ck == IWANT:
+                if _short(H, idb, S, Q, cnt, 0):
+                    return 3
+                if limited and 2 * (RT[2][0] + cnt) > len(RT[0]):
+                    Q[Q_NEED_RT] = cnt
+                    return 3
+            else:
+                nid = cnt if ck == IHAVE else 0
+                if ck == GRAFT and P[P_PX] > 0:  # a refusal's PRUNE may carry peer records
+                    w = indices[a]
+                    nid = indptr[w + 1] - indptr[w]
+                if _short(H, idb, S, Q, 1, nid):
+                    return 3
+        elif kind == NODE_HEARTBEAT:
+            ev, nid = _hb_room(P, indptr[a + 1] - indptr[a], T, mc_cnt[a])
+            if _short(H, idb, S, Q, ev + 1, nid):
+                return 3
+        if from_q:
+            q_ht[0] += 1
+        else:
+            _pop(H, S)
         F[0] = t
         if t > F[2]:
             F[2] = t
         if compact:
             if kind == DATA or kind == READY:
                 _unref(M, S, b)
-            elif kind == CONTROL:
+            elif kind == CONTROL and (b & 7) != PRUNE:
                 for j in range(c >> 16, (c >> 16) + (c & 0xFFFF)):
                     _unref(M, S, idb[j])
         if kind == DATA:
@@ -994,18 +1377,16 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                 parent[r, w] = sender
                 qdelay[r, w] = qdelay[r, sender] + (c >> 1) * 1e-6
                 first_del[slot] += 1
-            H = _grow_heap(H, S, mdeg[w * T + tp] + 1)
             if idw_on and size[m] >= P[P_IDW] and sub[w, tp]:
                 row = w * T + tp
                 if mdeg[row] > 0:  # one id, shared by the copies to every mesh peer
-                    idb, _ = _grow_ids(idb, H, S, 1, 0, 0)
                     off = S[S_IDS]
                     idb[off] = m
                     S[S_IDS] = off + 1
                     for j in range(mdeg[row]):
                         _send_idontwant(G, P, S, F, W, U, rs, idb, w, mlist[row, j], m, off)
             ready = t + proc[w] + P[P_VAL_MS] + P[P_VAL_PER_BYTE] * size[m]
-            _push(H, S, ready, READY, w, m, v)
+            _push_ready(H, S, RQ, ready, w, m, v)
             _ref(M, m)
         elif kind == READY or kind == PUBLISH:
             drop = False
@@ -1030,14 +1411,11 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                 if drop and not (atk[w] & ATK_LIAR):
                     continue  # an attacker: no forward, nothing cached to gossip or answer
             tp = topic_of[m]
-            mc_msg, mc_win = _grow_mcache(mc_msg, mc_win, mc_cnt, w)
             mc_msg[w, mc_cnt[w]] = m
             mc_win[w, mc_cnt[w]] = hbc[w]
             mc_cnt[w] += 1
             _ref(M, m)
-            H = _grow_heap(H, S, indptr[w + 1] - indptr[w])
             if kind == READY and drop:  # a liar: announced at once to its peers, never sent
-                idb, _ = _grow_ids(idb, H, S, 1, 0, 0)
                 off = S[S_IDS]
                 idb[off] = m
                 S[S_IDS] = off + 1
@@ -1103,6 +1481,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                     _mesh_add(X, slot, row, ew, t)
                     continue
                 refuse = False
+                full = False  # refused for a full mesh: the PRUNE may carry PX (go)
                 if v11 and backoff[slot] > t:
                     behaviour[ew] += 1.0
                     refuse = True
@@ -1110,11 +1489,11 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                     refuse = True
                 elif v11 and mdeg[row] >= np.int64(P[P_DHI]) and not G[5][ew]:
                     refuse = True
+                    full = True
                 if refuse:
                     if v11:
                         backoff[slot] = max(backoff[slot], t + P[P_BACKOFF])
-                    H = _grow_heap(H, S, 1)
-                    _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, PRUNE, tp, 0, 0)
+                    _send_prune(G, P, H, S, F, W, M, X, rs, idb, w, ew, tp, full)
                 else:
                     _mesh_add(X, slot, row, ew, t)
             elif ck == SUBSCRIBE:
@@ -1128,9 +1507,10 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                 if scoring and score[ew] < 0:
                     continue
                 _mesh_add(X, slot, row, ew, t)
-                H = _grow_heap(H, S, 1)
                 _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, GRAFT, tp, 0, 0)
             elif ck == PRUNE:
+                if cnt > 0:  # peer exchange records
+                    _take_px(G, P, S, X, idb, w, ew, off, cnt, t)
                 if sub[w, tp] and mesh_flag[slot]:
                     _mesh_remove(X, slot, w * T + tp, ew)
                 if v11:
@@ -1148,7 +1528,6 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                     continue
                 if not sub[w, tp]:
                     continue
-                idb, off = _grow_ids(idb, H, S, cnt, off, cnt)
                 top = S[S_IDS]
                 want = 0
                 for j in range(cnt):
@@ -1167,23 +1546,18 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                     prom_m[ew] = idb[top]
                     _ref(M, idb[top])  # its slot is read when the promise is checked
                     prom_t[ew] = t + P[P_FOLLOWUP]
-                H = _grow_heap(H, S, 1)
                 _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, IWANT, 0, top, want)
             else:  # IWANT: w answers from its message cache
                 if atk[w] & ATK_SYBIL:
                     continue  # a sybil answers no IWANT
                 if scoring and score[ew] < P[P_GOSSIP_THR]:
                     continue
-                H = _grow_heap(H, S, cnt)
                 oldest = hbc[w] - np.int64(P[P_MCLEN]) + 1
                 for j in range(cnt):
                     m = idb[off + j]
                     if not _in_mcache(mc_msg, mc_win, mc_cnt, w, m, oldest):
                         continue
-                    key = np.int64(m) * len(indices) + ew
-                    got = retrans.get(key, 0) + 1
-                    retrans[key] = got
-                    if got > P[P_RETRANS]:
+                    if limited and _rt_bump(RT, np.int64(m) * len(indices) + ew) > P[P_RETRANS]:
                         continue
                     if idw_on and _unwanted(U, ew, m, t):
                         continue
@@ -1209,29 +1583,87 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, retrans, t_end, stop_at_heartbeat, p
                     tmp = perm[i]
                     perm[i] = perm[j]
                     perm[j] = tmp
-                for i in range(n):
-                    v = perm[i]
-                    deg = indptr[v + 1] - indptr[v]
-                    H = _grow_heap(H, S, deg * T + 1)
-                    idb, _ = _grow_ids(idb, H, S, deg * (mc_cnt[v] + 1), 0, 0)
-                    _beat(G, P, H, S, F, W, M, X, idb, (mc_msg, mc_win, mc_cnt), rs, buf, buf2,
-                          v, T)
-            S[S_HBC] += 1
-            if t >= P[P_WARMUP]:
-                mdeg_sum = X[13]
-                for v in range(n):
-                    for tp in range(T):
-                        if sub[v, tp]:
-                            mdeg_sum[v * T + tp] += mdeg[v * T + tp]
-                S[S_SAMPLES] += 1
-            H = _grow_heap(H, S, 1)
-            _push(H, S, t + P[P_HB], HEARTBEAT, a + 1, 0, 0)
+                Q[Q_HB] = 0  # every node beats, in this order (the loop's top runs them)
+            else:
+                Q[Q_HB] = n  # no node beats here: only the run's own bookkeeping
+            Q[Q_HB_NUM] = a
         else:  # NODE_HEARTBEAT: one node's own heartbeat (random phases)
-            deg = indptr[a + 1] - indptr[a]
-            H = _grow_heap(H, S, deg * T + 2)
-            idb, _ = _grow_ids(idb, H, S, deg * (mc_cnt[a] + 1), 0, 0)
-            _beat(G, P, H, S, F, W, M, X, idb, (mc_msg, mc_win, mc_cnt), rs, buf, buf2, a, T)
+            _beat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, a, T)
             _push(H, S, t + P[P_HB], NODE_HEARTBEAT, a, 0, 0)
     if S[S_PEND]:
         _flush(G, P, M, S)
-    return 0, (H, idb, mc_msg, mc_win)
+    return 0
+
+
+@numba.njit(cache=True)
+def leave(G, X, nodes, T):
+    """Nodes go offline: out of every mesh and fanout at both ends, their caches emptied."""
+    indptr, indices, rev, online = G[0], G[1], G[3], G[11]
+    flag, mlist, mdeg, lastpub, mc_cnt = X[0], X[1], X[2], X[4], X[12]
+    for v in nodes:
+        if not online[v]:
+            continue
+        online[v] = 0
+        for tp in range(T):
+            row = v * T + tp
+            for j in range(mdeg[row]):
+                flag[mlist[row, j] * T + tp] = 0
+                mlist[row, j] = -1
+            mdeg[row] = 0
+            lastpub[row] = -np.inf
+        for e in range(indptr[v], indptr[v + 1]):
+            r = rev[e]  # the peer's entry toward v
+            w = indices[e]
+            for tp in range(T):
+                if not flag[r * T + tp]:
+                    continue
+                flag[r * T + tp] = 0
+                row = w * T + tp
+                k = mdeg[row]
+                for j in range(k):
+                    if mlist[row, j] == r:
+                        mlist[row, j] = mlist[row, k - 1]
+                        mlist[row, k - 1] = -1
+                        mdeg[row] = k - 1
+                        break
+        mc_cnt[v] = 0
+
+
+@numba.njit(cache=True)
+def advance_churn(G, P, M, W, X, U, GR, S, F, rs, times, states, start, resume,
+                  stop_at_heartbeat, perm, compact):
+    """:func:`advance` to each ``times[i]`` from ``i = start`` on, then the online flags set to
+    ``states[i]`` (nodes that leave go as :func:`leave` has them; ``compact``: their cache
+    entries let go of their slots first); returns ``(status, i, grown arrays)``, ``i`` where a
+    status other than 0 stopped it (the caller calls again from there with ``resume`` set:
+    ``perm`` is then not started afresh, as the caller has set it).
+
+    As many calls of the engine's ``run_until`` and ``set_online``, the heartbeat order
+    started afresh at each instant.
+    """
+    n = len(G[0]) - 1
+    T = G[6].shape[1]
+    online = G[11]
+    left = np.empty(max(n, 1), dtype=np.int64)
+    for i in range(start, len(times)):
+        if not (resume and i == start):
+            for v in range(n):
+                perm[v] = v
+        status, GR = advance(G, P, M, W, X, U, GR, S, F, rs, times[i], stop_at_heartbeat, perm)
+        if status != 0:
+            return status, i, GR
+        if times[i] > F[0]:
+            F[0] = times[i]
+        k = 0
+        for v in range(n):
+            if online[v] and not states[i, v]:
+                left[k] = v
+                k += 1
+        if k:
+            if compact:
+                drop_cache_refs(M, S, GR[2], X[12], left[:k], online)
+            leave(G, X, left[:k], T)
+        for v in range(n):
+            if states[i, v]:
+                online[v] = 1
+    return 0, len(times), GR

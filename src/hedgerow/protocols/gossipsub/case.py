@@ -12,7 +12,13 @@ schedule -- so that Hedgerow's engine and a production implementation
 
 ``edges`` are undirected connections, ``a`` the dialer; ``latency_ms`` is one
 value or one per edge.  Optional keys: ``upload_mbps`` (one value or one per
-node; unlimited when absent) and ``validation_ms``.  The result:
+node; unlimited when absent), ``validation_ms`` and ``heartbeat_offsets_ms``
+(one per node, in ``[0, heartbeat_ms)``: node ``i``'s heartbeats run at every
+instant after t = 0 that is ``offset_i`` modulo ``heartbeat_ms``, an offset of 0
+at ``heartbeat_ms``; the engine's ``heartbeat_phase="random"`` with these phases
+instead of drawn ones) and ``replicate`` (an integer, 0 by default: another
+draw of the run's own random choices, mesh peers and gossip targets, on the same
+inputs; replicate 0 is the run of the seed alone).  The result:
 ``deliveries`` (first arrival of every message at every node that got it),
 ``duplicates`` (per message), ``control_sent`` (per kind and node, after
 warm-up), ``heartbeats`` (after warm-up), ``mesh_degree`` (mean per node and
@@ -62,8 +68,38 @@ def case_settings(params: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def simulate_case(case: Mapping[str, Any]) -> dict[str, Any]:
-    """Run one case (module docstring) and return its result object."""
+def simulate_case(case: Mapping[str, Any], *, trace: bool = False) -> dict[str, Any]:
+    """Run one case (module docstring) and return its result object.
+
+    Parameters
+    ----------
+    case : mapping
+        The case (module docstring).
+    trace : bool, default False
+        Also return the IWANT trace of the run after warm-up, in the JS
+        runner's format (``benchmarks/anchors/gossipsub_js_runner.mjs``):
+        ``iwant_log``, every IWANT sent as ``[t_ms, node, peer, [msg, ...]]``;
+        ``iwant_answers``, every copy sent in answer to one as
+        ``[t_ms, node, asker, [msg]]``; and ``copy_log``, every data copy
+        that arrived as ``[msg, node, sender, t_ms]``.  The run is the same.
+
+    Returns
+    -------
+    dict
+        The result object (module docstring), with the trace's keys when asked.
+
+    Examples
+    --------
+    >>> case = {"nodes": 3, "edges": [[0, 1], [1, 2], [0, 2]], "topics": 1,
+    ...         "subscriptions": [[v, 0] for v in range(3)], "latency_ms": 10.0,
+    ...         "params": {"D": 2, "D_lo": 1, "D_hi": 2, "D_lazy": 1, "D_score": 1, "D_out": 0},
+    ...         "publications": [[1500.0, 0, 0, 100]], "duration_ms": 3000, "warmup_ms": 1000}
+    >>> res = simulate_case(case, trace=True)
+    >>> sorted(res["copy_log"])  # flood publishing, then each relays to the other
+    [[0, 1, 0, 1510.0], [0, 1, 2, 1520.0], [0, 2, 0, 1510.0], [0, 2, 1, 1520.0]]
+    >>> res["iwant_log"], res["iwant_answers"]
+    ([], [])
+    """
     if not isinstance(case, Mapping):
         raise ParameterError("case: a JSON object", key="case")
     missing = [k for k in _REQUIRED if k not in case]
@@ -104,16 +140,37 @@ def simulate_case(case: Mapping[str, Any]) -> dict[str, Any]:
                       np.full(n, np.inf), validation_ms=float(case.get("validation_ms", 0.0)))
     settings = case_settings(case.get("params", {}))
     settings["warmup_ms"] = float(case.get("warmup_ms", 0.0))
-    rng = np.random.default_rng(int(case.get("seed", 0)))
+    replicate = int(case.get("replicate", 0))
+    if replicate < 0:
+        raise ParameterError("case: replicate must be a non-negative integer", key="replicate")
+    seed = int(case.get("seed", 0))
+    rng = np.random.default_rng([seed, replicate] if replicate else seed)
     score = None
     if settings.get("scoring"):
         params, thresholds = score_preset(str(settings.get("variant", "v1.1")), T)
         settings["gossip_threshold"] = thresholds.gossip
         settings["publish_threshold"] = thresholds.publish
+        settings["accept_px_threshold"] = thresholds.accept_px
+        settings["opportunistic_graft_threshold"] = thresholds.opportunistic_graft
         score = EngineScore(params)
     t0 = time.perf_counter()
+    phases = None
+    if "heartbeat_offsets_ms" in case:
+        hb = float(settings.get("heartbeat_ms", 1000.0))
+        off = np.asarray(case["heartbeat_offsets_ms"], dtype=np.float64)
+        if off.shape != (n,) or not (np.all(off >= 0) and np.all(off < hb)):
+            raise ParameterError("case: heartbeat_offsets_ms must be one per node, each in "
+                                 "[0, heartbeat_ms)", key="heartbeat_offsets_ms")
+        phases = np.where(off == 0, hb, off)
+        settings["heartbeat_phase"] = "random"
+    log = 0
+    if trace:  # room for every message sent: heartbeats' gossip and every copy, with a margin
+        copies = len(pubs_raw) * (2 * conn.nnz + n)
+        gossip = conn.nnz * T * (int(float(case["duration_ms"]) // settings.get(
+            "heartbeat_ms", 1000.0)) + 2)
+        log = copies + gossip + 4 * n * T + 1024
     eng = GossipSubEngine(subs, conn, delay, np.zeros(n), network, pubs, settings, rng,
-                          score_fn=score)
+                          score_fn=score, log=log, phases=phases)
     duration = float(case["duration_ms"])
     eng.run_until(duration)
     wall = time.perf_counter() - t0
@@ -122,7 +179,7 @@ def simulate_case(case: Mapping[str, Any]) -> dict[str, Any]:
                                                                              strict=True)]
     mean = eng.mean_mesh_degree()
     vv, tt = np.nonzero(np.isfinite(mean))
-    return {
+    out = {
         "deliveries": deliveries,
         "duplicates": eng.duplicates.tolist(),
         "control_sent": {k: v.tolist() for k, v in eng.control_sent().items()},
@@ -132,3 +189,25 @@ def simulate_case(case: Mapping[str, Any]) -> dict[str, Any]:
         "wall_seconds": wall,
         "simulated_ms": duration,
     }
+    if trace:
+        out.update(_trace(eng.sent_log(), settings["warmup_ms"]))
+    return out
+
+
+def _trace(log: Mapping[str, Any], warmup_ms: float) -> dict[str, list[Any]]:
+    """The IWANT trace (:func:`simulate_case`) from the engine's log of messages sent."""
+    if log["full"]:
+        raise ParameterError("case: the trace's log ran out of room", key="trace")
+    iwants, answers, copies = [], [], []
+    for t, ta, kind, v, w, what, ids in zip(
+            log["t_send"].tolist(), log["t_arrive"].tolist(), log["kind"],
+            log["sender"].tolist(), log["receiver"].tolist(), log["what"].tolist(),
+            log["ids"], strict=True):
+        if kind in ("data", "iwant-answer"):
+            if ta >= 0 and ta >= warmup_ms:
+                copies.append([int(what), int(w), int(v), float(ta)])
+            if kind == "iwant-answer" and t >= warmup_ms:
+                answers.append([float(t), int(v), int(w), [int(what)]])
+        elif kind == "iwant" and t >= warmup_ms:
+            iwants.append([float(t), int(v), int(w), [int(x) for x in ids.tolist()]])
+    return {"iwant_log": iwants, "iwant_answers": answers, "copy_log": copies}

@@ -32,7 +32,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numba
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -56,6 +55,7 @@ __all__ = [
     "EngineAttack",
     "GossipSubEngine",
     "Publications",
+    "engine_bytes",
     "random_connections",
 ]
 
@@ -94,6 +94,13 @@ DEFAULTS: dict[str, Any] = {
     "heartbeat_phase": "sync",
     "iwant_followup_ms": 3000.0,
     "max_prune": 0,
+    "opportunistic_graft_ticks": 60,
+    "opportunistic_graft_peers": 2,
+    "opportunistic_graft_threshold": 0.0,
+    "peer_exchange": False,
+    "prune_peers": 16,
+    "accept_px_threshold": 0.0,
+    "px_record_bytes": 215.0,
 }
 
 #: how the nodes' heartbeats are placed in time (``heartbeat_phase``)
@@ -124,6 +131,10 @@ CASE_PARAMS = {
     "graft_on_subscribe": "graft_on_subscribe",
     "heartbeat_phase": "heartbeat_phase",
     "iwant_followup_ms": "iwant_followup_ms",
+    "opportunistic_graft_ticks": "opportunistic_graft_ticks",
+    "opportunistic_graft_peers": "opportunistic_graft_peers",
+    "peer_exchange": "peer_exchange",
+    "prune_peers": "prune_peers",
 }
 
 
@@ -341,6 +352,15 @@ def settings(values: Mapping[str, Any]) -> dict[str, Any]:
                              key="heartbeat_phase")
     if not s["heartbeat_ms"] > 0:
         raise ParameterError("gossipsub: heartbeat_ms must be positive", key="heartbeat_ms")
+    for key in ("opportunistic_graft_ticks", "opportunistic_graft_peers", "prune_peers"):
+        low = 1 if key == "opportunistic_graft_ticks" else 0
+        if isinstance(s[key], bool) or not isinstance(s[key], (int, np.integer)) \
+                or s[key] < low:
+            raise ParameterError(f"gossipsub: {key} must be a whole number >= {low}, got "
+                                 f"{s[key]!r}", key=key)
+    if not s["px_record_bytes"] >= 0:
+        raise ParameterError(f"gossipsub: px_record_bytes must be >= 0, got "
+                             f"{s['px_record_bytes']!r}", key="px_record_bytes")
     return s
 
 
@@ -366,6 +386,12 @@ def _param_vector(s: Mapping[str, Any]) -> np.ndarray:
     P[K.P_HB_PHASE] = float(HEARTBEAT_PHASES.index(s["heartbeat_phase"]))
     P[K.P_FOLLOWUP] = s["iwant_followup_ms"]
     P[K.P_MAX_PRUNE] = s["max_prune"]
+    P[K.P_OG_TICKS], P[K.P_OG_PEERS] = (s["opportunistic_graft_ticks"],
+                                        s["opportunistic_graft_peers"])
+    P[K.P_OG_THR] = s["opportunistic_graft_threshold"]
+    P[K.P_PX], P[K.P_PRUNE_PEERS] = float(bool(s["peer_exchange"])), s["prune_peers"]
+    P[K.P_PX_RECORD_BYTES] = s["px_record_bytes"]
+    P[K.P_ACCEPT_PX_THR] = s["accept_px_threshold"]
     return P
 
 
@@ -377,40 +403,32 @@ HIST_BIN_MS = 0.1
 _HIST_BINS = 1 << 21
 
 
-@numba.njit(cache=True)
-def _leave(indptr, indices, rev, online, flag, mlist, mdeg, lastpub, mc_cnt, nodes, T):
-    """Nodes go offline: out of every mesh and fanout at both ends, their caches emptied."""
-    for v in nodes:
-        if not online[v]:
-            continue
-        online[v] = 0
-        for tp in range(T):
-            row = v * T + tp
-            for j in range(mdeg[row]):
-                flag[mlist[row, j] * T + tp] = 0
-                mlist[row, j] = -1
-            mdeg[row] = 0
-            lastpub[row] = -np.inf
-        for e in range(indptr[v], indptr[v + 1]):
-            r = rev[e]  # the peer's entry toward v
-            w = indices[e]
-            for tp in range(T):
-                if not flag[r * T + tp]:
-                    continue
-                flag[r * T + tp] = 0
-                row = w * T + tp
-                k = mdeg[row]
-                for j in range(k):
-                    if mlist[row, j] == r:
-                        mlist[row, j] = mlist[row, k - 1]
-                        mlist[row, k - 1] = -1
-                        mdeg[row] = k - 1
-                        break
-        mc_cnt[v] = 0
-
-
 #: a score function: ``score(counters, now_ms) -> (nnz,)`` score of every connection
 ScoreFn = Callable[[Mapping[str, np.ndarray], float], np.ndarray]
+
+
+def engine_bytes(n: int, topics: int, nnz: int, max_deg: int, rows: int, messages: int,
+                 ring: int = 32) -> float:
+    """Bytes :class:`GossipSubEngine` allocates for its state, counted before it does.
+
+    Per (message row, node): arrival and queue delay (8 B each), hops and parent (4 B each).
+    Per (connection entry, topic) slot: the mesh flag, backoff, graft time and two
+    delivery counters (33 B, counted as 40).  Per (node, topic): the mesh list, one ``int64``
+    per connection of the best-connected node, and three more words.  Per connection entry:
+    the IDONTWANT ring (``ring`` ids and times, 12 B each) and about 64 B of counters.  The
+    event heap: ``4 (messages + n)`` entries of 40 B.  Measured against peak resident
+    memory: 10,000 nodes on the unit square (528,652 entries, most 75 per node, 100
+    topics, 1,000 messages kept) estimate 3.0 GiB and peak at 3.8 GiB with the world and the
+    rows (``docs/performance.md``).
+
+    Examples
+    --------
+    >>> round(engine_bytes(10_000, 100, 528_652, 75, 1000, 1000) / 2**30, 2)
+    3.0
+    """
+    nf, T, e = float(n), float(topics), float(nnz)
+    return (float(rows) * nf * 24.0 + e * T * 40.0 + nf * T * (8.0 * max(max_deg, 1) + 24.0)
+            + e * (12.0 * max(ring, 1) + 64.0) + 4.0 * (float(messages) + nf) * 40.0)
 
 
 class GossipSubEngine:
@@ -459,6 +477,10 @@ class GossipSubEngine:
     attack : EngineAttack, optional
         Attacker nodes and connections that open later (``None``: every node
         honest, every connection open from the start).
+    phases : array_like, optional
+        With ``heartbeat_phase="random"``: the instant (ms) of each node's
+        first heartbeat, each in ``(0, heartbeat_ms]``, instead of drawing them
+        (a case that fixes both implementations' heartbeats, ``case.py``).
     """
 
     def __init__(
@@ -475,8 +497,18 @@ class GossipSubEngine:
         log: int = 0,
         attack: EngineAttack | None = None,
         keep_arrivals: bool = True,
+        phases: ArrayLike | None = None,
     ) -> None:
         s = settings(params)
+        if phases is not None:
+            phases = np.asarray(phases, dtype=np.float64)
+            if s["heartbeat_phase"] != "random":
+                raise ParameterError("gossipsub: phases are given with heartbeat_phase=random "
+                                     "only", key="heartbeat_phase")
+            if phases.shape != (len(subs),) or not (
+                    np.all(phases > 0) and np.all(phases <= s["heartbeat_ms"])):
+                raise ParameterError("gossipsub: phases must be one per node, each in "
+                                     "(0, heartbeat_ms]", key="phases")
         sub = np.ascontiguousarray(subs, dtype=np.uint8)
         n, T = sub.shape
         conn = connections
@@ -502,9 +534,9 @@ class GossipSubEngine:
         nnz = conn.nnz
         self.keep_arrivals = bool(keep_arrivals)
         rows = M if self.keep_arrivals else min(M, _FIRST_SLOTS)
-        # arrival, queue delay (8 B), hops, parent (4 B) per message (or slot) and node;
-        # (connection, topic) slots
-        check_memory("gossipsub engine", rows * n * 24.0 + nnz * T * 40.0 + n * T * 16.0)
+        max_deg = int(np.diff(conn.indptr).max(initial=0))
+        check_memory(f"gossipsub engine ({n:,} nodes, {nnz:,} connection entries, {T:,} topics)",
+                     engine_bytes(n, T, nnz, max_deg, rows, M, int(s["idontwant_memory"])))
         self.n = n
         self.n_topics = T
         #: ``(n, T)`` bool subscriptions
@@ -610,13 +642,12 @@ class GossipSubEngine:
         heap = (np.empty(cap), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
                 np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64))
         self._GR = (heap, np.empty(1024, dtype=np.int32), np.empty((n, 16), dtype=np.int32),
-                    np.empty((n, 16), dtype=np.int32))
+                    np.empty((n, 16), dtype=np.int32), K.retrans_table(), K.ready_queue())
         self._S = z(K.N_SCALARS, dtype=np.int64)
         if not self.keep_arrivals:
             self._S[K.S_FREE] = rows
         self._F = np.array([0.0, 0.0, 0.0, -np.inf])
         self._rs = np.array([rng.integers(0, 2**63, dtype=np.int64)], dtype=np.uint64)
-        self._retrans = numba.typed.Dict.empty(numba.types.int64, numba.types.int64)
         for m in range(M):
             K._push(heap, self._S, pubs.time_ms[m], K.PUBLISH, m, 0, 0)
         K._push(heap, self._S, s["heartbeat_ms"], K.HEARTBEAT, 1, 0, 0)
@@ -625,7 +656,8 @@ class GossipSubEngine:
         self.heartbeat_phase = np.full(n, float(s["heartbeat_ms"]))
         if s["heartbeat_phase"] == "random":
             # uniform in (0, heartbeat_ms], drawn from the run's stream after the kernel's seed
-            self.heartbeat_phase = s["heartbeat_ms"] * (1.0 - rng.random(n))
+            self.heartbeat_phase = (s["heartbeat_ms"] * (1.0 - rng.random(n)) if phases is None
+                                    else phases.copy())
             for v in range(n):
                 K._push(heap, self._S, self.heartbeat_phase[v], K.NODE_HEARTBEAT, v, 0, 0)
         if s["graft_on_subscribe"]:
@@ -654,18 +686,69 @@ class GossipSubEngine:
         while True:
             status, self._GR = K.advance(
                 self._G, self._P, self._M, self._W, self._X, self._U, self._GR, self._S,
-                self._F, self._rs, self._retrans, t, scoring, perm)
+                self._F, self._rs, t, scoring, perm)
             if status == 0:
                 break
             if status == 2:  # every message slot taken: twice the rows, the same order
                 self._grow_slots()
                 continue
             perm = np.arange(self.n)  # each call starts the heartbeat order afresh
-            self._F[3] = self._GR[0][0][0]
-            self._F[0] = self._F[3]
-            assert self.score_fn is not None
-            self._X[8][:] = self.score_fn(self.counters(), self.now)
+            self._refresh_scores()
         self._F[0] = max(self._F[0], t)
+
+    def _refresh_scores(self) -> None:
+        """The scores, computed at the heartbeat that comes next (the kernel stopped before it)."""
+        self._F[3] = self._GR[0][0][0]
+        self._F[0] = self._F[3]
+        assert self.score_fn is not None
+        self._X[8][:] = self.score_fn(self.counters(), self.now)
+
+    def run_churn(self, times_ms: ArrayLike, online: ArrayLike) -> None:
+        """Run to each instant of ``times_ms`` in turn, and after each set the nodes' online
+        flags to the matching row of ``online`` (``(k, n)`` bool).
+
+        The same run as :meth:`run_until` to each instant followed by
+        :meth:`set_online` of the nodes that leave (``False``) and of those
+        that come back (``True``), in one call of the kernel instead of three
+        calls per instant (it returns here only to compute scores or add
+        message slots).
+
+        Examples
+        --------
+        >>> from hedgerow.dissemination.contended import Network
+        >>> conn = Connections.from_edges(3, [(0, 1), (1, 2), (2, 0)])
+        >>> pubs = Publications.create([0], [0], [2500.0], [100.0])
+        >>> eng = GossipSubEngine(np.ones((3, 1), bool), conn, np.full(conn.nnz, 10.0),
+        ...                       np.zeros(3), Network.uniform(3), pubs, {"d": 2, "d_lo": 1,
+        ...                       "d_hi": 2, "d_lazy": 1, "d_score": 1, "d_out": 0},
+        ...                       np.random.default_rng(0))
+        >>> eng.run_churn([2000.0, 3000.0], [[True, True, False], [True, True, True]])
+        >>> np.isfinite(eng.arrival[0]).tolist(), eng.offline_drops, eng.online.tolist()
+        ([True, True, False], 1, [1, 1, 1])
+        """
+        times = np.ascontiguousarray(times_ms, dtype=np.float64).reshape(-1)
+        states = np.ascontiguousarray(online, dtype=np.uint8)
+        if states.shape != (len(times), self.n):
+            raise ParameterError(f"churn: online must be ({len(times)}, {self.n}), got "
+                                 f"{states.shape}", key="churn")
+        if len(times) > 1 and (np.diff(times) < 0).any():
+            raise ParameterError("churn: the instants must not decrease", key="churn")
+        scoring = bool(self.settings["scoring"])
+        perm = np.arange(self.n)
+        start, resume = 0, False
+        while True:
+            status, start, self._GR = K.advance_churn(
+                self._G, self._P, self._M, self._W, self._X, self._U, self._GR, self._S,
+                self._F, self._rs, times, states, start, resume, scoring, perm,
+                not self.keep_arrivals)
+            if status == 0:
+                break
+            resume = True
+            if status == 2:
+                self._grow_slots()
+                continue
+            perm = np.arange(self.n)
+            self._refresh_scores()
 
     def _grow_slots(self) -> None:
         """Double the message slots' rows (``keep_arrivals=False``), the new ones free."""
@@ -728,11 +811,9 @@ class GossipSubEngine:
         if up:
             self.online[v_all] = 1
             return
-        c = self.connections
         if not self.keep_arrivals:  # the emptied caches no longer hold their messages' slots
             K.drop_cache_refs(self._M, self._S, self._GR[2], self._X[12], v_all, self.online)
-        _leave(c.indptr, c.indices, c.rev, self.online, self._X[0], self._X[1], self._X[2],
-               self._X[4], self._X[12], v_all, self.n_topics)
+        K.leave(self._G, self._X, v_all, self.n_topics)
 
     @property
     def offline_drops(self) -> int:
@@ -801,6 +882,20 @@ class GossipSubEngine:
         """Times a node's own heartbeat left a mesh above D_hi, or below D_lo with candidates
         left (the kernel's own count; the conformance check recounts)."""
         return int(self._S[K.S_VIOL])
+
+    @property
+    def opportunistic_grafts(self) -> int:
+        """GRAFTs sent by opportunistic grafting (v1.1, with scoring) so far."""
+        return int(self._S[K.S_OG_GRAFTS])
+
+    def peer_exchange(self) -> dict[str, int]:
+        """Peer exchange so far: ``offered`` (records received in PRUNEs), ``accepted`` (those
+        from a pruner scored at least the accept-PX threshold) and ``new`` (accepted records
+        naming a peer the receiver has no open connection to: the dials go-libp2p-pubsub's
+        ``pxConnect`` would start; the connection graph is fixed, so none is opened)."""
+        return {"offered": int(self._S[K.S_PX_OFFERED]),
+                "accepted": int(self._S[K.S_PX_ACCEPTED]),
+                "new": int(self._S[K.S_PX_NEW])}
 
     @property
     def iwant_served(self) -> int:
@@ -874,7 +969,9 @@ class GossipSubEngine:
             "per_node": int(sum(X[i].nbytes for i in (1, 2, 4, 12, 13, 16))
                             + sum(a.nbytes for a in W) + self._GR[2].nbytes
                             + self._GR[3].nbytes),
-            "queues": int(sum(a.nbytes for a in self._GR[0]) + self._GR[1].nbytes),
+            "queues": int(sum(a.nbytes for a in self._GR[0]) + self._GR[1].nbytes
+                          + sum(a.nbytes for a in self._GR[4])
+                          + sum(a.nbytes for a in self._GR[5])),
         }
 
     @property
@@ -1031,7 +1128,8 @@ class GossipSubEngine:
         ``kind`` (``"ihave"`` ... ``"idontwant"``, ``"data"``, ``"iwant-answer"``),
         ``sender``, ``receiver``, ``what`` (the topic of a control message, the message of
         a data copy),
-        ``ids`` (the message ids a control message lists), and ``full``
+        ``ids`` (the message ids a control message lists; a PRUNE's: the nodes of its
+        peer-exchange records), and ``full``
         (the log ran out of room: later messages are missing).
         """
         lf, li, lids, lc = self._W[9], self._W[10], self._W[11], self._W[12]

@@ -103,6 +103,9 @@ _DECL: dict[str, Param] = {
                                      low=1),
     "opportunistic_graft_peers": Int(2, "peers grafted opportunistically (v1.1)", low=0),
     "prune_peers": Int(16, "peers offered in a PRUNE's peer exchange (v1.1)", low=0),
+    "peer_exchange": Bool(False, "PRUNEs carry peer records (PX) and their receivers take them "
+                          "from peers scored at least the accept-PX threshold (v1.1; no "
+                          "connection is opened, docs/gossipsub.md)"),
     "flood_publish": Bool(True, "publish own messages to every topic peer above the publish "
                           "threshold (v1.1)"),
     "idontwant_threshold": Int(None, "send IDONTWANT for messages of at least this size (v1.2; "
@@ -225,6 +228,7 @@ _V10: dict[str, tuple[Any, str]] = {
     "opportunistic_graft_ticks": (60, "unused before v1.1; go-libp2p-pubsub default"),
     "opportunistic_graft_peers": (2, "unused before v1.1; go-libp2p-pubsub default"),
     "prune_peers": (16, "unused before v1.1 (no peer exchange)"),
+    "peer_exchange": (False, "no peer exchange before v1.1"),
     "flood_publish": (False, "gossipsub-v1.0.md: publish to the mesh or fanout"),
     "idontwant_threshold": (None, "no IDONTWANT before v1.2"),
     "max_idontwant_messages": (1000, "unused before v1.2; go-libp2p-pubsub default"),
@@ -254,6 +258,8 @@ _V11: dict[str, tuple[Any, str]] = {
     "opportunistic_graft_peers": (2, "gossipsub-v1.1.md, Opportunistic Grafting"),
     "prune_peers": (16, "gossipsub-v1.1.md, PRUNE Backoff and Peer Exchange; "
                     "go-libp2p-pubsub default"),
+    "peer_exchange": (False, "go-libp2p-pubsub default (WithPeerExchange, off unless set; the "
+                      "specification recommends it on bootstrappers)"),
     "flood_publish": (True, _SPEC11),
     "scoring": (False, "go-libp2p-pubsub scores only when the application gives parameters"),
 }
@@ -292,6 +298,8 @@ _ETHEREUM: dict[str, tuple[Any, str]] = {
     "opportunistic_graft_ticks": (60, _JS),
     "opportunistic_graft_peers": (2, _JS),
     "prune_peers": (16, _JS),
+    "peer_exchange": (False, "js-libp2p-gossipsub doPX default (off); Lodestar gossipsub.ts "
+                      "does not set it"),
     "flood_publish": (True, _LODESTAR),
     "idontwant_threshold": (16_829, _LODESTAR + " (idontwantMinDataSize)"),
     "max_idontwant_messages": (512, _JS),

@@ -22,6 +22,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -34,7 +35,7 @@ from hedgerow.latency import LatencyModel
 from hedgerow.model.bitset import interest_matrix
 from hedgerow.model.instance import Instance
 from hedgerow.model.rng import RngStreams
-from hedgerow.params import Choice, Float
+from hedgerow.params import Choice, Float, check_memory
 from hedgerow.protocols.base import ClockProtocol
 from hedgerow.protocols.engine_api import Publications
 from hedgerow.protocols.gossipsub.engine import (
@@ -42,6 +43,7 @@ from hedgerow.protocols.gossipsub.engine import (
     Connections,
     EngineAttack,
     GossipSubEngine,
+    engine_bytes,
     random_connections,
     settings,
 )
@@ -73,7 +75,8 @@ ENGINE_PARAMS = (
     "fanout_ttl_ms", "mcache_len", "mcache_gossip", "seen_ttl_ms", "gossip_factor",
     "prune_backoff_ms", "gossip_retransmission", "max_ihave_length", "max_ihave_messages",
     "flood_publish", "idontwant_threshold", "scoring", "graft_on_subscribe", "heartbeat_phase",
-    "iwant_followup_ms",
+    "iwant_followup_ms", "opportunistic_graft_ticks", "opportunistic_graft_peers",
+    "peer_exchange", "prune_peers",
     "connections",
 )
 
@@ -212,6 +215,31 @@ def _engine_attack(attack: Any, conn: Connections) -> EngineAttack:
                         liar=~honest if attack.kind == "sybil-liar" else None)
 
 
+def _refuse_early(n: int, topics: int, peers: int, messages: int, ring: int) -> None:
+    """Refuse a size whose engine cannot fit before its connections are drawn.
+
+    Drawing them costs minutes at 100,000 nodes (186 CPU s measured), and the engine's own
+    check (:func:`~hedgerow.protocols.gossipsub.engine.engine_bytes`) comes after.  This one
+    counts the connection entries every node's own dials already make, ``2 n ceil(peers/2)``
+    less the expected share of pairs that dial each other, and no topic peers, so it refuses
+    only what the engine would refuse too.
+
+    Examples
+    --------
+    >>> _refuse_early(1000, 100, 50, 1000, 32)
+    >>> _refuse_early(10**7, 100, 50, 1000, 32)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hedgerow.errors.ParameterError: gossipsub engine (10,000,000 nodes, at least 499,997,499 ...
+    """
+    if n < 2:
+        return
+    k = min(math.ceil(peers / 2), n - 1)
+    nnz = int(2 * n * k * max(0.0, 1.0 - 2.0 * k / (n - 1)))
+    check_memory(f"gossipsub engine ({n:,} nodes, at least {nnz:,} connection entries, "
+                 f"{topics:,} topics)", engine_bytes(n, topics, nnz, k, messages, messages, ring))
+
+
 class GossipSub(ClockProtocol):
     """GossipSub with meshes, heartbeats, gossip and IDONTWANT on the contended network.
 
@@ -220,18 +248,22 @@ class GossipSub(ClockProtocol):
     variant, D, D_lo, D_hi, D_lazy, D_score, D_out, heartbeat_ms, fanout_ttl_ms, mcache_len,
     mcache_gossip, seen_ttl_ms, gossip_factor, prune_backoff_ms, gossip_retransmission,
     max_ihave_length, max_ihave_messages, flood_publish, idontwant_threshold, scoring,
-    graft_on_subscribe, iwant_followup_ms, connections
+    graft_on_subscribe, iwant_followup_ms, opportunistic_graft_ticks,
+    opportunistic_graft_peers, peer_exchange, prune_peers, connections
         The GossipSub parameters declared once in
         :data:`hedgerow.protocols.gossipsub.params.PARAMS` (their defaults are
         the v1.1 specification's; ``docs/gossipsub.md``), checked together by
         :func:`~hedgerow.protocols.gossipsub.params.check_gossipsub`.
-    score_params : {"defaults", "ethereum"}, default "defaults"
+    score_params : {"defaults", "ethereum", "hardening"}, default "defaults"
         With ``scoring``: the score parameters and thresholds of
         :func:`~hedgerow.protocols.gossipsub.params.score_preset` (the
-        variant's, or Ethereum's).
+        variant's, or Ethereum's), or the v1.1 evaluation's.
+    opportunistic_graft_threshold : float, optional
+        With ``scoring``: the opportunistic-graft threshold instead of the
+        score parameters' one (the v1.1 evaluation's ``oppgraft`` plans).
     warmup_ms, drain_ms : float
         Simulated time before the first publication and after the last one.
-    header_bytes, message_id_bytes, topic_bytes : float
+    header_bytes, message_id_bytes, topic_bytes, px_record_bytes : float
         The wire sizes (``docs/gossipsub.md``).
 
     Attributes
@@ -256,6 +288,10 @@ class GossipSub(ClockProtocol):
                                "peer-score parameters with scoring: the JS implementation's "
                                "defaults, Ethereum's (score_preset), or the v1.1 evaluation's "
                                "(hardening_score_params)"),
+        "opportunistic_graft_threshold": Float(
+            None, "with scoring: the median mesh score below which a heartbeat grafts "
+            "opportunistically (none: the score parameters' threshold; the v1.1 evaluation's "
+            "oppgraft plans set 1 or 10)", optional=True),
         "warmup_ms": Float(10000.0, "simulated time before the first publication", low=0.0,
                            unit="ms"),
         "drain_ms": Float(60000.0, "simulated time after the last publication", low=0.0,
@@ -264,6 +300,9 @@ class GossipSub(ClockProtocol):
                               unit="bytes"),
         "message_id_bytes": Float(20.0, "bytes of a message id", low=1.0, unit="bytes"),
         "topic_bytes": Float(40.0, "bytes of a topic name", low=1.0, unit="bytes"),
+        "px_record_bytes": Float(215.0, "bytes of one peer-exchange record in a PRUNE (an "
+                                 "Ed25519 peer id and its signed peer record)", low=0.0,
+                                 unit="bytes"),
     }
 
     def _check(self, values: dict[str, Any]) -> None:
@@ -274,7 +313,8 @@ class GossipSub(ClockProtocol):
     def _settings(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """The engine's settings of checked parameter values."""
         s = {CASE_PARAMS.get(k, k): values[k] for k in ENGINE_PARAMS if k != "connections"}
-        for k in ("warmup_ms", "header_bytes", "message_id_bytes", "topic_bytes"):
+        for k in ("warmup_ms", "header_bytes", "message_id_bytes", "topic_bytes",
+                  "px_record_bytes"):
             s[k] = values[k]
         return s
 
@@ -316,6 +356,8 @@ class GossipSub(ClockProtocol):
         subs = interest_matrix(instance.masks, instance.n_topics)
         plan = None if attack is None else attack.sybil
         if plan is None:
+            _refuse_early(instance.n_nodes, instance.n_topics, values["connections"],
+                          len(publications), int(settings(s)["idontwant_memory"]))
             conn = random_connections(instance.n_nodes, values["connections"],
                                       streams.stream("connections"), subs,
                                       topic_peers=values["D"])
@@ -341,6 +383,10 @@ class GossipSub(ClockProtocol):
                     "ethereum" if values["score_params"] == "ethereum" else s["variant"],
                     instance.n_topics)
             s["gossip_threshold"], s["publish_threshold"] = thresholds.gossip, thresholds.publish
+            s["accept_px_threshold"] = thresholds.accept_px
+            s["opportunistic_graft_threshold"] = (
+                thresholds.opportunistic_graft if values["opportunistic_graft_threshold"] is None
+                else values["opportunistic_graft_threshold"])
             score_fn = EngineScore(params, ip_group)
         delay = edge_delays(conn.indptr, conn.indices, latency)
         engine_attack = None
@@ -354,9 +400,14 @@ class GossipSub(ClockProtocol):
     def heartbeat_bounds(self, engine: Any) -> list[str]:
         """Every subscribed node's mesh within ``[d_lo, d_hi]`` right after a heartbeat, unless
         fewer than ``d_lo`` subscribed peers could be grafted (connected, the connection open,
-        not backed off); sybils keep no bounds and are not checked."""
+        not backed off); sybils keep no bounds and are not checked.  With scoring (v1.1),
+        an opportunistic graft may leave a mesh up to ``opportunistic_graft_peers`` above
+        ``D_hi`` until the next heartbeat prunes it, as go-libp2p-pubsub's does."""
         values = self.checked()
         d_lo, d_hi = values["D_lo"], values["D_hi"]
+        hi_ok = d_hi
+        if values["scoring"] and values["variant"] != "v1.0":
+            hi_ok += values["opportunistic_graft_peers"]
         deg = engine.mesh_degree()
         flags = engine.mesh_flags()
         back = engine.backoff_until()
@@ -375,7 +426,7 @@ class GossipSub(ClockProtocol):
         spare = np.zeros_like(deg)
         np.add.at(spare, row, free.astype(np.int64))
         out = []
-        bad_hi = sub & (deg > d_hi)
+        bad_hi = sub & (deg > hi_ok)
         bad_lo = sub & (deg < d_lo) & (spare > 0)
         for v, t in np.argwhere(bad_hi)[:3]:
             out.append(f"node {v} topic {t}: mesh {deg[v, t]} > D_hi {d_hi}")

@@ -61,6 +61,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from hedgerow.gossip._prefetch import _prefetch
 from hedgerow.model.bitset import popcount64
 
 __all__ = [
@@ -73,6 +74,8 @@ __all__ = [
     "uncovered_topics",
 ]
 
+#: how many candidates ahead the bit-mask gather asks for rows
+_AHEAD = 4
 #: builder name -> kernel code
 BUILDERS = {"greedy": 0, "pd": 1}
 #: primal-dual subscriber choice -> kernel code
@@ -218,11 +221,12 @@ def _open_cover(m, k, cptr, cloc, tptr, tsub, count, target, gain, tree):
 
 
 @njit(cache=True)
-def _unc_gain(gc, c, unc, nw):
-    """Uncovered topics of candidate ``c``: its words ``gc[c]`` against ``unc``."""
+def _unc_gain(nzq, nzx, nnz, c, unc):
+    """Uncovered topics of candidate ``c``: its non-zero words ``nzx[c, :nnz]`` (words
+    ``nzq[c, :nnz]``) against ``unc``."""
     g = 0
-    for q in range(nw):
-        g += popcount64(gc[c, q] & unc[q])
+    for z in range(nnz):
+        g += popcount64(nzx[c, z] & unc[nzq[c, z]])
     return g
 
 
@@ -230,14 +234,26 @@ def _unc_gain(gc, c, unc, nw):
 def _build_pd_bits(vtopics, cands, masks, lam, pick, draws, load):
     """The primal-dual multi-cover of :func:`_build_core` on bit masks, with its choices.
 
-    The candidates' words that ``vtopics`` touches are gathered once into
-    ``gt`` (word-major, so one topic's subscribers are a contiguous row); the
-    step's subscribers of the random topic come from one scan of that row,
-    and a candidate's gain (its uncovered topics) is counted only when a tie
-    among tight subscribers needs it.  No per-candidate topic lists are built.
-    The members, their order and the draws used are those of
-    :func:`_build_core` (``tests/protocols/omen/test_backups.py``).
-    Returns the members and how many of them hold each topic of ``vtopics``.
+    The candidates' words that ``vtopics`` touches are gathered once: word-major
+    into ``gt`` (so one topic's holders, a bit set over the candidates, come
+    from one vectorised pass over a row) and, per candidate, only its non-zero
+    words (``nzq`` the word, ``nzx`` its bits; written without branches).  A
+    step's free subscribers of the random topic are the set bits of
+    ``holders[t] & ~taken``, in candidate order.  The members' counts are
+    bit-sliced counters, one slice per bit of ``lam`` and one bit per topic, so
+    adding a member is a few word operations on each of its non-zero words
+    (only its still uncovered topics are counted), and the topics it covers
+    are those whose counter now equals their target; each is taken out of the
+    Fenwick tree of uncovered topics (the r-th in topic order).  A candidate's
+    gain (its uncovered topics) is counted only when a tie among tight
+    subscribers needs it.  The members, their order and the draws used are
+    those of :func:`_build_core` (``tests/protocols/omen/test_backups.py``).
+
+    Returns the members and, for each topic of ``vtopics``, how many of them
+    hold it, counted up to the topic's target ``min(available, lam)``: a
+    topic's count stops once it is covered, which the ready test cannot tell
+    apart, since it compares the count with at most ``lam`` and a topic whose
+    target is below ``lam`` has all its holders counted.
     """
     m = len(vtopics)
     k = len(cands)
@@ -257,13 +273,33 @@ def _build_pd_bits(vtopics, cands, masks, lam, pick, draws, load):
         bits[nw - 1] |= one << np.uint64(vtopics[i] & 63)
         word_of[i] = nw - 1
     gt = np.empty((nw, k), np.uint64)
-    gc = np.empty((k, nw), np.uint64)  # the same words, candidate-major
+    nzq = np.empty((k, nw), np.int64)  # candidate c's non-zero words: nzq[c, :nnz[c]]
+    nzx = np.empty((k, nw), np.uint64)  # and their bits
+    nnz = np.empty(k, np.int64)
+    # the first word of each 8-word block the words fall in: the gather asks for these
+    # blocks of the candidate _AHEAD places on, so that the rows of several candidates
+    # are on their way at once (a hint: no result depends on it)
+    ahead = np.empty(nw, np.int64)
+    n_ahead = 0
+    for q in range(nw):
+        if n_ahead == 0 or (words[q] >> 3) != (ahead[n_ahead - 1] >> 3):
+            ahead[n_ahead] = words[q]
+            n_ahead += 1
+    n_col = masks.shape[1]
     for c in range(k):
+        if c + _AHEAD < k:
+            row = cands[c + _AHEAD] * n_col
+            for y in range(n_ahead):
+                _prefetch(masks, row + ahead[y])
         v = cands[c]
+        z = 0
         for q in range(nw):
             x = masks[v, words[q]] & bits[q]
             gt[q, c] = x
-            gc[c, q] = x
+            nzq[c, z] = q
+            nzx[c, z] = x
+            z += x != 0
+        nnz[c] = z
     # holders[i]: the candidates holding topic i, as a bit set over candidate indices;
     # only min(avail, lam) of its size is used
     kw = (k + 63) >> 6
@@ -280,15 +316,26 @@ def _build_pd_bits(vtopics, cands, masks, lam, pick, draws, load):
             holders[i, w] = acc
             a += popcount64(acc)
         target[i] = min(a, lam)
-    count = np.zeros(m, np.int64)
+    # bit-sliced counts and targets: bit s of topic i's value is bit (vtopics[i] & 63) of
+    # slice s of its word; the counts stay below 2**n_sl as they stop at the targets
+    n_sl = 1
+    while (1 << n_sl) <= lam:
+        n_sl += 1
+    cnt = np.zeros((nw, n_sl), np.uint64)
+    tgt = np.zeros((nw, n_sl), np.uint64)
     unc = np.zeros(nw, np.uint64)
     tree = np.zeros(m + 1, np.int64)
     n_unc = 0
     for i in range(m):
+        q = word_of[i]
+        b = one << np.uint64(vtopics[i] & 63)
+        for s in range(n_sl):
+            if (target[i] >> s) & 1:
+                tgt[q, s] |= b
         if target[i] > 0:
             n_unc += 1
             tree[i + 1] += 1
-            unc[word_of[i]] |= one << np.uint64(vtopics[i] & 63)
+            unc[q] |= b
     for i in range(1, m + 1):
         up = i + (i & -i)
         if up <= m:
@@ -302,11 +349,11 @@ def _build_pd_bits(vtopics, cands, masks, lam, pick, draws, load):
     free = np.empty(k, np.int64)
     tight = np.empty(k, np.int64)
     n_out = 0
-    d = 0
+    d = 0  # the next draw, d % len(draws) kept without a division
     n_draws = len(draws)
     while n_unc > 0:
-        t = _fenwick_select(tree, int(draws[d % n_draws] * n_unc))
-        d += 1
+        t = _fenwick_select(tree, int(draws[d] * n_unc))
+        d = d + 1 if d + 1 < n_draws else 0
         # the free subscribers of t, in candidate order, and their least slack
         n_free = 0
         delta = np.inf
@@ -331,30 +378,30 @@ def _build_pd_bits(vtopics, cands, masks, lam, pick, draws, load):
                 if slack[c] <= tol:
                     tight[n_tight] = c
                     n_tight += 1
-            off = int(draws[d % n_draws] * n_tight)
-            d += 1
+            off = int(draws[d] * n_tight)
+            d = d + 1 if d + 1 < n_draws else 0
             if n_tight == 1:
                 best = tight[0]  # any gain beats the initial -1
             else:
                 best_gain = -1
                 for y in range(n_tight):
                     c = tight[(off + y) % n_tight]
-                    g = _unc_gain(gc, c, unc, nw)
+                    g = _unc_gain(nzq, nzx, nnz[c], c, unc)
                     if g > best_gain:
                         best_gain = g
                         best = c
         elif pick == 0:
-            r = int(draws[d % n_draws] * n_free)
-            d += 1
+            r = int(draws[d] * n_free)
+            d = d + 1 if d + 1 < n_draws else 0
             if n_free:
                 best = free[r]
         else:
-            off = int(draws[d % n_draws] * n_free)
-            d += 1
+            off = int(draws[d] * n_free)
+            d = d + 1 if d + 1 < n_draws else 0
             best_gain = 0
             for y in range(n_free):
                 c = free[(off + y) % n_free]
-                g = _unc_gain(gc, c, unc, nw)
+                g = _unc_gain(nzq, nzx, nnz[c], c, unc)
                 if g > best_gain:
                     best_gain = g
                     best = c
@@ -363,17 +410,34 @@ def _build_pd_bits(vtopics, cands, masks, lam, pick, draws, load):
         taken[best >> 6] |= one << np.uint64(best & 63)
         out[n_out] = cands[best]
         n_out += 1
-        for q in range(nw):
-            x = gc[best, q]
-            while x:
-                low = x & (~x + one)
-                x ^= low
-                i = base[q] + popcount64(bits[q] & (low - one))
-                count[i] += 1
-                if count[i] == target[i]:
+        # count the member on its still uncovered topics, word by word (a ripple-carry add
+        # of one bit per topic); the topics whose count reaches the target are covered
+        for z in range(nnz[best]):
+            q = nzq[best, z]
+            x = nzx[best, z] & unc[q]
+            carry = x
+            eq = ~np.uint64(0)
+            for s in range(n_sl):
+                old = cnt[q, s]
+                now = old ^ carry
+                carry = old & carry
+                cnt[q, s] = now
+                eq &= ~(now ^ tgt[q, s])
+            done = eq & x
+            if done:
+                unc[q] &= ~done
+                while done:
+                    low = done & (~done + one)
+                    done ^= low
                     n_unc -= 1
-                    _fenwick_add(tree, i, -1)
-                    unc[q] &= ~low
+                    _fenwick_add(tree, base[q] + popcount64(bits[q] & (low - one)), -1)
+    count = np.zeros(m, np.int64)
+    for i in range(m):
+        sh = np.uint64(vtopics[i] & 63)
+        val = 0
+        for s in range(n_sl):
+            val |= int((cnt[word_of[i], s] >> sh) & one) << s
+        count[i] = val
     return out[:n_out], count
 
 

@@ -62,8 +62,9 @@ times), each row by a lower bound kept from its last scan (the smaller of its
 cached best and its best entry below the old threshold), so a row is looked
 at only when it reaches the top, and its cache still answers when its best
 beats every formerly ineligible entry.  Keys of the threshold rule are int32
-when exact (int16 contributions, degrees below 65,535).  Memory: the ``|S|²`` contribution matrix
-(int16 while fewer than 32,767 topics are involved: 200 MB at 10,000 nodes)
+when exact (int8 or int16 contributions, degrees below 65,535).  Memory: the ``|S|²``
+contribution matrix (int8 while fewer than 127 topics are involved: 100 MB at 10,000 nodes;
+int16 below 32,767 topics)
 plus ``24 K`` bytes per subset node for the row caches.
 
 Examples
@@ -186,7 +187,7 @@ def _select(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, size, n_top
     """:func:`select_compiled` with this module's settings; ``(pairs, counters)``."""
     out, phi0, dec, cnt = select_compiled(
         mode, rho, fixed, np.uint64(seed), C, deg, nodes, ptr, top, parent, size, n_topics,
-        _CACHE_K, bool(_COMPACT and C.dtype == np.int16))
+        _CACHE_K, bool(_COMPACT and C.dtype in (np.int8, np.int16)))
     counts = dict(phi0=int(phi0), decrements=int(dec), scans=int(cnt[0]),
                   cache_hits=int(cnt[1]), max_scans=int(cnt[2]), thresholds=int(cnt[3]))
     return out, counts
@@ -268,7 +269,8 @@ def tco_augment(masks, nodes, edges, *, rule, rho=1.0, rng, topics=None, degrees
     size = np.ones(n_slots, dtype=np.int64)
     if edges.shape[0]:
         K.union_edges(ptr, top, parent, size, edges[:, 0].copy(), edges[:, 1].copy())
-    dtype = np.int16 if n_rel < 32767 else np.int32
+    # a contribution counts topics, at most n_rel: one byte per pair below 127 topics
+    dtype = np.int8 if n_rel < 127 else np.int16 if n_rel < 32767 else np.int32
     check_memory(f"{rule} on {s:,} nodes (its {s:,} x {s:,} contribution matrix)",
                  tco_matrix_bytes(s, n_rel))
     C = np.zeros((s, s), dtype=dtype)

@@ -135,6 +135,51 @@ def subset_table(n_slots: int, k: int) -> np.ndarray:
     return np.asarray(rows, dtype=np.int64).reshape(len(rows), k)
 
 
+#: bytes of one chunk of rows of Topiary's exploration (ω, the allowed mask and ω as float64:
+#: 13 bytes per pair of nodes), so 100,000 nodes take about 200 rows at a time
+_CHUNK_BYTES = 256 * 2**20
+
+
+def _explore(plus: np.ndarray, interest: np.ndarray, linked: np.ndarray, out: np.ndarray,
+             n_take: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Draw each node's ``n_take`` exploration peers ``∝ ω`` (eq. 10), a chunk of rows at a time.
+
+    ``ω[v, u] = |σ_u ∩ σ_v^+|`` is computed for one chunk of rows ``v`` at once (``float32``
+    counts of topics, exact), never for all ``n x n`` pairs; a node is not drawn by itself, by
+    a node it is linked to (``linked``) or by a node it already links to (``out``).  The
+    uniforms are drawn once for every row, as one :func:`weighted_sample` call over the whole
+    ``n x n`` table draws them, so the peers are the same whatever the chunk size.
+
+    Examples
+    --------
+    >>> plus = np.array([[True, False], [False, True], [True, True]])
+    >>> linked = np.zeros((3, 3), dtype=bool)
+    >>> out = np.full((3, 1), -1)
+    >>> _explore(plus, plus, linked, out, np.array([1, 1, 0]), np.random.default_rng(0)).tolist()
+    [[2], [2], [-1]]
+    """
+    n = plus.shape[0]
+    width = int(n_take.max()) if n else 0
+    fresh = np.full((n, max(width, 0)), -1, dtype=np.int64)
+    if width <= 0:
+        return fresh
+    u = rng.random((n, width))
+    relays = np.ascontiguousarray(interest.T.astype(np.float32))
+    step = max(1, _CHUNK_BYTES // (13 * n))
+    for a in range(0, n, step):
+        b = min(n, a + step)
+        rows = np.arange(b - a)
+        omega = plus[a:b].astype(np.float32) @ relays
+        allowed = ~linked[a:b]
+        allowed[rows, np.arange(a, b)] = False
+        cur = out[a:b]
+        r, c = np.nonzero(cur >= 0)
+        allowed[r, cur[r, c]] = False
+        got = weighted_sample(omega.astype(np.float64), allowed, n_take[a:b], rng, u=u[a:b])
+        fresh[a:b, :got.shape[1]] = got
+    return fresh
+
+
 class Topiary(AdaptiveProtocol):
     """Topiary (Mao & Bojja Venkatakrishnan 2023): learned neighbour subsets per epoch.
 
@@ -157,8 +202,9 @@ class Topiary(AdaptiveProtocol):
 
     name = "topiary"
     paper = "Mao & Bojja Venkatakrishnan, Topiary, arXiv:2312.06800 (2023)"
-    #: its selection's n x n float32 product of the relays' and the nodes' interests
-    pair_bytes: ClassVar[int] = 4
+    #: none beside the loop's ``linked`` table: its selection scores and samples the nodes in
+    #: chunks of rows (:data:`_CHUNK_BYTES`), not as ``n x n`` arrays
+    pair_bytes: ClassVar[int] = 0
     params = {
         "d": Int(6, "out-degree bound (V-A: 6 on the unit square, 5 on the cities)", low=1,
                  unit="links"),
@@ -301,16 +347,9 @@ class Topiary(AdaptiveProtocol):
         # nodes with an empty σ+ explore by their whole interest
         empty = ~plus.any(axis=1)
         plus[empty] = interest[empty]
-        # ω[v, u] = |σ_u ∩ σ_v^+| for every pair at once
-        omega = plus.astype(np.float32) @ interest.T.astype(np.float32)
-        allowed = ~linked.copy()
-        np.fill_diagonal(allowed, False)
-        rows_k = np.repeat(np.arange(n), out.shape[1])
-        cur = out.reshape(-1)
-        allowed[rows_k[cur >= 0], cur[cur >= 0]] = False
         n_kept = (kept >= 0).sum(axis=1)
         n_take = np.where(update, d - n_kept, 0)
-        fresh = weighted_sample(omega.astype(np.float64), allowed, n_take, rng)
+        fresh = _explore(plus, interest, linked, out, n_take, rng)
         new_out = np.full_like(out, -1)
         for_update = np.concatenate([kept, fresh], axis=1)
         # left-pack: valid entries first, keep order
