@@ -65,6 +65,10 @@ def quick_spec(data: dict[str, Any], named: Named) -> dict[str, Any]:
     ('e-quick', {'a': [1]}, [1], 5)
     >>> [v["label"] for v in q["sweep"]["variants"]]
     ['q']
+    >>> q = quick_spec(d, Named("e.yaml", "e", Quick(overrides={"q": {"scenario.run.epochs": 4}}),
+    ...                1, 1))
+    >>> q["sweep"]["variants"][1]
+    {'label': 'q', 'overrides': {'scenario.run.epochs': 4}}
     """
     data = json.loads(json.dumps(data))
     q = named.quick
@@ -81,6 +85,12 @@ def quick_spec(data: dict[str, Any], named: Named) -> dict[str, Any]:
         sweep["variants"] = keep
     for k, v in q.scenario.items():
         _set_dotted(data.setdefault("scenario", {}), k, v)
+    for label, keys in q.overrides.items():
+        hit = [v for v in sweep.get("variants", []) if v["label"] == label]
+        if not hit:
+            raise HedgerowError(f"{named.spec}: quick overrides name no variant {label!r}")
+        for v in hit:
+            v.setdefault("overrides", {}).update(keys)
     return data
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from hedgerow.errors import ParameterError
 from hedgerow.protocols.goldfish.complete import build_problem, completed, loss, solve
 from hedgerow.protocols.goldfish.matrix import INFEASIBLE, classify, window_matrix
 
@@ -194,3 +195,74 @@ def test_the_dense_trailing_block_changes_only_rounding():
             np.testing.assert_allclose(fast.c, plain.c, atol=1e-6)
             if steps < 500:
                 assert fast.steps == plain.steps
+
+
+def _large(seed):
+    """A window above SPARSE_ROWS rows (the sparse factor's), planted with noise."""
+    from hedgerow.protocols.goldfish.complete import SPARSE_ROWS
+
+    wm, _ = planted(seed, n_pub=30, q=14, width=9, per_epoch=SPARSE_ROWS // 3 + 20)
+    wm.values[wm.observed] += np.random.default_rng(seed).uniform(0, 30, wm.observed.sum())
+    return build_problem(wm, classify(wm, k=2))
+
+
+def test_the_numba_minimum_degree_order_factors_like_superlus():
+    """md_order is a permutation whose factor is within 25% of SuperLU's multiple minimum
+    degree's, and solving in it changes only rounding: the same iterates step by step, the
+    converged loss within 1e-8."""
+    from hedgerow.protocols.goldfish.complete import (
+        _lower_pattern,
+        _pattern_edges,
+        _sparse_symbolic,
+        _var_terms,
+        min_degree_order,
+    )
+
+    for seed in range(3):
+        prob = _large(seed)
+        start, terms = _var_terms(prob.var, prob.n_vars)
+        ea, eb = _pattern_edges(prob.row, prob.nbr, prob.var, start, terms)
+        nnz = {}
+        for order in ("mmd", "md"):
+            pos = min_degree_order(prob, order)
+            assert sorted(pos.tolist()) == list(range(prob.n_rows))
+            aptr, aidx = _lower_pattern(ea, eb, pos, prob.n_rows)
+            nnz[order] = int(_sparse_symbolic(aptr, aidx, prob.n_rows)[1][-1])
+        assert nnz["md"] <= 1.25 * nnz["mmd"]
+        for steps in (1, 3, 8, 500):
+            md = solve(prob, max_steps=steps, order="md")
+            mmd = solve(prob, max_steps=steps)
+            np.testing.assert_allclose(md.loss, mmd.loss, rtol=1e-8)
+            if steps < 500:
+                assert md.steps == mmd.steps
+    with pytest.raises(ParameterError, match="order"):
+        min_degree_order(_large(0), "amd")
+
+
+def test_the_fast_completion_stays_within_2e_3_of_a_converged_solve():
+    """completion="mm-fast" (FAST_MM: a looser stop, a faster ε schedule, over-relaxed steps,
+    the numba order) against a long solve, on paper-sized and large windows: within 2e-3 of
+    the converged loss (the default stop: within 1e-4)."""
+    from hedgerow.protocols.goldfish.complete import FAST_MM
+
+    probs = [build_problem(wm, classify(wm, k=2)) for wm in map(varied, range(30))]
+    probs += [_large(seed) for seed in range(3)]
+    worst = 0.0
+    for prob in probs:
+        if prob.n_vars == 0:
+            continue
+        fast = solve(prob, **FAST_MM)
+        ref = solve(prob, tol=1e-14, floor=1e-13, shrink=0.5, max_steps=3000)
+        worst = max(worst, fast.loss / ref.loss - 1)
+    assert worst < 2e-3
+
+
+def test_over_relaxation_off_is_the_plain_solver():
+    """relax=1 is the plain MM, bit for bit; relax > 1 keeps a point only when it lowers the
+    loss, so a relaxed solve never ends above its own first step."""
+    prob = _large(1)
+    plain = solve(prob)
+    one = solve(prob, relax=1.0)
+    assert plain.loss == one.loss and np.array_equal(plain.c, one.c)
+    first = solve(prob, max_steps=1)
+    assert solve(prob, relax=1.8).loss <= first.loss

@@ -40,15 +40,18 @@ __all__ = [
 class Quick:
     """How ``--quick`` reduces a spec: replaced grid values, seeds, kept variants, settings.
 
-    ``scenario`` sets dotted keys under the spec's ``scenario`` (``run.epochs``).
-    The quick experiment is named ``<experiment>-quick`` so its rows never mix
-    with the full experiment's.
+    ``scenario`` sets dotted keys under the spec's ``scenario`` (``run.epochs``);
+    ``overrides`` sets keys of one variant's ``overrides`` by its label
+    (``{"goldfish": {"scenario.run.epochs": 4}}``: a variant that sets its own
+    epochs in the full spec).  The quick experiment is named
+    ``<experiment>-quick`` so its rows never mix with the full experiment's.
     """
 
     grid: Mapping[str, Sequence[Any]] = field(default_factory=dict)
     seeds: Sequence[int] | None = None
     labels: Sequence[str] | None = None
     scenario: Mapping[str, Any] = field(default_factory=dict)
+    overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def describe(self) -> str:
         """One line for the report, e.g. ``nodes 1000, 2000; seeds 0``."""
@@ -58,6 +61,8 @@ class Quick:
         if self.labels is not None:
             parts.append(f"series {', '.join(self.labels)}")
         parts += [f"{k.rsplit('.', 1)[-1]} {v}" for k, v in self.scenario.items()]
+        parts += [f"{label}: {k.rsplit('.', 1)[-1]} {v}"
+                  for label, keys in self.overrides.items() for k, v in keys.items()]
         return "; ".join(parts) or "as the full spec"
 
 

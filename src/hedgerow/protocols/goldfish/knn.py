@@ -455,19 +455,308 @@ def _classify_masks(x, obs, dag, k):
     return classes, cells[:s].copy(), nbrs[:s].copy(), wts[:s].copy()
 
 
+#: :func:`classify_cells` keeps every row's K nearest per group at once (the pair sweep) while
+#: ``groups x rows`` stays below this; beyond, one row at a time (:func:`_classify_masks`)
+PAIR_STATE = 4_000_000
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _take(tg, ti, gr, r, fill, gi, i, k):
+    """Insert row ``i`` at distance ``gi`` into row ``r``'s list of group ``gr`` (``tg[gr, :,
+    r]``, ``ti``), which holds ``fill`` rows sorted by distance; rows come in increasing order,
+    so one of equal distance goes after them.  Returns the new fill."""
+    if fill < k:
+        j = fill
+        fill += 1
+    else:
+        j = k - 1
+    while j > 0 and tg[gr, j - 1, r] > gi:
+        tg[gr, j, r] = tg[gr, j - 1, r]
+        ti[gr, j, r] = ti[gr, j - 1, r]
+        j -= 1
+    tg[gr, j, r] = gi
+    ti[gr, j, r] = i
+    return fill
+
+
+@numba.njit(cache=True, nogil=True)
+def _classify_pairs(x, obs, dag, k):
+    """:func:`classify_cells` on windows of at most :data:`MASK_COLUMNS` columns, every pair of
+    rows once.
+
+    :func:`_classify_masks` sweeps row by row, so a pair of rows that each peer a missing column
+    of the other has its distance computed twice (in a window, almost every pair of rows of two
+    epochs).  The distance of a pair is the same bit for bit from either side (the differences
+    change sign exactly; a column only one row observed adds ``+0``), so here every pair of
+    blocks is swept once, ``r`` against the later rows, and the distance is offered to both rows'
+    K nearest, kept for all rows at once (per row and group, by ``(distance, row)``, which
+    makes the order of the offers irrelevant).  The same classes, neighbours and weights as
+    the row sweep and as :func:`classify_dense`.  Windows with more than :data:`PAIR_STATE`
+    groups x rows take the row sweep.
+    """
+    p, q = x.shape
+    one = np.int64(1)
+    nobs = np.zeros(p, dtype=np.int64)
+    om = np.zeros(p, dtype=np.int64)
+    odm = np.zeros(p, dtype=np.int64)
+    dgm = np.zeros(p, dtype=np.int64)
+    coldag = np.zeros(q, dtype=np.bool_)
+    for r in range(p):
+        for j in range(q):
+            if obs[r, j]:
+                nobs[r] += 1
+                om[r] |= one << j
+            if dag[r, j]:
+                coldag[j] = True
+                dgm[r] |= one << j
+            if obs[r, j] or dag[r, j]:
+                odm[r] |= one << j
+    srt = np.argsort(odm, kind="mergesort")
+    gid = np.empty(p, dtype=np.int64)
+    godm = np.empty(p, dtype=np.int64)
+    ng = 0
+    for t in range(p):
+        i = srt[t]
+        if t == 0 or odm[i] != odm[srt[t - 1]]:
+            godm[ng] = odm[i]
+            ng += 1
+        gid[i] = ng - 1
+    if ng * p > PAIR_STATE:
+        return _classify_masks(x, obs, dag, k)
+    classes = np.empty((p, q), dtype=np.int8)
+    miss = np.zeros(p, dtype=np.int64)
+    for r in range(p):
+        for u in range(q):
+            if obs[r, u]:
+                classes[r, u] = _OBS
+            elif dag[r, u]:
+                classes[r, u] = _DAG
+            elif nobs[r] <= 1:
+                classes[r, u] = _INF
+            else:
+                miss[r] |= one << u
+    bstart = np.empty(p + 1, dtype=np.int64)
+    nb = 0
+    for r in range(p):
+        if r == 0 or r - bstart[nb - 1] >= BLOCK_ROWS or (
+                r - bstart[nb - 1] >= 64 and odm[r] != odm[r - 1]):
+            bstart[nb] = r
+            nb += 1
+    bstart[nb] = p
+    bobs = np.zeros(nb, dtype=np.int64)
+    bod = np.zeros(nb, dtype=np.int64)
+    bmiss = np.zeros(nb, dtype=np.int64)
+    x_t = np.ascontiguousarray(x.T)
+    b_t = np.zeros((q, p))
+    for b in range(nb):
+        for r in range(bstart[b], bstart[b + 1]):
+            bmiss[b] |= miss[r]
+            if nobs[r] >= 2:  # a row with fewer observed peers has no distance
+                bobs[b] |= om[r]
+                bod[b] |= odm[r]
+                for j in range(q):
+                    if obs[r, j]:
+                        b_t[j, r] = 1.0
+    bgid = np.full(nb, -1, dtype=np.int64)  # the block's group when all its rows share one
+    bdg = np.zeros(nb, dtype=np.int64)  # the † columns of the block's rows
+    for b in range(nb):
+        bgid[b] = gid[bstart[b]]
+        for r in range(bstart[b], bstart[b + 1]):
+            bdg[b] |= dgm[r]
+            if gid[r] != bgid[b]:
+                bgid[b] = -1
+    # blocks whose rows with a distance all miss the same columns
+    bsame = np.ones(nb, dtype=np.bool_)
+    for b in range(nb):
+        for r in range(bstart[b], bstart[b + 1]):
+            if nobs[r] >= 2 and miss[r] != bmiss[b]:
+                bsame[b] = False
+    dag_t = np.ascontiguousarray(dag.T)
+    # every row's K nearest per group (sorted by distance; the rows are offered in increasing
+    # order), how many were offered, and per column its nearest † row
+    tg = np.full((ng, k, p), np.inf)
+    ti = np.empty((ng, k, p), dtype=np.int64)
+    tn = np.zeros((ng, p), dtype=np.int64)
+    dmin = np.full((q, p), np.inf)
+    cols = np.empty(q, dtype=np.int64)
+    s1 = np.empty(p)
+    cnt = np.empty(p)
+    ss = np.empty(p)
+    g = np.full(p, np.nan)
+    for ba in range(nb):
+        for bb in range(ba, nb):
+            # the rows of bb peer a missing column of ba's rows, or the other way round
+            if bod[bb] & bmiss[ba] == 0 and bod[ba] & bmiss[bb] == 0:
+                continue
+            i1 = bstart[bb + 1]
+            gb = bgid[bb]
+            for r in range(bstart[ba], bstart[ba + 1]):
+                if nobs[r] < 2:
+                    continue
+                mr = miss[r]
+                mine = mr & bod[bb] != 0
+                our = odm[r]
+                theirs = our & bmiss[bb] != 0
+                if not (mine or theirs):
+                    continue
+                i0 = r + 1 if ba == bb else bstart[bb]
+                if i0 >= i1:
+                    continue
+                nr = 0
+                for j in range(q):
+                    if obs[r, j] and bobs[bb] >> j & 1:
+                        cols[nr] = j
+                        nr += 1
+                _block_distances(x_t, b_t, x[r], cols, nr, i0, i1, s1, cnt, ss, g)
+                if mine and gb >= 0:
+                    # one group, every row of it peering a missing column of r: tight loops
+                    valid = 0
+                    for i in range(i0, i1):
+                        if g[i] == g[i]:
+                            valid += 1
+                    fill = min(tn[gb, r], k)
+                    tn[gb, r] += valid
+                    top = tg[gb, k - 1, r]
+                    for i in range(i0, i1):
+                        gi = g[i]
+                        if gi < top:  # nan never enters
+                            fill = _take(tg, ti, gb, r, fill, gi, i, k)
+                            top = tg[gb, k - 1, r]
+                    dm = bdg[bb] & mr
+                    u = 0
+                    while dm:
+                        if dm & 1:
+                            du = dmin[u, r]
+                            for i in range(i0, i1):
+                                if dag_t[u, i] and g[i] < du:
+                                    du = g[i]
+                            dmin[u, r] = du
+                        dm >>= 1
+                        u += 1
+                elif mine:
+                    for i in range(i0, i1):
+                        gi = g[i]
+                        if gi != gi or odm[i] & mr == 0:
+                            continue
+                        gr = gid[i]
+                        n_ = tn[gr, r]
+                        tn[gr, r] = n_ + 1
+                        if n_ < k or gi < tg[gr, k - 1, r]:
+                            _take(tg, ti, gr, r, min(n_, k), gi, i, k)
+                        dm = dgm[i] & mr
+                        u = 0
+                        while dm:
+                            if dm & 1 and gi < dmin[u, r]:
+                                dmin[u, r] = gi
+                            dm >>= 1
+                            u += 1
+                if theirs and bsame[bb]:
+                    # every row of bb with a distance misses the same columns, one of them
+                    # peered by r: tight loops
+                    gr = gid[r]
+                    tnr = tn[gr]
+                    kth = tg[gr, k - 1]
+                    for i in range(i0, i1):
+                        tnr[i] += g[i] == g[i]
+                    for i in range(i0, i1):
+                        gi = g[i]
+                        if gi < kth[i]:  # inf until K were offered
+                            _take(tg, ti, gr, i, min(tnr[i] - 1, k), gi, r, k)
+                    dm = dgm[r] & bmiss[bb]
+                    u = 0
+                    while dm:
+                        if dm & 1:
+                            du_ = dmin[u]
+                            for i in range(i0, i1):
+                                gi = g[i]
+                                du_[i] = gi if gi < du_[i] else du_[i]
+                        dm >>= 1
+                        u += 1
+                elif theirs:
+                    # r offered to the later rows it peers a missing column of
+                    gr = gid[r]
+                    tnr = tn[gr]
+                    kth = tg[gr, k - 1]
+                    for i in range(i0, i1):  # counts first: this loop vectorises
+                        tnr[i] += (g[i] == g[i]) & (our & miss[i] != 0)
+                    for i in range(i0, i1):
+                        gi = g[i]
+                        if gi < kth[i] and our & miss[i] != 0:  # inf until K were offered
+                            _take(tg, ti, gr, i, min(tnr[i] - 1, k), gi, r, k)
+                    dm = dgm[r]
+                    u = 0
+                    while dm:
+                        if dm & 1:
+                            du_ = dmin[u]
+                            for i in range(i0, i1):
+                                if miss[i] >> u & 1 and g[i] < du_[i]:
+                                    du_[i] = g[i]
+                        dm >>= 1
+                        u += 1
+    cells = np.empty((p * q, 2), dtype=np.int64)
+    nbrs = np.full((p * q, k), -1, dtype=np.int64)
+    wts = np.zeros((p * q, k))
+    s = 0
+    bg = np.empty(k)
+    bi = np.empty(k, dtype=np.int64)
+    for r in range(p):
+        mr = miss[r]
+        if mr == 0:
+            continue
+        for u in range(q):
+            if not (mr >> u & 1):
+                continue
+            nc = 0
+            cnt_ = 0
+            for gr in range(ng):
+                if not (godm[gr] >> u & 1) or tn[gr, r] == 0:
+                    continue
+                nc += tn[gr, r]
+                for t in range(min(k, tn[gr, r])):
+                    gi = tg[gr, t, r]
+                    i = ti[gr, t, r]
+                    if cnt_ < k:
+                        j = cnt_
+                        cnt_ += 1
+                    elif gi < bg[k - 1] or (gi == bg[k - 1] and i < bi[k - 1]):
+                        j = k - 1
+                    else:
+                        break
+                    while j > 0 and (bg[j - 1] > gi or (bg[j - 1] == gi and bi[j - 1] > i)):
+                        bg[j] = bg[j - 1]
+                        bi[j] = bi[j - 1]
+                        j -= 1
+                    bg[j] = gi
+                    bi[j] = i
+            if nc == 0:
+                classes[r, u] = _INF
+                continue
+            take = cnt_
+            gk = bg[take - 1]
+            if coldag[u] and (nc < k or dmin[u, r] <= gk):
+                classes[r, u] = _AMB
+                continue
+            classes[r, u] = _EST
+            _write_cell(cells, nbrs, wts, s, r, u, bi, bg, take)
+            s += 1
+    return classes, cells[:s].copy(), nbrs[:s].copy(), wts[:s].copy()
+
+
 def classify_cells(x, obs, dag, k):
     """Cell classes and the K nearest peering rows of every estimable cell.
 
     Returns ``(classes, cells, neighbours, weights)`` (see
     :class:`hedgerow.protocols.goldfish.matrix.Classified`).
 
-    One sweep per row with missing cells: its distances to the rows that peer one of its
-    missing columns (blocks of rows peering none are skipped: a window's epoch peers the same
-    columns in every row, and a cell is missing where its epoch had no such peer), each group
-    of rows peering the same columns keeping its K nearest, then per missing column the
-    groups' lists merged.  The distances are those of :func:`row_distances` bit for bit, and
-    classes, neighbours and weights equal :func:`classify_dense`'s (the tests hold both on
-    random and real windows); no ``(p, p)`` matrix is built.
+    Every row with missing cells needs its distances to the rows that peer one of its missing
+    columns (blocks of rows peering none are skipped: a window's epoch peers the same columns
+    in every row, and a cell is missing where its epoch had no such peer); each group of rows
+    peering the same columns keeps its K nearest, and per missing column the groups' lists
+    are merged.  Every pair of blocks is swept once and each distance offered to both of its
+    rows (:func:`_classify_pairs`; one row at a time, :func:`_classify_masks`, when the
+    per-row lists would be too large).  The distances are those of :func:`row_distances` bit
+    for bit, and classes, neighbours and weights equal :func:`classify_dense`'s (the tests
+    hold both on random and real windows); no ``(p, p)`` matrix is built.
 
     Examples
     --------
@@ -479,4 +768,4 @@ def classify_cells(x, obs, dag, k):
     """
     if x.shape[1] > MASK_COLUMNS:
         return classify_dense(x, obs, dag, k)[:4]
-    return _classify_masks(x, obs, dag, k)
+    return _classify_pairs(x, obs, dag, k)
