@@ -88,7 +88,7 @@ def build(args: argparse.Namespace) -> tuple[GossipSubEngine, np.ndarray, float]
             params["gossip_threshold"], params["publish_threshold"] = th.gossip, th.publish
             params["opportunistic_graft_threshold"] = th.opportunistic_graft
             params["accept_px_threshold"] = th.accept_px
-            score_fn = EngineScore(sp)
+            score_fn = EngineScore(sp, native=not args.score_in_python)
     else:
         params = {"variant": args.variant, "d": 8, "d_lo": 6, "d_hi": 12, "d_lazy": 6,
                   "d_score": 4, "d_out": 2, "warmup_ms": warm,
@@ -121,6 +121,10 @@ def main() -> None:
                     help="print wall, CPU and memory every this many simulated seconds "
                          "(stderr; each piece starts the heartbeats' order of the nodes "
                          "afresh, so the run is another draw of the same model)")
+    ap.add_argument("--score-in-python", action="store_true",
+                    help="with scoring: the reference path (the kernel stops before every "
+                         "heartbeat and EngineScore scores every slot in numpy) instead of the "
+                         "kernel's own scores; the same run, for a before/after ratio")
     ap.add_argument("--keep-arrivals", action="store_true",
                     help="keep every message's arrival row for the whole run")
     ap.add_argument("--json", default=None)
@@ -160,6 +164,7 @@ def main() -> None:
                 f"{' preset' if args.preset else ''}: {args.nodes} nodes, {args.topics} topics, "
                 f"{args.peers} connections, "
                 f"heartbeats {args.heartbeat_phase}, "
+                f"{'scores in Python, ' if args.score_in_python else ''}"
                 f"{args.subs} per node, 1 msg/s/topic of {args.size:.0f} B, "
                 f"{args.minutes} simulated min",
         "build_s": round(t_build, 2),

@@ -24,7 +24,7 @@ from hedgerow.protocols.gossipsub.protocol import EngineScore
 from hedgerow.protocols.gossipsub.scoring import PeerScoreParams, TopicScoreParams
 
 
-def _score(*, activation_ms=3000.0, ips=None, colocation=False, p7=0.0):
+def _score(*, activation_ms=3000.0, ips=None, colocation=False, p7=0.0, native=True):
     """The evaluation's score parameters with a short P3 activation (a small world's run)."""
     base = hardening_score_params(1, colocation=colocation)
     tp = base.topics[0]
@@ -38,13 +38,13 @@ def _score(*, activation_ms=3000.0, ips=None, colocation=False, p7=0.0):
         "decay_interval_ms", "decay_to_zero", "retain_score_ms")},
         "topics": (TopicScoreParams(**fields),), "behaviour_penalty_weight": p7,
         "behaviour_penalty_decay": 0.9 if p7 else 0.0})
-    return EngineScore(params, ips)
+    return EngineScore(params, ips, native=native)
 
 
 def _world(*, honest=40, sybils=6, degree=None, target=None, scoring=False, seed=1,
            messages=120, rate_ms=100.0, start=2000.0, join_ms=0.0, honest_join_ms=0.0,
            after_ms=0.0, censor=False, ips=0, log=0, target_dials=True, liar=False, p7=0.0,
-           **params):
+           native=True, **params):
     """``honest`` nodes on random connections (12 each), then ``sybils`` each dialing
     ``degree`` uniform honest nodes (or only ``target``); one topic, every node subscribed.
     ``target_dials=False``: the target's honest peers dialed it (none is outbound for it)."""
@@ -83,7 +83,7 @@ def _world(*, honest=40, sybils=6, degree=None, target=None, scoring=False, seed
             g = np.full(n, -1, dtype=np.int64)
             g[is_sybil] = np.arange(sybils) % ips
             group = g[conn.indices]
-        score_fn = _score(ips=group, colocation=bool(ips), p7=p7)
+        score_fn = _score(ips=group, colocation=bool(ips), p7=p7, native=native)
         s.update(scoring=True, gossip_threshold=HARDENING_THRESHOLDS.gossip,
                  publish_threshold=HARDENING_THRESHOLDS.publish, mesh_window_ms=5.0)
     delay = np.full(conn.nnz, 20.0)
@@ -270,3 +270,28 @@ def test_without_scoring_no_promise_is_tracked():
     eng, _, _ = _world(liar=True, messages=60)
     eng.run_until(10000.0)
     assert not eng._X[11].any()
+
+
+@pytest.mark.parametrize("kw", [
+    {"messages": 150},                                     # P3's deficit, then P3b on prune
+    {"liar": True, "p7": -1.0, "ips": 1, "messages": 120,  # P6 and P7 (broken promises)
+     "honest_join_ms": 8000.0, "iwant_followup_ms": 1000.0},
+])
+def test_scores_in_the_kernel_equal_the_python_path_under_attack(kw):
+    # the kernel's scores against EngineScore's numpy path, heartbeat by heartbeat, bit for bit
+    fast, _, _ = _world(scoring=True, **kw)
+    ref, _, _ = _world(scoring=True, native=False, **kw)
+    assert fast.score_in_kernel and not ref.score_in_kernel
+    negative = 0
+    for k in range(1, 25):
+        fast.run_until(k * 1000.0)
+        ref.run_until(k * 1000.0)
+        assert np.array_equal(fast._X[8], ref._X[8]), k
+        negative += int((fast._X[8] < 0).sum())
+    assert negative > 0  # the penalties bit
+    a, b = fast.score_counters(), ref.score_counters()
+    for name in ("in_mesh", "mesh_deliveries_active", "first_deliveries", "mesh_deliveries",
+                 "mesh_failure_penalty", "graft_ms", "behaviour_penalty"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert np.array_equal(fast.copies, ref.copies)
+    assert np.array_equal(fast.mesh_flags(), ref.mesh_flags())

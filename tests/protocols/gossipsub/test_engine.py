@@ -261,7 +261,7 @@ def test_scoring_reads_the_engine_counters_at_every_heartbeat():
             calls.append(now_ms)
             return super().__call__(c, now_ms)
 
-    scorer = Watch(params)
+    scorer = Watch(params, native=False)  # the Python path, called at every heartbeat
     eng = GossipSubEngine(subs, conn, 15.0, np.zeros(n), Network.uniform(n), pubs,
                           {"scoring": True, "gossip_threshold": thresholds.gossip,
                            "publish_threshold": thresholds.publish},
@@ -599,3 +599,74 @@ def test_slots_with_scoring_promises_and_churn(churn):
                           slots.counters()["behaviour_penalty"])
     assert full.delivery_summary()["receive_rate"] == slots.delivery_summary()["receive_rate"]
     assert slots.slot_rows == 64 < 150
+
+
+# ---------------------------------------------------------------- scores in the kernel
+
+def _scored_world(native, *, phase="sync", preset="v1.1", T=3, upload=20.0, loss=0.03):
+    from hedgerow.protocols.gossipsub.params import score_preset
+    from hedgerow.protocols.gossipsub.protocol import EngineScore
+
+    rng = np.random.default_rng(5)
+    n = 80
+    subs = rng.random((n, T)) < 0.6
+    conn = random_connections(n, 14, np.random.default_rng(6))
+    topic = rng.integers(0, T, 200)
+    pub = np.array([rng.choice(np.flatnonzero(subs[:, t])) for t in topic])
+    pubs = Publications.create(pub, topic, 3000 + np.sort(rng.random(200)) * 40000, 20000.0)
+    params, thr = score_preset(preset, T)
+    s = {"variant": "v1.2", "scoring": True, "gossip_threshold": thr.gossip,
+         "publish_threshold": thr.publish, "heartbeat_phase": phase,
+         "idontwant_threshold": 1000.0}
+    if preset == "ethereum":
+        s.update(heartbeat_ms=700.0, d=8, d_lo=6, d_hi=12, d_score=6)
+    return GossipSubEngine(subs, conn, np.full(conn.nnz, 15.0), np.zeros(n),
+                           Network.uniform(n, upload=upload, loss=loss), pubs, s,
+                           np.random.default_rng(7), score_fn=EngineScore(params, native=native),
+                           keep_arrivals=False)
+
+
+@pytest.mark.parametrize("kw", [
+    {},
+    {"phase": "random"},
+    {"churn": True},
+    {"preset": "ethereum", "T": 2, "upload": 50.0, "loss": 0.0},
+])
+def test_scores_in_the_kernel_equal_the_python_path(kw):
+    # EngineScore's numpy path (the kernel stopped before every heartbeat) is the reference:
+    # the kernel's own scores equal it bit for bit at every heartbeat, and so does the run
+    kw = dict(kw)
+    churn = kw.pop("churn", False)
+    fast, ref = _scored_world(True, **kw), _scored_world(False, **kw)
+    assert fast.score_in_kernel and not ref.score_in_kernel
+    assert fast.score_counters() is None  # before the first heartbeat
+    values = set()
+    for k in range(1, 46):
+        for eng in (fast, ref):
+            eng.run_until(k * 1000.0)
+            if churn and k in (15, 25):
+                eng.set_online(np.arange(10, 20), False)
+            if churn and k in (20, 30):
+                eng.set_online(np.arange(10, 20), True)
+        assert np.array_equal(fast._X[8], ref._X[8]), k
+        values.update(fast._X[8].tolist())
+    assert len(values) > 10  # scores that move: deliveries, time in mesh, decay
+    _same_run(fast, ref)
+    a, b = fast.score_counters(), ref.score_counters()
+    for name in ("in_mesh", "mesh_deliveries_active", "first_deliveries", "mesh_deliveries",
+                 "mesh_failure_penalty", "graft_ms", "behaviour_penalty"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert fast.delivery_summary() == ref.delivery_summary()
+
+
+#: copies, duplicates, control messages and the sum of the scores after 50 s
+PINNED_ETH = (55335, 45975, 74621, 5224.291159)
+
+
+def test_ethereum_scoring_run_is_unchanged():
+    # pinned with the scores computed by EngineScore's numpy path, before the kernel scored
+    eng = _scored_world(True, preset="ethereum", T=2, upload=50.0, loss=0.0)
+    eng.run_until(50000.0)
+    assert (int(eng.copies.sum()), int(eng.duplicates.sum()), eng.control_messages) == (
+        PINNED_ETH[:3])
+    assert round(float(eng._X[8].sum()), 6) == PINNED_ETH[3]

@@ -27,6 +27,11 @@ HEARTBEAT   ``a`` = heartbeat number; with synchronised phases every node runs i
 NODE_HB     ``a`` = node (random phases only): that node's heartbeat
 ==========  =====================================================================
 
+With peer scoring the kernel marks the slots it counted a first or near-first delivery on
+(``X[17]``) and the connections it penalised (``X[18]``), and with
+``P[P_SCORE_IN_KERNEL]`` computes every connection's score (``X[8]``) at each ``HEARTBEAT``
+itself (:mod:`hedgerow.protocols.gossipsub._scorekernel`, state ``Z``).
+
 A node's message-cache windows are counted by its own heartbeats (``X[16]``),
 so with random phases each node shifts its cache at its own instants.
 
@@ -70,6 +75,8 @@ from typing import Any
 
 import numba
 import numpy as np
+
+from hedgerow.protocols.gossipsub._scorekernel import heartbeat_scores
 
 #: how the per-event helpers are compiled: cached, and without reference counting (numba's
 #: ``_nrt`` option, see the module docstring); a mapping so the type checker reads it as keywords
@@ -121,7 +128,10 @@ P_OG_TICKS, P_OG_PEERS, P_OG_THR = 40, 41, 42
 #: ``P_PX_RECORD_BYTES`` each when ``P_PX`` is set; a receiver takes them from a pruner scored
 #: at least ``P_ACCEPT_PX_THR``
 P_PX, P_PRUNE_PEERS, P_PX_RECORD_BYTES, P_ACCEPT_PX_THR = 43, 44, 45, 46
-N_PARAMS = 47
+#: peer scores computed in the kernel at each heartbeat (:mod:`._scorekernel`, state ``Z``)
+#: instead of by the caller between two calls of :func:`advance`
+P_SCORE_IN_KERNEL = 47
+N_PARAMS = 48
 
 #: an attacker's flags (``G[12]``, per node): ``ATK_SYBIL`` runs the hardening evaluation's
 #: sybil (it grafts every peer it can, accepts every GRAFT, sends no IHAVE, ignores IHAVE and
@@ -508,6 +518,8 @@ def _send_data(G, P, H, S, F, W, X, rs, M, v, e, m, via):
             M[7][m] += 1
             if X[0][slot] and arrive - first <= P[P_MESH_WINDOW]:
                 X[7][slot] += 1
+                if P[P_SCORING] > 0:
+                    X[17][slot] = 1  # a count for the score to read
             if arrive > F[2]:
                 F[2] = arrive
         else:
@@ -1169,7 +1181,7 @@ def _short(H, idb, S, Q, n_events, n_ids):
 
 
 @numba.njit(cache=True)
-def advance(G, P, M, W, X, U, GR, S, F, rs, t_end, stop_at_heartbeat, perm):
+def advance(G, P, M, W, X, U, GR, S, F, rs, t_end, stop_at_heartbeat, perm, Z):
     """Handle every event up to ``t_end``; returns ``(status, grown arrays)``.
 
     ``status`` 0: the heap holds no event at or before ``t_end``; 1: the next
@@ -1192,7 +1204,10 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, t_end, stop_at_heartbeat, perm):
     the message cache and the retransmission table have room for the most
     that step can add, and returns here to grow them when they do not.  When
     an array grows changes no event, so the run is the same as growing them
-    where they fill.
+    where they fill.  With
+    ``P[P_SCORE_IN_KERNEL]`` the scores are brought up to date at every heartbeat
+    (:func:`~hedgerow.protocols.gossipsub._scorekernel.heartbeat_scores` on the state ``Z``),
+    each heartbeat's order drawn from ``0..n-1`` as when the caller scores.
     """
     indptr = G[0]
     n = len(indptr) - 1
@@ -1207,7 +1222,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, t_end, stop_at_heartbeat, perm):
     H, idb, mc_msg, mc_win, RT, RQ = GR
     while True:
         status = _events(G, P, M, W, X, U, (H, idb, mc_msg, mc_win), S, F, rs, RT, RQ, t_end,
-                         stop_at_heartbeat, perm, buf, buf2, Q)
+                         stop_at_heartbeat, perm, buf, buf2, Q, Z)
         if status != 3:
             return status, (H, idb, mc_msg, mc_win, RT, RQ)
         if Q[Q_NEED_HEAP] or Q[Q_NEED_IDS]:
@@ -1224,7 +1239,7 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, t_end, stop_at_heartbeat, perm):
 
 @numba.njit(**_HELPER_JIT)
 def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, perm, buf, buf2,
-            Q):
+            Q, Z):
     """:func:`advance`'s event loop; returns its status, or 3 when an array must grow first
     (what is needed left in ``Q``; nothing of the step that needs it has been done)."""
     indptr, indices, rev, proc, sub, topic_of = G[0], G[1], G[3], G[7], G[6], G[10]
@@ -1248,6 +1263,7 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
     v11 = P[P_VARIANT] >= 1
     idw_on = P[P_VARIANT] >= 2
     scoring = P[P_SCORING] > 0
+    in_kernel = scoring and P[P_SCORE_IN_KERNEL] > 0
     phased = P[P_HB_PHASE] > 0
     atk, conn_up = G[12], G[13]
     limited = P[P_RETRANS] < NO_RETRANS_LIMIT
@@ -1367,6 +1383,8 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                 dupb[w] += size[m] + P[P_HEADER]
                 if mesh_flag[slot] and t - arrival[r, w] <= P[P_MESH_WINDOW]:
                     mesh_del[slot] += 1
+                    if scoring:
+                        X[17][slot] = 1
                 continue
             if arrival[r, w] != np.inf:  # seen, but forgotten (seen_ttl): taken as new again
                 dups[m] += 1
@@ -1377,6 +1395,8 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                 parent[r, w] = sender
                 qdelay[r, w] = qdelay[r, sender] + (c >> 1) * 1e-6
                 first_del[slot] += 1
+                if scoring:
+                    X[17][slot] = 1
             if idw_on and size[m] >= P[P_IDW] and sub[w, tp]:
                 row = w * T + tp
                 if mdeg[row] > 0:  # one id, shared by the copies to every mesh peer
@@ -1484,6 +1504,8 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                 full = False  # refused for a full mesh: the PRUNE may carry PX (go)
                 if v11 and backoff[slot] > t:
                     behaviour[ew] += 1.0
+                    if scoring:
+                        X[18][ew] = 1  # a penalty for the score to read
                     refuse = True
                 elif scoring and score[ew] < 0:
                     refuse = True
@@ -1564,6 +1586,10 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                     S[S_IWANT_SERVED] += 1
                     _send_data(G, P, H, S, F, W, X, rs, M, w, ew, m, 1)
         elif kind == HEARTBEAT:
+            if in_kernel:  # the scores the caller would compute before this heartbeat
+                for i in range(n):
+                    perm[i] = i
+                heartbeat_scores(G[2], sub, X, Z, t, T)
             if scoring:  # broken promises: a P7 penalty each (go's applyIwantPenalties)
                 for e in range(len(indices)):
                     m = prom_m[e]
@@ -1575,6 +1601,7 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                         _unref(M, S, m)
                     elif prom_t[e] <= t:
                         behaviour[e] += 1.0
+                        X[18][e] = 1
                         prom_m[e] = -1
                         _unref(M, S, m)
             if not phased:
@@ -1631,7 +1658,7 @@ def leave(G, X, nodes, T):
 
 @numba.njit(cache=True)
 def advance_churn(G, P, M, W, X, U, GR, S, F, rs, times, states, start, resume,
-                  stop_at_heartbeat, perm, compact):
+                  stop_at_heartbeat, perm, compact, Z):
     """:func:`advance` to each ``times[i]`` from ``i = start`` on, then the online flags set to
     ``states[i]`` (nodes that leave go as :func:`leave` has them; ``compact``: their cache
     entries let go of their slots first); returns ``(status, i, grown arrays)``, ``i`` where a
@@ -1649,7 +1676,8 @@ def advance_churn(G, P, M, W, X, U, GR, S, F, rs, times, states, start, resume,
         if not (resume and i == start):
             for v in range(n):
                 perm[v] = v
-        status, GR = advance(G, P, M, W, X, U, GR, S, F, rs, times[i], stop_at_heartbeat, perm)
+        status, GR = advance(G, P, M, W, X, U, GR, S, F, rs, times[i], stop_at_heartbeat, perm,
+                             Z)
         if status != 0:
             return status, i, GR
         if times[i] > F[0]:

@@ -6,9 +6,11 @@ graph (undirected CSR, each connection's dialer), the publication schedule,
 the contended network (:class:`~hedgerow.dissemination.contended.Network`:
 each node's uplink, the validation delay) and every array of the numba kernel
 (:mod:`hedgerow.protocols.gossipsub._kernel`), and runs it with
-:meth:`~GossipSubEngine.run_until`.  With peer scoring on, the kernel stops
-before every heartbeat and the engine calls the score function on the
-counters (:meth:`~GossipSubEngine.counters`), once per heartbeat.
+:meth:`~GossipSubEngine.run_until`.  With peer scoring on, the kernel brings
+every connection's score up to date at each heartbeat itself
+(:mod:`~hedgerow.protocols.gossipsub._scorekernel`); a score function of its
+own stops the kernel before every heartbeat and is called on the counters
+(:meth:`~GossipSubEngine.counters`), once per heartbeat.
 
 Examples
 --------
@@ -46,7 +48,9 @@ from hedgerow.model.overlay import Overlay
 from hedgerow.params import check_memory
 from hedgerow.protocols.engine_api import Publications
 from hedgerow.protocols.gossipsub import _kernel as K
+from hedgerow.protocols.gossipsub import _scorekernel as ZK
 from hedgerow.protocols.gossipsub.params import VARIANTS
+from hedgerow.protocols.gossipsub.scoring import ScoreCounters
 
 __all__ = [
     "CASE_PARAMS",
@@ -460,7 +464,12 @@ class GossipSubEngine:
     rng : numpy.random.Generator
         The run's stream (one 64-bit draw seeds the kernel's sequence).
     score_fn : callable, optional
-        With ``scoring``: ``score_fn(counters, now_ms)`` at every heartbeat.
+        With ``scoring``: ``score_fn(counters, now_ms)`` at every heartbeat, the kernel
+        stopping before each.  A score function with ``native`` set and its
+        :class:`~hedgerow.protocols.gossipsub.scoring.PeerScoreParams` as ``params``
+        (:class:`~hedgerow.protocols.gossipsub.protocol.EngineScore` by default) is not
+        called: the kernel computes the same scores itself at each heartbeat
+        (:mod:`~hedgerow.protocols.gossipsub._scorekernel`), without stopping.
     log : int, default 0
         Keep a log of the first ``log`` messages sent, data and control
         (:meth:`sent_log`; 0: none).
@@ -535,8 +544,10 @@ class GossipSubEngine:
         self.keep_arrivals = bool(keep_arrivals)
         rows = M if self.keep_arrivals else min(M, _FIRST_SLOTS)
         max_deg = int(np.diff(conn.indptr).max(initial=0))
+        # with scoring, the score's counters of each (connection, topic) slot too (about 55 B)
         check_memory(f"gossipsub engine ({n:,} nodes, {nnz:,} connection entries, {T:,} topics)",
-                     engine_bytes(n, T, nnz, max_deg, rows, M, int(s["idontwant_memory"])))
+                     engine_bytes(n, T, nnz, max_deg, rows, M, int(s["idontwant_memory"]))
+                     + (nnz * T * 55.0 if s["scoring"] else 0.0))
         self.n = n
         self.n_topics = T
         #: ``(n, T)`` bool subscriptions
@@ -634,7 +645,17 @@ class GossipSubEngine:
             np.full(nnz, -1, dtype=np.int32),                       # 14 promised message
             np.full(nnz, np.inf),                                   # 15 promise deadline
             z(n, dtype=np.int64),                                   # 16 own heartbeats run
+            z(nnz * T if s["scoring"] else 0, dtype=np.uint8),      # 17 counted since read
+            z(nnz if s["scoring"] else 0, dtype=np.uint8),          # 18 penalised since read
         )
+        #: scores computed in the kernel at each heartbeat (``score_fn.native``)
+        self.score_in_kernel = bool(s["scoring"]) and ZK.check_native(score_fn)
+        self._P[K.P_SCORE_IN_KERNEL] = float(self.score_in_kernel)
+        if self.score_in_kernel:
+            self._Z = ZK.build_state(score_fn.params, conn.row_of, T,  # type: ignore[union-attr]
+                                     getattr(score_fn, "ip_group", None))
+        else:
+            self._Z = ZK.empty_state()
         ring = max(int(s["idontwant_memory"]), 1)
         self._U = (np.full((nnz, ring), -1, dtype=np.int32), z(nnz, dtype=np.int32),
                    np.full((nnz, ring), np.inf))
@@ -681,12 +702,12 @@ class GossipSubEngine:
     def run_until(self, t_ms: float) -> None:
         """Handle every event (data, control, heartbeats) up to ``t_ms``."""
         t = float(t_ms)
-        scoring = bool(self.settings["scoring"])
+        stop = bool(self.settings["scoring"]) and not self.score_in_kernel
         perm = np.arange(self.n)
         while True:
             status, self._GR = K.advance(
                 self._G, self._P, self._M, self._W, self._X, self._U, self._GR, self._S,
-                self._F, self._rs, t, scoring, perm)
+                self._F, self._rs, t, stop, perm, self._Z)
             if status == 0:
                 break
             if status == 2:  # every message slot taken: twice the rows, the same order
@@ -733,14 +754,14 @@ class GossipSubEngine:
                                  f"{states.shape}", key="churn")
         if len(times) > 1 and (np.diff(times) < 0).any():
             raise ParameterError("churn: the instants must not decrease", key="churn")
-        scoring = bool(self.settings["scoring"])
+        stop = bool(self.settings["scoring"]) and not self.score_in_kernel
         perm = np.arange(self.n)
         start, resume = 0, False
         while True:
             status, start, self._GR = K.advance_churn(
                 self._G, self._P, self._M, self._W, self._X, self._U, self._GR, self._S,
-                self._F, self._rs, times, states, start, resume, scoring, perm,
-                not self.keep_arrivals)
+                self._F, self._rs, times, states, start, resume, stop, perm,
+                not self.keep_arrivals, self._Z)
             if status == 0:
                 break
             resume = True
@@ -846,6 +867,24 @@ class GossipSubEngine:
             "behaviour_penalty": X[11],
             "conn_node": self.connections.row_of,
         }
+
+    def score_counters(self) -> ScoreCounters | None:
+        """The score's counters as of the last heartbeat (copies; ``None`` before the first one
+        or without scoring): the kernel's own with the scores computed in the kernel, else
+        what the score function keeps (``score_fn.counters``, if it keeps any).
+
+        The counters the two paths hold after the same heartbeats are equal
+        (``mesh_time_ms`` apart: the kernel's path does not keep it, the score at an instant
+        reads the graft instants).
+        """
+        if not self.settings["scoring"]:
+            return None
+        if not self.score_in_kernel:
+            return getattr(self.score_fn, "counters", None)
+        if not self._Z[9][ZK.Z_STARTED]:
+            return None
+        return ZK.counters_of(self._Z, self.connections.row_of, self.n_topics,
+                              getattr(self.score_fn, "ip_group", None))
 
     def mesh_degree(self) -> np.ndarray:
         """``(n, T)`` mesh size of every node and topic (fanout size where not subscribed)."""

@@ -97,6 +97,12 @@ class EngineScore:
     ``ip_group`` gives the IP group of every connection's remote peer (P6's
     colocation; ``-1``: its own address).
 
+    With ``native`` (the default) the engine does not call it: its kernel
+    computes the same scores itself at every heartbeat
+    (:mod:`hedgerow.protocols.gossipsub._scorekernel`, equal bit for bit, without
+    stopping before each heartbeat); ``native=False`` keeps this Python path, the
+    reference the kernel's is tested against.
+
     Examples
     --------
     >>> from hedgerow.protocols.gossipsub.scoring import PeerScoreParams, TopicScoreParams
@@ -112,8 +118,11 @@ class EngineScore:
     [3.0, 0.0]
     """
 
-    def __init__(self, params: PeerScoreParams, ip_group: np.ndarray | None = None) -> None:
+    def __init__(self, params: PeerScoreParams, ip_group: np.ndarray | None = None,
+                 native: bool = True) -> None:
         self.params = params
+        #: the engine scores in its kernel instead of calling this object
+        self.native = bool(native)
         #: ``(nnz,)`` the IP group of each connection's remote peer (P6; ``None``: none shared)
         self.ip_group = ip_group
         self.counters: ScoreCounters | None = None
