@@ -192,6 +192,6 @@ def test_help_lists_every_protocol_and_spidercast_parameter(capsys):
     assert main(["build", "--help"]) == 0
     words = set(capsys.readouterr().out.replace(",", " ").split())
     assert set(REGISTRY) <= words
-    names = "kg kr margin adaptive membership heartbeat ties raise_target max_rounds".split()
+    names = "kg kr margin adaptive membership view heartbeat ties raise_target max_rounds".split()
     assert list(REGISTRY["spidercast"].params) == names
     assert set(names) <= words
