@@ -235,15 +235,16 @@ def _block_distances(x_t, b_t, xr, cols, ncols, i0, i1, s1, cnt, ss, g):
 
 
 @numba.njit(cache=True, nogil=True)
-def _classify_masks(x, obs, dag, k):
-    """:func:`classify_cells` on windows of at most :data:`MASK_COLUMNS` columns."""
-    p, q = x.shape
+def _row_masks(obs, dag):
+    """Each row's observed-cell count and its column masks: observed (``om``), observed or
+    dagger, i.e. the columns the row is a peering row of (``odm``), dagger (``dgm``); and
+    which columns hold a dagger cell."""
+    p, q = obs.shape
     one = np.int64(1)
-    classes = np.empty((p, q), dtype=np.int8)
     nobs = np.zeros(p, dtype=np.int64)
-    om = np.zeros(p, dtype=np.int64)  # observed columns
-    odm = np.zeros(p, dtype=np.int64)  # observed or dagger: the columns the row is a peering row of
-    dgm = np.zeros(p, dtype=np.int64)  # dagger columns
+    om = np.zeros(p, dtype=np.int64)
+    odm = np.zeros(p, dtype=np.int64)
+    dgm = np.zeros(p, dtype=np.int64)
     coldag = np.zeros(q, dtype=np.bool_)
     for r in range(p):
         for j in range(q):
@@ -255,8 +256,14 @@ def _classify_masks(x, obs, dag, k):
                 dgm[r] |= one << j
             if obs[r, j] or dag[r, j]:
                 odm[r] |= one << j
-    # candidate groups: the rows peering the same columns (one per epoch of a window); each
-    # keeps its own K nearest rows, merged per missing column
+    return nobs, om, odm, dgm, coldag
+
+
+@numba.njit(cache=True, nogil=True)
+def _groups(odm):
+    """Rows grouped by their peering columns: each row's group id (groups in increasing mask
+    order), each group's mask, and the number of groups."""
+    p = odm.shape[0]
     srt = np.argsort(odm, kind="mergesort")
     gid = np.empty(p, dtype=np.int64)
     godm = np.empty(p, dtype=np.int64)
@@ -267,6 +274,19 @@ def _classify_masks(x, obs, dag, k):
             godm[ng] = odm[i]
             ng += 1
         gid[i] = ng - 1
+    return gid, godm, ng
+
+
+@numba.njit(cache=True, nogil=True)
+def _classify_masks(x, obs, dag, k):
+    """:func:`classify_cells` on windows of at most :data:`MASK_COLUMNS` columns."""
+    p, q = x.shape
+    one = np.int64(1)
+    classes = np.empty((p, q), dtype=np.int8)
+    nobs, om, odm, dgm, coldag = _row_masks(obs, dag)
+    # candidate groups: the rows peering the same columns (one per epoch of a window); each
+    # keeps its own K nearest rows, merged per missing column
+    gid, godm, ng = _groups(odm)
     # blocks of rows: a new one where the peering columns change (past 64 rows) or at
     # BLOCK_ROWS; a row's sweep skips the blocks that peer none of its missing columns
     bstart = np.empty(p + 1, dtype=np.int64)
@@ -496,31 +516,8 @@ def _classify_pairs(x, obs, dag, k):
     """
     p, q = x.shape
     one = np.int64(1)
-    nobs = np.zeros(p, dtype=np.int64)
-    om = np.zeros(p, dtype=np.int64)
-    odm = np.zeros(p, dtype=np.int64)
-    dgm = np.zeros(p, dtype=np.int64)
-    coldag = np.zeros(q, dtype=np.bool_)
-    for r in range(p):
-        for j in range(q):
-            if obs[r, j]:
-                nobs[r] += 1
-                om[r] |= one << j
-            if dag[r, j]:
-                coldag[j] = True
-                dgm[r] |= one << j
-            if obs[r, j] or dag[r, j]:
-                odm[r] |= one << j
-    srt = np.argsort(odm, kind="mergesort")
-    gid = np.empty(p, dtype=np.int64)
-    godm = np.empty(p, dtype=np.int64)
-    ng = 0
-    for t in range(p):
-        i = srt[t]
-        if t == 0 or odm[i] != odm[srt[t - 1]]:
-            godm[ng] = odm[i]
-            ng += 1
-        gid[i] = ng - 1
+    nobs, om, odm, dgm, coldag = _row_masks(obs, dag)
+    gid, godm, ng = _groups(odm)
     if ng * p > PAIR_STATE:
         return _classify_masks(x, obs, dag, k)
     classes = np.empty((p, q), dtype=np.int8)
