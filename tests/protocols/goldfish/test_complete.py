@@ -342,3 +342,41 @@ def test_preconditioned_conjugate_gradients_lower_the_quadratic():
     x = x0.copy()
     _pcg(vals, aptr, aidx, lp, li, lx, n1, ld, b, x, 60, *(np.empty(p) for _ in range(4)))
     np.testing.assert_allclose(x, exact, rtol=1e-8, atol=1e-10)
+
+
+def _md_reference(ea, eb, p):
+    """Minimum degree on Python sets: eliminate a row of least degree (lowest row on ties),
+    join its neighbours into a clique."""
+    adj = [set() for _ in range(p)]
+    for a, b in zip(ea.tolist(), eb.tolist(), strict=True):
+        if a != b:
+            adj[a].add(b)
+            adj[b].add(a)
+    alive, pos = set(range(p)), np.empty(p, dtype=np.int64)
+    for k in range(p):
+        v = min(alive, key=lambda r: (len(adj[r]), r))
+        pos[v] = k
+        alive.discard(v)
+        nb = adj[v]
+        for j in nb:
+            adj[j] |= nb
+            adj[j].discard(j)
+            adj[j].discard(v)
+    return pos
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_minimum_degree_order_is_the_plain_rule(seed):
+    """md_order (rows kept by degree in bit rows) gives the order of the plain rule on sets, on
+    random patterns with repeated entries, isolated rows and a dense core."""
+    from hedgerow.protocols.goldfish.order import md_order
+
+    rng = np.random.default_rng(seed)
+    p = int(rng.integers(2, 300))
+    m = int(rng.integers(0, 3 * p))
+    ea, eb = rng.integers(0, p, m), rng.integers(0, p, m)
+    core = rng.choice(p, size=min(p, 12), replace=False)
+    ca, cb = np.meshgrid(core, core)
+    ea = np.concatenate([ea, eb, ca.ravel()])
+    eb = np.concatenate([eb, ea[:m], cb.ravel()])
+    np.testing.assert_array_equal(md_order(ea, eb, p), _md_reference(ea, eb, p))
