@@ -451,30 +451,42 @@ def _pattern_edges(row, nbr, var, start, order):
 @numba.njit(cache=True)
 def _lower_pattern(ea, eb, pos, p):
     """CSR of the strictly lower triangle of the system in the order ``pos`` (sorted, unique
-    columns per row)."""
-    cnt = np.zeros(p + 1, dtype=np.int64)
-    for j in range(len(ea)):
+    columns per row).  Two counting sorts, by column then by row, so each row's columns come
+    out in increasing order without sorting row by row."""
+    m = len(ea)
+    ccnt = np.zeros(p + 1, dtype=np.int64)
+    rcnt = np.zeros(p + 1, dtype=np.int64)
+    for j in range(m):
         a = pos[ea[j]]
         b = pos[eb[j]]
         if b < a:
-            cnt[a + 1] += 1
+            ccnt[b + 1] += 1
+            rcnt[a + 1] += 1
     for i in range(p):
-        cnt[i + 1] += cnt[i]
-    raw = np.empty(cnt[p], dtype=np.int64)
-    fill = cnt[:-1].copy()
-    for j in range(len(ea)):
+        ccnt[i + 1] += ccnt[i]
+        rcnt[i + 1] += rcnt[i]
+    bycol = np.empty(ccnt[p], dtype=np.int64)  # the rows of each column's entries
+    fill = ccnt[:-1].copy()
+    for j in range(m):
         a = pos[ea[j]]
         b = pos[eb[j]]
         if b < a:
-            raw[fill[a]] = b
-            fill[a] += 1
+            bycol[fill[b]] = a
+            fill[b] += 1
+    raw = np.empty(rcnt[p], dtype=np.int64)
+    rfill = rcnt[:-1].copy()
+    for b in range(p):
+        for x in range(ccnt[b], ccnt[b + 1]):
+            a = bycol[x]
+            raw[rfill[a]] = b
+            rfill[a] += 1
     ptr = np.zeros(p + 1, dtype=np.int64)
-    idx = np.empty(cnt[p], dtype=np.int64)
+    idx = np.empty(rcnt[p], dtype=np.int64)
     k = 0
     for i in range(p):
-        seg = np.sort(raw[cnt[i] : cnt[i + 1]])
         last = -1
-        for b in seg:
+        for x in range(rcnt[i], rcnt[i + 1]):
+            b = raw[x]
             if b != last:
                 idx[k] = b
                 k += 1
