@@ -968,10 +968,10 @@ METHODS = ("mm", "adam")
 #: the sparse factor's row orders: SuperLU's multiple minimum degree, or :func:`md_order`
 ORDERS = ("mmd", "md")
 #: :func:`solve`'s settings in Goldfish's ``completion="mm-fast"``: the stopping step 1e-4
-#: (default 1e-5), ``ε`` shrunk ten-fold a step down to 1e-7 (default five-fold, down to
+#: (default 1e-5), ``ε`` times 0.03 a step down to 1e-7 (default 0.2, down to
 #: 1e-10), over-relaxed steps (up to 3 points a step, each twice as far), the numba row order,
 #: and at most 2 steps in a row on 3 conjugate-gradient steps preconditioned by the last factor
-FAST_MM: dict[str, Any] = {"tol": 1e-4, "floor": 1e-7, "shrink": 0.1, "relax": 1.8, "order": "md",
+FAST_MM: dict[str, Any] = {"tol": 1e-4, "floor": 1e-7, "shrink": 0.03, "relax": 1.8, "order": "md",
                            "tries": 3, "reuse": 2, "inner": 3}
 
 #: windows with more rows than this are factored by the sparse Cholesky (``solve(sparse=None)``)
