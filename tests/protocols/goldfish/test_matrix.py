@@ -324,3 +324,24 @@ def test_copies_of_a_row_are_swept_once_with_the_same_classes(seed):
     assert len(got[1]) > 0
     for a, b in zip(got, ref[:4], strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_ties_between_copies_of_rows_in_several_groups():
+    """Many small windows of a few distinct rows with values 0 or 0.5: distances tie across
+    rows, copies and groups, so a cell's K nearest mix copies of one row with other rows met
+    between them; classes, neighbours and weights stay the dense classifier's."""
+    from hedgerow.protocols.goldfish.knn import classify_cells, classify_dense
+
+    rng = np.random.default_rng(7)
+    for _ in range(1500):
+        p, q, nb = int(rng.integers(6, 60)), int(rng.integers(3, 7)), int(rng.integers(2, 8))
+        base = rng.integers(0, 2, size=(nb, q)) / 2
+        bobs = rng.random((nb, q)) < 0.7
+        bdag = ~bobs & (rng.random((nb, q)) < 0.2)
+        pick = rng.integers(0, nb, size=p)
+        x = np.ascontiguousarray(np.where(bobs, base, 0.0)[pick])
+        obs, dag = np.ascontiguousarray(bobs[pick]), np.ascontiguousarray(bdag[pick])
+        k = int(rng.integers(2, 4))
+        for a, b in zip(classify_cells(x, obs, dag, k), classify_dense(x, obs, dag, k)[:4],
+                        strict=True):
+            np.testing.assert_array_equal(a, b)

@@ -484,38 +484,22 @@ PAIR_STATE = 4_000_000
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _take(tg, ti, gr, r, fill, gi, i, k):
-    """Offer row ``i`` at distance ``gi`` to row ``r``'s list of group ``gr`` (``tg[gr, :,
-    r]``, ``ti``), which holds ``fill`` rows sorted by ``(distance, row)``; it enters when the
-    list is not full or it comes before the last.  Returns the new fill."""
+    """Insert row ``i`` at distance ``gi`` into row ``r``'s list of group ``gr`` (``tg[gr, :,
+    r]``, ``ti``), which holds ``fill`` rows sorted by distance; rows come in increasing order,
+    so one of equal distance goes after them.  Returns the new fill.  Free slots hold ``inf``,
+    so a ``fill`` above the rows held gives the same list."""
     if fill < k:
         j = fill
         fill += 1
-    elif gi < tg[gr, k - 1, r] or (gi == tg[gr, k - 1, r] and i < ti[gr, k - 1, r]):
-        j = k - 1
     else:
-        return fill
-    while j > 0 and (tg[gr, j - 1, r] > gi or (tg[gr, j - 1, r] == gi and ti[gr, j - 1, r] > i)):
+        j = k - 1
+    while j > 0 and tg[gr, j - 1, r] > gi:
         tg[gr, j, r] = tg[gr, j - 1, r]
         ti[gr, j, r] = ti[gr, j - 1, r]
         j -= 1
     tg[gr, j, r] = gi
     ti[gr, j, r] = i
     return fill
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _take_all(tg, ti, gr, r, n, gi, c, mptr, mrow, k):
-    """Offer every copy of row class ``c`` (its rows ``mrow[mptr[c]:mptr[c + 1]]``, increasing)
-    at distance ``gi`` to row ``r``'s list of group ``gr``, to which ``n`` rows were offered
-    before: once a copy stays out, the later ones (same distance, higher rows) do too."""
-    m0 = mptr[c]
-    _take(tg, ti, gr, r, min(n, k), gi, mrow[m0], k)
-    for t in range(1, min(mptr[c + 1] - m0, k)):
-        i = mrow[m0 + t]
-        if n + t >= k and not (gi < tg[gr, k - 1, r] or (gi == tg[gr, k - 1, r]
-                                                           and i < ti[gr, k - 1, r])):
-            break
-        _take(tg, ti, gr, r, min(n + t, k), gi, i, k)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -605,10 +589,14 @@ def unique_rows(x, obs, dag):
 @numba.njit(cache=True, nogil=True)
 def _pairs_core(x, obs, dag, k, mptr, mrow):
     """:func:`_classify_pairs` on the window's distinct rows (:func:`unique_rows`): row ``c``
-    of ``x`` stands for the rows ``mrow[mptr[c]:mptr[c + 1]]`` of the window, which the lists
-    of K nearest rows hold.  Returns ``ok = False`` (and nothing else of use) when the per-row
-    lists would exceed :data:`PAIR_STATE`; else the distinct rows' classes, estimable cells
-    (``(row, column)`` in the distinct rows), neighbours (rows of the window) and weights."""
+    of ``x`` stands for the rows ``mrow[mptr[c]:mptr[c + 1]]`` of the window.  The lists of K
+    nearest hold distinct rows by ``(distance, distinct row)`` (the order of their first
+    copies), and the counts of peering rows count every copy; a cell's K nearest rows are then
+    found among the listed rows' copies: a row that is not among the K nearest distinct rows
+    has K distinct rows, hence K copies, before it.  Returns ``ok = False`` (and nothing else
+    of use) when the per-row lists would exceed :data:`PAIR_STATE`; else the distinct rows'
+    classes, estimable cells (``(row, column)`` in the distinct rows), neighbours (rows of the
+    window) and weights."""
     p, q = x.shape
     one = np.int64(1)
     nobs, om, odm, dgm, coldag = _row_masks(obs, dag)
@@ -710,15 +698,14 @@ def _pairs_core(x, obs, dag, k, mptr, mrow):
                     for i in range(i0, i1):
                         if g[i] == g[i]:
                             valid += mult[i]
-                    n0 = tn[gb, r]
+                    fill = min(tn[gb, r], k)
                     tn[gb, r] += valid
                     top = tg[gb, k - 1, r]
                     for i in range(i0, i1):
                         gi = g[i]
-                        if gi <= top:  # nan never enters; a tie is decided by the rows
-                            _take_all(tg, ti, gb, r, n0, gi, i, mptr, mrow, k)
+                        if gi < top:  # nan never enters
+                            fill = _take(tg, ti, gb, r, fill, gi, i, k)
                             top = tg[gb, k - 1, r]
-                            n0 += mult[i]  # exact until K were offered, then at least K
                     dm = bdg[bb] & mr
                     u = 0
                     while dm:
@@ -738,8 +725,8 @@ def _pairs_core(x, obs, dag, k, mptr, mrow):
                         gr = gid[i]
                         n_ = tn[gr, r]
                         tn[gr, r] = n_ + mult[i]
-                        if n_ < k or gi <= tg[gr, k - 1, r]:
-                            _take_all(tg, ti, gr, r, n_, gi, i, mptr, mrow, k)
+                        if n_ < k or gi < tg[gr, k - 1, r]:
+                            _take(tg, ti, gr, r, min(n_, k), gi, i, k)
                         dm = dgm[i] & mr
                         u = 0
                         while dm:
@@ -758,8 +745,8 @@ def _pairs_core(x, obs, dag, k, mptr, mrow):
                         tnr[i] += (g[i] == g[i]) * mu
                     for i in range(i0, i1):
                         gi = g[i]
-                        if gi <= kth[i]:  # inf until K were offered
-                            _take_all(tg, ti, gr, i, tnr[i] - mu, gi, r, mptr, mrow, k)
+                        if gi < kth[i]:  # inf until K were offered
+                            _take(tg, ti, gr, i, min(tnr[i] - mu, k), gi, r, k)
                     dm = dgm[r] & bmiss[bb]
                     u = 0
                     while dm:
@@ -780,8 +767,8 @@ def _pairs_core(x, obs, dag, k, mptr, mrow):
                         tnr[i] += ((g[i] == g[i]) & (our & miss[i] != 0)) * mu
                     for i in range(i0, i1):
                         gi = g[i]
-                        if gi <= kth[i] and our & miss[i] != 0:  # inf until K were offered
-                            _take_all(tg, ti, gr, i, tnr[i] - mu, gi, r, mptr, mrow, k)
+                        if gi < kth[i] and our & miss[i] != 0:  # inf until K were offered
+                            _take(tg, ti, gr, i, min(tnr[i] - mu, k), gi, r, k)
                     dm = dgm[r]
                     u = 0
                     while dm:
@@ -813,20 +800,31 @@ def _pairs_core(x, obs, dag, k, mptr, mrow):
                 nc += tn[gr, r]
                 for t in range(min(k, tn[gr, r])):
                     gi = tg[gr, t, r]
-                    i = ti[gr, t, r]
-                    if cnt_ < k:
-                        j = cnt_
-                        cnt_ += 1
-                    elif gi < bg[k - 1] or (gi == bg[k - 1] and i < bi[k - 1]):
-                        j = k - 1
-                    else:
+                    if gi == np.inf:  # a free slot: the list holds fewer distinct rows
                         break
-                    while j > 0 and (bg[j - 1] > gi or (bg[j - 1] == gi and bi[j - 1] > i)):
-                        bg[j] = bg[j - 1]
-                        bi[j] = bi[j - 1]
-                        j -= 1
-                    bg[j] = gi
-                    bi[j] = i
+                    c = ti[gr, t, r]
+                    # the distinct row's copies, in increasing order (later ones of the
+                    # group's list may still come between them)
+                    for x in range(mptr[c], min(mptr[c + 1], mptr[c] + k)):
+                        i = mrow[x]
+                        if cnt_ < k:
+                            j = cnt_
+                            cnt_ += 1
+                        elif gi < bg[k - 1] or (gi == bg[k - 1] and i < bi[k - 1]):
+                            j = k - 1
+                        else:
+                            break
+                        while j > 0 and (bg[j - 1] > gi or (bg[j - 1] == gi
+                                                             and bi[j - 1] > i)):
+                            bg[j] = bg[j - 1]
+                            bi[j] = bi[j - 1]
+                            j -= 1
+                        bg[j] = gi
+                        bi[j] = i
+                    else:
+                        continue
+                    if x == mptr[c]:  # its first copy stayed out: the list's later rows do
+                        break
             if nc == 0:
                 classes[r, u] = _INF
                 continue
@@ -857,10 +855,10 @@ def _classify_pairs(x, obs, dag, k):
     Copies of a row (:func:`unique_rows`) have the same distances to every row, the same
     classes and the same lists, and are never candidates of each other (a row peers none of
     its own missing columns): the sweep runs over the distinct rows only (:func:`_pairs_core`),
-    a row standing for its copies in the lists of others, and every copy then takes its
-    class's cells.  The same classes, neighbours and weights as the row sweep and as
-    :func:`classify_dense`.  Windows with more than :data:`PAIR_STATE` groups x distinct rows
-    take the row sweep.
+    whose lists are expanded into their copies when a cell's K nearest rows are merged, and
+    every copy then takes its class's cells.  The same classes, neighbours and weights as the
+    row sweep and as :func:`classify_dense`.  Windows with more than :data:`PAIR_STATE` groups
+    x distinct rows take the row sweep.
     """
     p, q = x.shape
     cls, rep, mptr, mrow = unique_rows(x, obs, dag)
