@@ -114,8 +114,9 @@ def main() -> None:
             rows.append(wm.values.shape[0])
         k = max(len(rows), 1)
         per_node = sum(steps.values()) / k
-        print(f"{args.scenario}: {n} adaptive nodes, windows of {int(np.median(rows))} rows; "
-              f"epoch without completion {per_epoch:.2f} s CPU")
+        print(f"{args.scenario}: {n} adaptive nodes, windows of {int(np.median(rows))} rows"
+              + (f"; epoch without completion {per_epoch:.2f} s CPU" if not args.after else
+                 f", after {args.after} epochs"))
         for key, tot in steps.items():
             print(f"  {key:9s} {1e3 * tot / k:9.1f} ms per completion")
         print(f"  total     {1e3 * per_node:9.1f} ms per completion, "
@@ -134,7 +135,7 @@ def main() -> None:
               f"completions "
               f"({g.completions_} completions): {wall:.1f} s wall, {cpu:.1f} s CPU, "
               f"{args.epochs / wall:.3f} epochs per wall second")
-    if args.sample:
+    if args.sample and not args.after:
         g = Goldfish()
         runs = completion_epochs(g.window, g.interval, args.project)
         total = runs * per_node * n + args.project * per_epoch
