@@ -598,6 +598,37 @@ def _send_idontwant(G, P, S, F, W, U, rs, idb, v, e, m, off):
         _log(W, idb, now, arrive, IDONTWANT, e, G[10][m], off, 1)
 
 
+@numba.njit(cache=True)
+def candidate_lists(indptr, indices, sub):
+    """Per (node, topic) row ``v * T + tp``: the CSR entries of ``v`` whose peer subscribes to
+    ``tp``, in entry order; returns ``(cptr, cidx)`` (row ``r`` at ``cidx[cptr[r]:cptr[r + 1]]``).
+
+    The subscriptions do not change during a run, so a heartbeat, a publication or a peer
+    exchange reads the peers of a topic here instead of testing every connection: the same
+    entries in the same order, so the same draws.
+    """
+    n, T = sub.shape
+    cptr = np.zeros(n * T + 1, dtype=np.int64)
+    for v in range(n):
+        for e in range(indptr[v], indptr[v + 1]):
+            w = indices[e]
+            for tp in range(T):
+                if sub[w, tp]:
+                    cptr[v * T + tp + 1] += 1
+    for r in range(n * T):
+        cptr[r + 1] += cptr[r]
+    cidx = np.empty(cptr[n * T], dtype=np.int32)
+    fill = cptr[:n * T].copy()
+    for v in range(n):
+        for e in range(indptr[v], indptr[v + 1]):
+            w = indices[e]
+            for tp in range(T):
+                if sub[w, tp]:
+                    cidx[fill[v * T + tp]] = e
+                    fill[v * T + tp] += 1
+    return cptr, cidx
+
+
 @numba.njit(**_HELPER_JIT)
 def _mesh_add(X, slot, row, e, now):
     mesh_flag, mlist, mdeg, graft_time = X[0], X[1], X[2], X[5]
@@ -649,7 +680,7 @@ def _seen(arrival, m, w, now, ttl):
 def _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T):
     """IHAVE of topic ``tp``'s recent ids to ``max(D_lazy, gossip_factor x eligible)`` peers
     of ``v`` that are not in its mesh (or fanout); returns the ids written."""
-    indptr, indices, sub, score = G[0], G[1], G[6], X[8]
+    indices, score = G[1], X[8]
     mesh_flag = X[0]
     mc_msg, mc_win, mc_cnt = mcs
     topic = G[10]
@@ -667,11 +698,12 @@ def _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T):
     if cnt > lim:  # go shuffles, then keeps the first MaxIHaveLength
         _sample(idb[top:top + cnt], cnt, lim, rs)
         cnt = lim
-    online = G[11]
+    online, cptr, cidx = G[11], G[14], G[15]
     k = 0
-    for e in range(indptr[v], indptr[v + 1]):
+    for i in range(cptr[v * T + tp], cptr[v * T + tp + 1]):
+        e = cidx[i]
         w = indices[e]
-        if sub[w, tp] and online[w] and not mesh_flag[e * T + tp]:
+        if online[w] and not mesh_flag[e * T + tp]:
             if P[P_SCORING] > 0 and score[e] < P[P_GOSSIP_THR]:
                 continue
             if G[13][e] > F[0]:  # the connection is not open yet
@@ -698,7 +730,7 @@ def _sybil_heartbeat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, T):
     connection, each topic its peer subscribes to, unless it is in that mesh already or waits
     out a PRUNE's backoff; no mesh bounds, no gossip.  A liar (``ATK_LIAR``) grafts nobody and
     sends its IHAVEs as an honest node does."""
-    indptr, indices, sub, conn_up = G[0], G[1], G[6], G[13]
+    cptr, cidx, conn_up = G[14], G[15], G[13]
     mesh_flag, backoff = X[0], X[3]
     now = F[0]
     if G[12][v] & ATK_LIAR:
@@ -707,9 +739,10 @@ def _sybil_heartbeat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, T):
         return
     for tp in range(T):
         row = v * T + tp
-        for e in range(indptr[v], indptr[v + 1]):
+        for i in range(cptr[row], cptr[row + 1]):
+            e = cidx[i]
             s = e * T + tp
-            if not sub[indices[e], tp] or mesh_flag[s] or conn_up[e] > now or backoff[s] > now:
+            if mesh_flag[s] or conn_up[e] > now or backoff[s] > now:
                 continue
             _mesh_add(X, s, row, e, now)
             _send_control(G, P, H, S, F, W, M, rs, idb, v, e, GRAFT, tp, 0, 0)
@@ -731,13 +764,15 @@ def _px_records(G, P, S, X, idb, rs, v, e_out, tp, now):
     peers of topic ``tp`` connected to ``v``, but the pruned one (``indices[e_out]``), with a
     score >= 0, written at the id buffer's top; returns ``(offset, count)``.  The caller has
     made room for ``deg(v)`` ids."""
-    indptr, indices, sub, online, conn_up = G[0], G[1], G[6], G[11], G[13]
+    indices, online, conn_up, cptr, cidx = G[1], G[11], G[13], G[14], G[15]
     score = X[8]
+    T = G[6].shape[1]
     top = S[S_IDS]
     k = 0
-    for e in range(indptr[v], indptr[v + 1]):
+    for i in range(cptr[v * T + tp], cptr[v * T + tp + 1]):
+        e = cidx[i]
         w = indices[e]
-        if e == e_out or not sub[w, tp] or not online[w] or conn_up[e] > now:
+        if e == e_out or not online[w] or conn_up[e] > now:
             continue
         if P[P_SCORING] > 0 and score[e] < 0:
             continue
@@ -790,7 +825,7 @@ def _opportunistic_graft(G, P, H, S, F, W, M, X, idb, rs, buf, buf2, v, tp, T):
     ``v``'s mesh peers on ``tp`` (the score of the peer at index ``len // 2`` sorted up, with
     more than one peer) is below the threshold, graft up to ``opportunistic_graft_peers``
     uniform peers of the topic not in the mesh, not backed off and scored above that median."""
-    indptr, indices, sub, online, conn_up = G[0], G[1], G[6], G[11], G[13]
+    indices, online, conn_up, cptr, cidx = G[1], G[11], G[13], G[14], G[15]
     mesh_flag, mlist, mdeg, backoff, score = X[0], X[1], X[2], X[3], X[8]
     now = F[0]
     row = v * T + tp
@@ -810,10 +845,11 @@ def _opportunistic_graft(G, P, H, S, F, W, M, X, idb, rs, buf, buf2, v, tp, T):
     if not median < P[P_OG_THR]:
         return
     k = 0
-    for e in range(indptr[v], indptr[v + 1]):
+    for i in range(cptr[row], cptr[row + 1]):
+        e = cidx[i]
         s = e * T + tp
         w = indices[e]
-        if not sub[w, tp] or not online[w] or mesh_flag[s] or conn_up[e] > now:
+        if not online[w] or mesh_flag[s] or conn_up[e] > now:
             continue
         if backoff[s] > now or not score[e] > median:
             continue
@@ -843,7 +879,7 @@ def _hb_room(P, deg, T, cached):
 @numba.njit(**_HELPER_JIT)
 def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
     """One node's heartbeat: every topic's mesh (or fanout) maintained, gossip emitted."""
-    indptr, indices, outbound, sub, online = G[0], G[1], G[5], G[6], G[11]
+    indices, outbound, sub, online = G[1], G[5], G[6], G[11]
     mesh_flag, mlist, mdeg, backoff, lastpub = X[0], X[1], X[2], X[3], X[4]
     score = X[8]
     now = F[0]
@@ -854,8 +890,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
     d_score = np.int64(P[P_DSCORE])
     v11 = P[P_VARIANT] >= 1
     scoring = P[P_SCORING] > 0
-    lo, hi = indptr[v], indptr[v + 1]
-    conn_up = G[13]
+    conn_up, cptr, cidx = G[13], G[14], G[15]
     if G[12][v] & ATK_SYBIL:
         _sybil_heartbeat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, T)
         return
@@ -876,9 +911,10 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
             # read below D_lo and for D_out (v1.1), so not gathered otherwise (no draw here)
             k = 0
             if mdeg[row] < d_lo or (v11 and d_out > 0):
-                for e in range(lo, hi):
+                for i in range(cptr[row], cptr[row + 1]):
+                    e = cidx[i]
                     s = e * T + tp
-                    if sub[indices[e], tp] and online[indices[e]] and not mesh_flag[s]:
+                    if online[indices[e]] and not mesh_flag[s]:
                         if v11 and backoff[s] > now:
                             continue
                         if scoring and score[e] < 0:
@@ -979,8 +1015,9 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                 continue
             if mdeg[row] < D:
                 k = 0
-                for e in range(lo, hi):
-                    if sub[indices[e], tp] and online[indices[e]] and not mesh_flag[e * T + tp]:
+                for i in range(cptr[row], cptr[row + 1]):
+                    e = cidx[i]
+                    if online[indices[e]] and not mesh_flag[e * T + tp]:
                         if scoring and score[e] < P[P_PUBLISH_THR]:
                             continue
                         if conn_up[e] > now:
@@ -1265,7 +1302,7 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
     scoring = P[P_SCORING] > 0
     in_kernel = scoring and P[P_SCORE_IN_KERNEL] > 0
     phased = P[P_HB_PHASE] > 0
-    atk, conn_up = G[12], G[13]
+    atk, conn_up, cptr, cidx = G[12], G[13], G[14], G[15]
     limited = P[P_RETRANS] < NO_RETRANS_LIMIT
     while True:
         if Q[Q_HB] >= 0:  # a synchronised heartbeat under way: the next nodes beat
@@ -1439,34 +1476,35 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                 off = S[S_IDS]
                 idb[off] = m
                 S[S_IDS] = off + 1
-                for e in range(indptr[w], indptr[w + 1]):
-                    if e != ein and sub[indices[e], tp] and conn_up[e] <= t:
+                for i in range(cptr[w * T + tp], cptr[w * T + tp + 1]):
+                    e = cidx[i]
+                    if e != ein and conn_up[e] <= t:
                         _send_control(G, P, H, S, F, W, M, rs, idb, w, e, IHAVE, tp, off, 1)
                 continue
             row = w * T + tp
             origin = publisher[m]
             if kind == PUBLISH and v11 and P[P_FLOOD] > 0:
-                for e in range(indptr[w], indptr[w + 1]):
-                    if sub[indices[e], tp]:
-                        if scoring and score[e] < P[P_PUBLISH_THR]:
-                            continue
-                        if conn_up[e] > t:
-                            continue
-                        _send_data(G, P, H, S, F, W, X, rs, M, w, e, m, 0)
+                for i in range(cptr[row], cptr[row + 1]):
+                    e = cidx[i]
+                    if scoring and score[e] < P[P_PUBLISH_THR]:
+                        continue
+                    if conn_up[e] > t:
+                        continue
+                    _send_data(G, P, H, S, F, W, X, rs, M, w, e, m, 0)
                 continue
             if not sub[w, tp]:
                 if kind == READY:
                     continue  # only subscribers relay
                 if mdeg[row] == 0:  # fanout: D peers of the topic
                     kf = 0
-                    for e in range(indptr[w], indptr[w + 1]):
-                        if sub[indices[e], tp]:
-                            if scoring and score[e] < P[P_PUBLISH_THR]:
-                                continue
-                            if conn_up[e] > t:
-                                continue
-                            buf[kf] = e
-                            kf += 1
+                    for i in range(cptr[row], cptr[row + 1]):
+                        e = cidx[i]
+                        if scoring and score[e] < P[P_PUBLISH_THR]:
+                            continue
+                        if conn_up[e] > t:
+                            continue
+                        buf[kf] = e
+                        kf += 1
                     took = _sample(buf, kf, np.int64(P[P_D]), rs)
                     for i in range(took):
                         mesh_flag[buf[i] * T + tp] = 1

@@ -580,7 +580,8 @@ class GossipSubEngine:
         self.online = np.ones(n, dtype=np.uint8)
         self._G = (conn.indptr, conn.indices, conn.row_of, conn.rev, delay, conn.outbound, sub,
                    np.ascontiguousarray(proc, dtype=np.float64), np.ascontiguousarray(up),
-                   pubs.publisher, pubs.topic, self.online, flags, conn_up)
+                   pubs.publisher, pubs.topic, self.online, flags, conn_up,
+                   *K.candidate_lists(conn.indptr, conn.indices, sub))
         self._P = _param_vector(s)
         if attack is not None:
             self._P[K.P_ATK_TOPIC], self._P[K.P_ATK_TARGET] = attack.topic, attack.target
