@@ -100,6 +100,10 @@ CONTROL_KINDS = ("ihave", "iwant", "graft", "prune", "idontwant")
 #: a peer's SUBSCRIBE, sent on every connection at t = 0 when ``graft_on_subscribe`` is set
 #: (not counted among the control kinds, never logged)
 SUBSCRIBE = 5
+#: one RPC carrying several control messages to one peer (``control_rpc`` per-peer): its ids
+#: in the id buffer are its parts, each ``kind | topic << 3``, its id count, then its ids, in
+#: go-libp2p-pubsub's order of handling (IHAVE, IWANT, GRAFT, PRUNE)
+RPC = 6
 #: the log's kinds beyond the control kinds: a data copy forwarded or published, an IWANT answer
 LOG_DATA = 5
 LOG_IWANT_ANSWER = 6
@@ -131,7 +135,11 @@ P_PX, P_PRUNE_PEERS, P_PX_RECORD_BYTES, P_ACCEPT_PX_THR = 43, 44, 45, 46
 #: peer scores computed in the kernel at each heartbeat (:mod:`._scorekernel`, state ``Z``)
 #: instead of by the caller between two calls of :func:`advance`
 P_SCORE_IN_KERNEL = 47
-N_PARAMS = 48
+#: a heartbeat's control messages to one peer leave as one RPC (1, ``control_rpc`` per-peer, as
+#: go-libp2p-pubsub, the JS implementation and rust-libp2p send them), and so do the IWANT and
+#: PRUNEs answering one RPC; 0: each control message is an RPC of its own
+P_CONTROL_RPC = 48
+N_PARAMS = 49
 
 #: an attacker's flags (``G[12]``, per node): ``ATK_SYBIL`` runs the hardening evaluation's
 #: sybil (it grafts every peer it can, accepts every GRAFT, sends no IHAVE, ignores IHAVE and
@@ -151,7 +159,10 @@ S_FREE, S_PEND, S_LIVE, S_LIVE_PEAK = 8, 9, 10, 11
 #: scored at least the accept-PX threshold), and of those the peers the receiver is not
 #: connected to (the dials go-libp2p-pubsub's ``pxConnect`` would start)
 S_OG_GRAFTS, S_PX_OFFERED, S_PX_ACCEPTED, S_PX_NEW = 12, 13, 14, 15
-N_SCALARS = 16
+#: per-peer RPCs: 1 while control messages are staged (a heartbeat, or the answer to an RPC),
+#: and the parts staged (``W[13]``)
+S_STAGE, S_PARTS = 16, 17
+N_SCALARS = 18
 
 #: the per-message tuple's layout (``M[i]``): the publications, the per-message counters, the
 #: rows of the messages' slots (first arrival, hops, parent, queueing delay per node), the slot
@@ -456,7 +467,18 @@ def _ctl_size(P, kind, n_ids):
 
 @numba.njit(**_HELPER_JIT)
 def _send_control(G, P, H, S, F, W, M, rs, idb, v, e, kind, tp, off, cnt):
-    """Queue one control message ``v -> indices[e]`` (its ids at ``idb[off:off+cnt]``)."""
+    """Queue one control message ``v -> indices[e]`` (its ids at ``idb[off:off+cnt]``); while
+    a heartbeat or an answer stages (``S[S_STAGE]``), it waits in ``W[13]`` for its RPC."""
+    if S[S_STAGE] and kind != SUBSCRIBE:
+        parts = W[13]
+        p = S[S_PARTS]
+        parts[p, 0] = e
+        parts[p, 1] = kind
+        parts[p, 2] = tp
+        parts[p, 3] = off
+        parts[p, 4] = cnt
+        S[S_PARTS] = p + 1
+        return
     up_rate, delay = G[8], G[4]
     up_free, busy, csent, ctl_cnt = W[0], W[1], W[3], W[5]
     now = F[0]
@@ -479,6 +501,106 @@ def _send_control(G, P, H, S, F, W, M, rs, idb, v, e, kind, tp, off, cnt):
             _ref(M, idb[off + j])
     if len(W[9]) and kind != SUBSCRIBE:
         _log(W, idb, now, arrive, kind, e, tp, off, cnt)
+
+
+@numba.njit(**_HELPER_JIT)
+def _rpc_size(P, idb, off, total):
+    """Bytes of the RPC at ``idb[off:off+total]``: its parts' sizes as single messages, less
+    the RPC's length prefix and control field (4 bytes) that all but one of them counted."""
+    s = 0.0
+    j = off
+    parts = 0
+    while j < off + total:
+        cnt = idb[j + 1]
+        s += _ctl_size(P, idb[j] & 7, cnt)
+        parts += 1
+        j += 2 + cnt
+    return s - 4.0 * (parts - 1)
+
+
+@numba.njit(**_HELPER_JIT)
+def _send_rpc(G, P, H, S, F, W, M, rs, idb, v, e, off, total):
+    """Queue the RPC ``v -> indices[e]`` whose parts are at ``idb[off:off+total]``: one
+    message on the uplink, one event at the receiver; each part is counted (and logged) as the
+    control message it carries."""
+    up_rate, delay = G[8], G[4]
+    up_free, busy, csent, ctl_cnt = W[0], W[1], W[3], W[5]
+    now = F[0]
+    s = _rpc_size(P, idb, off, total)
+    tx = s / up_rate[v]
+    start = now if now > up_free[v] else up_free[v]
+    fin = start + tx
+    up_free[v] = fin
+    busy[v] += tx
+    csent[v] += s
+    arrive = fin + delay[e]
+    if P[P_JITTER] > 0.0:
+        arrive += P[P_JITTER] * _uniform(rs)
+    _push(H, S, arrive, CONTROL, e, RPC, (np.int64(off) << 16) | total)
+    j = off
+    while j < off + total:
+        kind = idb[j] & 7
+        cnt = idb[j + 1]
+        if now >= P[P_WARMUP]:
+            ctl_cnt[kind, v] += 1
+        if len(M[M_REFS]) and kind != PRUNE:
+            for i in range(cnt):
+                _ref(M, idb[j + 2 + i])
+        if len(W[9]):
+            _log(W, idb, now, arrive, kind, e, idb[j] >> 3, j + 2, cnt)
+        j += 2 + cnt
+
+
+@numba.njit(**_HELPER_JIT)
+def _flush_rpcs(G, P, H, S, F, W, M, rs, idb, v):
+    """Send the control messages ``v`` staged as one RPC per peer (go-libp2p-pubsub's
+    ``sendGraftPrune`` and ``flush``): peers in the order they were first staged for, each
+    RPC's parts in the order go handles them (IHAVE, IWANT, GRAFT, PRUNE), each kind in the
+    order staged.  An RPC whose ids would pass ``0xFFFF`` entries goes out in several.  The
+    caller has made room for the RPCs' ids (:func:`_hb_room`)."""
+    n_parts = S[S_PARTS]
+    S[S_PARTS] = 0
+    if n_parts == 0:
+        return
+    parts, nxt, mark, grp = W[13], W[14], W[15], W[16]
+    ng = 0
+    for p in range(n_parts):
+        e = parts[p, 0]
+        nxt[p] = -1
+        g = mark[e]
+        if g < 0:
+            g = ng
+            ng += 1
+            mark[e] = g
+            grp[g, 0] = e
+            grp[g, 1] = p
+        else:
+            nxt[grp[g, 2]] = p
+        grp[g, 2] = p
+    for g in range(ng):
+        e = grp[g, 0]
+        mark[e] = -1
+        off = S[S_IDS]
+        total = 0
+        for kind in (IHAVE, IWANT, GRAFT, PRUNE):
+            p = grp[g, 1]
+            while p >= 0:
+                if parts[p, 1] == kind:
+                    cnt = parts[p, 4]
+                    if total > 0 and total + 2 + cnt > 0xFFFF:
+                        S[S_IDS] = off + total
+                        _send_rpc(G, P, H, S, F, W, M, rs, idb, v, e, off, total)
+                        off = S[S_IDS]
+                        total = 0
+                    idb[off + total] = kind | (parts[p, 2] << 3)
+                    idb[off + total + 1] = cnt
+                    src = parts[p, 3]
+                    for i in range(cnt):
+                        idb[off + total + 2 + i] = idb[src + i]
+                    total += 2 + cnt
+                p = nxt[p]
+        S[S_IDS] = off + total
+        _send_rpc(G, P, H, S, F, W, M, rs, idb, v, e, off, total)
 
 
 @numba.njit(**_HELPER_JIT)
@@ -863,6 +985,165 @@ def _opportunistic_graft(G, P, H, S, F, W, M, X, idb, rs, buf, buf2, v, tp, T):
     S[S_OG_GRAFTS] += took
 
 
+@numba.njit(**_HELPER_JIT)
+def _on_graft(G, P, H, S, F, W, M, X, rs, idb, w, ew, tp, t):
+    """Node ``w`` handles a GRAFT on topic ``tp`` from the peer at the end of its entry ``ew``:
+    taken into the mesh, or refused with a PRUNE (backoff, score, a full mesh)."""
+    sub, atk = G[6], G[12]
+    mesh_flag, mdeg, backoff, behaviour, score = X[0], X[2], X[3], X[11], X[8]
+    T = sub.shape[1]
+    v11 = P[P_VARIANT] >= 1
+    scoring = P[P_SCORING] > 0
+    slot = ew * T + tp
+    row = w * T + tp
+    if not sub[w, tp] or mesh_flag[slot]:
+        return
+    if atk[w] & ATK_SYBIL:  # a sybil takes every peer that grafts it
+        _mesh_add(X, slot, row, ew, t)
+        return
+    refuse = False
+    full = False  # refused for a full mesh: the PRUNE may carry PX (go)
+    if v11 and backoff[slot] > t:
+        behaviour[ew] += 1.0
+        if scoring:
+            X[18][ew] = 1  # a penalty for the score to read
+        refuse = True
+    elif scoring and score[ew] < 0:
+        refuse = True
+    elif v11 and mdeg[row] >= np.int64(P[P_DHI]) and not G[5][ew]:
+        refuse = True
+        full = True
+    if refuse:
+        if v11:
+            backoff[slot] = max(backoff[slot], t + P[P_BACKOFF])
+        _send_prune(G, P, H, S, F, W, M, X, rs, idb, w, ew, tp, full)
+    else:
+        _mesh_add(X, slot, row, ew, t)
+
+
+@numba.njit(**_HELPER_JIT)
+def _on_prune(G, P, S, X, rs, idb, w, ew, tp, off, cnt, t):
+    """Node ``w`` handles a PRUNE on topic ``tp`` (with ``cnt`` peer records at ``idb[off:]``)
+    from the peer at the end of its entry ``ew``."""
+    sub, atk = G[6], G[12]
+    mesh_flag, backoff = X[0], X[3]
+    T = sub.shape[1]
+    slot = ew * T + tp
+    if cnt > 0:  # peer exchange records
+        _take_px(G, P, S, X, idb, w, ew, off, cnt, t)
+    if sub[w, tp] and mesh_flag[slot]:
+        _mesh_remove(X, slot, w * T + tp, ew)
+    if P[P_VARIANT] >= 1:
+        backoff[slot] = max(backoff[slot], t + P[P_BACKOFF])
+    if atk[w] & ATK_SYBIL:  # it grafts again after the backoff and a random delay
+        backoff[slot] = max(backoff[slot], t + P[P_BACKOFF]) + (
+            P[P_ATK_REGRAFT] * _uniform(rs))
+
+
+@numba.njit(**_HELPER_JIT)
+def _ihave_gate(G, P, X, w, ew):
+    """Whether node ``w`` reads the ids of an RPC of IHAVEs from the peer at the end of its
+    entry ``ew`` (it counts the RPC first: at most ``max_ihave_messages`` per heartbeat)."""
+    peerhave, iasked = X[9], X[10]
+    if G[12][w] & ATK_SYBIL:
+        return False  # a sybil asks for nothing
+    if P[P_SCORING] > 0 and X[8][ew] < P[P_GOSSIP_THR]:
+        return False
+    peerhave[ew] += 1
+    return not (peerhave[ew] > P[P_MAX_IHAVE_MSGS] or iasked[ew] >= P[P_MAX_IHAVE_LEN])
+
+
+@numba.njit(**_HELPER_JIT)
+def _ihave_unseen(G, P, M, idb, w, off, cnt, top, want, t):
+    """The ids of ``idb[off:off+cnt]`` that ``w`` has not seen, written at ``idb[top+want:]``;
+    returns ``want`` plus their number."""
+    slot_of = M[M_SLOT_OF]
+    for j in range(cnt):
+        m = idb[off + j]
+        if not _seen(M[M_ARRIVAL], slot_of[m], w, t, P[P_SEEN_TTL]):
+            idb[top + want] = m
+            want += 1
+    return want
+
+
+@numba.njit(**_HELPER_JIT)
+def _ihave_ask(G, P, H, S, F, W, M, X, rs, idb, w, ew, top, want, t):
+    """Node ``w`` asks the peer at the end of its entry ``ew`` for up to what it may still ask
+    of the ``want`` ids at ``idb[top:]``, uniformly drawn, in one IWANT (and records the
+    promise of the first when scoring)."""
+    iasked, prom_m, prom_t = X[10], X[14], X[15]
+    if want == 0:
+        return
+    room = np.int64(P[P_MAX_IHAVE_LEN]) - iasked[ew]
+    want = _sample(idb[top:top + want], want, room, rs)
+    iasked[ew] += want
+    S[S_IDS] = top + want
+    if P[P_SCORING] > 0 and want > 0 and prom_m[ew] < 0:
+        # a promise (go's gossipTracer): the peer owes the first id asked
+        prom_m[ew] = idb[top]
+        _ref(M, idb[top])  # its slot is read when the promise is checked
+        prom_t[ew] = t + P[P_FOLLOWUP]
+    _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, IWANT, 0, top, want)
+
+
+@numba.njit(**_HELPER_JIT)
+def _on_iwant(G, P, H, S, F, W, M, X, U, RT, rs, idb, mcs, w, ew, off, cnt, t):
+    """Node ``w`` answers an IWANT of the ids ``idb[off:off+cnt]`` from the peer at the end of
+    its entry ``ew`` from its message cache (up to the retransmission limit)."""
+    mc_msg, mc_win, mc_cnt = mcs
+    if G[12][w] & ATK_SYBIL:
+        return  # a sybil answers no IWANT
+    if P[P_SCORING] > 0 and X[8][ew] < P[P_GOSSIP_THR]:
+        return
+    limited = P[P_RETRANS] < NO_RETRANS_LIMIT
+    idw_on = P[P_VARIANT] >= 2
+    oldest = X[16][w] - np.int64(P[P_MCLEN]) + 1
+    for j in range(cnt):
+        m = idb[off + j]
+        if not _in_mcache(mc_msg, mc_win, mc_cnt, w, m, oldest):
+            continue
+        if limited and _rt_bump(RT, np.int64(m) * len(G[1]) + ew) > P[P_RETRANS]:
+            continue
+        if idw_on and _unwanted(U, ew, m, t):
+            continue
+        S[S_IWANT_SERVED] += 1
+        _send_data(G, P, H, S, F, W, X, rs, M, w, ew, m, 1)
+
+
+@numba.njit(**_HELPER_JIT)
+def _on_rpc(G, P, H, S, F, W, M, X, U, RT, rs, idb, mcs, w, ew, off, total, t):
+    """Node ``w`` handles an RPC of control messages (``idb[off:off+total]``) from the peer at
+    the end of its entry ``ew``, as go-libp2p-pubsub's ``HandleRPC``: its IHAVEs together (one
+    count against ``max_ihave_messages``, the unseen ids of every topic ``w`` subscribes to in
+    one IWANT), then its IWANTs, GRAFTs and PRUNEs; the IWANT and the PRUNEs that answer it
+    leave in one RPC."""
+    sub = G[6]
+    S[S_STAGE] = 1
+    j = off
+    if (idb[j] & 7) == IHAVE and _ihave_gate(G, P, X, w, ew):
+        top = S[S_IDS]
+        want = 0
+        while j < off + total and (idb[j] & 7) == IHAVE:
+            cnt = idb[j + 1]
+            if sub[w, idb[j] >> 3]:
+                want = _ihave_unseen(G, P, M, idb, w, j + 2, cnt, top, want, t)
+            j += 2 + cnt
+        _ihave_ask(G, P, H, S, F, W, M, X, rs, idb, w, ew, top, want, t)
+    while j < off + total:
+        ck = idb[j] & 7
+        tp = idb[j] >> 3
+        cnt = idb[j + 1]
+        if ck == IWANT:
+            _on_iwant(G, P, H, S, F, W, M, X, U, RT, rs, idb, mcs, w, ew, j + 2, cnt, t)
+        elif ck == GRAFT:
+            _on_graft(G, P, H, S, F, W, M, X, rs, idb, w, ew, tp, t)
+        elif ck == PRUNE:
+            _on_prune(G, P, S, X, rs, idb, w, ew, tp, j + 2, cnt, t)
+        j += 2 + cnt
+    S[S_STAGE] = 0
+    _flush_rpcs(G, P, H, S, F, W, M, rs, idb, w)
+
+
 @numba.njit(cache=True, inline="always")
 def _hb_room(P, deg, T, cached):
     """Heap events and ids one node's heartbeat may add (the callers grow both first)."""
@@ -873,6 +1154,8 @@ def _hb_room(P, deg, T, cached):
     if P[P_PX] > 0:
         take = np.int64(P[P_PRUNE_PEERS])
         ids += deg * T * (take if take < deg else deg) + deg
+    if P[P_CONTROL_RPC] > 0:  # the RPCs copy every staged id, with two words per part
+        ids += ids + 2 * events
     return events, ids
 
 
@@ -1044,7 +1327,13 @@ def _beat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
         peerhave[e] = 0
         iasked[e] = 0
     if G[11][v]:  # an offline node runs no heartbeat (its cache still shifts)
-        _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T)
+        if P[P_CONTROL_RPC] > 0:  # its control messages leave as one RPC per peer
+            S[S_STAGE] = 1
+            _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T)
+            S[S_STAGE] = 0
+            _flush_rpcs(G, P, H, S, F, W, M, rs, idb, v)
+        else:
+            _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T)
     keep_from = hbc[v] - np.int64(P[P_MCLEN]) + 2
     q = 0
     for j in range(mc_cnt[v]):
@@ -1287,7 +1576,7 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
     compact = len(M[M_REFS]) > 0
     recv, dupb, crecv = W[6], W[7], W[4]
     mesh_flag, mlist, mdeg, backoff, lastpub = X[0], X[1], X[2], X[3], X[4]
-    first_del, mesh_del, behaviour, score, peerhave, iasked = X[6], X[7], X[11], X[8], X[9], X[10]
+    first_del, mesh_del, behaviour, score = X[6], X[7], X[11], X[8]
     mc_cnt, hbc = X[12], X[16]
     prom_m, prom_t = X[14], X[15]
     H, idb, mc_msg, mc_win = GR
@@ -1372,7 +1661,17 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
         elif kind == CONTROL:
             ck = b & 7
             cnt = c & 0xFFFF
-            if ck == IWANT:
+            if ck == RPC:  # its IWANTs' answers, and one RPC of IWANT and PRUNEs in answer
+                nid = 2 * cnt + 8
+                if P[P_PX] > 0:  # PRUNEs refusing its GRAFTs may carry peer records
+                    w = indices[a]
+                    nid += 2 * cnt * (indptr[w + 1] - indptr[w] + 2)
+                if _short(H, idb, S, Q, cnt + 2, nid):
+                    return 3
+                if limited and 2 * (RT[2][0] + cnt) > len(RT[0]):
+                    Q[Q_NEED_RT] = cnt
+                    return 3
+            elif ck == IWANT:
                 if _short(H, idb, S, Q, cnt, 0):
                     return 3
                 if limited and 2 * (RT[2][0] + cnt) > len(RT[0]):
@@ -1399,6 +1698,13 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
         if compact:
             if kind == DATA or kind == READY:
                 _unref(M, S, b)
+            elif kind == CONTROL and (b & 7) == RPC:  # the ids of its parts but PRUNEs
+                j = c >> 16
+                while j < (c >> 16) + (c & 0xFFFF):
+                    if (idb[j] & 7) != PRUNE:
+                        for i in range(j + 2, j + 2 + idb[j + 1]):
+                            _unref(M, S, idb[i])
+                    j += 2 + idb[j + 1]
             elif kind == CONTROL and (b & 7) != PRUNE:
                 for j in range(c >> 16, (c >> 16) + (c & 0xFFFF)):
                     _unref(M, S, idb[j])
@@ -1529,33 +1835,14 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
             if not online[w]:  # the receiver left (churn): dropped
                 S[S_OFFLINE] += 1
                 continue
+            if ck == RPC:  # several control messages in one RPC, answered in one RPC
+                crecv[w] += _rpc_size(P, idb, off, cnt)
+                _on_rpc(G, P, H, S, F, W, M, X, U, RT, rs, idb, mcs, w, ew, off, cnt, t)
+                continue
             crecv[w] += _ctl_size(P, ck, cnt)
             slot = ew * T + tp
             if ck == GRAFT:
-                row = w * T + tp
-                if not sub[w, tp] or mesh_flag[slot]:
-                    continue
-                if atk[w] & ATK_SYBIL:  # a sybil takes every peer that grafts it
-                    _mesh_add(X, slot, row, ew, t)
-                    continue
-                refuse = False
-                full = False  # refused for a full mesh: the PRUNE may carry PX (go)
-                if v11 and backoff[slot] > t:
-                    behaviour[ew] += 1.0
-                    if scoring:
-                        X[18][ew] = 1  # a penalty for the score to read
-                    refuse = True
-                elif scoring and score[ew] < 0:
-                    refuse = True
-                elif v11 and mdeg[row] >= np.int64(P[P_DHI]) and not G[5][ew]:
-                    refuse = True
-                    full = True
-                if refuse:
-                    if v11:
-                        backoff[slot] = max(backoff[slot], t + P[P_BACKOFF])
-                    _send_prune(G, P, H, S, F, W, M, X, rs, idb, w, ew, tp, full)
-                else:
-                    _mesh_add(X, slot, row, ew, t)
+                _on_graft(G, P, H, S, F, W, M, X, rs, idb, w, ew, tp, t)
             elif ck == SUBSCRIBE:
                 # graft on subscribe (the JS implementation): a subscribed receiver whose
                 # mesh holds fewer than D_lo peers grafts the new subscriber at once
@@ -1569,60 +1856,15 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                 _mesh_add(X, slot, row, ew, t)
                 _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, GRAFT, tp, 0, 0)
             elif ck == PRUNE:
-                if cnt > 0:  # peer exchange records
-                    _take_px(G, P, S, X, idb, w, ew, off, cnt, t)
-                if sub[w, tp] and mesh_flag[slot]:
-                    _mesh_remove(X, slot, w * T + tp, ew)
-                if v11:
-                    backoff[slot] = max(backoff[slot], t + P[P_BACKOFF])
-                if atk[w] & ATK_SYBIL:  # it grafts again after the backoff and a random delay
-                    backoff[slot] = max(backoff[slot], t + P[P_BACKOFF]) + (
-                        P[P_ATK_REGRAFT] * _uniform(rs))
+                _on_prune(G, P, S, X, rs, idb, w, ew, tp, off, cnt, t)
             elif ck == IHAVE:
-                if atk[w] & ATK_SYBIL:
-                    continue  # a sybil asks for nothing
-                if scoring and score[ew] < P[P_GOSSIP_THR]:
-                    continue
-                peerhave[ew] += 1
-                if peerhave[ew] > P[P_MAX_IHAVE_MSGS] or iasked[ew] >= P[P_MAX_IHAVE_LEN]:
-                    continue
-                if not sub[w, tp]:
+                if not _ihave_gate(G, P, X, w, ew) or not sub[w, tp]:
                     continue
                 top = S[S_IDS]
-                want = 0
-                for j in range(cnt):
-                    m = idb[off + j]
-                    if not _seen(arrival, slot_of[m], w, t, P[P_SEEN_TTL]):
-                        idb[top + want] = m
-                        want += 1
-                if want == 0:
-                    continue
-                room = np.int64(P[P_MAX_IHAVE_LEN]) - iasked[ew]
-                want = _sample(idb[top:top + want], want, room, rs)
-                iasked[ew] += want
-                S[S_IDS] = top + want
-                if scoring and want > 0 and prom_m[ew] < 0:
-                    # a promise (go's gossipTracer): the peer owes the first id asked
-                    prom_m[ew] = idb[top]
-                    _ref(M, idb[top])  # its slot is read when the promise is checked
-                    prom_t[ew] = t + P[P_FOLLOWUP]
-                _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, IWANT, 0, top, want)
+                want = _ihave_unseen(G, P, M, idb, w, off, cnt, top, 0, t)
+                _ihave_ask(G, P, H, S, F, W, M, X, rs, idb, w, ew, top, want, t)
             else:  # IWANT: w answers from its message cache
-                if atk[w] & ATK_SYBIL:
-                    continue  # a sybil answers no IWANT
-                if scoring and score[ew] < P[P_GOSSIP_THR]:
-                    continue
-                oldest = hbc[w] - np.int64(P[P_MCLEN]) + 1
-                for j in range(cnt):
-                    m = idb[off + j]
-                    if not _in_mcache(mc_msg, mc_win, mc_cnt, w, m, oldest):
-                        continue
-                    if limited and _rt_bump(RT, np.int64(m) * len(indices) + ew) > P[P_RETRANS]:
-                        continue
-                    if idw_on and _unwanted(U, ew, m, t):
-                        continue
-                    S[S_IWANT_SERVED] += 1
-                    _send_data(G, P, H, S, F, W, X, rs, M, w, ew, m, 1)
+                _on_iwant(G, P, H, S, F, W, M, X, U, RT, rs, idb, mcs, w, ew, off, cnt, t)
         elif kind == HEARTBEAT:
             if in_kernel:  # the scores the caller would compute before this heartbeat
                 for i in range(n):

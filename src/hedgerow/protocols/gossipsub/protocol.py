@@ -76,7 +76,7 @@ ENGINE_PARAMS = (
     "prune_backoff_ms", "gossip_retransmission", "max_ihave_length", "max_ihave_messages",
     "flood_publish", "idontwant_threshold", "scoring", "graft_on_subscribe", "heartbeat_phase",
     "iwant_followup_ms", "opportunistic_graft_ticks", "opportunistic_graft_peers",
-    "peer_exchange", "prune_peers",
+    "peer_exchange", "prune_peers", "control_rpc",
     "connections",
 )
 
@@ -258,7 +258,7 @@ class GossipSub(ClockProtocol):
     mcache_gossip, seen_ttl_ms, gossip_factor, prune_backoff_ms, gossip_retransmission,
     max_ihave_length, max_ihave_messages, flood_publish, idontwant_threshold, scoring,
     graft_on_subscribe, iwant_followup_ms, opportunistic_graft_ticks,
-    opportunistic_graft_peers, peer_exchange, prune_peers, connections
+    opportunistic_graft_peers, peer_exchange, prune_peers, control_rpc, connections
         The GossipSub parameters declared once in
         :data:`hedgerow.protocols.gossipsub.params.PARAMS` (their defaults are
         the v1.1 specification's; ``docs/gossipsub.md``), checked together by
