@@ -556,8 +556,10 @@ def _flush_rpcs(G, P, H, S, F, W, M, rs, idb, v):
     """Send the control messages ``v`` staged as one RPC per peer (go-libp2p-pubsub's
     ``sendGraftPrune`` and ``flush``): peers in the order they were first staged for, each
     RPC's parts in the order go handles them (IHAVE, IWANT, GRAFT, PRUNE), each kind in the
-    order staged.  An RPC whose ids would pass ``0xFFFF`` entries goes out in several.  The
-    caller has made room for the RPCs' ids (:func:`_hb_room`)."""
+    order staged.  An RPC whose ids would pass ``0xFFFF`` entries goes out in several.  A peer
+    with one part gets it as a lone control message: the same bytes, the same handling (the
+    receiver answers it alone too), without the parts' framing in the id buffer.  The caller
+    has made room for the RPCs' ids (:func:`_hb_room`)."""
     n_parts = S[S_PARTS]
     S[S_PARTS] = 0
     if n_parts == 0:
@@ -580,6 +582,11 @@ def _flush_rpcs(G, P, H, S, F, W, M, rs, idb, v):
     for g in range(ng):
         e = grp[g, 0]
         mark[e] = -1
+        p = grp[g, 1]
+        if nxt[p] < 0:  # one part: an RPC of one control message is that message alone
+            _send_control(G, P, H, S, F, W, M, rs, idb, v, e, parts[p, 1], parts[p, 2],
+                          parts[p, 3], parts[p, 4])
+            continue
         off = S[S_IDS]
         total = 0
         for kind in (IHAVE, IWANT, GRAFT, PRUNE):
