@@ -205,10 +205,11 @@ PINNED = {
 
 
 #: the same runs with ``control_rpc="per-peer"``, the default since a heartbeat's control
-#: messages to one peer leave as one RPC, as go-libp2p-pubsub, the JS implementation and
-#: rust-libp2p send them (docs/gossipsub.md): fewer, larger control messages change the uplinks'
-#: schedules, the draws of jitter and the IHAVE counts per heartbeat, so every run moved.  Taken
-#: from the kernel that introduced per-peer RPCs; a change that moves any of them changes a result.
+#: messages to one peer leave as one RPC, as go-libp2p-pubsub and the JS implementation send them
+#: (docs/gossipsub.md): fewer, larger control messages change the uplinks' schedules, the draws
+#: of jitter and when IHAVEs are counted against max_ihave_messages, so the runs with more than
+#: one topic moved.  Taken from the kernel that introduced per-peer RPCs; a change that moves any
+#: of them changes a result.
 PINNED_PER_PEER = {
     "v1.1 defaults": "85a819e23127ec5a",
     "v1.2 idontwant, graft on subscribe, big copies, logged": "eb396108ae9876fa",

@@ -64,6 +64,21 @@ outbound quota, every ``P_OG_TICKS``-th of its own heartbeats; peer exchange (``
 a PRUNE sent above ``D_hi`` or in answer to a GRAFT into a full mesh with peer records, which
 the receiver counts (``S_PX_*``): the connection graph is fixed, so no connection is opened.
 
+Control RPCs (``P_CONTROL_RPC``, the parameter ``control_rpc``): go-libp2p-pubsub's
+heartbeat gathers its GRAFTs and PRUNEs per peer (``sendGraftPrune``) and its IHAVEs per peer
+(``emitGossip`` -> ``enqueueGossip``), and sends each peer one RPC that piggybacks its gossip
+(``sendRPC``, ``flush``); ``HandleRPC`` answers an RPC's IHAVEs, IWANTs and GRAFTs with one RPC
+of the IWANT ids of all its IHAVEs, the answered messages and the PRUNEs.  The JS
+implementation (``@libp2p/gossipsub``: ``sendGraftPrune``, ``flush``, ``sendRpc``,
+``handleControlMessage``) does the same.  So the default, ``per-peer``, stages the control
+messages of a heartbeat (and of the answer to an RPC) in ``W[13:17]`` and sends one ``RPC``
+event per peer: its size is the sum of its parts as single messages less the RPC framing they
+share, its ids carry the parts (``kind | topic << 3``, count, ids) in go's order of handling,
+and it is counted as the control messages it carries (as the JS trace counts them).  A peer
+with one part gets it alone, which is the same RPC.  ``per-message`` (every control message its
+own RPC, what Lean Gossip's ``meshsub.py`` does) keeps the runs from before bit for bit.  The
+answered messages are data copies of their own in both modes.
+
 Random choices come from a splitmix64 sequence whose state is seeded from the
 caller's :class:`numpy.random.Generator` (one 64-bit draw), so a run is a
 function of the seed.  No Python runs per message.
@@ -136,8 +151,8 @@ P_PX, P_PRUNE_PEERS, P_PX_RECORD_BYTES, P_ACCEPT_PX_THR = 43, 44, 45, 46
 #: instead of by the caller between two calls of :func:`advance`
 P_SCORE_IN_KERNEL = 47
 #: a heartbeat's control messages to one peer leave as one RPC (1, ``control_rpc`` per-peer, as
-#: go-libp2p-pubsub, the JS implementation and rust-libp2p send them), and so do the IWANT and
-#: PRUNEs answering one RPC; 0: each control message is an RPC of its own
+#: go-libp2p-pubsub and the JS implementation send them), and so do the IWANT and PRUNEs
+#: answering one RPC; 0: each control message is an RPC of its own
 P_CONTROL_RPC = 48
 N_PARAMS = 49
 

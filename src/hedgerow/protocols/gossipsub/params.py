@@ -124,8 +124,8 @@ _DECL: dict[str, Param] = {
     "control_rpc": Choice("per-peer", ("per-peer", "per-message"), "how control messages "
                           "leave: per-peer, a heartbeat's IHAVEs, GRAFTs and PRUNEs to one peer "
                           "in one RPC (and the IWANT and PRUNEs answering one RPC in one), as "
-                          "go-libp2p-pubsub, the JS implementation and rust-libp2p send them; "
-                          "per-message, each in an RPC of its own (docs/gossipsub.md)"),
+                          "go-libp2p-pubsub and the JS implementation send them; per-message, "
+                          "each in an RPC of its own (docs/gossipsub.md)"),
     "connections": Int(50, "connection target: peers each node keeps connected", low=1,
                        unit="peers"),
 }
