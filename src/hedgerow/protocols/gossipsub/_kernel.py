@@ -481,7 +481,59 @@ def _ctl_size(P, kind, n_ids):
 
 
 @numba.njit(**_HELPER_JIT)
-def _send_control(G, P, H, S, F, W, M, rs, idb, v, e, kind, tp, off, cnt):
+def _ihave_moot(G, P, F, W, M, idb, e, arrive, tp, off, cnt):
+    """Whether an IHAVE (of topic ``tp``, ids ``idb[off:off+cnt]``) sent now on entry ``e`` can
+    change nothing at its receiver but the count of IHAVEs it got this heartbeat, so that the
+    sender handles its arrival at once instead of queueing an event (:func:`_skip_ihaves`).
+
+    So it is when, before ``arrive``: the receiver stays online (the kernel's call runs to
+    ``F[5]``, and only the engine changes online flags, between calls), no heartbeat runs (the
+    receiver's score of the sender and its count stay as they are; synchronised heartbeats,
+    the next at ``F[4]``), no earlier IHAVE on the connection is still on its way (without
+    jitter an uplink's messages arrive in the order sent), and the receiver has, and will not
+    have forgotten by then, every id it would read (those of a topic it subscribes to).
+    """
+    if arrive > F[5] or not arrive < F[4] or not G[11][G[1][e]]:
+        return False
+    if W[17][G[3][e]] > F[0]:
+        return False
+    w = G[1][e]
+    if not G[6][w, tp]:
+        return True
+    slot_of = M[M_SLOT_OF]
+    for j in range(cnt):
+        m = idb[off + j]
+        if not _seen(M[M_ARRIVAL], slot_of[m], w, arrive, P[P_SEEN_TTL]):
+            return False
+    return True
+
+
+@numba.njit(**_HELPER_JIT)
+def _skip_ihaves(G, P, S, F, W, X, e, arrive, size):
+    """The arrival of an IHAVE message (or RPC) that :func:`_ihave_moot` found moot, handled
+    when sent: its bytes counted at the receiver, its sequence number taken as its event's
+    would be, and, where the receiver would count it against ``max_ihave_messages``, its
+    arrival instant kept (``W[17]``) for the receiver to count when it next reads that count
+    (:func:`_ihave_gate`) or to forget at its heartbeat."""
+    w = G[1][e]
+    ew = G[3][e]
+    W[4][w] += size
+    S[S_SEQ] += 1
+    if arrive > F[2]:
+        F[2] = arrive
+    el = W[17]
+    if el[ew] != -np.inf:  # the one before arrived already (checked): counted now
+        X[9][ew] += 1
+        el[ew] = -np.inf
+    if G[12][w] & ATK_SYBIL:
+        return
+    if P[P_SCORING] > 0 and X[8][ew] < P[P_GOSSIP_THR]:
+        return
+    el[ew] = arrive
+
+
+@numba.njit(**_HELPER_JIT)
+def _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, kind, tp, off, cnt):
     """Queue one control message ``v -> indices[e]`` (its ids at ``idb[off:off+cnt]``); while
     a heartbeat or an answer stages (``S[S_STAGE]``), it waits in ``W[13]`` for its RPC."""
     if S[S_STAGE] and kind != SUBSCRIBE:
@@ -510,10 +562,13 @@ def _send_control(G, P, H, S, F, W, M, rs, idb, v, e, kind, tp, off, cnt):
     arrive = fin + delay[e]
     if P[P_JITTER] > 0.0:
         arrive += P[P_JITTER] * _uniform(rs)
-    _push(H, S, arrive, CONTROL, e, kind | (tp << 3), (np.int64(off) << 16) | cnt)
-    if len(M[M_REFS]) and kind != PRUNE:  # a PRUNE's ids are nodes (peer exchange)
-        for j in range(cnt):
-            _ref(M, idb[off + j])
+    if kind == IHAVE and len(W[17]) and _ihave_moot(G, P, F, W, M, idb, e, arrive, tp, off, cnt):
+        _skip_ihaves(G, P, S, F, W, X, e, arrive, s)
+    else:
+        _push(H, S, arrive, CONTROL, e, kind | (tp << 3), (np.int64(off) << 16) | cnt)
+        if len(M[M_REFS]) and kind != PRUNE:  # a PRUNE's ids are nodes (peer exchange)
+            for j in range(cnt):
+                _ref(M, idb[off + j])
     if len(W[9]) and kind != SUBSCRIBE:
         _log(W, idb, now, arrive, kind, e, tp, off, cnt)
 
@@ -534,7 +589,7 @@ def _rpc_size(P, idb, off, total):
 
 
 @numba.njit(**_HELPER_JIT)
-def _send_rpc(G, P, H, S, F, W, M, rs, idb, v, e, off, total):
+def _send_rpc(G, P, H, S, F, W, M, X, rs, idb, v, e, off, total):
     """Queue the RPC ``v -> indices[e]`` whose parts are at ``idb[off:off+total]``: one
     message on the uplink, one event at the receiver; each part is counted (and logged) as the
     control message it carries."""
@@ -551,14 +606,23 @@ def _send_rpc(G, P, H, S, F, W, M, rs, idb, v, e, off, total):
     arrive = fin + delay[e]
     if P[P_JITTER] > 0.0:
         arrive += P[P_JITTER] * _uniform(rs)
-    _push(H, S, arrive, CONTROL, e, RPC, (np.int64(off) << 16) | total)
+    moot = len(W[17]) > 0
+    j = off
+    while moot and j < off + total:
+        moot = (idb[j] & 7) == IHAVE and _ihave_moot(G, P, F, W, M, idb, e, arrive, idb[j] >> 3,
+                                                     j + 2, idb[j + 1])
+        j += 2 + idb[j + 1]
+    if moot:
+        _skip_ihaves(G, P, S, F, W, X, e, arrive, s)
+    else:
+        _push(H, S, arrive, CONTROL, e, RPC, (np.int64(off) << 16) | total)
     j = off
     while j < off + total:
         kind = idb[j] & 7
         cnt = idb[j + 1]
         if now >= P[P_WARMUP]:
             ctl_cnt[kind, v] += 1
-        if len(M[M_REFS]) and kind != PRUNE:
+        if len(M[M_REFS]) and kind != PRUNE and not moot:
             for i in range(cnt):
                 _ref(M, idb[j + 2 + i])
         if len(W[9]):
@@ -567,7 +631,7 @@ def _send_rpc(G, P, H, S, F, W, M, rs, idb, v, e, off, total):
 
 
 @numba.njit(**_HELPER_JIT)
-def _flush_rpcs(G, P, H, S, F, W, M, rs, idb, v):
+def _flush_rpcs(G, P, H, S, F, W, M, X, rs, idb, v):
     """Send the control messages ``v`` staged as one RPC per peer (go-libp2p-pubsub's
     ``sendGraftPrune`` and ``flush``): peers in the order they were first staged for, each
     RPC's parts in the order go handles them (IHAVE, IWANT, GRAFT, PRUNE), each kind in the
@@ -599,7 +663,7 @@ def _flush_rpcs(G, P, H, S, F, W, M, rs, idb, v):
         mark[e] = -1
         p = grp[g, 1]
         if nxt[p] < 0:  # one part: an RPC of one control message is that message alone
-            _send_control(G, P, H, S, F, W, M, rs, idb, v, e, parts[p, 1], parts[p, 2],
+            _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, parts[p, 1], parts[p, 2],
                           parts[p, 3], parts[p, 4])
             continue
         off = S[S_IDS]
@@ -611,7 +675,7 @@ def _flush_rpcs(G, P, H, S, F, W, M, rs, idb, v):
                     cnt = parts[p, 4]
                     if total > 0 and total + 2 + cnt > 0xFFFF:
                         S[S_IDS] = off + total
-                        _send_rpc(G, P, H, S, F, W, M, rs, idb, v, e, off, total)
+                        _send_rpc(G, P, H, S, F, W, M, X, rs, idb, v, e, off, total)
                         off = S[S_IDS]
                         total = 0
                     idb[off + total] = kind | (parts[p, 2] << 3)
@@ -622,7 +686,7 @@ def _flush_rpcs(G, P, H, S, F, W, M, rs, idb, v):
                     total += 2 + cnt
                 p = nxt[p]
         S[S_IDS] = off + total
-        _send_rpc(G, P, H, S, F, W, M, rs, idb, v, e, off, total)
+        _send_rpc(G, P, H, S, F, W, M, X, rs, idb, v, e, off, total)
 
 
 @numba.njit(**_HELPER_JIT)
@@ -864,7 +928,7 @@ def _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T):
         return 0
     S[S_IDS] = top + cnt
     for i in range(took):
-        _send_control(G, P, H, S, F, W, M, rs, idb, v, buf[i], IHAVE, tp, top, cnt)
+        _send_control(G, P, H, S, F, W, M, X, rs, idb, v, buf[i], IHAVE, tp, top, cnt)
     return cnt
 
 
@@ -889,7 +953,7 @@ def _sybil_heartbeat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, T):
             if mesh_flag[s] or conn_up[e] > now or backoff[s] > now:
                 continue
             _mesh_add(X, s, row, e, now)
-            _send_control(G, P, H, S, F, W, M, rs, idb, v, e, GRAFT, tp, 0, 0)
+            _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, GRAFT, tp, 0, 0)
 
 
 @numba.njit(cache=True, inline="always")
@@ -935,7 +999,7 @@ def _send_prune(G, P, H, S, F, W, M, X, rs, idb, v, e, tp, px):
     cnt = 0
     if px and P[P_PX] > 0 and P[P_VARIANT] >= 1:
         off, cnt = _px_records(G, P, S, X, idb, rs, v, e, tp, F[0])
-    _send_control(G, P, H, S, F, W, M, rs, idb, v, e, PRUNE, tp, off, cnt)
+    _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, PRUNE, tp, off, cnt)
 
 
 @numba.njit(**_HELPER_JIT)
@@ -1003,7 +1067,7 @@ def _opportunistic_graft(G, P, H, S, F, W, M, X, idb, rs, buf, buf2, v, tp, T):
     for i in range(took):
         e = buf[i]
         _mesh_add(X, e * T + tp, row, e, now)
-        _send_control(G, P, H, S, F, W, M, rs, idb, v, e, GRAFT, tp, 0, 0)
+        _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, GRAFT, tp, 0, 0)
     S[S_OG_GRAFTS] += took
 
 
@@ -1063,10 +1127,16 @@ def _on_prune(G, P, S, X, rs, idb, w, ew, tp, off, cnt, t):
 
 
 @numba.njit(**_HELPER_JIT)
-def _ihave_gate(G, P, X, w, ew):
+def _ihave_gate(G, P, W, X, w, ew, t):
     """Whether node ``w`` reads the ids of an RPC of IHAVEs from the peer at the end of its
-    entry ``ew`` (it counts the RPC first: at most ``max_ihave_messages`` per heartbeat)."""
+    entry ``ew`` at ``t`` (it counts the RPC first: at most ``max_ihave_messages`` per
+    heartbeat; a moot IHAVE that arrived before it on the connection, :func:`_skip_ihaves`,
+    is counted first)."""
     peerhave, iasked = X[9], X[10]
+    if len(W[17]) and W[17][ew] <= t:  # -inf: none
+        if W[17][ew] != -np.inf:
+            peerhave[ew] += 1
+            W[17][ew] = -np.inf
     if G[12][w] & ATK_SYBIL:
         return False  # a sybil asks for nothing
     if P[P_SCORING] > 0 and X[8][ew] < P[P_GOSSIP_THR]:
@@ -1105,7 +1175,7 @@ def _ihave_ask(G, P, H, S, F, W, M, X, rs, idb, w, ew, top, want, t):
         prom_m[ew] = idb[top]
         _ref(M, idb[top])  # its slot is read when the promise is checked
         prom_t[ew] = t + P[P_FOLLOWUP]
-    _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, IWANT, 0, top, want)
+    _send_control(G, P, H, S, F, W, M, X, rs, idb, w, ew, IWANT, 0, top, want)
 
 
 @numba.njit(**_HELPER_JIT)
@@ -1142,7 +1212,7 @@ def _on_rpc(G, P, H, S, F, W, M, X, U, RT, rs, idb, mcs, w, ew, off, total, t):
     sub = G[6]
     S[S_STAGE] = 1
     j = off
-    if (idb[j] & 7) == IHAVE and _ihave_gate(G, P, X, w, ew):
+    if (idb[j] & 7) == IHAVE and _ihave_gate(G, P, W, X, w, ew, t):
         top = S[S_IDS]
         want = 0
         while j < off + total and (idb[j] & 7) == IHAVE:
@@ -1163,7 +1233,7 @@ def _on_rpc(G, P, H, S, F, W, M, X, U, RT, rs, idb, mcs, w, ew, off, total, t):
             _on_prune(G, P, S, X, rs, idb, w, ew, tp, j + 2, cnt, t)
         j += 2 + cnt
     S[S_STAGE] = 0
-    _flush_rpcs(G, P, H, S, F, W, M, rs, idb, w)
+    _flush_rpcs(G, P, H, S, F, W, M, X, rs, idb, w)
 
 
 @numba.njit(cache=True, inline="always")
@@ -1209,7 +1279,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                     if score[e] < 0:
                         _mesh_remove(X, e * T + tp, row, e)
                         backoff[e * T + tp] = max(backoff[e * T + tp], now + P[P_BACKOFF])
-                        _send_control(G, P, H, S, F, W, M, rs, idb, v, e, PRUNE, tp, 0, 0)
+                        _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, PRUNE, tp, 0, 0)
                     else:
                         j += 1
             # candidates: subscribed peers not in the mesh, not backed off, score >= 0; only
@@ -1233,7 +1303,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                 for i in range(took):
                     e = buf[i]
                     _mesh_add(X, e * T + tp, row, e, now)
-                    _send_control(G, P, H, S, F, W, M, rs, idb, v, e, GRAFT, tp, 0, 0)
+                    _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, GRAFT, tp, 0, 0)
                 if mdeg[row] < d_lo and took < k:
                     S[S_VIOL] += 1
             elif mdeg[row] > d_hi:
@@ -1304,7 +1374,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                     for i in range(took):
                         e = buf2[i]
                         _mesh_add(X, e * T + tp, row, e, now)
-                        _send_control(G, P, H, S, F, W, M, rs, idb, v, e, GRAFT, tp, 0, 0)
+                        _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, GRAFT, tp, 0, 0)
             if mdeg[row] > d_hi:  # opportunistic grafts may go beyond D_hi, as go's do
                 S[S_VIOL] += 1
             if v11 and scoring and P[P_OG_PEERS] > 0 and \
@@ -1348,12 +1418,15 @@ def _beat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
     for e in range(indptr[v], indptr[v + 1]):
         peerhave[e] = 0
         iasked[e] = 0
+    if len(W[17]):  # moot IHAVEs that arrived in the heartbeat now over: forgotten with it
+        for e in range(indptr[v], indptr[v + 1]):
+            W[17][e] = -np.inf
     if G[11][v]:  # an offline node runs no heartbeat (its cache still shifts)
         if P[P_CONTROL_RPC] > 0:  # its control messages leave as one RPC per peer
             S[S_STAGE] = 1
             _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T)
             S[S_STAGE] = 0
-            _flush_rpcs(G, P, H, S, F, W, M, rs, idb, v)
+            _flush_rpcs(G, P, H, S, F, W, M, X, rs, idb, v)
         else:
             _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T)
     keep_from = hbc[v] - np.int64(P[P_MCLEN]) + 2
@@ -1370,7 +1443,7 @@ def _beat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
 
 
 @numba.njit(cache=True)
-def subscribe_all(G, P, H, S, F, W, M, rs, idb):
+def subscribe_all(G, P, H, S, F, W, M, X, rs, idb):
     """Every node announces its topics on every connection at ``F[0]`` (one SUBSCRIBE each).
 
     The nodes announce in an order drawn from ``rs``, so that announcements
@@ -1393,7 +1466,7 @@ def subscribe_all(G, P, H, S, F, W, M, rs, idb):
             for tp in range(T):
                 if sub[v, tp]:
                     H = _grow_heap(H, S, 1)
-                    _send_control(G, P, H, S, F, W, M, rs, idb, v, e, SUBSCRIBE, tp, 0, 0)
+                    _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, SUBSCRIBE, tp, 0, 0)
     return H
 
 
@@ -1615,6 +1688,7 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
     phased = P[P_HB_PHASE] > 0
     atk, conn_up, cptr, cidx = G[12], G[13], G[14], G[15]
     limited = P[P_RETRANS] < NO_RETRANS_LIMIT
+    F[5] = t_end  # events run to here in this call (moot IHAVEs, _ihave_moot)
     while True:
         if Q[Q_HB] >= 0:  # a synchronised heartbeat under way: the next nodes beat
             t = F[0]
@@ -1807,7 +1881,7 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                 for i in range(cptr[w * T + tp], cptr[w * T + tp + 1]):
                     e = cidx[i]
                     if e != ein and conn_up[e] <= t:
-                        _send_control(G, P, H, S, F, W, M, rs, idb, w, e, IHAVE, tp, off, 1)
+                        _send_control(G, P, H, S, F, W, M, X, rs, idb, w, e, IHAVE, tp, off, 1)
                 continue
             row = w * T + tp
             origin = publisher[m]
@@ -1876,11 +1950,11 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                 if scoring and score[ew] < 0:
                     continue
                 _mesh_add(X, slot, row, ew, t)
-                _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, GRAFT, tp, 0, 0)
+                _send_control(G, P, H, S, F, W, M, X, rs, idb, w, ew, GRAFT, tp, 0, 0)
             elif ck == PRUNE:
                 _on_prune(G, P, S, X, rs, idb, w, ew, tp, off, cnt, t)
             elif ck == IHAVE:
-                if not _ihave_gate(G, P, X, w, ew) or not sub[w, tp]:
+                if not _ihave_gate(G, P, W, X, w, ew, t) or not sub[w, tp]:
                     continue
                 top = S[S_IDS]
                 want = _ihave_unseen(G, P, M, idb, w, off, cnt, top, 0, t)
@@ -1888,6 +1962,7 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
             else:  # IWANT: w answers from its message cache
                 _on_iwant(G, P, H, S, F, W, M, X, U, RT, rs, idb, mcs, w, ew, off, cnt, t)
         elif kind == HEARTBEAT:
+            F[4] = t + P[P_HB]  # the next one (moot IHAVEs arrive before it, _ihave_moot)
             if in_kernel:  # the scores the caller would compute before this heartbeat
                 for i in range(n):
                     perm[i] = i

@@ -648,7 +648,11 @@ class GossipSubEngine:
         self._W = (np.full(n, -np.inf), z(n), z(n), z(n), z(n),
                    z((len(K.CONTROL_KINDS), n), dtype=np.int64), z(n), z(n), z(n),
                    z((log, 2)), z((log, 5), dtype=np.int64), z(64 * log, dtype=np.int32),
-                   z(3, dtype=np.int64), *_staging(s, nnz, max_deg, T))
+                   z(3, dtype=np.int64), *_staging(s, nnz, max_deg, T),
+                   # the arrival of the last moot IHAVE per connection entry (the kernel's
+                   # _ihave_moot: synchronised heartbeats, no jitter)
+                   np.full(nnz if s["heartbeat_phase"] == "sync" and network.jitter_ms == 0
+                           else 0, -np.inf))
         self._X = (
             z(nnz * T, dtype=np.uint8),                             # 0 mesh (or fanout) flag
             np.full((n * T, max(int(np.diff(conn.indptr).max(initial=0)), 1)), -1,
@@ -690,7 +694,9 @@ class GossipSubEngine:
         self._S = z(K.N_SCALARS, dtype=np.int64)
         if not self.keep_arrivals:
             self._S[K.S_FREE] = rows
-        self._F = np.array([0.0, 0.0, 0.0, -np.inf])
+        # now, -, the latest instant reached, the heartbeat a scoring caller stopped at, the
+        # next synchronised heartbeat, the end of the kernel's current call
+        self._F = np.array([0.0, 0.0, 0.0, -np.inf, float(s["heartbeat_ms"]), 0.0])
         self._rs = np.array([rng.integers(0, 2**63, dtype=np.int64)], dtype=np.uint64)
         for m in range(M):
             K._push(heap, self._S, pubs.time_ms[m], K.PUBLISH, m, 0, 0)
@@ -708,7 +714,7 @@ class GossipSubEngine:
             # every node announces its topics on every connection at t = 0; a subscribed
             # receiver grafts the announcer at once while its mesh is below D_lo
             heap = K.subscribe_all(self._G, self._P, heap, self._S, self._F, self._W, self._M,
-                                   self._rs, self._GR[1])
+                                   self._X, self._rs, self._GR[1])
             self._GR = (heap, *self._GR[1:])
 
     # ------------------------------------------------------------------ running
