@@ -59,6 +59,14 @@ between two calls of :func:`advance`): a message arriving at an offline node
 is dropped (``S[S_OFFLINE]`` counts them), an offline node runs no heartbeat,
 and no heartbeat grafts or gossips to one.
 
+Each (node, topic) row ``r`` keeps the entries whose peer subscribes to the topic
+(``G[14]``, ``G[15]``: ``cidx[cptr[r]:cptr[r + 1]]``, :func:`candidate_lists`), in entry
+order: heartbeats, publications and peer exchange read them instead of testing every
+connection, with the same draws.  An IHAVE that can change nothing at its receiver but its
+count against ``max_ihave_messages`` (:func:`_ihave_moot`) is handled when sent, its arrival
+kept in ``W[17]`` for that count (:func:`_skip_ihaves`); ``F[4]`` is the next synchronised
+heartbeat and ``F[5]`` the instant the current call runs to.
+
 Opportunistic grafting (``P_OG_*``, v1.1 with scoring) runs in a node's heartbeat after the
 outbound quota, every ``P_OG_TICKS``-th of its own heartbeats; peer exchange (``P_PX``) fills
 a PRUNE sent above ``D_hi`` or in answer to a GRAFT into a full mesh with peer records, which
