@@ -351,7 +351,7 @@ def test_fused_ring_cycle_keeps_final_rows_as_the_hooks_do():
             tm.cycle(view, ps, rng, candidates=mask)
             trace.append((view.copy(), tm.batches_, tm.exchanges_))
             if c == 17:
-                final = _final_rows(view, np.ones(n, bool), ring_select(ids).rank, R // 2)
+                final = _final_rows(view, np.ones(n, bool), ring_select(ids).rank, R // 2, True)
                 assert final.mean() > 0.9  # the skipping path is what these cycles run
         runs.append((trace, rng.random()))
     (a, ua), (b, ub) = runs
@@ -359,6 +359,66 @@ def test_fused_ring_cycle_keeps_final_rows_as_the_hooks_do():
     for (va, ba, ea), (vb, bb, eb) in zip(a, b, strict=True):
         assert np.array_equal(va, vb) and (ba, ea) == (bb, eb)
     assert not np.array_equal(a[17][0], a[18][0])  # the mask changed views
+
+
+def _final_reference(view, allowed, rank, half):
+    """A row is final when its j-th pair holds the nodes j + 1 ranks after and before it
+    (no wrapping round), lower id first, both allowed, and the view has 2 half slots."""
+    n, width = view.shape
+    out = np.zeros(n, bool)
+    if width != 2 * half:
+        return out
+    for r in range(n):
+        ok = True
+        for j in range(half):
+            a, b = int(view[r, 2 * j]), int(view[r, 2 * j + 1])
+            if a < 0 or b <= a or not (allowed[a] and allowed[b]):
+                ok = False
+                break
+            want = {int(rank[r]) + j + 1, int(rank[r]) - j - 1}
+            if {int(rank[a]), int(rank[b])} != want:
+                ok = False
+                break
+        out[r] = ok
+    return out
+
+
+@pytest.mark.parametrize("every", [True, False])
+def test_final_rows_match_the_definition(every):
+    """The final-row test (first pair on its own, the others without a branch) says what the
+    definition says, on rows final, broken in one pair (order, rank, an empty slot, a node
+    not allowed), wrapping round rank 0, and with the wrong number of slots."""
+    from hedgerow.gossip._ring_fused import _final_rows
+
+    rng = np.random.default_rng(11)
+    n, half = 300, 3
+    rank = rng.permutation(n).astype(np.uint32)
+    node = np.argsort(rank)  # the node of each rank
+    view = np.empty((n, 2 * half), np.int32)
+    for r in range(n):
+        me = int(rank[r])
+        for j in range(half):
+            a, b = node[(me + j + 1) % n], node[(me - j - 1) % n]
+            view[r, 2 * j], view[r, 2 * j + 1] = min(a, b), max(a, b)
+    allowed = np.ones(n, bool)
+    if not every:
+        allowed[rng.choice(n, 10, replace=False)] = False
+    broken = rng.choice(n, 120, replace=False)
+    for i, r in enumerate(broken):
+        j = 2 * int(rng.integers(half))
+        if i % 4 == 0:
+            view[r, j], view[r, j + 1] = view[r, j + 1], view[r, j]  # higher id first
+        elif i % 4 == 1:
+            view[r, j + 1] = -1
+        elif i % 4 == 2:
+            view[r, j] = -1
+        else:
+            view[r, j] = node[(int(rank[view[r, j]]) + 5) % n]  # another rank
+    want = _final_reference(view, allowed, rank, half)
+    assert 100 < want.sum() < n - 10  # both kinds of rows are there
+    got = _final_rows(view, allowed, rank, half, every)
+    assert np.array_equal(got, want)
+    assert not _final_rows(view[:, :-1].copy(), allowed, rank, half, every).any()
 
 
 def test_ring_needs_several_slots_per_side_to_converge_fast():

@@ -320,7 +320,7 @@ def _ring_bound(r, me, view, allowed, rank):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, inline="always")
-def _ring_final(r, view, allowed, rank, half):  # pragma: no cover - compiled
+def _ring_final(r, view, allowed, rank, half, every=False):  # pragma: no cover - compiled
     """Whether ``r``'s row is final: its ring neighbours in the ranking's order.
 
     That is a view of ``R = 2 half`` allowed entries whose ``j``-th pair holds
@@ -331,23 +331,31 @@ def _ring_final(r, view, allowed, rank, half):  # pragma: no cover - compiled
     exchange's union holds (it holds the view's own entries) the ranking writes
     the row as it stands.  Ranks are compared without wrapping round: the few
     rows whose neighbours wrap past rank 0 are never called final and take the
-    ranking's path.
+    ranking's path.  ``every``: every node is allowed (``allowed`` is not read).
+
+    The first pair is tested on its own (most rows of the early cycles fail
+    there); the other pairs are tested without a branch per pair, as a converged
+    row passes them all.
     """
     if view.shape[1] != 2 * half:
         return False
     me = np.int64(rank[r])
+    ok = True
     for j in range(half):
         a = view[r, 2 * j]
         b = view[r, 2 * j + 1]
-        if a < 0 or b <= a or not (allowed[a] and allowed[b]):
-            return False
-        ra = np.int64(rank[a])
-        rb = np.int64(rank[b])
+        a0 = max(a, 0)  # an empty slot (-1) reads node 0, and fails a >= 0 below
+        b0 = max(b, 0)
+        ra = np.int64(rank[a0])
+        rb = np.int64(rank[b0])
         up = me + j + 1
         dn = me - j - 1
-        if not ((ra == up and rb == dn) or (ra == dn and rb == up)):
+        ok_j = ((a >= 0) & (b > a) & (every | (allowed[a0] & allowed[b0]))
+                & (((ra == up) & (rb == dn)) | ((ra == dn) & (rb == up))))
+        if j == 0 and not ok_j:
             return False
-    return True
+        ok &= ok_j
+    return ok
 
 
 @numba.njit(cache=True)
@@ -427,7 +435,7 @@ def _ring_exchange(p, q, s, view, sample, allowed, include_self, ids, rank, half
         _ring_row(r, me, union, uxs, k, half, view, cw_v, cw_i, cc_v, cc_i, done,
                   chosen, ids, b_cw if n_cw >= half else mid - one,
                   b_cc if n_cc >= half else mid - one, sb, same)
-        fin[r] = _ring_final(r, view, allowed, rank, half)
+        fin[r] = _ring_final(r, view, allowed, rank, half, every)
 
 
 @numba.njit(cache=True, inline="always")
@@ -454,14 +462,15 @@ def _exchanges(ps, qs, lo, hi, base, view, sample, allowed, include_self, ids, r
 
 
 @numba.njit(cache=True, inline="always")
-def _final_rows(view, allowed, rank, half):  # pragma: no cover - compiled
+def _final_rows(view, allowed, rank, half, every):  # pragma: no cover - compiled
     """Whether each row is final (:func:`_ring_final`), one pass in row order at the start of
-    a cycle; the cycle's exchanges then keep the flags (:func:`_ring_exchange`)."""
+    a cycle; the cycle's exchanges then keep the flags (:func:`_ring_exchange`).  ``every``:
+    every node is allowed."""
     n = view.shape[0]
     fin = np.zeros(n, np.bool_)
     if view.shape[1] == 2 * half:
         for r in range(n):
-            fin[r] = _ring_final(r, view, allowed, rank, half)
+            fin[r] = _ring_final(r, view, allowed, rank, half, every)
     return fin
 
 
@@ -495,8 +504,8 @@ def _ring_cycle(remaining, view, sample, alive, allowed, include_self, ids, rank
     tally = np.zeros(2, np.int64)
     busy = np.zeros(n, np.int32)
     mark = np.zeros(n, np.int32)
-    fin = _final_rows(view, allowed, rank, half)
     every = np.all(allowed)
+    fin = _final_rows(view, allowed, rank, half, every)
     batch = 0
     exchanges = 0
     while remaining.shape[0] > 0:
@@ -528,8 +537,9 @@ def _ring_cycle_par(remaining, view, sample, alive, allowed, include_self, ids, 
     cap = 2 * R + 2 * sample.shape[1] + 2
     mark = np.zeros((nt, n), np.int32)  # per thread; an exchange's stamp is its number
     busy = np.zeros(n, np.int32)
-    fin = _final_rows(view, allowed, rank, half)  # an exchange writes only its two ends' flags
     every = np.all(allowed)
+    fin = _final_rows(view, allowed, rank, half, every)  # an exchange writes only its two ends'
+    # flags
     batch = 0
     exchanges = 0
     while remaining.shape[0] > 0:
