@@ -439,9 +439,10 @@ def engine_bytes(n: int, topics: int, nnz: int, max_deg: int, rows: int, message
 
     Per (message row, node): arrival and queue delay (8 B each), hops and parent (4 B each).
     Per (connection entry, topic) slot: the mesh flag, backoff, graft time and two
-    delivery counters (33 B, counted as 40).  Per (node, topic): the mesh list, one ``int64``
+    delivery counters, and the entry in the kept topic peers where the peer subscribes
+    (37 B at most, counted as 40).  Per (node, topic): the mesh list, one ``int64``
     per connection of the best-connected node, and three more words.  Per connection entry:
-    the IDONTWANT ring (``ring`` ids and times, 12 B each) and about 64 B of counters.  The
+    the IDONTWANT ring (``ring`` ids and times, 12 B each) and about 80 B of counters.  The
     event heap: ``4 (messages + n)`` entries of 40 B.  Measured against peak resident
     memory: 10,000 nodes on the unit square (528,652 entries, most 75 per node, 100
     topics, 1,000 messages kept) estimate 3.0 GiB and peak at 3.8 GiB with the world and the
@@ -454,7 +455,7 @@ def engine_bytes(n: int, topics: int, nnz: int, max_deg: int, rows: int, message
     """
     nf, T, e = float(n), float(topics), float(nnz)
     return (float(rows) * nf * 24.0 + e * T * 40.0 + nf * T * (8.0 * max(max_deg, 1) + 24.0)
-            + e * (12.0 * max(ring, 1) + 64.0) + 4.0 * (float(messages) + nf) * 40.0)
+            + e * (12.0 * max(ring, 1) + 80.0) + 4.0 * (float(messages) + nf) * 40.0)
 
 
 class GossipSubEngine:
