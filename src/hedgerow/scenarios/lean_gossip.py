@@ -258,7 +258,10 @@ def engine_settings(D: int, D_lazy: int, horizon_ms: float) -> dict[str, Any]:
     peers from the last 3 of 5 heartbeats' caches; a seen id never forgotten
     within the run (``horizon_ms``);
     IWANTs answered without limit; no header on a data copy (the 1,536 bytes
-    are the whole message); 32-byte ids, IHAVE overhead 32 bytes.
+    are the whole message); 32-byte ids, IHAVE overhead 32 bytes; every
+    control message an RPC of its own (``control_rpc`` per-message:
+    ``meshsub.py`` schedules each IHAVE, GRAFT and PRUNE as its own delivery
+    with its own size).
 
     Examples
     --------
@@ -272,7 +275,7 @@ def engine_settings(D: int, D_lazy: int, horizon_ms: float) -> dict[str, Any]:
         "mcache_len": 5, "mcache_gossip": 3, "seen_ttl_ms": 2.0 * float(horizon_ms) + 1.0,
         "gossip_retransmission": 2**31 - 1, "flood_publish": False, "idontwant_threshold": None,
         "header_bytes": 0.0, "message_id_bytes": ID_BYTES - 2.0, "topic_bytes": 24.0,
-        "max_ihave_messages": 2**31 - 1, "max_prune": 2,
+        "max_ihave_messages": 2**31 - 1, "max_prune": 2, "control_rpc": "per-message",
     }
 
 

@@ -391,7 +391,15 @@ def test_slots_are_recycled_over_a_long_run():
 
 
 def test_default_run_is_unchanged():
-    # pinned before the slots and phases were added: the default run stays the same
+    # pinned before the slots and phases were added: the run with each control message in an
+    # RPC of its own (the engine's only way then) stays the same
+    eng, _, _ = _engine(messages=80, topics=3, share=0.6, n=80, spread=20000.0, start=3000.0,
+                        control_rpc="per-message")
+    eng.run_until(40000.0)
+    assert (int(eng.copies.sum()), int(eng.duplicates.sum()), eng.control_messages) == (
+        26031, 22343, 3021)
+    # the default since, a heartbeat's control messages to one peer in one RPC (go, JS), sends
+    # the same copies and control messages here; their instants moved (test_identity pins them)
     eng, _, _ = _engine(messages=80, topics=3, share=0.6, n=80, spread=20000.0, start=3000.0)
     eng.run_until(40000.0)
     assert (int(eng.copies.sum()), int(eng.duplicates.sum()), eng.control_messages) == (
@@ -603,7 +611,8 @@ def test_slots_with_scoring_promises_and_churn(churn):
 
 # ---------------------------------------------------------------- scores in the kernel
 
-def _scored_world(native, *, phase="sync", preset="v1.1", T=3, upload=20.0, loss=0.03):
+def _scored_world(native, *, phase="sync", preset="v1.1", T=3, upload=20.0, loss=0.03,
+                  control_rpc="per-peer"):
     from hedgerow.protocols.gossipsub.params import score_preset
     from hedgerow.protocols.gossipsub.protocol import EngineScore
 
@@ -617,7 +626,7 @@ def _scored_world(native, *, phase="sync", preset="v1.1", T=3, upload=20.0, loss
     params, thr = score_preset(preset, T)
     s = {"variant": "v1.2", "scoring": True, "gossip_threshold": thr.gossip,
          "publish_threshold": thr.publish, "heartbeat_phase": phase,
-         "idontwant_threshold": 1000.0}
+         "idontwant_threshold": 1000.0, "control_rpc": control_rpc}
     if preset == "ethereum":
         s.update(heartbeat_ms=700.0, d=8, d_lo=6, d_hi=12, d_score=6)
     return GossipSubEngine(subs, conn, np.full(conn.nnz, 15.0), np.zeros(n),
@@ -661,12 +670,88 @@ def test_scores_in_the_kernel_equal_the_python_path(kw):
 
 #: copies, duplicates, control messages and the sum of the scores after 50 s
 PINNED_ETH = (55335, 45975, 74621, 5224.291159)
+#: the same with a heartbeat's control messages to one peer in one RPC (the default since, as
+#: go-libp2p-pubsub and the JS implementation send them): the uplinks' schedules moved
+PINNED_ETH_PER_PEER = (55968, 46608, 75078, 5224.504136)
 
 
-def test_ethereum_scoring_run_is_unchanged():
+@pytest.mark.parametrize("mode", ["per-message", "per-peer"])
+def test_ethereum_scoring_run_is_unchanged(mode):
     # pinned with the scores computed by EngineScore's numpy path, before the kernel scored
-    eng = _scored_world(True, preset="ethereum", T=2, upload=50.0, loss=0.0)
+    # (each control message an RPC of its own then); per-peer RPCs pinned when they came
+    eng = _scored_world(True, preset="ethereum", T=2, upload=50.0, loss=0.0, control_rpc=mode)
     eng.run_until(50000.0)
+    pinned = PINNED_ETH if mode == "per-message" else PINNED_ETH_PER_PEER
     assert (int(eng.copies.sum()), int(eng.duplicates.sum()), eng.control_messages) == (
-        PINNED_ETH[:3])
-    assert round(float(eng._X[8].sum()), 6) == PINNED_ETH[3]
+        pinned[:3])
+    assert round(float(eng._X[8].sum()), 6) == pinned[3]
+
+
+# ---------------------------------------------------------------- control RPCs
+
+def _heartbeat_rpcs(log):
+    """The heartbeat control messages of a log (IHAVE, GRAFT, PRUNE) grouped by (sender,
+    receiver, send instant): each group's arrival instants."""
+    groups = defaultdict(list)
+    for i, k in enumerate(log["kind"]):
+        if k in ("ihave", "graft", "prune"):
+            key = (int(log["sender"][i]), int(log["receiver"][i]), float(log["t_send"][i]))
+            groups[key].append((k, float(log["t_arrive"][i])))
+    return groups
+
+
+def test_a_heartbeats_control_to_one_peer_leaves_as_one_rpc():
+    # three topics, most peers share two or more: a heartbeat sends one peer several IHAVEs
+    # (and GRAFTs at the first heartbeat)
+    kw = {"topics": 3, "share": 0.8, "log": 60000, "messages": 60, "d_lazy": 12}
+    eng, _, _ = _engine(control_rpc="per-peer", **kw)
+    eng.run_until(12000.0)
+    groups = _heartbeat_rpcs(eng.sent_log())
+    multi = [g for g in groups.values() if len(g) > 1]
+    assert len(multi) > 50
+    # one RPC: every part arrives at one instant, in go's order of handling (IHAVE, GRAFT, PRUNE)
+    order = {"ihave": 0, "graft": 1, "prune": 2}
+    for g in multi:
+        assert len({t for _, t in g}) == 1
+        assert [order[k] for k, _ in g] == sorted(order[k] for k, _ in g)
+    # each control message alone: the parts of one heartbeat queue one after the other
+    alone, _, _ = _engine(control_rpc="per-message", **kw)
+    alone.run_until(12000.0)
+    multi = [g for g in _heartbeat_rpcs(alone.sent_log()).values() if len(g) > 1]
+    assert multi and all(len({t for _, t in g}) == len(g) for g in multi)
+
+
+def test_an_rpc_is_the_sum_of_its_parts_less_the_repeated_framing():
+    from hedgerow.protocols.gossipsub import _kernel as K
+
+    eng, _, _ = _engine()
+    P = eng._P
+    idb = np.array([K.IHAVE | 1 << 3, 3, 7, 8, 9, K.GRAFT | 0 << 3, 0, K.PRUNE | 1 << 3, 0],
+                   dtype=np.int32)
+    parts = (K._ctl_size(P, K.IHAVE, 3) + K._ctl_size(P, K.GRAFT, 0)
+             + K._ctl_size(P, K.PRUNE, 0))
+    assert K._rpc_size(P, idb, 0, len(idb)) == parts - 2 * 4
+    assert K._rpc_size(P, idb, 0, 5) == K._ctl_size(P, K.IHAVE, 3)  # one part: unchanged
+
+
+def test_per_peer_rpcs_count_and_deliver_as_per_message():
+    # the same control messages are counted (one per part, as the JS trace counts them) and
+    # every subscriber still gets every message; the bytes are fewer by the shared framing
+    out = {}
+    for mode in ("per-peer", "per-message"):
+        eng, subs, pubs = _engine(control_rpc=mode, topics=3, share=0.8, n=80)
+        eng.run_until(40000.0)
+        got = np.isfinite(eng.arrival) & subs[:, pubs.topic].T
+        out[mode] = (got.sum() / subs[:, pubs.topic].sum(), eng.control_sent(),
+                     eng.byte_counters()["control_sent"].sum())
+    assert out["per-peer"][0] == out["per-message"][0] == 1.0
+    for k in ("ihave", "graft"):
+        a, b = out["per-peer"][1][k].sum(), out["per-message"][1][k].sum()
+        assert abs(a - b) <= 0.05 * b, k
+    assert out["per-peer"][2] < out["per-message"][2]
+
+
+def test_bad_control_rpc_is_refused_by_name():
+    with pytest.raises(ParameterError, match="control_rpc") as info:
+        _engine(control_rpc="batched")
+    assert info.value.key == "control_rpc"

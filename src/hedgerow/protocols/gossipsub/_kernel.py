@@ -59,10 +59,33 @@ between two calls of :func:`advance`): a message arriving at an offline node
 is dropped (``S[S_OFFLINE]`` counts them), an offline node runs no heartbeat,
 and no heartbeat grafts or gossips to one.
 
+Each (node, topic) row ``r`` keeps the entries whose peer subscribes to the topic
+(``G[14]``, ``G[15]``: ``cidx[cptr[r]:cptr[r + 1]]``, :func:`candidate_lists`), in entry
+order: heartbeats, publications and peer exchange read them instead of testing every
+connection, with the same draws.  An IHAVE that can change nothing at its receiver but its
+count against ``max_ihave_messages`` (:func:`_ihave_moot`) is handled when sent, its arrival
+kept in ``W[17]`` for that count (:func:`_skip_ihaves`); ``F[4]`` is the next synchronised
+heartbeat and ``F[5]`` the instant the current call runs to.
+
 Opportunistic grafting (``P_OG_*``, v1.1 with scoring) runs in a node's heartbeat after the
 outbound quota, every ``P_OG_TICKS``-th of its own heartbeats; peer exchange (``P_PX``) fills
 a PRUNE sent above ``D_hi`` or in answer to a GRAFT into a full mesh with peer records, which
 the receiver counts (``S_PX_*``): the connection graph is fixed, so no connection is opened.
+
+Control RPCs (``P_CONTROL_RPC``, the parameter ``control_rpc``): go-libp2p-pubsub's
+heartbeat gathers its GRAFTs and PRUNEs per peer (``sendGraftPrune``) and its IHAVEs per peer
+(``emitGossip`` -> ``enqueueGossip``), and sends each peer one RPC that piggybacks its gossip
+(``sendRPC``, ``flush``); ``HandleRPC`` answers an RPC's IHAVEs, IWANTs and GRAFTs with one RPC
+of the IWANT ids of all its IHAVEs, the answered messages and the PRUNEs.  The JS
+implementation (``@libp2p/gossipsub``: ``sendGraftPrune``, ``flush``, ``sendRpc``,
+``handleControlMessage``) does the same.  So the default, ``per-peer``, stages the control
+messages of a heartbeat (and of the answer to an RPC) in ``W[13:17]`` and sends one ``RPC``
+event per peer: its size is the sum of its parts as single messages less the RPC framing they
+share, its ids carry the parts (``kind | topic << 3``, count, ids) in go's order of handling,
+and it is counted as the control messages it carries (as the JS trace counts them).  A peer
+with one part gets it alone, which is the same RPC.  ``per-message`` (every control message its
+own RPC, what Lean Gossip's ``meshsub.py`` does) keeps the runs from before bit for bit.  The
+answered messages are data copies of their own in both modes.
 
 Random choices come from a splitmix64 sequence whose state is seeded from the
 caller's :class:`numpy.random.Generator` (one 64-bit draw), so a run is a
@@ -100,6 +123,10 @@ CONTROL_KINDS = ("ihave", "iwant", "graft", "prune", "idontwant")
 #: a peer's SUBSCRIBE, sent on every connection at t = 0 when ``graft_on_subscribe`` is set
 #: (not counted among the control kinds, never logged)
 SUBSCRIBE = 5
+#: one RPC carrying several control messages to one peer (``control_rpc`` per-peer): its ids
+#: in the id buffer are its parts, each ``kind | topic << 3``, its id count, then its ids, in
+#: go-libp2p-pubsub's order of handling (IHAVE, IWANT, GRAFT, PRUNE)
+RPC = 6
 #: the log's kinds beyond the control kinds: a data copy forwarded or published, an IWANT answer
 LOG_DATA = 5
 LOG_IWANT_ANSWER = 6
@@ -131,7 +158,11 @@ P_PX, P_PRUNE_PEERS, P_PX_RECORD_BYTES, P_ACCEPT_PX_THR = 43, 44, 45, 46
 #: peer scores computed in the kernel at each heartbeat (:mod:`._scorekernel`, state ``Z``)
 #: instead of by the caller between two calls of :func:`advance`
 P_SCORE_IN_KERNEL = 47
-N_PARAMS = 48
+#: a heartbeat's control messages to one peer leave as one RPC (1, ``control_rpc`` per-peer, as
+#: go-libp2p-pubsub and the JS implementation send them), and so do the IWANT and PRUNEs
+#: answering one RPC; 0: each control message is an RPC of its own
+P_CONTROL_RPC = 48
+N_PARAMS = 49
 
 #: an attacker's flags (``G[12]``, per node): ``ATK_SYBIL`` runs the hardening evaluation's
 #: sybil (it grafts every peer it can, accepts every GRAFT, sends no IHAVE, ignores IHAVE and
@@ -151,7 +182,10 @@ S_FREE, S_PEND, S_LIVE, S_LIVE_PEAK = 8, 9, 10, 11
 #: scored at least the accept-PX threshold), and of those the peers the receiver is not
 #: connected to (the dials go-libp2p-pubsub's ``pxConnect`` would start)
 S_OG_GRAFTS, S_PX_OFFERED, S_PX_ACCEPTED, S_PX_NEW = 12, 13, 14, 15
-N_SCALARS = 16
+#: per-peer RPCs: 1 while control messages are staged (a heartbeat, or the answer to an RPC),
+#: and the parts staged (``W[13]``)
+S_STAGE, S_PARTS = 16, 17
+N_SCALARS = 18
 
 #: the per-message tuple's layout (``M[i]``): the publications, the per-message counters, the
 #: rows of the messages' slots (first arrival, hops, parent, queueing delay per node), the slot
@@ -455,8 +489,71 @@ def _ctl_size(P, kind, n_ids):
 
 
 @numba.njit(**_HELPER_JIT)
-def _send_control(G, P, H, S, F, W, M, rs, idb, v, e, kind, tp, off, cnt):
-    """Queue one control message ``v -> indices[e]`` (its ids at ``idb[off:off+cnt]``)."""
+def _ihave_moot(G, P, F, W, M, idb, e, arrive, tp, off, cnt):
+    """Whether an IHAVE (of topic ``tp``, ids ``idb[off:off+cnt]``) sent now on entry ``e`` can
+    change nothing at its receiver but the count of IHAVEs it got this heartbeat, so that the
+    sender handles its arrival at once instead of queueing an event (:func:`_skip_ihaves`).
+
+    So it is when, before ``arrive``: the receiver stays online (the kernel's call runs to
+    ``F[5]``, and only the engine changes online flags, between calls), no heartbeat runs (the
+    receiver's score of the sender and its count stay as they are; synchronised heartbeats,
+    the next at ``F[4]``), no earlier IHAVE on the connection is still on its way (without
+    jitter an uplink's messages arrive in the order sent), and the receiver has, and will not
+    have forgotten by then, every id it would read (those of a topic it subscribes to).
+    """
+    if arrive > F[5] or not arrive < F[4] or not G[11][G[1][e]]:
+        return False
+    if W[17][G[3][e]] > F[0]:
+        return False
+    w = G[1][e]
+    if not G[6][w, tp]:
+        return True
+    slot_of = M[M_SLOT_OF]
+    for j in range(cnt):
+        m = idb[off + j]
+        if not _seen(M[M_ARRIVAL], slot_of[m], w, arrive, P[P_SEEN_TTL]):
+            return False
+    return True
+
+
+@numba.njit(**_HELPER_JIT)
+def _skip_ihaves(G, P, S, F, W, X, e, arrive, size):
+    """The arrival of an IHAVE message (or RPC) that :func:`_ihave_moot` found moot, handled
+    when sent: its bytes counted at the receiver, its sequence number taken as its event's
+    would be, and, where the receiver would count it against ``max_ihave_messages``, its
+    arrival instant kept (``W[17]``) for the receiver to count when it next reads that count
+    (:func:`_ihave_gate`) or to forget at its heartbeat."""
+    w = G[1][e]
+    ew = G[3][e]
+    W[4][w] += size
+    S[S_SEQ] += 1
+    if arrive > F[2]:
+        F[2] = arrive
+    el = W[17]
+    if el[ew] != -np.inf:  # the one before arrived already (checked): counted now
+        X[9][ew] += 1
+        el[ew] = -np.inf
+    if G[12][w] & ATK_SYBIL:
+        return
+    if P[P_SCORING] > 0 and X[8][ew] < P[P_GOSSIP_THR]:
+        return
+    el[ew] = arrive
+
+
+@numba.njit(**_HELPER_JIT)
+def _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, kind, tp, off, cnt):
+    """Queue one control message ``v -> indices[e]`` (its ids at ``idb[off:off+cnt]``); while
+    a heartbeat or an answer stages (``S[S_STAGE]``), it waits in ``W[13]`` for its RPC."""
+    if S[S_STAGE] and kind != SUBSCRIBE:
+        parts = W[13]
+        p = S[S_PARTS]
+        parts[p, 0] = e
+        parts[p, 1] = kind
+        parts[p, 2] = tp
+        parts[p, 3] = off
+        parts[p, 4] = cnt
+        S[S_PARTS] = p + 1
+        return
     up_rate, delay = G[8], G[4]
     up_free, busy, csent, ctl_cnt = W[0], W[1], W[3], W[5]
     now = F[0]
@@ -473,12 +570,131 @@ def _send_control(G, P, H, S, F, W, M, rs, idb, v, e, kind, tp, off, cnt):
     arrive = fin + delay[e]
     if P[P_JITTER] > 0.0:
         arrive += P[P_JITTER] * _uniform(rs)
-    _push(H, S, arrive, CONTROL, e, kind | (tp << 3), (np.int64(off) << 16) | cnt)
-    if len(M[M_REFS]) and kind != PRUNE:  # a PRUNE's ids are nodes (peer exchange)
-        for j in range(cnt):
-            _ref(M, idb[off + j])
+    if kind == IHAVE and len(W[17]) and _ihave_moot(G, P, F, W, M, idb, e, arrive, tp, off, cnt):
+        _skip_ihaves(G, P, S, F, W, X, e, arrive, s)
+    else:
+        _push(H, S, arrive, CONTROL, e, kind | (tp << 3), (np.int64(off) << 16) | cnt)
+        if len(M[M_REFS]) and kind != PRUNE:  # a PRUNE's ids are nodes (peer exchange)
+            for j in range(cnt):
+                _ref(M, idb[off + j])
     if len(W[9]) and kind != SUBSCRIBE:
         _log(W, idb, now, arrive, kind, e, tp, off, cnt)
+
+
+@numba.njit(**_HELPER_JIT)
+def _rpc_size(P, idb, off, total):
+    """Bytes of the RPC at ``idb[off:off+total]``: its parts' sizes as single messages, less
+    the RPC's length prefix and control field (4 bytes) that all but one of them counted."""
+    s = 0.0
+    j = off
+    parts = 0
+    while j < off + total:
+        cnt = idb[j + 1]
+        s += _ctl_size(P, idb[j] & 7, cnt)
+        parts += 1
+        j += 2 + cnt
+    return s - 4.0 * (parts - 1)
+
+
+@numba.njit(**_HELPER_JIT)
+def _send_rpc(G, P, H, S, F, W, M, X, rs, idb, v, e, off, total):
+    """Queue the RPC ``v -> indices[e]`` whose parts are at ``idb[off:off+total]``: one
+    message on the uplink, one event at the receiver; each part is counted (and logged) as the
+    control message it carries."""
+    up_rate, delay = G[8], G[4]
+    up_free, busy, csent, ctl_cnt = W[0], W[1], W[3], W[5]
+    now = F[0]
+    s = _rpc_size(P, idb, off, total)
+    tx = s / up_rate[v]
+    start = now if now > up_free[v] else up_free[v]
+    fin = start + tx
+    up_free[v] = fin
+    busy[v] += tx
+    csent[v] += s
+    arrive = fin + delay[e]
+    if P[P_JITTER] > 0.0:
+        arrive += P[P_JITTER] * _uniform(rs)
+    moot = len(W[17]) > 0
+    j = off
+    while moot and j < off + total:
+        moot = (idb[j] & 7) == IHAVE and _ihave_moot(G, P, F, W, M, idb, e, arrive, idb[j] >> 3,
+                                                     j + 2, idb[j + 1])
+        j += 2 + idb[j + 1]
+    if moot:
+        _skip_ihaves(G, P, S, F, W, X, e, arrive, s)
+    else:
+        _push(H, S, arrive, CONTROL, e, RPC, (np.int64(off) << 16) | total)
+    j = off
+    while j < off + total:
+        kind = idb[j] & 7
+        cnt = idb[j + 1]
+        if now >= P[P_WARMUP]:
+            ctl_cnt[kind, v] += 1
+        if len(M[M_REFS]) and kind != PRUNE and not moot:
+            for i in range(cnt):
+                _ref(M, idb[j + 2 + i])
+        if len(W[9]):
+            _log(W, idb, now, arrive, kind, e, idb[j] >> 3, j + 2, cnt)
+        j += 2 + cnt
+
+
+@numba.njit(**_HELPER_JIT)
+def _flush_rpcs(G, P, H, S, F, W, M, X, rs, idb, v):
+    """Send the control messages ``v`` staged as one RPC per peer (go-libp2p-pubsub's
+    ``sendGraftPrune`` and ``flush``): peers in the order they were first staged for, each
+    RPC's parts in the order go handles them (IHAVE, IWANT, GRAFT, PRUNE), each kind in the
+    order staged.  An RPC whose ids would pass ``0xFFFF`` entries goes out in several.  A peer
+    with one part gets it as a lone control message: the same bytes, the same handling (the
+    receiver answers it alone too), without the parts' framing in the id buffer.  The caller
+    has made room for the RPCs' ids (:func:`_hb_room`)."""
+    n_parts = S[S_PARTS]
+    S[S_PARTS] = 0
+    if n_parts == 0:
+        return
+    parts, nxt, mark, grp = W[13], W[14], W[15], W[16]
+    ng = 0
+    for p in range(n_parts):
+        e = parts[p, 0]
+        nxt[p] = -1
+        g = mark[e]
+        if g < 0:
+            g = ng
+            ng += 1
+            mark[e] = g
+            grp[g, 0] = e
+            grp[g, 1] = p
+        else:
+            nxt[grp[g, 2]] = p
+        grp[g, 2] = p
+    for g in range(ng):
+        e = grp[g, 0]
+        mark[e] = -1
+        p = grp[g, 1]
+        if nxt[p] < 0:  # one part: an RPC of one control message is that message alone
+            _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, parts[p, 1], parts[p, 2],
+                          parts[p, 3], parts[p, 4])
+            continue
+        off = S[S_IDS]
+        total = 0
+        for kind in (IHAVE, IWANT, GRAFT, PRUNE):
+            p = grp[g, 1]
+            while p >= 0:
+                if parts[p, 1] == kind:
+                    cnt = parts[p, 4]
+                    if total > 0 and total + 2 + cnt > 0xFFFF:
+                        S[S_IDS] = off + total
+                        _send_rpc(G, P, H, S, F, W, M, X, rs, idb, v, e, off, total)
+                        off = S[S_IDS]
+                        total = 0
+                    idb[off + total] = kind | (parts[p, 2] << 3)
+                    idb[off + total + 1] = cnt
+                    src = parts[p, 3]
+                    for i in range(cnt):
+                        idb[off + total + 2 + i] = idb[src + i]
+                    total += 2 + cnt
+                p = nxt[p]
+        S[S_IDS] = off + total
+        _send_rpc(G, P, H, S, F, W, M, X, rs, idb, v, e, off, total)
 
 
 @numba.njit(**_HELPER_JIT)
@@ -598,6 +814,37 @@ def _send_idontwant(G, P, S, F, W, U, rs, idb, v, e, m, off):
         _log(W, idb, now, arrive, IDONTWANT, e, G[10][m], off, 1)
 
 
+@numba.njit(cache=True)
+def candidate_lists(indptr, indices, sub):
+    """Per (node, topic) row ``v * T + tp``: the CSR entries of ``v`` whose peer subscribes to
+    ``tp``, in entry order; returns ``(cptr, cidx)`` (row ``r`` at ``cidx[cptr[r]:cptr[r + 1]]``).
+
+    The subscriptions do not change during a run, so a heartbeat, a publication or a peer
+    exchange reads the peers of a topic here instead of testing every connection: the same
+    entries in the same order, so the same draws.
+    """
+    n, T = sub.shape
+    cptr = np.zeros(n * T + 1, dtype=np.int64)
+    for v in range(n):
+        for e in range(indptr[v], indptr[v + 1]):
+            w = indices[e]
+            for tp in range(T):
+                if sub[w, tp]:
+                    cptr[v * T + tp + 1] += 1
+    for r in range(n * T):
+        cptr[r + 1] += cptr[r]
+    cidx = np.empty(cptr[n * T], dtype=np.int32)
+    fill = cptr[:n * T].copy()
+    for v in range(n):
+        for e in range(indptr[v], indptr[v + 1]):
+            w = indices[e]
+            for tp in range(T):
+                if sub[w, tp]:
+                    cidx[fill[v * T + tp]] = e
+                    fill[v * T + tp] += 1
+    return cptr, cidx
+
+
 @numba.njit(**_HELPER_JIT)
 def _mesh_add(X, slot, row, e, now):
     mesh_flag, mlist, mdeg, graft_time = X[0], X[1], X[2], X[5]
@@ -649,7 +896,7 @@ def _seen(arrival, m, w, now, ttl):
 def _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T):
     """IHAVE of topic ``tp``'s recent ids to ``max(D_lazy, gossip_factor x eligible)`` peers
     of ``v`` that are not in its mesh (or fanout); returns the ids written."""
-    indptr, indices, sub, score = G[0], G[1], G[6], X[8]
+    indices, score = G[1], X[8]
     mesh_flag = X[0]
     mc_msg, mc_win, mc_cnt = mcs
     topic = G[10]
@@ -667,11 +914,12 @@ def _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T):
     if cnt > lim:  # go shuffles, then keeps the first MaxIHaveLength
         _sample(idb[top:top + cnt], cnt, lim, rs)
         cnt = lim
-    online = G[11]
+    online, cptr, cidx = G[11], G[14], G[15]
     k = 0
-    for e in range(indptr[v], indptr[v + 1]):
+    for i in range(cptr[v * T + tp], cptr[v * T + tp + 1]):
+        e = cidx[i]
         w = indices[e]
-        if sub[w, tp] and online[w] and not mesh_flag[e * T + tp]:
+        if online[w] and not mesh_flag[e * T + tp]:
             if P[P_SCORING] > 0 and score[e] < P[P_GOSSIP_THR]:
                 continue
             if G[13][e] > F[0]:  # the connection is not open yet
@@ -688,7 +936,7 @@ def _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T):
         return 0
     S[S_IDS] = top + cnt
     for i in range(took):
-        _send_control(G, P, H, S, F, W, M, rs, idb, v, buf[i], IHAVE, tp, top, cnt)
+        _send_control(G, P, H, S, F, W, M, X, rs, idb, v, buf[i], IHAVE, tp, top, cnt)
     return cnt
 
 
@@ -698,7 +946,7 @@ def _sybil_heartbeat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, T):
     connection, each topic its peer subscribes to, unless it is in that mesh already or waits
     out a PRUNE's backoff; no mesh bounds, no gossip.  A liar (``ATK_LIAR``) grafts nobody and
     sends its IHAVEs as an honest node does."""
-    indptr, indices, sub, conn_up = G[0], G[1], G[6], G[13]
+    cptr, cidx, conn_up = G[14], G[15], G[13]
     mesh_flag, backoff = X[0], X[3]
     now = F[0]
     if G[12][v] & ATK_LIAR:
@@ -707,12 +955,13 @@ def _sybil_heartbeat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, T):
         return
     for tp in range(T):
         row = v * T + tp
-        for e in range(indptr[v], indptr[v + 1]):
+        for i in range(cptr[row], cptr[row + 1]):
+            e = cidx[i]
             s = e * T + tp
-            if not sub[indices[e], tp] or mesh_flag[s] or conn_up[e] > now or backoff[s] > now:
+            if mesh_flag[s] or conn_up[e] > now or backoff[s] > now:
                 continue
             _mesh_add(X, s, row, e, now)
-            _send_control(G, P, H, S, F, W, M, rs, idb, v, e, GRAFT, tp, 0, 0)
+            _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, GRAFT, tp, 0, 0)
 
 
 @numba.njit(cache=True, inline="always")
@@ -731,13 +980,15 @@ def _px_records(G, P, S, X, idb, rs, v, e_out, tp, now):
     peers of topic ``tp`` connected to ``v``, but the pruned one (``indices[e_out]``), with a
     score >= 0, written at the id buffer's top; returns ``(offset, count)``.  The caller has
     made room for ``deg(v)`` ids."""
-    indptr, indices, sub, online, conn_up = G[0], G[1], G[6], G[11], G[13]
+    indices, online, conn_up, cptr, cidx = G[1], G[11], G[13], G[14], G[15]
     score = X[8]
+    T = G[6].shape[1]
     top = S[S_IDS]
     k = 0
-    for e in range(indptr[v], indptr[v + 1]):
+    for i in range(cptr[v * T + tp], cptr[v * T + tp + 1]):
+        e = cidx[i]
         w = indices[e]
-        if e == e_out or not sub[w, tp] or not online[w] or conn_up[e] > now:
+        if e == e_out or not online[w] or conn_up[e] > now:
             continue
         if P[P_SCORING] > 0 and score[e] < 0:
             continue
@@ -756,7 +1007,7 @@ def _send_prune(G, P, H, S, F, W, M, X, rs, idb, v, e, tp, px):
     cnt = 0
     if px and P[P_PX] > 0 and P[P_VARIANT] >= 1:
         off, cnt = _px_records(G, P, S, X, idb, rs, v, e, tp, F[0])
-    _send_control(G, P, H, S, F, W, M, rs, idb, v, e, PRUNE, tp, off, cnt)
+    _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, PRUNE, tp, off, cnt)
 
 
 @numba.njit(**_HELPER_JIT)
@@ -790,7 +1041,7 @@ def _opportunistic_graft(G, P, H, S, F, W, M, X, idb, rs, buf, buf2, v, tp, T):
     ``v``'s mesh peers on ``tp`` (the score of the peer at index ``len // 2`` sorted up, with
     more than one peer) is below the threshold, graft up to ``opportunistic_graft_peers``
     uniform peers of the topic not in the mesh, not backed off and scored above that median."""
-    indptr, indices, sub, online, conn_up = G[0], G[1], G[6], G[11], G[13]
+    indices, online, conn_up, cptr, cidx = G[1], G[11], G[13], G[14], G[15]
     mesh_flag, mlist, mdeg, backoff, score = X[0], X[1], X[2], X[3], X[8]
     now = F[0]
     row = v * T + tp
@@ -810,10 +1061,11 @@ def _opportunistic_graft(G, P, H, S, F, W, M, X, idb, rs, buf, buf2, v, tp, T):
     if not median < P[P_OG_THR]:
         return
     k = 0
-    for e in range(indptr[v], indptr[v + 1]):
+    for i in range(cptr[row], cptr[row + 1]):
+        e = cidx[i]
         s = e * T + tp
         w = indices[e]
-        if not sub[w, tp] or not online[w] or mesh_flag[s] or conn_up[e] > now:
+        if not online[w] or mesh_flag[s] or conn_up[e] > now:
             continue
         if backoff[s] > now or not score[e] > median:
             continue
@@ -823,8 +1075,173 @@ def _opportunistic_graft(G, P, H, S, F, W, M, X, idb, rs, buf, buf2, v, tp, T):
     for i in range(took):
         e = buf[i]
         _mesh_add(X, e * T + tp, row, e, now)
-        _send_control(G, P, H, S, F, W, M, rs, idb, v, e, GRAFT, tp, 0, 0)
+        _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, GRAFT, tp, 0, 0)
     S[S_OG_GRAFTS] += took
+
+
+@numba.njit(**_HELPER_JIT)
+def _on_graft(G, P, H, S, F, W, M, X, rs, idb, w, ew, tp, t):
+    """Node ``w`` handles a GRAFT on topic ``tp`` from the peer at the end of its entry ``ew``:
+    taken into the mesh, or refused with a PRUNE (backoff, score, a full mesh)."""
+    sub, atk = G[6], G[12]
+    mesh_flag, mdeg, backoff, behaviour, score = X[0], X[2], X[3], X[11], X[8]
+    T = sub.shape[1]
+    v11 = P[P_VARIANT] >= 1
+    scoring = P[P_SCORING] > 0
+    slot = ew * T + tp
+    row = w * T + tp
+    if not sub[w, tp] or mesh_flag[slot]:
+        return
+    if atk[w] & ATK_SYBIL:  # a sybil takes every peer that grafts it
+        _mesh_add(X, slot, row, ew, t)
+        return
+    refuse = False
+    full = False  # refused for a full mesh: the PRUNE may carry PX (go)
+    if v11 and backoff[slot] > t:
+        behaviour[ew] += 1.0
+        if scoring:
+            X[18][ew] = 1  # a penalty for the score to read
+        refuse = True
+    elif scoring and score[ew] < 0:
+        refuse = True
+    elif v11 and mdeg[row] >= np.int64(P[P_DHI]) and not G[5][ew]:
+        refuse = True
+        full = True
+    if refuse:
+        if v11:
+            backoff[slot] = max(backoff[slot], t + P[P_BACKOFF])
+        _send_prune(G, P, H, S, F, W, M, X, rs, idb, w, ew, tp, full)
+    else:
+        _mesh_add(X, slot, row, ew, t)
+
+
+@numba.njit(**_HELPER_JIT)
+def _on_prune(G, P, S, X, rs, idb, w, ew, tp, off, cnt, t):
+    """Node ``w`` handles a PRUNE on topic ``tp`` (with ``cnt`` peer records at ``idb[off:]``)
+    from the peer at the end of its entry ``ew``."""
+    sub, atk = G[6], G[12]
+    mesh_flag, backoff = X[0], X[3]
+    T = sub.shape[1]
+    slot = ew * T + tp
+    if cnt > 0:  # peer exchange records
+        _take_px(G, P, S, X, idb, w, ew, off, cnt, t)
+    if sub[w, tp] and mesh_flag[slot]:
+        _mesh_remove(X, slot, w * T + tp, ew)
+    if P[P_VARIANT] >= 1:
+        backoff[slot] = max(backoff[slot], t + P[P_BACKOFF])
+    if atk[w] & ATK_SYBIL:  # it grafts again after the backoff and a random delay
+        backoff[slot] = max(backoff[slot], t + P[P_BACKOFF]) + (
+            P[P_ATK_REGRAFT] * _uniform(rs))
+
+
+@numba.njit(**_HELPER_JIT)
+def _ihave_gate(G, P, W, X, w, ew, t):
+    """Whether node ``w`` reads the ids of an RPC of IHAVEs from the peer at the end of its
+    entry ``ew`` at ``t`` (it counts the RPC first: at most ``max_ihave_messages`` per
+    heartbeat; a moot IHAVE that arrived before it on the connection, :func:`_skip_ihaves`,
+    is counted first)."""
+    peerhave, iasked = X[9], X[10]
+    if len(W[17]) and W[17][ew] <= t:  # -inf: none
+        if W[17][ew] != -np.inf:
+            peerhave[ew] += 1
+            W[17][ew] = -np.inf
+    if G[12][w] & ATK_SYBIL:
+        return False  # a sybil asks for nothing
+    if P[P_SCORING] > 0 and X[8][ew] < P[P_GOSSIP_THR]:
+        return False
+    peerhave[ew] += 1
+    return not (peerhave[ew] > P[P_MAX_IHAVE_MSGS] or iasked[ew] >= P[P_MAX_IHAVE_LEN])
+
+
+@numba.njit(**_HELPER_JIT)
+def _ihave_unseen(G, P, M, idb, w, off, cnt, top, want, t):
+    """The ids of ``idb[off:off+cnt]`` that ``w`` has not seen, written at ``idb[top+want:]``;
+    returns ``want`` plus their number."""
+    slot_of = M[M_SLOT_OF]
+    for j in range(cnt):
+        m = idb[off + j]
+        if not _seen(M[M_ARRIVAL], slot_of[m], w, t, P[P_SEEN_TTL]):
+            idb[top + want] = m
+            want += 1
+    return want
+
+
+@numba.njit(**_HELPER_JIT)
+def _ihave_ask(G, P, H, S, F, W, M, X, rs, idb, w, ew, top, want, t):
+    """Node ``w`` asks the peer at the end of its entry ``ew`` for up to what it may still ask
+    of the ``want`` ids at ``idb[top:]``, uniformly drawn, in one IWANT (and records the
+    promise of the first when scoring)."""
+    iasked, prom_m, prom_t = X[10], X[14], X[15]
+    if want == 0:
+        return
+    room = np.int64(P[P_MAX_IHAVE_LEN]) - iasked[ew]
+    want = _sample(idb[top:top + want], want, room, rs)
+    iasked[ew] += want
+    S[S_IDS] = top + want
+    if P[P_SCORING] > 0 and want > 0 and prom_m[ew] < 0:
+        # a promise (go's gossipTracer): the peer owes the first id asked
+        prom_m[ew] = idb[top]
+        _ref(M, idb[top])  # its slot is read when the promise is checked
+        prom_t[ew] = t + P[P_FOLLOWUP]
+    _send_control(G, P, H, S, F, W, M, X, rs, idb, w, ew, IWANT, 0, top, want)
+
+
+@numba.njit(**_HELPER_JIT)
+def _on_iwant(G, P, H, S, F, W, M, X, U, RT, rs, idb, mcs, w, ew, off, cnt, t):
+    """Node ``w`` answers an IWANT of the ids ``idb[off:off+cnt]`` from the peer at the end of
+    its entry ``ew`` from its message cache (up to the retransmission limit)."""
+    mc_msg, mc_win, mc_cnt = mcs
+    if G[12][w] & ATK_SYBIL:
+        return  # a sybil answers no IWANT
+    if P[P_SCORING] > 0 and X[8][ew] < P[P_GOSSIP_THR]:
+        return
+    limited = P[P_RETRANS] < NO_RETRANS_LIMIT
+    idw_on = P[P_VARIANT] >= 2
+    oldest = X[16][w] - np.int64(P[P_MCLEN]) + 1
+    for j in range(cnt):
+        m = idb[off + j]
+        if not _in_mcache(mc_msg, mc_win, mc_cnt, w, m, oldest):
+            continue
+        if limited and _rt_bump(RT, np.int64(m) * len(G[1]) + ew) > P[P_RETRANS]:
+            continue
+        if idw_on and _unwanted(U, ew, m, t):
+            continue
+        S[S_IWANT_SERVED] += 1
+        _send_data(G, P, H, S, F, W, X, rs, M, w, ew, m, 1)
+
+
+@numba.njit(**_HELPER_JIT)
+def _on_rpc(G, P, H, S, F, W, M, X, U, RT, rs, idb, mcs, w, ew, off, total, t):
+    """Node ``w`` handles an RPC of control messages (``idb[off:off+total]``) from the peer at
+    the end of its entry ``ew``, as go-libp2p-pubsub's ``HandleRPC``: its IHAVEs together (one
+    count against ``max_ihave_messages``, the unseen ids of every topic ``w`` subscribes to in
+    one IWANT), then its IWANTs, GRAFTs and PRUNEs; the IWANT and the PRUNEs that answer it
+    leave in one RPC."""
+    sub = G[6]
+    S[S_STAGE] = 1
+    j = off
+    if (idb[j] & 7) == IHAVE and _ihave_gate(G, P, W, X, w, ew, t):
+        top = S[S_IDS]
+        want = 0
+        while j < off + total and (idb[j] & 7) == IHAVE:
+            cnt = idb[j + 1]
+            if sub[w, idb[j] >> 3]:
+                want = _ihave_unseen(G, P, M, idb, w, j + 2, cnt, top, want, t)
+            j += 2 + cnt
+        _ihave_ask(G, P, H, S, F, W, M, X, rs, idb, w, ew, top, want, t)
+    while j < off + total:
+        ck = idb[j] & 7
+        tp = idb[j] >> 3
+        cnt = idb[j + 1]
+        if ck == IWANT:
+            _on_iwant(G, P, H, S, F, W, M, X, U, RT, rs, idb, mcs, w, ew, j + 2, cnt, t)
+        elif ck == GRAFT:
+            _on_graft(G, P, H, S, F, W, M, X, rs, idb, w, ew, tp, t)
+        elif ck == PRUNE:
+            _on_prune(G, P, S, X, rs, idb, w, ew, tp, j + 2, cnt, t)
+        j += 2 + cnt
+    S[S_STAGE] = 0
+    _flush_rpcs(G, P, H, S, F, W, M, X, rs, idb, w)
 
 
 @numba.njit(cache=True, inline="always")
@@ -837,13 +1254,15 @@ def _hb_room(P, deg, T, cached):
     if P[P_PX] > 0:
         take = np.int64(P[P_PRUNE_PEERS])
         ids += deg * T * (take if take < deg else deg) + deg
+    if P[P_CONTROL_RPC] > 0:  # the RPCs copy every staged id, with two words per part
+        ids += ids + 2 * events
     return events, ids
 
 
 @numba.njit(**_HELPER_JIT)
 def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
     """One node's heartbeat: every topic's mesh (or fanout) maintained, gossip emitted."""
-    indptr, indices, outbound, sub, online = G[0], G[1], G[5], G[6], G[11]
+    indices, outbound, sub, online = G[1], G[5], G[6], G[11]
     mesh_flag, mlist, mdeg, backoff, lastpub = X[0], X[1], X[2], X[3], X[4]
     score = X[8]
     now = F[0]
@@ -854,8 +1273,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
     d_score = np.int64(P[P_DSCORE])
     v11 = P[P_VARIANT] >= 1
     scoring = P[P_SCORING] > 0
-    lo, hi = indptr[v], indptr[v + 1]
-    conn_up = G[13]
+    conn_up, cptr, cidx = G[13], G[14], G[15]
     if G[12][v] & ATK_SYBIL:
         _sybil_heartbeat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, T)
         return
@@ -869,16 +1287,17 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                     if score[e] < 0:
                         _mesh_remove(X, e * T + tp, row, e)
                         backoff[e * T + tp] = max(backoff[e * T + tp], now + P[P_BACKOFF])
-                        _send_control(G, P, H, S, F, W, M, rs, idb, v, e, PRUNE, tp, 0, 0)
+                        _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, PRUNE, tp, 0, 0)
                     else:
                         j += 1
             # candidates: subscribed peers not in the mesh, not backed off, score >= 0; only
             # read below D_lo and for D_out (v1.1), so not gathered otherwise (no draw here)
             k = 0
             if mdeg[row] < d_lo or (v11 and d_out > 0):
-                for e in range(lo, hi):
+                for i in range(cptr[row], cptr[row + 1]):
+                    e = cidx[i]
                     s = e * T + tp
-                    if sub[indices[e], tp] and online[indices[e]] and not mesh_flag[s]:
+                    if online[indices[e]] and not mesh_flag[s]:
                         if v11 and backoff[s] > now:
                             continue
                         if scoring and score[e] < 0:
@@ -892,7 +1311,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                 for i in range(took):
                     e = buf[i]
                     _mesh_add(X, e * T + tp, row, e, now)
-                    _send_control(G, P, H, S, F, W, M, rs, idb, v, e, GRAFT, tp, 0, 0)
+                    _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, GRAFT, tp, 0, 0)
                 if mdeg[row] < d_lo and took < k:
                     S[S_VIOL] += 1
             elif mdeg[row] > d_hi:
@@ -963,7 +1382,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                     for i in range(took):
                         e = buf2[i]
                         _mesh_add(X, e * T + tp, row, e, now)
-                        _send_control(G, P, H, S, F, W, M, rs, idb, v, e, GRAFT, tp, 0, 0)
+                        _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, GRAFT, tp, 0, 0)
             if mdeg[row] > d_hi:  # opportunistic grafts may go beyond D_hi, as go's do
                 S[S_VIOL] += 1
             if v11 and scoring and P[P_OG_PEERS] > 0 and \
@@ -979,8 +1398,9 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                 continue
             if mdeg[row] < D:
                 k = 0
-                for e in range(lo, hi):
-                    if sub[indices[e], tp] and online[indices[e]] and not mesh_flag[e * T + tp]:
+                for i in range(cptr[row], cptr[row + 1]):
+                    e = cidx[i]
+                    if online[indices[e]] and not mesh_flag[e * T + tp]:
                         if scoring and score[e] < P[P_PUBLISH_THR]:
                             continue
                         if conn_up[e] > now:
@@ -1006,8 +1426,17 @@ def _beat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
     for e in range(indptr[v], indptr[v + 1]):
         peerhave[e] = 0
         iasked[e] = 0
+    if len(W[17]):  # moot IHAVEs that arrived in the heartbeat now over: forgotten with it
+        for e in range(indptr[v], indptr[v + 1]):
+            W[17][e] = -np.inf
     if G[11][v]:  # an offline node runs no heartbeat (its cache still shifts)
-        _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T)
+        if P[P_CONTROL_RPC] > 0:  # its control messages leave as one RPC per peer
+            S[S_STAGE] = 1
+            _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T)
+            S[S_STAGE] = 0
+            _flush_rpcs(G, P, H, S, F, W, M, X, rs, idb, v)
+        else:
+            _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T)
     keep_from = hbc[v] - np.int64(P[P_MCLEN]) + 2
     q = 0
     for j in range(mc_cnt[v]):
@@ -1022,7 +1451,7 @@ def _beat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
 
 
 @numba.njit(cache=True)
-def subscribe_all(G, P, H, S, F, W, M, rs, idb):
+def subscribe_all(G, P, H, S, F, W, M, X, rs, idb):
     """Every node announces its topics on every connection at ``F[0]`` (one SUBSCRIBE each).
 
     The nodes announce in an order drawn from ``rs``, so that announcements
@@ -1045,7 +1474,7 @@ def subscribe_all(G, P, H, S, F, W, M, rs, idb):
             for tp in range(T):
                 if sub[v, tp]:
                     H = _grow_heap(H, S, 1)
-                    _send_control(G, P, H, S, F, W, M, rs, idb, v, e, SUBSCRIBE, tp, 0, 0)
+                    _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, SUBSCRIBE, tp, 0, 0)
     return H
 
 
@@ -1250,7 +1679,7 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
     compact = len(M[M_REFS]) > 0
     recv, dupb, crecv = W[6], W[7], W[4]
     mesh_flag, mlist, mdeg, backoff, lastpub = X[0], X[1], X[2], X[3], X[4]
-    first_del, mesh_del, behaviour, score, peerhave, iasked = X[6], X[7], X[11], X[8], X[9], X[10]
+    first_del, mesh_del, behaviour, score = X[6], X[7], X[11], X[8]
     mc_cnt, hbc = X[12], X[16]
     prom_m, prom_t = X[14], X[15]
     H, idb, mc_msg, mc_win = GR
@@ -1265,8 +1694,9 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
     scoring = P[P_SCORING] > 0
     in_kernel = scoring and P[P_SCORE_IN_KERNEL] > 0
     phased = P[P_HB_PHASE] > 0
-    atk, conn_up = G[12], G[13]
+    atk, conn_up, cptr, cidx = G[12], G[13], G[14], G[15]
     limited = P[P_RETRANS] < NO_RETRANS_LIMIT
+    F[5] = t_end  # events run to here in this call (moot IHAVEs, _ihave_moot)
     while True:
         if Q[Q_HB] >= 0:  # a synchronised heartbeat under way: the next nodes beat
             t = F[0]
@@ -1335,7 +1765,17 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
         elif kind == CONTROL:
             ck = b & 7
             cnt = c & 0xFFFF
-            if ck == IWANT:
+            if ck == RPC:  # its IWANTs' answers, and one RPC of IWANT and PRUNEs in answer
+                nid = 2 * cnt + 8
+                if P[P_PX] > 0:  # PRUNEs refusing its GRAFTs may carry peer records
+                    w = indices[a]
+                    nid += 2 * cnt * (indptr[w + 1] - indptr[w] + 2)
+                if _short(H, idb, S, Q, cnt + 2, nid):
+                    return 3
+                if limited and 2 * (RT[2][0] + cnt) > len(RT[0]):
+                    Q[Q_NEED_RT] = cnt
+                    return 3
+            elif ck == IWANT:
                 if _short(H, idb, S, Q, cnt, 0):
                     return 3
                 if limited and 2 * (RT[2][0] + cnt) > len(RT[0]):
@@ -1362,6 +1802,13 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
         if compact:
             if kind == DATA or kind == READY:
                 _unref(M, S, b)
+            elif kind == CONTROL and (b & 7) == RPC:  # the ids of its parts but PRUNEs
+                j = c >> 16
+                while j < (c >> 16) + (c & 0xFFFF):
+                    if (idb[j] & 7) != PRUNE:
+                        for i in range(j + 2, j + 2 + idb[j + 1]):
+                            _unref(M, S, idb[i])
+                    j += 2 + idb[j + 1]
             elif kind == CONTROL and (b & 7) != PRUNE:
                 for j in range(c >> 16, (c >> 16) + (c & 0xFFFF)):
                     _unref(M, S, idb[j])
@@ -1439,34 +1886,35 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                 off = S[S_IDS]
                 idb[off] = m
                 S[S_IDS] = off + 1
-                for e in range(indptr[w], indptr[w + 1]):
-                    if e != ein and sub[indices[e], tp] and conn_up[e] <= t:
-                        _send_control(G, P, H, S, F, W, M, rs, idb, w, e, IHAVE, tp, off, 1)
+                for i in range(cptr[w * T + tp], cptr[w * T + tp + 1]):
+                    e = cidx[i]
+                    if e != ein and conn_up[e] <= t:
+                        _send_control(G, P, H, S, F, W, M, X, rs, idb, w, e, IHAVE, tp, off, 1)
                 continue
             row = w * T + tp
             origin = publisher[m]
             if kind == PUBLISH and v11 and P[P_FLOOD] > 0:
-                for e in range(indptr[w], indptr[w + 1]):
-                    if sub[indices[e], tp]:
-                        if scoring and score[e] < P[P_PUBLISH_THR]:
-                            continue
-                        if conn_up[e] > t:
-                            continue
-                        _send_data(G, P, H, S, F, W, X, rs, M, w, e, m, 0)
+                for i in range(cptr[row], cptr[row + 1]):
+                    e = cidx[i]
+                    if scoring and score[e] < P[P_PUBLISH_THR]:
+                        continue
+                    if conn_up[e] > t:
+                        continue
+                    _send_data(G, P, H, S, F, W, X, rs, M, w, e, m, 0)
                 continue
             if not sub[w, tp]:
                 if kind == READY:
                     continue  # only subscribers relay
                 if mdeg[row] == 0:  # fanout: D peers of the topic
                     kf = 0
-                    for e in range(indptr[w], indptr[w + 1]):
-                        if sub[indices[e], tp]:
-                            if scoring and score[e] < P[P_PUBLISH_THR]:
-                                continue
-                            if conn_up[e] > t:
-                                continue
-                            buf[kf] = e
-                            kf += 1
+                    for i in range(cptr[row], cptr[row + 1]):
+                        e = cidx[i]
+                        if scoring and score[e] < P[P_PUBLISH_THR]:
+                            continue
+                        if conn_up[e] > t:
+                            continue
+                        buf[kf] = e
+                        kf += 1
                     took = _sample(buf, kf, np.int64(P[P_D]), rs)
                     for i in range(took):
                         mesh_flag[buf[i] * T + tp] = 1
@@ -1491,33 +1939,14 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
             if not online[w]:  # the receiver left (churn): dropped
                 S[S_OFFLINE] += 1
                 continue
+            if ck == RPC:  # several control messages in one RPC, answered in one RPC
+                crecv[w] += _rpc_size(P, idb, off, cnt)
+                _on_rpc(G, P, H, S, F, W, M, X, U, RT, rs, idb, mcs, w, ew, off, cnt, t)
+                continue
             crecv[w] += _ctl_size(P, ck, cnt)
             slot = ew * T + tp
             if ck == GRAFT:
-                row = w * T + tp
-                if not sub[w, tp] or mesh_flag[slot]:
-                    continue
-                if atk[w] & ATK_SYBIL:  # a sybil takes every peer that grafts it
-                    _mesh_add(X, slot, row, ew, t)
-                    continue
-                refuse = False
-                full = False  # refused for a full mesh: the PRUNE may carry PX (go)
-                if v11 and backoff[slot] > t:
-                    behaviour[ew] += 1.0
-                    if scoring:
-                        X[18][ew] = 1  # a penalty for the score to read
-                    refuse = True
-                elif scoring and score[ew] < 0:
-                    refuse = True
-                elif v11 and mdeg[row] >= np.int64(P[P_DHI]) and not G[5][ew]:
-                    refuse = True
-                    full = True
-                if refuse:
-                    if v11:
-                        backoff[slot] = max(backoff[slot], t + P[P_BACKOFF])
-                    _send_prune(G, P, H, S, F, W, M, X, rs, idb, w, ew, tp, full)
-                else:
-                    _mesh_add(X, slot, row, ew, t)
+                _on_graft(G, P, H, S, F, W, M, X, rs, idb, w, ew, tp, t)
             elif ck == SUBSCRIBE:
                 # graft on subscribe (the JS implementation): a subscribed receiver whose
                 # mesh holds fewer than D_lo peers grafts the new subscriber at once
@@ -1529,63 +1958,19 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                 if scoring and score[ew] < 0:
                     continue
                 _mesh_add(X, slot, row, ew, t)
-                _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, GRAFT, tp, 0, 0)
+                _send_control(G, P, H, S, F, W, M, X, rs, idb, w, ew, GRAFT, tp, 0, 0)
             elif ck == PRUNE:
-                if cnt > 0:  # peer exchange records
-                    _take_px(G, P, S, X, idb, w, ew, off, cnt, t)
-                if sub[w, tp] and mesh_flag[slot]:
-                    _mesh_remove(X, slot, w * T + tp, ew)
-                if v11:
-                    backoff[slot] = max(backoff[slot], t + P[P_BACKOFF])
-                if atk[w] & ATK_SYBIL:  # it grafts again after the backoff and a random delay
-                    backoff[slot] = max(backoff[slot], t + P[P_BACKOFF]) + (
-                        P[P_ATK_REGRAFT] * _uniform(rs))
+                _on_prune(G, P, S, X, rs, idb, w, ew, tp, off, cnt, t)
             elif ck == IHAVE:
-                if atk[w] & ATK_SYBIL:
-                    continue  # a sybil asks for nothing
-                if scoring and score[ew] < P[P_GOSSIP_THR]:
-                    continue
-                peerhave[ew] += 1
-                if peerhave[ew] > P[P_MAX_IHAVE_MSGS] or iasked[ew] >= P[P_MAX_IHAVE_LEN]:
-                    continue
-                if not sub[w, tp]:
+                if not _ihave_gate(G, P, W, X, w, ew, t) or not sub[w, tp]:
                     continue
                 top = S[S_IDS]
-                want = 0
-                for j in range(cnt):
-                    m = idb[off + j]
-                    if not _seen(arrival, slot_of[m], w, t, P[P_SEEN_TTL]):
-                        idb[top + want] = m
-                        want += 1
-                if want == 0:
-                    continue
-                room = np.int64(P[P_MAX_IHAVE_LEN]) - iasked[ew]
-                want = _sample(idb[top:top + want], want, room, rs)
-                iasked[ew] += want
-                S[S_IDS] = top + want
-                if scoring and want > 0 and prom_m[ew] < 0:
-                    # a promise (go's gossipTracer): the peer owes the first id asked
-                    prom_m[ew] = idb[top]
-                    _ref(M, idb[top])  # its slot is read when the promise is checked
-                    prom_t[ew] = t + P[P_FOLLOWUP]
-                _send_control(G, P, H, S, F, W, M, rs, idb, w, ew, IWANT, 0, top, want)
+                want = _ihave_unseen(G, P, M, idb, w, off, cnt, top, 0, t)
+                _ihave_ask(G, P, H, S, F, W, M, X, rs, idb, w, ew, top, want, t)
             else:  # IWANT: w answers from its message cache
-                if atk[w] & ATK_SYBIL:
-                    continue  # a sybil answers no IWANT
-                if scoring and score[ew] < P[P_GOSSIP_THR]:
-                    continue
-                oldest = hbc[w] - np.int64(P[P_MCLEN]) + 1
-                for j in range(cnt):
-                    m = idb[off + j]
-                    if not _in_mcache(mc_msg, mc_win, mc_cnt, w, m, oldest):
-                        continue
-                    if limited and _rt_bump(RT, np.int64(m) * len(indices) + ew) > P[P_RETRANS]:
-                        continue
-                    if idw_on and _unwanted(U, ew, m, t):
-                        continue
-                    S[S_IWANT_SERVED] += 1
-                    _send_data(G, P, H, S, F, W, X, rs, M, w, ew, m, 1)
+                _on_iwant(G, P, H, S, F, W, M, X, U, RT, rs, idb, mcs, w, ew, off, cnt, t)
         elif kind == HEARTBEAT:
+            F[4] = t + P[P_HB]  # the next one (moot IHAVEs arrive before it, _ihave_moot)
             if in_kernel:  # the scores the caller would compute before this heartbeat
                 for i in range(n):
                     perm[i] = i

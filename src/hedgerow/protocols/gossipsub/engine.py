@@ -96,6 +96,7 @@ DEFAULTS: dict[str, Any] = {
     "idontwant_memory": 32,
     "graft_on_subscribe": False,
     "heartbeat_phase": "sync",
+    "control_rpc": "per-peer",
     "iwant_followup_ms": 3000.0,
     "max_prune": 0,
     "opportunistic_graft_ticks": 60,
@@ -109,6 +110,9 @@ DEFAULTS: dict[str, Any] = {
 
 #: how the nodes' heartbeats are placed in time (``heartbeat_phase``)
 HEARTBEAT_PHASES = ("sync", "random")
+#: how control messages leave (``control_rpc``): a heartbeat's to one peer in one RPC, as the
+#: deployed implementations send them, or each in an RPC of its own
+CONTROL_RPCS = ("per-peer", "per-message")
 
 #: the case format's (and the declared parameters') names -> the engine's settings
 CASE_PARAMS = {
@@ -134,6 +138,7 @@ CASE_PARAMS = {
     "scoring": "scoring",
     "graft_on_subscribe": "graft_on_subscribe",
     "heartbeat_phase": "heartbeat_phase",
+    "control_rpc": "control_rpc",
     "iwant_followup_ms": "iwant_followup_ms",
     "opportunistic_graft_ticks": "opportunistic_graft_ticks",
     "opportunistic_graft_peers": "opportunistic_graft_peers",
@@ -354,6 +359,9 @@ def settings(values: Mapping[str, Any]) -> dict[str, Any]:
         raise ParameterError(f"gossipsub: heartbeat_phase must be one of "
                              f"{', '.join(HEARTBEAT_PHASES)}, got {s['heartbeat_phase']!r}",
                              key="heartbeat_phase")
+    if s["control_rpc"] not in CONTROL_RPCS:
+        raise ParameterError(f"gossipsub: control_rpc must be one of {', '.join(CONTROL_RPCS)}, "
+                             f"got {s['control_rpc']!r}", key="control_rpc")
     if not s["heartbeat_ms"] > 0:
         raise ParameterError("gossipsub: heartbeat_ms must be positive", key="heartbeat_ms")
     for key in ("opportunistic_graft_ticks", "opportunistic_graft_peers", "prune_peers"):
@@ -366,6 +374,19 @@ def settings(values: Mapping[str, Any]) -> dict[str, Any]:
         raise ParameterError(f"gossipsub: px_record_bytes must be >= 0, got "
                              f"{s['px_record_bytes']!r}", key="px_record_bytes")
     return s
+
+
+def _staging(s: Mapping[str, Any], nnz: int, max_deg: int, T: int) -> tuple[np.ndarray, ...]:
+    """The kernel's room for the control messages of one heartbeat (or one answer) while they
+    wait for their per-peer RPCs (``W[13:17]``): the parts (peer entry, kind, topic, ids'
+    offset, count), a link per part, each entry's group (``-1``: none) and the groups (entry,
+    first and last part); empty with ``control_rpc`` per-message."""
+    if s["control_rpc"] != "per-peer":
+        z = np.zeros(0, dtype=np.int64)
+        return (z.reshape(0, 5), z, z, z.reshape(0, 3))
+    parts = 2 * max(max_deg, 1) * T + T * (int(s["opportunistic_graft_peers"]) + 1) + 8
+    return (np.zeros((parts, 5), dtype=np.int64), np.zeros(parts, dtype=np.int64),
+            np.full(nnz, -1, dtype=np.int64), np.zeros((max(max_deg, 1) + 1, 3), dtype=np.int64))
 
 
 def _param_vector(s: Mapping[str, Any]) -> np.ndarray:
@@ -396,6 +417,7 @@ def _param_vector(s: Mapping[str, Any]) -> np.ndarray:
     P[K.P_PX], P[K.P_PRUNE_PEERS] = float(bool(s["peer_exchange"])), s["prune_peers"]
     P[K.P_PX_RECORD_BYTES] = s["px_record_bytes"]
     P[K.P_ACCEPT_PX_THR] = s["accept_px_threshold"]
+    P[K.P_CONTROL_RPC] = float(CONTROL_RPCS.index(s["control_rpc"]) == 0)
     return P
 
 
@@ -417,9 +439,10 @@ def engine_bytes(n: int, topics: int, nnz: int, max_deg: int, rows: int, message
 
     Per (message row, node): arrival and queue delay (8 B each), hops and parent (4 B each).
     Per (connection entry, topic) slot: the mesh flag, backoff, graft time and two
-    delivery counters (33 B, counted as 40).  Per (node, topic): the mesh list, one ``int64``
+    delivery counters, and the entry in the kept topic peers where the peer subscribes
+    (37 B at most, counted as 40).  Per (node, topic): the mesh list, one ``int64``
     per connection of the best-connected node, and three more words.  Per connection entry:
-    the IDONTWANT ring (``ring`` ids and times, 12 B each) and about 64 B of counters.  The
+    the IDONTWANT ring (``ring`` ids and times, 12 B each) and about 80 B of counters.  The
     event heap: ``4 (messages + n)`` entries of 40 B.  Measured against peak resident
     memory: 10,000 nodes on the unit square (528,652 entries, most 75 per node, 100
     topics, 1,000 messages kept) estimate 3.0 GiB and peak at 3.8 GiB with the world and the
@@ -432,7 +455,7 @@ def engine_bytes(n: int, topics: int, nnz: int, max_deg: int, rows: int, message
     """
     nf, T, e = float(n), float(topics), float(nnz)
     return (float(rows) * nf * 24.0 + e * T * 40.0 + nf * T * (8.0 * max(max_deg, 1) + 24.0)
-            + e * (12.0 * max(ring, 1) + 64.0) + 4.0 * (float(messages) + nf) * 40.0)
+            + e * (12.0 * max(ring, 1) + 80.0) + 4.0 * (float(messages) + nf) * 40.0)
 
 
 class GossipSubEngine:
@@ -580,7 +603,8 @@ class GossipSubEngine:
         self.online = np.ones(n, dtype=np.uint8)
         self._G = (conn.indptr, conn.indices, conn.row_of, conn.rev, delay, conn.outbound, sub,
                    np.ascontiguousarray(proc, dtype=np.float64), np.ascontiguousarray(up),
-                   pubs.publisher, pubs.topic, self.online, flags, conn_up)
+                   pubs.publisher, pubs.topic, self.online, flags, conn_up,
+                   *K.candidate_lists(conn.indptr, conn.indices, sub))
         self._P = _param_vector(s)
         if attack is not None:
             self._P[K.P_ATK_TOPIC], self._P[K.P_ATK_TARGET] = attack.topic, attack.target
@@ -625,7 +649,11 @@ class GossipSubEngine:
         self._W = (np.full(n, -np.inf), z(n), z(n), z(n), z(n),
                    z((len(K.CONTROL_KINDS), n), dtype=np.int64), z(n), z(n), z(n),
                    z((log, 2)), z((log, 5), dtype=np.int64), z(64 * log, dtype=np.int32),
-                   z(3, dtype=np.int64))
+                   z(3, dtype=np.int64), *_staging(s, nnz, max_deg, T),
+                   # the arrival of the last moot IHAVE per connection entry (the kernel's
+                   # _ihave_moot: synchronised heartbeats, no jitter)
+                   np.full(nnz if s["heartbeat_phase"] == "sync" and network.jitter_ms == 0
+                           else 0, -np.inf))
         self._X = (
             z(nnz * T, dtype=np.uint8),                             # 0 mesh (or fanout) flag
             np.full((n * T, max(int(np.diff(conn.indptr).max(initial=0)), 1)), -1,
@@ -667,7 +695,9 @@ class GossipSubEngine:
         self._S = z(K.N_SCALARS, dtype=np.int64)
         if not self.keep_arrivals:
             self._S[K.S_FREE] = rows
-        self._F = np.array([0.0, 0.0, 0.0, -np.inf])
+        # now, -, the latest instant reached, the heartbeat a scoring caller stopped at, the
+        # next synchronised heartbeat, the end of the kernel's current call
+        self._F = np.array([0.0, 0.0, 0.0, -np.inf, float(s["heartbeat_ms"]), 0.0])
         self._rs = np.array([rng.integers(0, 2**63, dtype=np.int64)], dtype=np.uint64)
         for m in range(M):
             K._push(heap, self._S, pubs.time_ms[m], K.PUBLISH, m, 0, 0)
@@ -685,7 +715,7 @@ class GossipSubEngine:
             # every node announces its topics on every connection at t = 0; a subscribed
             # receiver grafts the announcer at once while its mesh is below D_lo
             heap = K.subscribe_all(self._G, self._P, heap, self._S, self._F, self._W, self._M,
-                                   self._rs, self._GR[1])
+                                   self._X, self._rs, self._GR[1])
             self._GR = (heap, *self._GR[1:])
 
     # ------------------------------------------------------------------ running

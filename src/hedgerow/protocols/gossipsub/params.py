@@ -121,6 +121,11 @@ _DECL: dict[str, Param] = {
                               "sync, every node at k x heartbeat_ms; random, each node from "
                               "its own phase, uniform in one interval, as nodes that started "
                               "at different times (docs/gossipsub.md)"),
+    "control_rpc": Choice("per-peer", ("per-peer", "per-message"), "how control messages "
+                          "leave: per-peer, a heartbeat's IHAVEs, GRAFTs and PRUNEs to one peer "
+                          "in one RPC (and the IWANT and PRUNEs answering one RPC in one), as "
+                          "go-libp2p-pubsub and the JS implementation send them; per-message, "
+                          "each in an RPC of its own (docs/gossipsub.md)"),
     "connections": Int(50, "connection target: peers each node keeps connected", low=1,
                        unit="peers"),
 }
@@ -238,6 +243,8 @@ _V10: dict[str, tuple[Any, str]] = {
     "heartbeat_phase": ("sync", "Hedgerow's default, which keeps earlier runs' numbers (the "
                         "specifications leave it open; deployed nodes start at different "
                         "times: random)"),
+    "control_rpc": ("per-peer", "go-libp2p-pubsub gossipsub.go (sendGraftPrune, flush: one "
+                    "RPC per peer, gossip piggybacked); the specifications leave it open"),
     "connections": (50, _OURS),
 }
 
@@ -306,6 +313,8 @@ _ETHEREUM: dict[str, tuple[Any, str]] = {
     "scoring": (True, "Lodestar and Lighthouse score peers (score_preset('ethereum'))"),
     "graft_on_subscribe": (True, _JS.replace(" default", "") + ": a subscribing peer is "
                            "grafted at once while the mesh is below D_lo"),
+    "control_rpc": ("per-peer", "js-libp2p-gossipsub gossipsub.ts (sendGraftPrune, flush; "
+                    "sendRpc piggybacks the peer's pending gossip and control)"),
     "connections": (100, "Lodestar network/options.ts (targetPeers)"),
 }
 

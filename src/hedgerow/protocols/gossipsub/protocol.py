@@ -5,6 +5,9 @@ Message Propagation in the Filecoin and ETH2.0 Networks", arXiv:2007.02754
 (2020); libp2p/specs ``pubsub/gossipsub/gossipsub-v1.0.md``, ``-v1.1.md``,
 ``-v1.2.md``.  Where the specifications leave a choice open, the engine
 follows go-libp2p-pubsub's ``gossipsub.go`` (``docs/gossipsub.md`` lists each).
+One such choice is ``control_rpc``: go-libp2p-pubsub and the JS implementation send
+a heartbeat's IHAVEs, GRAFTs and PRUNEs to one peer in one RPC, so ``per-peer`` is
+the default; ``per-message`` sends each alone, as Lean Gossip's simulator does.
 
 The protocol is of capability ``clock`` (:class:`~hedgerow.protocols.base.ClockProtocol`):
 its engine (:class:`~hedgerow.protocols.gossipsub.engine.GossipSubEngine`)
@@ -76,7 +79,7 @@ ENGINE_PARAMS = (
     "prune_backoff_ms", "gossip_retransmission", "max_ihave_length", "max_ihave_messages",
     "flood_publish", "idontwant_threshold", "scoring", "graft_on_subscribe", "heartbeat_phase",
     "iwant_followup_ms", "opportunistic_graft_ticks", "opportunistic_graft_peers",
-    "peer_exchange", "prune_peers",
+    "peer_exchange", "prune_peers", "control_rpc",
     "connections",
 )
 
@@ -258,7 +261,7 @@ class GossipSub(ClockProtocol):
     mcache_gossip, seen_ttl_ms, gossip_factor, prune_backoff_ms, gossip_retransmission,
     max_ihave_length, max_ihave_messages, flood_publish, idontwant_threshold, scoring,
     graft_on_subscribe, iwant_followup_ms, opportunistic_graft_ticks,
-    opportunistic_graft_peers, peer_exchange, prune_peers, connections
+    opportunistic_graft_peers, peer_exchange, prune_peers, control_rpc, connections
         The GossipSub parameters declared once in
         :data:`hedgerow.protocols.gossipsub.params.PARAMS` (their defaults are
         the v1.1 specification's; ``docs/gossipsub.md``), checked together by
