@@ -920,6 +920,26 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
                     if oj <= oi:
                         pslot[k] = _slot(oi, oj, p, sparse, aptr, aidx)
                     k += 1
+    # the pairs with a slot, in the same order: their slot, first entry, second term
+    n_kept = 0
+    for k in range(n_pairs):
+        if pslot[k] >= 0:
+            n_kept += 1
+    kslot = np.empty(n_kept, dtype=np.int64)
+    kx1 = np.empty(n_kept, dtype=np.int64)
+    kt2 = np.empty(n_kept, dtype=np.int64)
+    j = 0
+    k = 0
+    for v in range(s):
+        for x1 in range(start[v], start[v + 1]):
+            for x2 in range(start[v], start[v + 1]):
+                if pslot[k] >= 0:
+                    kslot[j] = pslot[k]
+                    kx1[j] = x1
+                    kt2[j] = order[x2]
+                    j += 1
+                k += 1
+    fx = np.empty(t)
     rhs = np.empty(p)
     # over-relaxation: the previous point, the point further along, its norms
     cprev = np.empty(p)
@@ -982,15 +1002,12 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
         for i in range(t):
             v = var[i]
             rhs[op[i]] += om[i] * ba[v] / hdiag[v]
-        k = 0
         for v in range(s):
             hv = hdiag[v]
             for x1 in range(start[v], start[v + 1]):
-                fi = om[order[x1]] / hv
-                for x2 in range(start[v], start[v + 1]):
-                    if pslot[k] >= 0:
-                        vals[pslot[k]] -= fi * om[order[x2]]
-                    k += 1
+                fx[x1] = om[order[x1]] / hv
+        for j in range(n_kept):
+            vals[kslot[j]] -= fx[kx1[j]] * om[kt2[j]]
         if relax > 1.0:
             cprev[:] = cp
             aprev[:] = a
