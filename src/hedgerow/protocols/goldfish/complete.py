@@ -690,7 +690,8 @@ def dense_tail(lp: np.ndarray, fill: float = 1.0) -> int:
 
 
 @numba.njit(cache=True)
-def _sparse_chol_solve(vals, aptr, aidx, rptr, ridx, lp, li, lx, b, x, work, nxt, n1, ld):
+def _sparse_chol_solve(vals, aptr, aidx, rptr, ridx, lp, li, lx, b, x, work, nxt, n1, ld,
+                       paired=False):
     """Solve ``m x = b`` by an up-looking sparse Cholesky (CSparse's ``cs_chol``): ``vals``
     holds the diagonal of ``m`` (``p`` values) then its lower triangle at the pattern ``aptr,
     aidx``; the factor's columns go to ``li, lx`` at ``lp``, row ``k`` reading the pattern
@@ -726,6 +727,13 @@ def _sparse_chol_solve(vals, aptr, aidx, rptr, ridx, lp, li, lx, b, x, work, nxt
             nxt[k] += 1
             li[q] = k
             lx[q] = np.sqrt(d) if d > 0.0 else 1e-300
+        elif paired:  # the dense block's Schur complement row, factored below
+            kk = k - n1
+            row = ld[kk]
+            for ii in range(kk):
+                row[ii] = work[n1 + ii]
+                work[n1 + ii] = 0.0
+            row[kk] = d
         else:
             kk = k - n1
             row = ld[kk]
@@ -736,7 +744,57 @@ def _sparse_chol_solve(vals, aptr, aidx, rptr, ridx, lp, li, lx, b, x, work, nxt
                 row[ii] = lki
                 d -= lki * lki
             ld[kk, kk] = np.sqrt(d) if d > 0.0 else 1e-300
+    if paired and n1 < p:
+        _dense_pairs(ld)
     _sparse_solve(lp, li, lx, n1, ld, b, x)
+
+
+@numba.njit(cache=True, fastmath=True)
+def _dot_rows2(u0, u1, v, n):
+    """``u0[:n] . v[:n]`` and ``u1[:n] . v[:n]`` at once (each ``v[i]`` loaded once)."""
+    s0 = 0.0
+    s1 = 0.0
+    for i in range(n):
+        vi = v[i]
+        s0 += u0[i] * vi
+        s1 += u1[i] * vi
+    return s0, s1
+
+
+@numba.njit(cache=True)
+def _dense_pairs(ld):
+    """Cholesky factor, in place, of the dense block whose lower triangle (row-major) ``ld``
+    holds: up-looking, two rows at a time, so each earlier row is read once for both (about
+    twice as fast as one row at a time on 150-300 rows); the same factor up to rounding."""
+    n = ld.shape[0]
+    kk = 0
+    while kk < n:
+        r0 = ld[kk]
+        d0 = r0[kk]
+        if kk + 1 == n:
+            for ii in range(kk):
+                lki = (r0[ii] - _dot(r0, ld[ii], ii)) / ld[ii, ii]
+                r0[ii] = lki
+                d0 -= lki * lki
+            r0[kk] = np.sqrt(d0) if d0 > 0.0 else 1e-300
+            break
+        r1 = ld[kk + 1]
+        d1 = r1[kk + 1]
+        for ii in range(kk):
+            s0, s1 = _dot_rows2(r0, r1, ld[ii], ii)
+            dg = ld[ii, ii]
+            l0 = (r0[ii] - s0) / dg
+            l1 = (r1[ii] - s1) / dg
+            r0[ii] = l0
+            r1[ii] = l1
+            d0 -= l0 * l0
+            d1 -= l1 * l1
+        r0[kk] = np.sqrt(d0) if d0 > 0.0 else 1e-300
+        l1 = (r1[kk] - _dot(r1, r0, kk)) / r0[kk]
+        r1[kk] = l1
+        d1 -= l1 * l1
+        r1[kk + 1] = np.sqrt(d1) if d1 > 0.0 else 1e-300
+        kk += 2
 
 
 @numba.njit(cache=True)
@@ -839,7 +897,7 @@ def _loss_norms(a, c, var, row, nbr, w, nc, s1, s2, xo, nrm):
 
 @numba.njit(cache=True, nogil=True)
 def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shrink, reorder,
-        spos, dense, relax, tries, reuse, inner, fill):
+        spos, dense, relax, tries, reuse, inner, fill, paired):
     """Majorise-minimise; returns the steps taken.  ``a``/``c`` hold the start and the result.
 
     With ``relax > 1``, from the second step on, the point ``relax`` times as far along the
@@ -1016,7 +1074,7 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
             since += 1
         elif sparse:
             _sparse_chol_solve(vals, aptr, aidx, rptr, ridx, lp, li, lx, rhs, cp, work, nxt, n1,
-                               ld)
+                               ld, paired)
             since = 0
         else:
             _env_chol_solve(big, first, rhs, cp)
@@ -1069,9 +1127,10 @@ ORDERS = ("mmd", "md")
 #: (default 1e-5), ``ε`` times 0.03 a step down to 1e-7 (default 0.2, down to
 #: 1e-10), over-relaxed steps (up to 3 points a step, each twice as far), the numba row order,
 #: at most 2 steps in a row on 3 conjugate-gradient steps preconditioned by the last factor, and
-#: the factor's dense block grown over the columns at least 35 % full below their diagonal
+#: the factor's dense block grown over the columns at least 35 % full below their diagonal and
+#: factored two rows at a time
 FAST_MM: dict[str, Any] = {"tol": 1e-4, "floor": 1e-7, "shrink": 0.03, "relax": 1.8, "order": "md",
-                           "tries": 3, "reuse": 2, "inner": 3, "fill": 0.35}
+                           "tries": 3, "reuse": 2, "inner": 3, "fill": 0.35, "paired": True}
 
 #: windows with more rows than this are factored by the sparse Cholesky (``solve(sparse=None)``)
 SPARSE_ROWS = 600
@@ -1142,6 +1201,7 @@ def solve(
     reuse: int = 0,
     inner: int = 4,
     fill: float = 1.0,
+    paired: bool = False,
 ) -> Solution:
     """Minimise eq. (1).
 
@@ -1193,6 +1253,10 @@ def solve(
         updates to the rows below run as dense dot products instead of scattered ones.  ``1``:
         only the full columns (the factor of ``mm``, bit for bit); the same factor up to
         rounding.
+    paired : bool
+        The dense block is factored two rows at a time once its Schur complement is in (each
+        earlier row read once for both rows), instead of row by row as the sparse rows' updates
+        come in; the same factor up to rounding, about half the time on 150-300 rows.
 
     Examples
     --------
@@ -1236,7 +1300,8 @@ def solve(
         steps = _mm(a, c, prob.var, prob.row, prob.nbr, prob.weight, prob.n_common, prob.s1,
                     prob.s2, prob.x_o, int(max_steps or 500), float(tol), float(floor),
                     float(eps0), float(shrink), bool(envelope), spos, bool(dense),
-                    float(relax), int(tries), int(reuse), int(inner), float(fill))
+                    float(relax), int(tries), int(reuse), int(inner), float(fill),
+                    bool(paired))
     else:
         raise ParameterError(
             f"goldfish: completion method must be one of {', '.join(METHODS)}, got {method!r}",
