@@ -448,17 +448,18 @@ def engine_bytes(n: int, topics: int, nnz: int, max_deg: int, rows: int, message
     node, and three more words.  Per connection entry: the IDONTWANT ring (``ring`` ids and
     times, 12 B each) and about 88 B of counters.  The event heap: ``4 (messages + n)``
     entries of 40 B.  Measured against peak resident memory: 10,000 nodes on the unit
-    square (528,652 entries, most 75 per node, 100 topics, 1,000 messages kept) estimated
-    3.0 GiB with every slot and peaked at 3.8 GiB with the world and the rows
-    (``docs/performance.md``).
+    square (528,652 entries, most 75 per node, 100 topics at 20 %, 1,000 messages kept)
+    estimated 3.0 GiB when every entry had a slot for every topic (40 B each) and peaked at
+    3.8 GiB with the world and the rows (``docs/performance.md``); with 4.0 slots per entry
+    (the topics both ends subscribe to) the estimate is 1.17 GiB.
 
     Examples
     --------
-    >>> round(engine_bytes(10_000, 100, 528_652, 75, 1000, 1000) / 2**30, 2)
-    3.2
-    >>> round(engine_bytes(10_000, 100, 528_652, 75, 1000, 1000, slots=528_652 * 40.0,
+    >>> round(engine_bytes(10_000, 100, 528_652, 75, 1000, 1000) / 2**30, 2)  # every slot
+    3.6
+    >>> round(engine_bytes(10_000, 100, 528_652, 75, 1000, 1000, slots=528_652 * 4.0,
     ...                    topic_peers=528_652 * 20.0) / 2**30, 2)
-    1.67
+    1.17
     """
     nf, T, e = float(n), float(topics), float(nnz)
     sl = e * T if slots is None else float(slots)
