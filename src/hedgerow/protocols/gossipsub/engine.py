@@ -444,28 +444,28 @@ def engine_bytes(n: int, topics: int, nnz: int, max_deg: int, rows: int, message
     entry x every topic): the mesh flag, backoff, graft time, two delivery counters, its
     topic and connection (42 B at most, counted as 48).  Per kept topic peer (``topic_peers``,
     an entry and a topic its peer subscribes to; ``None``: every entry x every topic): 4 B.
-    Per (node, topic): the mesh list, one ``int64`` per connection of the best-connected
+    Per (node, topic): the mesh list, one ``int32`` per connection of the best-connected
     node, and three more words.  Per connection entry: the IDONTWANT ring (``ring`` ids and
     times, 12 B each) and about 88 B of counters.  The event heap: ``4 (messages + n)``
     entries of 40 B.  Measured against peak resident memory: 10,000 nodes on the unit
     square (528,652 entries, most 75 per node, 100 topics at 20 %, 1,000 messages kept)
     estimated 3.0 GiB when every entry had a slot for every topic (40 B each) and peaked at
     3.8 GiB with the world and the rows (``docs/performance.md``); with 4.0 slots per entry
-    (the topics both ends subscribe to) the estimate is 1.17 GiB.
+    (the topics both ends subscribe to) the estimate is 0.89 GiB.
 
     Examples
     --------
     >>> round(engine_bytes(10_000, 100, 528_652, 75, 1000, 1000) / 2**30, 2)  # every slot
-    3.6
+    3.32
     >>> round(engine_bytes(10_000, 100, 528_652, 75, 1000, 1000, slots=528_652 * 4.0,
     ...                    topic_peers=528_652 * 20.0) / 2**30, 2)
-    1.17
+    0.89
     """
     nf, T, e = float(n), float(topics), float(nnz)
     sl = e * T if slots is None else float(slots)
     tpe = e * T if topic_peers is None else float(topic_peers)
     return (float(rows) * nf * 24.0 + sl * 48.0 + tpe * 4.0
-            + nf * T * (8.0 * max(max_deg, 1) + 24.0)
+            + nf * T * (4.0 * max(max_deg, 1) + 24.0)
             + e * (12.0 * max(ring, 1) + 88.0) + 4.0 * (float(messages) + nf) * 40.0)
 
 
@@ -696,7 +696,7 @@ class GossipSubEngine:
         self._X = (
             z(ns, dtype=np.uint8),                                  # 0 mesh (or fanout) flag
             np.full((n * T, max(int(np.diff(conn.indptr).max(initial=0)), 1)), -1,
-                    dtype=np.int64),                               # 1 mesh lists
+                    dtype=np.int32),                               # 1 mesh lists
             z(n * T, dtype=np.int64),                               # 2 mesh size
             np.full(ns, -np.inf),                                   # 3 backoff until
             np.full(n * T, -np.inf),                                # 4 last publication
