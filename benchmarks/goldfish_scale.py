@@ -17,7 +17,11 @@ was before the sparse factor too, which makes it the before/after measurement::
     python benchmarks/goldfish_scale.py --epochs 50 --completion mm-fast
 
 ``--completion mm-fast`` times the completion the 1,000-node head-to-head runs (a looser MM
-stop, the numba minimum-degree order).
+stop, the numba minimum-degree order, reused factors).  ``--after E`` samples the windows after
+``E`` epochs with completions (dearer than the first one), ``--tolerance`` measures the loss of
+each sampled solve above a converged one::
+
+    python benchmarks/goldfish_scale.py --sample 20 --completion mm-fast --after 8 --tolerance
 """
 
 from __future__ import annotations
@@ -62,15 +66,23 @@ def main() -> None:
                     "the scenario's)")
     ap.add_argument("--completion", default="mm", choices=("mm", "mm-fast"),
                     help="Goldfish's completion (mm-fast: the head-to-head's)")
+    ap.add_argument("--after", type=int, default=0, help="sample the windows after E epochs "
+                    "run with completions (default: the first window, filled without)")
+    ap.add_argument("--tolerance", action="store_true", help="also solve every sampled window "
+                    "to convergence: the loss above it and the top exploit subset's agreement")
     args = ap.parse_args()
     size = {"nodes": args.nodes, "messages": args.messages}
     if args.sample:
         g = Goldfish(completion=args.completion)
-        world = make_world(args.scenario, seed=args.seed, epochs=g.window, **size)
-        g.mode = lambda epoch: "acc"  # type: ignore[method-assign]  # fill the window only
+        world = make_world(args.scenario, seed=args.seed, epochs=max(g.window, args.after),
+                           **size)
+        if not args.after:
+            g.mode = lambda epoch: "acc"  # type: ignore[method-assign]  # fill the window only
         c0 = time.process_time()
         run_protocol(g, world)
         per_epoch = (time.process_time() - c0) / g.window
+        if args.after:  # that time held completions: the rate of an epoch without is unknown
+            per_epoch = float("nan")
         n = len(g.nodes_)
         # warm the kernels on one window
         fast = FAST_MM if args.completion == "mm-fast" else {}
@@ -79,6 +91,7 @@ def main() -> None:
         solve(build_problem(wm, cl), **fast)
         steps = {"matrix": 0.0, "classify": 0.0, "terms": 0.0, "solve": 0.0, "rank": 0.0}
         rows = []
+        above, agree = [], 0
         for v in g.nodes_[1 : args.sample + 1].tolist():
             t0 = time.process_time()
             wm = g.node_matrix(v)
@@ -89,19 +102,28 @@ def main() -> None:
             t3 = time.process_time()
             sol = solve(prob, **fast)
             t4 = time.process_time()
-            rank_subsets(completed(wm, cl, sol), wm.dagger, wm.peers, g.n_exploit)
+            ranked = rank_subsets(completed(wm, cl, sol), wm.dagger, wm.peers, g.n_exploit)
             t5 = time.process_time()
+            if args.tolerance:
+                ref = solve(prob, tol=1e-10, floor=1e-10, max_steps=400)
+                above.append(sol.loss / ref.loss - 1)
+                top = rank_subsets(completed(wm, cl, ref), wm.dagger, wm.peers, g.n_exploit)
+                agree += ranked[0][:1] == top[0][:1]
             for key, dt in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
                 steps[key] += dt
             rows.append(wm.values.shape[0])
         k = max(len(rows), 1)
         per_node = sum(steps.values()) / k
-        print(f"{args.scenario}: {n} adaptive nodes, windows of {int(np.median(rows))} rows; "
-              f"epoch without completion {per_epoch:.2f} s CPU")
+        print(f"{args.scenario}: {n} adaptive nodes, windows of {int(np.median(rows))} rows"
+              + (f"; epoch without completion {per_epoch:.2f} s CPU" if not args.after else
+                 f", after {args.after} epochs"))
         for key, tot in steps.items():
             print(f"  {key:9s} {1e3 * tot / k:9.1f} ms per completion")
         print(f"  total     {1e3 * per_node:9.1f} ms per completion, "
               f"{per_node * n:.0f} s per completion epoch ({n} completions)")
+        if above:
+            print(f"  loss above a converged solve: max {max(above):.2e}, mean "
+                  f"{float(np.mean(above)):.2e}; its top exploit subset on {agree} of {k}")
     if args.epochs:
         g = Goldfish(completion=args.completion)
         world = make_world(args.scenario, seed=args.seed, epochs=args.epochs, **size)
@@ -113,7 +135,7 @@ def main() -> None:
               f"completions "
               f"({g.completions_} completions): {wall:.1f} s wall, {cpu:.1f} s CPU, "
               f"{args.epochs / wall:.3f} epochs per wall second")
-    if args.sample:
+    if args.sample and not args.after:
         g = Goldfish()
         runs = completion_epochs(g.window, g.interval, args.project)
         total = runs * per_node * n + args.project * per_epoch

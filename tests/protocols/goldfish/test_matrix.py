@@ -276,3 +276,72 @@ def test_row_distances_match_the_two_pass_formula_bit_for_bit(seed):
     x = np.round(rng.uniform(0, 1, (p, q)), int(rng.integers(1, 4)))
     obs = rng.random((p, q)) < rng.uniform(0.2, 1.0)
     np.testing.assert_array_equal(row_distances(x, obs), _distances_two_pass(x, obs))
+
+
+def _publisher_window(rng, epochs, rows, peers, q, publishers):
+    """An epoch-shaped window whose blocks come from a few publishers: every block of one
+    publisher in an epoch has the same row, as on the protocol's worlds (a block reaches a node
+    along its publisher's paths)."""
+    x, obs, dag = _epoch_window(rng, epochs, publishers, peers, q)
+    pick = np.concatenate([e * publishers + rng.integers(0, publishers, rows)
+                           for e in range(epochs)])
+    return (np.ascontiguousarray(x[pick]), np.ascontiguousarray(obs[pick]),
+            np.ascontiguousarray(dag[pick]))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_copies_of_a_row_are_swept_once_with_the_same_classes(seed):
+    """Windows whose rows repeat (a few publishers per epoch, rounded values for ties between
+    distinct rows too): the sweep over the distinct rows gives the dense classifier's classes,
+    neighbours and weights bit for bit, ties between copies of one row and other rows broken
+    by row index as before."""
+    from hedgerow.protocols.goldfish.knn import classify_cells, classify_dense, unique_rows
+
+    rng = np.random.default_rng(300 + seed)
+    k = int(rng.integers(1, 4))
+    if seed % 2:
+        x, obs, dag = _publisher_window(rng, 3, int(rng.integers(60, 400)), 6, 10,
+                                        int(rng.integers(2, 30)))
+    else:
+        p, q = int(rng.integers(40, 200)), int(rng.integers(3, 12))
+        base = np.round(rng.uniform(0, 1, (p // 3 + 1, q)), 1)
+        kind = rng.random(base.shape)
+        bobs = kind < 0.7
+        bdag = ~bobs & (kind > 0.85)
+        pick = rng.integers(0, len(base), p)
+        x = np.ascontiguousarray(np.where(bobs, base, 0.0)[pick])
+        obs, dag = np.ascontiguousarray(bobs[pick]), np.ascontiguousarray(bdag[pick])
+    cls, rep, mptr, mrow = unique_rows(x, obs, dag)
+    assert len(rep) < x.shape[0]  # copies there are
+    for c in range(len(rep)):
+        rows = mrow[mptr[c]:mptr[c + 1]]
+        assert rows[0] == rep[c] and (np.diff(rows) > 0).all() and (cls[rows] == c).all()
+        assert (x[rows] == x[rep[c]]).all() and (obs[rows] == obs[rep[c]]).all()
+        assert (dag[rows] == dag[rep[c]]).all()
+    assert len({(x[r].tobytes(), obs[r].tobytes(), dag[r].tobytes()) for r in rep}) == len(rep)
+    got = classify_cells(x, obs, dag, k)
+    ref = classify_dense(x, obs, dag, k)
+    assert len(got[1]) > 0
+    for a, b in zip(got, ref[:4], strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_ties_between_copies_of_rows_in_several_groups():
+    """Many small windows of a few distinct rows with values 0 or 0.5: distances tie across
+    rows, copies and groups, so a cell's K nearest mix copies of one row with other rows met
+    between them; classes, neighbours and weights stay the dense classifier's."""
+    from hedgerow.protocols.goldfish.knn import classify_cells, classify_dense
+
+    rng = np.random.default_rng(7)
+    for _ in range(1500):
+        p, q, nb = int(rng.integers(6, 60)), int(rng.integers(3, 7)), int(rng.integers(2, 8))
+        base = rng.integers(0, 2, size=(nb, q)) / 2
+        bobs = rng.random((nb, q)) < 0.7
+        bdag = ~bobs & (rng.random((nb, q)) < 0.2)
+        pick = rng.integers(0, nb, size=p)
+        x = np.ascontiguousarray(np.where(bobs, base, 0.0)[pick])
+        obs, dag = np.ascontiguousarray(bobs[pick]), np.ascontiguousarray(bdag[pick])
+        k = int(rng.integers(2, 4))
+        for a, b in zip(classify_cells(x, obs, dag, k), classify_dense(x, obs, dag, k)[:4],
+                        strict=True):
+            np.testing.assert_array_equal(a, b)

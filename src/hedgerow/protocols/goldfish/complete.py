@@ -451,30 +451,42 @@ def _pattern_edges(row, nbr, var, start, order):
 @numba.njit(cache=True)
 def _lower_pattern(ea, eb, pos, p):
     """CSR of the strictly lower triangle of the system in the order ``pos`` (sorted, unique
-    columns per row)."""
-    cnt = np.zeros(p + 1, dtype=np.int64)
-    for j in range(len(ea)):
+    columns per row).  Two counting sorts, by column then by row, so each row's columns come
+    out in increasing order without sorting row by row."""
+    m = len(ea)
+    ccnt = np.zeros(p + 1, dtype=np.int64)
+    rcnt = np.zeros(p + 1, dtype=np.int64)
+    for j in range(m):
         a = pos[ea[j]]
         b = pos[eb[j]]
         if b < a:
-            cnt[a + 1] += 1
+            ccnt[b + 1] += 1
+            rcnt[a + 1] += 1
     for i in range(p):
-        cnt[i + 1] += cnt[i]
-    raw = np.empty(cnt[p], dtype=np.int64)
-    fill = cnt[:-1].copy()
-    for j in range(len(ea)):
+        ccnt[i + 1] += ccnt[i]
+        rcnt[i + 1] += rcnt[i]
+    bycol = np.empty(ccnt[p], dtype=np.int64)  # the rows of each column's entries
+    fill = ccnt[:-1].copy()
+    for j in range(m):
         a = pos[ea[j]]
         b = pos[eb[j]]
         if b < a:
-            raw[fill[a]] = b
-            fill[a] += 1
+            bycol[fill[b]] = a
+            fill[b] += 1
+    raw = np.empty(rcnt[p], dtype=np.int64)
+    rfill = rcnt[:-1].copy()
+    for b in range(p):
+        for x in range(ccnt[b], ccnt[b + 1]):
+            a = bycol[x]
+            raw[rfill[a]] = b
+            rfill[a] += 1
     ptr = np.zeros(p + 1, dtype=np.int64)
-    idx = np.empty(cnt[p], dtype=np.int64)
+    idx = np.empty(rcnt[p], dtype=np.int64)
     k = 0
     for i in range(p):
-        seg = np.sort(raw[cnt[i] : cnt[i + 1]])
         last = -1
-        for b in seg:
+        for x in range(rcnt[i], rcnt[i + 1]):
+            b = raw[x]
             if b != last:
                 idx[k] = b
                 k += 1
@@ -646,6 +658,14 @@ def _sparse_chol_solve(vals, aptr, aidx, rptr, ridx, lp, li, lx, b, x, work, nxt
                 row[ii] = lki
                 d -= lki * lki
             ld[kk, kk] = np.sqrt(d) if d > 0.0 else 1e-300
+    _sparse_solve(lp, li, lx, n1, ld, b, x)
+
+
+@numba.njit(cache=True)
+def _sparse_solve(lp, li, lx, n1, ld, b, x):
+    """Solve ``m x = b`` with the factor :func:`_sparse_chol_solve` left in ``li, lx`` (sparse
+    columns) and ``ld`` (the dense trailing block from row ``n1``)."""
+    p = len(lp) - 1
     for i in range(p):
         x[i] = b[i]
     for j in range(n1):
@@ -672,6 +692,63 @@ def _sparse_chol_solve(vals, aptr, aidx, rptr, ridx, lp, li, lx, b, x, work, nxt
 
 
 @numba.njit(cache=True)
+def _symv(vals, aptr, aidx, x, y):
+    """``y = m x`` for the system held as :func:`_sparse_chol_solve` reads it (the diagonal, then
+    the lower triangle at the pattern ``aptr, aidx``)."""
+    p = len(x)
+    for i in range(p):
+        y[i] = vals[i] * x[i]
+    for i in range(p):
+        xi = x[i]
+        acc = 0.0
+        for q in range(aptr[i], aptr[i + 1]):
+            j = aidx[q]
+            v = vals[p + q]
+            acc += v * x[j]
+            y[j] += v * xi
+        y[i] += acc
+
+
+@numba.njit(cache=True)
+def _pcg(vals, aptr, aidx, lp, li, lx, n1, ld, b, x, iters, r, z, d, q):
+    """``iters`` conjugate-gradient steps on ``m x = b`` from ``x``, preconditioned by an
+    earlier factor (:func:`_sparse_solve`).  Every step lowers the quadratic
+    ``x m x / 2 - b x``, so an MM step that ends here still lowers the majoriser."""
+    p = len(x)
+    _symv(vals, aptr, aidx, x, q)
+    for i in range(p):
+        r[i] = b[i] - q[i]
+    _sparse_solve(lp, li, lx, n1, ld, r, z)
+    rz = 0.0
+    for i in range(p):
+        d[i] = z[i]
+        rz += r[i] * z[i]
+    for it in range(iters):
+        if rz <= 0.0:
+            return
+        _symv(vals, aptr, aidx, d, q)
+        dq = 0.0
+        for i in range(p):
+            dq += d[i] * q[i]
+        if not dq > 0.0:
+            return
+        alpha = rz / dq
+        for i in range(p):
+            x[i] += alpha * d[i]
+            r[i] -= alpha * q[i]
+        if it == iters - 1:
+            return
+        _sparse_solve(lp, li, lx, n1, ld, r, z)
+        rz1 = 0.0
+        for i in range(p):
+            rz1 += r[i] * z[i]
+        beta = rz1 / rz
+        rz = rz1
+        for i in range(p):
+            d[i] = z[i] + beta * d[i]
+
+
+@numba.njit(cache=True)
 def _loss_norms(a, c, var, row, nbr, w, nc, s1, s2, xo, nrm):
     """:func:`_loss`, keeping every term's norm in ``nrm``."""
     tot = 0.0
@@ -684,7 +761,7 @@ def _loss_norms(a, c, var, row, nbr, w, nc, s1, s2, xo, nrm):
 
 @numba.njit(cache=True, nogil=True)
 def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shrink, reorder,
-        spos, dense, relax):
+        spos, dense, relax, tries, reuse, inner):
     """Majorise-minimise; returns the steps taken.  ``a``/``c`` hold the start and the result.
 
     With ``relax > 1``, from the second step on, the point ``relax`` times as far along the
@@ -769,6 +846,14 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
     ce = np.empty(p)
     ae = np.empty(s)
     nrm2 = np.empty(t)
+    dc = np.empty(p)
+    da = np.empty(s)
+    # conjugate gradients between factorisations (reuse > 0)
+    since = 0
+    pr = np.empty(p)
+    pz = np.empty(p)
+    pd = np.empty(p)
+    pq = np.empty(p)
     best_a = a.copy()
     best_c = cp.copy()
     best = prev
@@ -828,9 +913,13 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
         if relax > 1.0:
             cprev[:] = cp
             aprev[:] = a
-        if sparse:
+        if sparse and reuse > 0 and since < reuse and eps <= floor and step > 1:
+            _pcg(vals, aptr, aidx, lp, li, lx, n1, ld, rhs, cp, inner, pr, pz, pd, pq)
+            since += 1
+        elif sparse:
             _sparse_chol_solve(vals, aptr, aidx, rptr, ridx, lp, li, lx, rhs, cp, work, nxt, n1,
                                ld)
+            since = 0
         else:
             _env_chol_solve(big, first, rhs, cp)
         a[:] = ba
@@ -840,16 +929,27 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
             a[v] /= hdiag[v]
         cur = _loss_norms(a, cp, var, rp, op, w, nc, s1, s2, xo, nrm)
         if relax > 1.0 and step > 1:
-            for r in range(p):
-                ce[r] = cprev[r] + relax * (cp[r] - cprev[r])
-            for v in range(s):
-                ae[v] = aprev[v] + relax * (a[v] - aprev[v])
-            far = _loss_norms(ae, ce, var, rp, op, w, nc, s1, s2, xo, nrm2)
-            if far < cur:
+            f = relax
+            for _try in range(tries):
+                for r in range(p):
+                    ce[r] = cprev[r] + f * (cp[r] - cprev[r]) if _try == 0 else (
+                        cprev[r] + f * dc[r])
+                for v in range(s):
+                    ae[v] = aprev[v] + f * (a[v] - aprev[v]) if _try == 0 else (
+                        aprev[v] + f * da[v])
+                far = _loss_norms(ae, ce, var, rp, op, w, nc, s1, s2, xo, nrm2)
+                if not far < cur:
+                    break
+                if _try == 0 and tries > 1:  # the step itself, for the next tries
+                    for r in range(p):
+                        dc[r] = cp[r] - cprev[r]
+                    for v in range(s):
+                        da[v] = a[v] - aprev[v]
                 cp[:] = ce
                 a[:] = ae
                 nrm[:] = nrm2
                 cur = far
+                f *= 2.0
         if cur < best:
             best = cur
             best_a[:] = a
@@ -868,9 +968,11 @@ METHODS = ("mm", "adam")
 #: the sparse factor's row orders: SuperLU's multiple minimum degree, or :func:`md_order`
 ORDERS = ("mmd", "md")
 #: :func:`solve`'s settings in Goldfish's ``completion="mm-fast"``: the stopping step 1e-4
-#: (default 1e-5), ``ε`` shrunk ten-fold a step down to 1e-7 (default five-fold, down to
-#: 1e-10), over-relaxed steps and the numba row order
-FAST_MM: dict[str, Any] = {"tol": 1e-4, "floor": 1e-7, "shrink": 0.1, "relax": 1.8, "order": "md"}
+#: (default 1e-5), ``ε`` times 0.03 a step down to 1e-7 (default 0.2, down to
+#: 1e-10), over-relaxed steps (up to 3 points a step, each twice as far), the numba row order,
+#: and at most 2 steps in a row on 3 conjugate-gradient steps preconditioned by the last factor
+FAST_MM: dict[str, Any] = {"tol": 1e-4, "floor": 1e-7, "shrink": 0.03, "relax": 1.8, "order": "md",
+                           "tries": 3, "reuse": 2, "inner": 3}
 
 #: windows with more rows than this are factored by the sparse Cholesky (``solve(sparse=None)``)
 SPARSE_ROWS = 600
@@ -937,6 +1039,9 @@ def solve(
     dense: bool = True,
     order: str = "mmd",
     relax: float = 1.0,
+    tries: int = 1,
+    reuse: int = 0,
+    inner: int = 4,
 ) -> Solution:
     """Minimise eq. (1).
 
@@ -967,6 +1072,41 @@ def solve(
         The sparse factor takes its dense trailing block (:func:`dense_tail`: the last 150-250
         rows of a 3,000-row window, most of the work) as dense rows, the same factor up to
         rounding; ``False`` keeps the plain up-looking factorisation.
+    order : {"mmd", "md"}
+        The sparse factor's row order (:func:`min_degree_order`).
+    relax : float
+        From the second MM step on, the point ``relax`` times as far along the step is tried
+        and kept when its loss is lower (``1``: the plain steps).
+    tries : int
+        With ``relax > 1``: while a tried point lowers the loss, the next one twice as far
+        along the step is tried too, at most ``tries`` points a step (``1``: one point).
+    reuse : int
+        Once ``ε`` is at its floor, up to ``reuse`` MM steps in a row solve their system by
+        ``inner`` conjugate-gradient steps preconditioned by the last factorisation, from the
+        current point, instead of factoring it (``0``: every step factors).  Each such step
+        still lowers the majoriser, so the loss still falls; the sparse factor only.
+    inner : int
+        Conjugate-gradient steps per reused factorisation.
+
+    Examples
+    --------
+    The default settings, and those of ``completion="mm-fast"`` (:data:`FAST_MM`), on a
+    3,000-row window of random planted rows: the fast one takes fewer factorisations and
+    reaches a loss within 1e-3 of the default one's.
+
+    >>> from hedgerow.protocols.goldfish.matrix import classify, window_matrix
+    >>> rng = np.random.default_rng(3)
+    >>> base = rng.uniform(0, 40, (60, 12))
+    >>> rows = [base[rng.integers(0, 60, 1000)] + rng.normal(0, 1, (1000, 12))
+    ...         for _ in range(3)]
+    >>> peers = [np.sort(rng.choice(12, 6, replace=False)) for _ in range(3)]
+    >>> wm = window_matrix([q for q in peers],
+    ...                    [r[:, q] - r[:, q].min(axis=1, keepdims=True)
+    ...                     for r, q in zip(rows, peers)])
+    >>> prob = build_problem(wm, classify(wm))
+    >>> ref, fast = solve(prob), solve(prob, **FAST_MM)
+    >>> prob.n_rows, bool(abs(fast.loss - ref.loss) < 1e-3 * ref.loss)
+    (3000, True)
     """
     s, p = prob.n_vars, prob.n_rows
     if method == "adam":
@@ -990,7 +1130,7 @@ def solve(
         steps = _mm(a, c, prob.var, prob.row, prob.nbr, prob.weight, prob.n_common, prob.s1,
                     prob.s2, prob.x_o, int(max_steps or 500), float(tol), float(floor),
                     float(eps0), float(shrink), bool(envelope), spos, bool(dense),
-                    float(relax))
+                    float(relax), int(tries), int(reuse), int(inner))
     else:
         raise ParameterError(
             f"goldfish: completion method must be one of {', '.join(METHODS)}, got {method!r}",

@@ -20,10 +20,12 @@ Examples
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
-__all__ = ["MASK_COLUMNS", "classify_cells", "classify_dense", "row_distances"]
+__all__ = ["MASK_COLUMNS", "classify_cells", "classify_dense", "row_distances", "unique_rows"]
 
 _OBS, _DAG, _INF, _EST, _AMB = 0, 1, 2, 3, 4
 
@@ -484,7 +486,8 @@ PAIR_STATE = 4_000_000
 def _take(tg, ti, gr, r, fill, gi, i, k):
     """Insert row ``i`` at distance ``gi`` into row ``r``'s list of group ``gr`` (``tg[gr, :,
     r]``, ``ti``), which holds ``fill`` rows sorted by distance; rows come in increasing order,
-    so one of equal distance goes after them.  Returns the new fill."""
+    so one of equal distance goes after them.  Returns the new fill.  Free slots hold ``inf``,
+    so a ``fill`` above the rows held gives the same list."""
     if fill < k:
         j = fill
         fill += 1
@@ -499,27 +502,111 @@ def _take(tg, ti, gr, r, fill, gi, i, k):
     return fill
 
 
-@numba.njit(cache=True, nogil=True)
-def _classify_pairs(x, obs, dag, k):
-    """:func:`classify_cells` on windows of at most :data:`MASK_COLUMNS` columns, every pair of
-    rows once.
+@numba.njit(cache=True, nogil=True, inline="always")
+def _same_row(x, obs, dag, r, i):
+    """Rows ``r`` and ``i`` have the same observed and † cells and the same values (sign of
+    zero included) at the observed ones."""
+    for j in range(x.shape[1]):
+        if obs[r, j] != obs[i, j] or dag[r, j] != dag[i, j]:
+            return False
+        if obs[r, j] and (x[r, j] != x[i, j]
+                          or math.copysign(1.0, x[r, j]) != math.copysign(1.0, x[i, j])):
+            return False
+    return True
 
-    :func:`_classify_masks` sweeps row by row, so a pair of rows that each peer a missing column
-    of the other has its distance computed twice (in a window, almost every pair of rows of two
-    epochs).  The distance of a pair is the same bit for bit from either side (the differences
-    change sign exactly; a column only one row observed adds ``+0``), so here every pair of
-    blocks is swept once, ``r`` against the later rows, and the distance is offered to both rows'
-    K nearest, kept for all rows at once (per row and group, by ``(distance, row)``, which
-    makes the order of the offers irrelevant).  The same classes, neighbours and weights as
-    the row sweep and as :func:`classify_dense`.  Windows with more than :data:`PAIR_STATE`
-    groups x rows take the row sweep.
+
+@numba.njit(cache=True, nogil=True)
+def unique_rows(x, obs, dag):
+    """The window's distinct rows: the same observed and † cells, the same observed values.
+
+    Every block of one publisher reaches a node along the same paths, so its row repeats: a
+    third of the rows of a ``unit-square`` window are copies of an earlier one.  Returns
+    ``(cls, rep, mptr, mrow)``: row ``r`` is a copy of class ``cls[r]``; class ``c``'s first row
+    is ``rep[c]`` (classes in the order of their first rows) and its rows are
+    ``mrow[mptr[c]:mptr[c + 1]]``, in increasing order.
+
+    Examples
+    --------
+    >>> x = np.array([[0.0, 0.5], [0.0, 0.2], [0.0, 0.5]])
+    >>> obs = np.ones((3, 2), dtype=np.bool_)
+    >>> cls, rep, mptr, mrow = unique_rows(x, obs, np.zeros((3, 2), dtype=np.bool_))
+    >>> cls.tolist(), rep.tolist(), mptr.tolist(), mrow.tolist()
+    ([0, 1, 0], [0, 1], [0, 2, 3], [0, 2, 1])
     """
+    p, q = x.shape
+    prime = np.uint64(1099511628211)
+    h = np.empty(p, dtype=np.uint64)
+    for r in range(p):
+        v = np.uint64(14695981039346656037)
+        for j in range(q):
+            if obs[r, j]:
+                f = min(max(x[r, j] * 1e9, -1e18), 1e18)
+                v = (v ^ np.uint64(j + 1)) * prime
+                v = (v ^ np.uint64(np.int64(f))) * prime
+            elif dag[r, j]:
+                v = (v ^ np.uint64(q + j + 1)) * prime
+        h[r] = v
+    srt = np.argsort(h, kind="mergesort")  # equal hashes keep the row order
+    lead = np.full(p, -1, dtype=np.int64)  # each row's first equal row
+    a = 0
+    while a < p:
+        b = a + 1
+        while b < p and h[srt[b]] == h[srt[a]]:
+            b += 1
+        for t in range(a, b):
+            r = srt[t]
+            if lead[r] >= 0:
+                continue
+            lead[r] = r
+            for t2 in range(t + 1, b):
+                i = srt[t2]
+                if lead[i] < 0 and _same_row(x, obs, dag, r, i):
+                    lead[i] = r
+        a = b
+    cls = np.empty(p, dtype=np.int64)
+    rep = np.empty(p, dtype=np.int64)
+    nc = 0
+    for r in range(p):
+        if lead[r] == r:
+            cls[r] = nc
+            rep[nc] = r
+            nc += 1
+        else:
+            cls[r] = cls[lead[r]]
+    mptr = np.zeros(nc + 1, dtype=np.int64)
+    for r in range(p):
+        mptr[cls[r] + 1] += 1
+    for c in range(nc):
+        mptr[c + 1] += mptr[c]
+    mrow = np.empty(p, dtype=np.int64)
+    fill = mptr[:-1].copy()
+    for r in range(p):
+        mrow[fill[cls[r]]] = r
+        fill[cls[r]] += 1
+    return cls, rep[:nc].copy(), mptr, mrow
+
+
+@numba.njit(cache=True, nogil=True)
+def _pairs_core(x, obs, dag, k, mptr, mrow):
+    """:func:`_classify_pairs` on the window's distinct rows (:func:`unique_rows`): row ``c``
+    of ``x`` stands for the rows ``mrow[mptr[c]:mptr[c + 1]]`` of the window.  The lists of K
+    nearest hold distinct rows by ``(distance, distinct row)`` (the order of their first
+    copies), and the counts of peering rows count every copy; a cell's K nearest rows are then
+    found among the listed rows' copies: a row that is not among the K nearest distinct rows
+    has K distinct rows, hence K copies, before it.  Returns ``ok = False`` (and nothing else
+    of use) when the per-row lists would exceed :data:`PAIR_STATE`; else the distinct rows'
+    classes, estimable cells (``(row, column)`` in the distinct rows), neighbours (rows of the
+    window) and weights."""
     p, q = x.shape
     one = np.int64(1)
     nobs, om, odm, dgm, coldag = _row_masks(obs, dag)
     gid, godm, ng = _groups(odm)
     if ng * p > PAIR_STATE:
-        return _classify_masks(x, obs, dag, k)
+        z = np.zeros((0, k), dtype=np.int64)
+        return False, np.empty((0, q), dtype=np.int8), z, z, np.zeros((0, k))
+    mult = np.empty(p, dtype=np.int64)
+    for c in range(p):
+        mult[c] = mptr[c + 1] - mptr[c]
     classes = np.empty((p, q), dtype=np.int8)
     miss = np.zeros(p, dtype=np.int64)
     for r in range(p):
@@ -610,7 +697,7 @@ def _classify_pairs(x, obs, dag, k):
                     valid = 0
                     for i in range(i0, i1):
                         if g[i] == g[i]:
-                            valid += 1
+                            valid += mult[i]
                     fill = min(tn[gb, r], k)
                     tn[gb, r] += valid
                     top = tg[gb, k - 1, r]
@@ -637,7 +724,7 @@ def _classify_pairs(x, obs, dag, k):
                             continue
                         gr = gid[i]
                         n_ = tn[gr, r]
-                        tn[gr, r] = n_ + 1
+                        tn[gr, r] = n_ + mult[i]
                         if n_ < k or gi < tg[gr, k - 1, r]:
                             _take(tg, ti, gr, r, min(n_, k), gi, i, k)
                         dm = dgm[i] & mr
@@ -653,12 +740,13 @@ def _classify_pairs(x, obs, dag, k):
                     gr = gid[r]
                     tnr = tn[gr]
                     kth = tg[gr, k - 1]
+                    mu = mult[r]
                     for i in range(i0, i1):
-                        tnr[i] += g[i] == g[i]
+                        tnr[i] += (g[i] == g[i]) * mu
                     for i in range(i0, i1):
                         gi = g[i]
                         if gi < kth[i]:  # inf until K were offered
-                            _take(tg, ti, gr, i, min(tnr[i] - 1, k), gi, r, k)
+                            _take(tg, ti, gr, i, min(tnr[i] - mu, k), gi, r, k)
                     dm = dgm[r] & bmiss[bb]
                     u = 0
                     while dm:
@@ -674,12 +762,13 @@ def _classify_pairs(x, obs, dag, k):
                     gr = gid[r]
                     tnr = tn[gr]
                     kth = tg[gr, k - 1]
+                    mu = mult[r]
                     for i in range(i0, i1):  # counts first: this loop vectorises
-                        tnr[i] += (g[i] == g[i]) & (our & miss[i] != 0)
+                        tnr[i] += ((g[i] == g[i]) & (our & miss[i] != 0)) * mu
                     for i in range(i0, i1):
                         gi = g[i]
                         if gi < kth[i] and our & miss[i] != 0:  # inf until K were offered
-                            _take(tg, ti, gr, i, min(tnr[i] - 1, k), gi, r, k)
+                            _take(tg, ti, gr, i, min(tnr[i] - mu, k), gi, r, k)
                     dm = dgm[r]
                     u = 0
                     while dm:
@@ -711,20 +800,31 @@ def _classify_pairs(x, obs, dag, k):
                 nc += tn[gr, r]
                 for t in range(min(k, tn[gr, r])):
                     gi = tg[gr, t, r]
-                    i = ti[gr, t, r]
-                    if cnt_ < k:
-                        j = cnt_
-                        cnt_ += 1
-                    elif gi < bg[k - 1] or (gi == bg[k - 1] and i < bi[k - 1]):
-                        j = k - 1
-                    else:
+                    if gi == np.inf:  # a free slot: the list holds fewer distinct rows
                         break
-                    while j > 0 and (bg[j - 1] > gi or (bg[j - 1] == gi and bi[j - 1] > i)):
-                        bg[j] = bg[j - 1]
-                        bi[j] = bi[j - 1]
-                        j -= 1
-                    bg[j] = gi
-                    bi[j] = i
+                    c = ti[gr, t, r]
+                    # the distinct row's copies, in increasing order (later ones of the
+                    # group's list may still come between them)
+                    for x in range(mptr[c], min(mptr[c + 1], mptr[c] + k)):
+                        i = mrow[x]
+                        if cnt_ < k:
+                            j = cnt_
+                            cnt_ += 1
+                        elif gi < bg[k - 1] or (gi == bg[k - 1] and i < bi[k - 1]):
+                            j = k - 1
+                        else:
+                            break
+                        while j > 0 and (bg[j - 1] > gi or (bg[j - 1] == gi
+                                                             and bi[j - 1] > i)):
+                            bg[j] = bg[j - 1]
+                            bi[j] = bi[j - 1]
+                            j -= 1
+                        bg[j] = gi
+                        bi[j] = i
+                    else:
+                        continue
+                    if x == mptr[c]:  # its first copy stayed out: the list's later rows do
+                        break
             if nc == 0:
                 classes[r, u] = _INF
                 continue
@@ -736,7 +836,59 @@ def _classify_pairs(x, obs, dag, k):
             classes[r, u] = _EST
             _write_cell(cells, nbrs, wts, s, r, u, bi, bg, take)
             s += 1
-    return classes, cells[:s].copy(), nbrs[:s].copy(), wts[:s].copy()
+    return True, classes, cells[:s].copy(), nbrs[:s].copy(), wts[:s].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def _classify_pairs(x, obs, dag, k):
+    """:func:`classify_cells` on windows of at most :data:`MASK_COLUMNS` columns, every pair of
+    distinct rows once.
+
+    :func:`_classify_masks` sweeps row by row, so a pair of rows that each peer a missing column
+    of the other has its distance computed twice (in a window, almost every pair of rows of two
+    epochs).  The distance of a pair is the same bit for bit from either side (the differences
+    change sign exactly; a column only one row observed adds ``+0``), so here every pair of
+    blocks is swept once, ``r`` against the later rows, and the distance is offered to both rows'
+    K nearest, kept for all rows at once (per row and group, by ``(distance, row)``, which
+    makes the order of the offers irrelevant).
+
+    Copies of a row (:func:`unique_rows`) have the same distances to every row, the same
+    classes and the same lists, and are never candidates of each other (a row peers none of
+    its own missing columns): the sweep runs over the distinct rows only (:func:`_pairs_core`),
+    whose lists are expanded into their copies when a cell's K nearest rows are merged, and
+    every copy then takes its class's cells.  The same classes, neighbours and weights as the
+    row sweep and as :func:`classify_dense`.  Windows with more than :data:`PAIR_STATE` groups
+    x distinct rows take the row sweep.
+    """
+    p, q = x.shape
+    cls, rep, mptr, mrow = unique_rows(x, obs, dag)
+    ok, ucl, ucells, unbrs, uwts = _pairs_core(x[rep], obs[rep], dag[rep], k, mptr, mrow)
+    if not ok:
+        return _classify_masks(x, obs, dag, k)
+    nu = len(rep)
+    cptr = np.zeros(nu + 1, dtype=np.int64)
+    for e in range(len(ucells)):
+        cptr[ucells[e, 0] + 1] += 1
+    for c in range(nu):
+        cptr[c + 1] += cptr[c]
+    s = 0
+    for r in range(p):
+        s += cptr[cls[r] + 1] - cptr[cls[r]]
+    classes = np.empty((p, q), dtype=np.int8)
+    cells = np.empty((s, 2), dtype=np.int64)
+    nbrs = np.empty((s, k), dtype=np.int64)
+    wts = np.empty((s, k))
+    s = 0
+    for r in range(p):
+        c = cls[r]
+        classes[r] = ucl[c]
+        for e in range(cptr[c], cptr[c + 1]):
+            cells[s, 0] = r
+            cells[s, 1] = ucells[e, 1]
+            nbrs[s] = unbrs[e]
+            wts[s] = uwts[e]
+            s += 1
+    return classes, cells, nbrs, wts
 
 
 def classify_cells(x, obs, dag, k):
@@ -751,7 +903,8 @@ def classify_cells(x, obs, dag, k):
     peering the same columns keeps its K nearest, and per missing column the groups' lists
     are merged.  Every pair of blocks is swept once and each distance offered to both of its
     rows (:func:`_classify_pairs`; one row at a time, :func:`_classify_masks`, when the
-    per-row lists would be too large).  The distances are those of :func:`row_distances` bit
+    per-row lists would be too large).  Copies of a row (:func:`unique_rows`: the blocks of one
+    publisher) are swept once.  The distances are those of :func:`row_distances` bit
     for bit, and classes, neighbours and weights equal :func:`classify_dense`'s (the tests
     hold both on random and real windows); no ``(p, p)`` matrix is built.
 
