@@ -755,3 +755,37 @@ def test_bad_control_rpc_is_refused_by_name():
     with pytest.raises(ParameterError, match="control_rpc") as info:
         _engine(control_rpc="batched")
     assert info.value.key == "control_rpc"
+
+
+def test_slots_only_for_the_topics_both_ends_use():
+    eng, subs, pubs = _engine(topics=4, share=0.4)
+    conn = eng.connections
+    uses = subs.copy()
+    uses[pubs.publisher, pubs.topic] = True
+    both = uses[conn.row_of] & uses[conn.indices]
+    assert eng.n_slots == int(both.sum()) < conn.nnz * 4
+    eng.run_until(20000.0)
+    # meshes, fanouts, backoffs and counters only where both ends use the topic
+    assert not (eng.mesh_flags() & ~both).any()
+    assert np.isneginf(eng.backoff_until()[~both]).all()
+    c = eng.counters()
+    for key in ("first_message_deliveries", "near_first_mesh_deliveries"):
+        assert not c[key].reshape(-1, 4)[~both].any()
+    assert eng.mesh_flags().any() and c["first_message_deliveries"].any()
+
+
+def test_a_slot_map_that_misses_a_used_topic_is_caught(monkeypatch):
+    # the fanout publisher's topic left out of its used topics: its fanout lands on the spare
+    # slot, which the engine finds written after the call
+    from hedgerow.protocols.gossipsub import engine as engine_module
+
+    monkeypatch.setattr(engine_module, "topics_used",
+                        lambda sub, publisher, topic, attackers=None: sub.astype(np.uint8))
+    subs = np.ones((20, 1), dtype=bool)
+    subs[0] = False
+    conn = random_connections(20, 10, np.random.default_rng(0))
+    pubs = Publications.create([0], [0], [3000.0], 100.0)
+    eng = GossipSubEngine(subs, conn, 10.0, np.zeros(20), Network.uniform(20), pubs,
+                          {"flood_publish": False}, np.random.default_rng(0))
+    with pytest.raises(RuntimeError, match="without a slot"):
+        eng.run_until(5000.0)

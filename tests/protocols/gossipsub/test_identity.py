@@ -53,8 +53,10 @@ def _digest(eng: GossipSubEngine) -> str:
     for _, v in sorted(eng.byte_counters().items()):
         add(v)
     add(eng._W[5])
+    # the per-slot arrays as the table of every connection x every topic they were pinned as
+    slot_fill = {0: 0, 3: -np.inf, 5: np.nan, 6: 0.0, 7: 0.0}
     for i in (0, 2, 3, 5, 6, 7, 8, 11, 12, 13, 16):
-        add(eng._X[i])
+        add(eng._dense(eng._X[i], slot_fill[i]) if i in slot_fill else eng._X[i])
     add(eng.mesh_rows())
     scalars = eng._S.copy()
     scalars[K.S_IDS] = 0

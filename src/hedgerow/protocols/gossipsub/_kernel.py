@@ -35,10 +35,12 @@ itself (:mod:`hedgerow.protocols.gossipsub._scorekernel`, state ``Z``).
 A node's message-cache windows are counted by its own heartbeats (``X[16]``),
 so with random phases each node shifts its cache at its own instants.
 
-Per (connection, topic) *slots* (``e * T + t``, ``e`` the CSR entry ``v -> w``,
-read as "``v``'s view of ``w`` on topic ``t``") hold the mesh flag, the
-prune backoff and the counters peer scoring reads; per (node, topic) rows hold
-the mesh (or fanout) peer list, its size and the last publication instant.
+Per (connection, topic) *slots* (``e`` the CSR entry ``v -> w``, read as "``v``'s view
+of ``w`` on topic ``t``") hold the mesh flag, the prune backoff and the counters peer
+scoring reads; they exist only for the topics both ends may use (:func:`slot_map`,
+``G[16:19]``: ``slot_ptr``, ``slot_topic``, ``slot_conn``), looked up by :func:`_slot`;
+per (node, topic) rows hold the mesh (or fanout) peer list, its size and the last
+publication instant.
 An uplink is FIFO: a message's schedule is fixed when it is queued (start
 when every earlier one has left, ``bytes / rate`` on the wire, then the
 link's delay).  A data copy sent to a node that already has the message (and
@@ -727,8 +729,7 @@ def _send_data(G, P, H, S, F, W, X, rs, M, v, e, m, via):
         if first != np.inf and arrive - first < P[P_SEEN_TTL]:
             # w has m already and will not have forgotten it: the copy can only be a
             # duplicate, so it is counted now instead of queueing an event
-            T = G[6].shape[1]
-            slot = G[3][e] * T + G[10][m]
+            slot = _slot(G, G[3][e], G[10][m])
             W[6][w] += s
             W[7][w] += s
             M[7][m] += 1
@@ -845,6 +846,67 @@ def candidate_lists(indptr, indices, sub):
     return cptr, cidx
 
 
+@numba.njit(cache=True)
+def slot_map(indptr, indices, uses):
+    """The (connection, topic) slots: for each CSR entry ``e = v -> w`` the topics both ends
+    may use (``uses[v, tp] and uses[w, tp]``), sorted; returns ``(slot_ptr, slot_topic,
+    slot_conn)`` (entry ``e``'s slots are ``slot_ptr[e]:slot_ptr[e + 1]``, slot ``s`` is on
+    topic ``slot_topic[s]`` of entry ``slot_conn[s]``).
+
+    Only these are ever read or written (``docs/gossipsub.md``): a node uses a topic it
+    subscribes to or publishes on (fanout), and an attacker every topic.  Slots run in entry
+    order, then topic order: the order of the dense ``e * T + tp`` table without the slots
+    nothing touches.
+
+    Examples
+    --------
+    >>> uses = np.array([[1, 0, 1], [1, 1, 1], [0, 1, 0]], dtype=np.uint8)
+    >>> indptr, indices = np.array([0, 2, 3, 4]), np.array([1, 2, 0, 0], dtype=np.int32)
+    >>> sp, st, sc = slot_map(indptr, indices, uses)
+    >>> sp.tolist(), st.tolist(), sc.tolist()
+    ([0, 2, 2, 4, 4], [0, 2, 0, 2], [0, 0, 2, 2])
+    """
+    n, T = uses.shape
+    nnz = indptr[n]
+    slot_ptr = np.zeros(nnz + 1, dtype=np.int64)
+    for v in range(n):
+        for e in range(indptr[v], indptr[v + 1]):
+            w = indices[e]
+            k = 0
+            for tp in range(T):
+                if uses[v, tp] and uses[w, tp]:
+                    k += 1
+            slot_ptr[e + 1] = slot_ptr[e] + k
+    slot_topic = np.empty(slot_ptr[nnz], dtype=np.int32)
+    slot_conn = np.empty(slot_ptr[nnz], dtype=np.int32)
+    for v in range(n):
+        for e in range(indptr[v], indptr[v + 1]):
+            w = indices[e]
+            s = slot_ptr[e]
+            for tp in range(T):
+                if uses[v, tp] and uses[w, tp]:
+                    slot_topic[s] = tp
+                    slot_conn[s] = e
+                    s += 1
+    return slot_ptr, slot_topic, slot_conn
+
+
+@numba.njit(cache=True, inline="always")
+def _slot(G, e, tp):
+    """Entry ``e``'s slot on topic ``tp`` (``G[16]``, ``G[17]``: :func:`slot_map`), by a scan
+    of its few sorted topics; a topic it has no slot for gives the spare slot past the last
+    (``len(slot_topic)``), which stays at its initial values while the map is right (the
+    engine checks, ``GossipSubEngine``)."""
+    slot_ptr, slot_topic = G[16], G[17]
+    for s in range(slot_ptr[e], slot_ptr[e + 1]):
+        t = slot_topic[s]
+        if t >= tp:
+            if t == tp:
+                return s
+            break
+    return len(slot_topic)
+
+
 @numba.njit(**_HELPER_JIT)
 def _mesh_add(X, slot, row, e, now):
     mesh_flag, mlist, mdeg, graft_time = X[0], X[1], X[2], X[5]
@@ -919,7 +981,7 @@ def _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T):
     for i in range(cptr[v * T + tp], cptr[v * T + tp + 1]):
         e = cidx[i]
         w = indices[e]
-        if online[w] and not mesh_flag[e * T + tp]:
+        if online[w] and not mesh_flag[_slot(G, e, tp)]:
             if P[P_SCORING] > 0 and score[e] < P[P_GOSSIP_THR]:
                 continue
             if G[13][e] > F[0]:  # the connection is not open yet
@@ -957,7 +1019,7 @@ def _sybil_heartbeat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, T):
         row = v * T + tp
         for i in range(cptr[row], cptr[row + 1]):
             e = cidx[i]
-            s = e * T + tp
+            s = _slot(G, e, tp)
             if mesh_flag[s] or conn_up[e] > now or backoff[s] > now:
                 continue
             _mesh_add(X, s, row, e, now)
@@ -1063,7 +1125,7 @@ def _opportunistic_graft(G, P, H, S, F, W, M, X, idb, rs, buf, buf2, v, tp, T):
     k = 0
     for i in range(cptr[row], cptr[row + 1]):
         e = cidx[i]
-        s = e * T + tp
+        s = _slot(G, e, tp)
         w = indices[e]
         if not online[w] or mesh_flag[s] or conn_up[e] > now:
             continue
@@ -1074,7 +1136,7 @@ def _opportunistic_graft(G, P, H, S, F, W, M, X, idb, rs, buf, buf2, v, tp, T):
     took = _sample(buf, k, np.int64(P[P_OG_PEERS]), rs)
     for i in range(took):
         e = buf[i]
-        _mesh_add(X, e * T + tp, row, e, now)
+        _mesh_add(X, _slot(G, e, tp), row, e, now)
         _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, GRAFT, tp, 0, 0)
     S[S_OG_GRAFTS] += took
 
@@ -1088,7 +1150,7 @@ def _on_graft(G, P, H, S, F, W, M, X, rs, idb, w, ew, tp, t):
     T = sub.shape[1]
     v11 = P[P_VARIANT] >= 1
     scoring = P[P_SCORING] > 0
-    slot = ew * T + tp
+    slot = _slot(G, ew, tp)
     row = w * T + tp
     if not sub[w, tp] or mesh_flag[slot]:
         return
@@ -1122,7 +1184,7 @@ def _on_prune(G, P, S, X, rs, idb, w, ew, tp, off, cnt, t):
     sub, atk = G[6], G[12]
     mesh_flag, backoff = X[0], X[3]
     T = sub.shape[1]
-    slot = ew * T + tp
+    slot = _slot(G, ew, tp)
     if cnt > 0:  # peer exchange records
         _take_px(G, P, S, X, idb, w, ew, off, cnt, t)
     if sub[w, tp] and mesh_flag[slot]:
@@ -1285,8 +1347,9 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                 while j < mdeg[row]:
                     e = mlist[row, j]
                     if score[e] < 0:
-                        _mesh_remove(X, e * T + tp, row, e)
-                        backoff[e * T + tp] = max(backoff[e * T + tp], now + P[P_BACKOFF])
+                        s = _slot(G, e, tp)
+                        _mesh_remove(X, s, row, e)
+                        backoff[s] = max(backoff[s], now + P[P_BACKOFF])
                         _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, PRUNE, tp, 0, 0)
                     else:
                         j += 1
@@ -1296,7 +1359,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
             if mdeg[row] < d_lo or (v11 and d_out > 0):
                 for i in range(cptr[row], cptr[row + 1]):
                     e = cidx[i]
-                    s = e * T + tp
+                    s = _slot(G, e, tp)
                     if online[indices[e]] and not mesh_flag[s]:
                         if v11 and backoff[s] > now:
                             continue
@@ -1310,7 +1373,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                 took = _sample(buf, k, D - mdeg[row], rs)
                 for i in range(took):
                     e = buf[i]
-                    _mesh_add(X, e * T + tp, row, e, now)
+                    _mesh_add(X, _slot(G, e, tp), row, e, now)
                     _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, GRAFT, tp, 0, 0)
                 if mdeg[row] < d_lo and took < k:
                     S[S_VIOL] += 1
@@ -1362,9 +1425,10 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                     keep = cnt - np.int64(P[P_MAX_PRUNE])  # at most max_prune per heartbeat
                 for i in range(keep, cnt):
                     e = buf2[i]
-                    _mesh_remove(X, e * T + tp, row, e)
+                    s = _slot(G, e, tp)
+                    _mesh_remove(X, s, row, e)
                     if v11:
-                        backoff[e * T + tp] = max(backoff[e * T + tp], now + P[P_BACKOFF])
+                        backoff[s] = max(backoff[s], now + P[P_BACKOFF])
                     _send_prune(G, P, H, S, F, W, M, X, rs, idb, v, e, tp, True)
             if v11 and mdeg[row] >= d_lo:
                 n_out = 0
@@ -1375,13 +1439,13 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                     k2 = 0
                     for i in range(k):
                         e = buf[i]
-                        if outbound[e] and not mesh_flag[e * T + tp]:
+                        if outbound[e] and not mesh_flag[_slot(G, e, tp)]:
                             buf2[k2] = e
                             k2 += 1
                     took = _sample(buf2, k2, d_out - n_out, rs)
                     for i in range(took):
                         e = buf2[i]
-                        _mesh_add(X, e * T + tp, row, e, now)
+                        _mesh_add(X, _slot(G, e, tp), row, e, now)
                         _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, GRAFT, tp, 0, 0)
             if mdeg[row] > d_hi:  # opportunistic grafts may go beyond D_hi, as go's do
                 S[S_VIOL] += 1
@@ -1392,7 +1456,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
         elif lastpub[row] != -np.inf:
             if lastpub[row] + P[P_FANOUT_TTL] < now:  # fanout expired
                 for j in range(mdeg[row]):
-                    mesh_flag[mlist[row, j] * T + tp] = 0
+                    mesh_flag[_slot(G, mlist[row, j], tp)] = 0
                 mdeg[row] = 0
                 lastpub[row] = -np.inf
                 continue
@@ -1400,7 +1464,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                 k = 0
                 for i in range(cptr[row], cptr[row + 1]):
                     e = cidx[i]
-                    if online[indices[e]] and not mesh_flag[e * T + tp]:
+                    if online[indices[e]] and not mesh_flag[_slot(G, e, tp)]:
                         if scoring and score[e] < P[P_PUBLISH_THR]:
                             continue
                         if conn_up[e] > now:
@@ -1410,7 +1474,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                 took = _sample(buf, k, D - mdeg[row], rs)
                 for i in range(took):
                     e = buf[i]
-                    mesh_flag[e * T + tp] = 1
+                    mesh_flag[_slot(G, e, tp)] = 1
                     mlist[row, mdeg[row]] = e
                     mdeg[row] += 1
             _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T)
@@ -1824,7 +1888,7 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                 S[S_OFFLINE] += 1
                 continue
             recv[w] += size[m] + P[P_HEADER]
-            slot = v * T + tp
+            slot = _slot(G, v, tp)
             if _seen(arrival, r, w, t, P[P_SEEN_TTL]):
                 dups[m] += 1
                 dupb[w] += size[m] + P[P_HEADER]
@@ -1917,7 +1981,7 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                         kf += 1
                     took = _sample(buf, kf, np.int64(P[P_D]), rs)
                     for i in range(took):
-                        mesh_flag[buf[i] * T + tp] = 1
+                        mesh_flag[_slot(G, buf[i], tp)] = 1
                         mlist[row, mdeg[row]] = buf[i]
                         mdeg[row] += 1
                 lastpub[row] = t
@@ -1944,7 +2008,7 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                 _on_rpc(G, P, H, S, F, W, M, X, U, RT, rs, idb, mcs, w, ew, off, cnt, t)
                 continue
             crecv[w] += _ctl_size(P, ck, cnt)
-            slot = ew * T + tp
+            slot = _slot(G, ew, tp)
             if ck == GRAFT:
                 _on_graft(G, P, H, S, F, W, M, X, rs, idb, w, ew, tp, t)
             elif ck == SUBSCRIBE:
@@ -1974,7 +2038,7 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
             if in_kernel:  # the scores the caller would compute before this heartbeat
                 for i in range(n):
                     perm[i] = i
-                heartbeat_scores(G[2], sub, X, Z, t, T)
+                heartbeat_scores(G[2], sub, X, Z, t, T, G[16], G[17], G[18])
             if scoring:  # broken promises: a P7 penalty each (go's applyIwantPenalties)
                 for e in range(len(indices)):
                     m = prom_m[e]
@@ -2011,6 +2075,7 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
 def leave(G, X, nodes, T):
     """Nodes go offline: out of every mesh and fanout at both ends, their caches emptied."""
     indptr, indices, rev, online = G[0], G[1], G[3], G[11]
+    slot_ptr, slot_topic = G[16], G[17]
     flag, mlist, mdeg, lastpub, mc_cnt = X[0], X[1], X[2], X[4], X[12]
     for v in nodes:
         if not online[v]:
@@ -2019,17 +2084,18 @@ def leave(G, X, nodes, T):
         for tp in range(T):
             row = v * T + tp
             for j in range(mdeg[row]):
-                flag[mlist[row, j] * T + tp] = 0
+                flag[_slot(G, mlist[row, j], tp)] = 0
                 mlist[row, j] = -1
             mdeg[row] = 0
             lastpub[row] = -np.inf
         for e in range(indptr[v], indptr[v + 1]):
             r = rev[e]  # the peer's entry toward v
             w = indices[e]
-            for tp in range(T):
-                if not flag[r * T + tp]:
+            for s in range(slot_ptr[r], slot_ptr[r + 1]):  # its slots, in topic order
+                if not flag[s]:
                     continue
-                flag[r * T + tp] = 0
+                flag[s] = 0
+                tp = slot_topic[s]
                 row = w * T + tp
                 k = mdeg[row]
                 for j in range(k):

@@ -34,11 +34,11 @@ The state is one tuple ``Z`` (see :func:`build_state`):
 ==  =======================  ==========================================================
 i   shape, type              what
 ==  =======================  ==========================================================
-0   ``(nnz * T,)`` uint8     the score's mesh flag (the kernel's, as of the last heartbeat)
-1   ``(nnz * T,)`` uint8     P3 active (set at a decay tick, cleared by a prune or graft)
-2   ``(nnz * T,)`` uint8     live (any of the above, or a counter not 0)
-3   ``(nnz * T, 4)`` float   first deliveries, mesh deliveries, mesh failure penalty, graft
-4   ``(nnz * T, 2)`` float   the kernel's running first and near-first counts last read
+0   ``(slots,)`` uint8       the score's mesh flag (the kernel's, as of the last heartbeat)
+1   ``(slots,)`` uint8       P3 active (set at a decay tick, cleared by a prune or graft)
+2   ``(slots,)`` uint8       live (any of the above, or a counter not 0)
+3   ``(slots, 4)`` float     first deliveries, mesh deliveries, mesh failure penalty, graft
+4   ``(slots, 2)`` float     the kernel's running first and near-first counts last read
 5   ``(nnz,)`` int32         live slots of the connection
 6   ``(nnz, 2)`` float       behaviour penalty, the kernel's running count last read
 7   ``(nnz,)`` float         ``w6 x P6`` (fixed: the connections do not change)
@@ -76,12 +76,15 @@ F_FD, F_MD, F_MFP, F_GRAFT = 0, 1, 2, 3
 
 
 def build_state(params: PeerScoreParams, conn_node: np.ndarray, n_topics: int,
-                ip_group: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+                ip_group: np.ndarray | None = None,
+                n_slots: int | None = None) -> tuple[np.ndarray, ...]:
     """The state ``Z`` of :func:`heartbeat_scores` for ``len(conn_node)`` connections, at zero.
 
     ``conn_node`` is the scoring node of every connection (CSR entry), ``ip_group`` the IP
     group of its remote peer (P6; ``None``: none shared), as
-    :class:`~hedgerow.protocols.gossipsub.protocol.EngineScore` takes them.
+    :class:`~hedgerow.protocols.gossipsub.protocol.EngineScore` takes them; ``n_slots`` the
+    (connection, topic) slots (:func:`~hedgerow.protocols.gossipsub._kernel.slot_map`;
+    ``None``: every connection x every topic).
 
     Examples
     --------
@@ -91,7 +94,8 @@ def build_state(params: PeerScoreParams, conn_node: np.ndarray, n_topics: int,
     ((4,), (4, 4), (2, 14))
     """
     nnz = len(conn_node)
-    n_slots = nnz * n_topics
+    if n_slots is None:
+        n_slots = nnz * n_topics
     tab = params.topic_table()
     table = np.column_stack([np.asarray(tab[c], dtype=np.float64) for c in TOPIC_COLUMNS])
     p6 = np.zeros(nnz)
@@ -124,20 +128,26 @@ def empty_state() -> tuple[np.ndarray, ...]:
 
 
 def counters_of(Z: tuple[np.ndarray, ...], conn_node: np.ndarray, n_topics: int,
-                ip_group: np.ndarray | None = None) -> ScoreCounters:
+                ip_group: np.ndarray | None = None,
+                dense: np.ndarray | None = None) -> ScoreCounters:
     """The state as :class:`~hedgerow.protocols.gossipsub.scoring.ScoreCounters` (copies), as
     the reference path would hold them after the same heartbeats (``mesh_time_ms`` apart, which
-    the score at an instant does not read: 0 here)."""
+    the score at an instant does not read: 0 here), over every connection x every topic.
+
+    ``dense`` is each of the state's slots' place ``e * T + tp`` in that table (``None``: the
+    state has every slot); the slots the state lacks hold the reference's initial values.
+    """
     nnz = len(conn_node)
     c = ScoreCounters.empty(slot_conn=np.repeat(np.arange(nnz), n_topics),
                             slot_topic=np.tile(np.arange(n_topics), nnz), conn_node=conn_node,
                             ip_group=ip_group)
-    c.in_mesh[:] = Z[0].astype(bool)
-    c.mesh_deliveries_active[:] = Z[1].astype(bool)
-    c.first_deliveries[:] = Z[3][:, F_FD]
-    c.mesh_deliveries[:] = Z[3][:, F_MD]
-    c.mesh_failure_penalty[:] = Z[3][:, F_MFP]
-    c.graft_ms[:] = Z[3][:, F_GRAFT]
+    at = slice(None) if dense is None else dense
+    c.in_mesh[at] = Z[0].astype(bool)
+    c.mesh_deliveries_active[at] = Z[1].astype(bool)
+    c.first_deliveries[at] = Z[3][:, F_FD]
+    c.mesh_deliveries[at] = Z[3][:, F_MD]
+    c.mesh_failure_penalty[at] = Z[3][:, F_MFP]
+    c.graft_ms[at] = Z[3][:, F_GRAFT]
     c.behaviour_penalty[:] = Z[6][:, 0]
     return c
 
@@ -178,7 +188,7 @@ def _relive(Z, s, e):
 
 
 @numba.njit(cache=True)
-def heartbeat_scores(indices_row, sub, X, Z, now, T):
+def heartbeat_scores(indices_row, sub, X, Z, now, T, slot_ptr, slot_topic, slot_conn):
     """Bring the score's counters up to the kernel's at ``now`` and write every connection's
     score into ``X[8]`` (steps 1-5 of the module's description).
 
@@ -186,13 +196,14 @@ def heartbeat_scores(indices_row, sub, X, Z, now, T):
     subscriptions; ``X`` the kernel's per-connection tables (mesh flags ``X[0]``, graft
     instants ``X[5]``, running first and near-first counts ``X[6]``, ``X[7]``, behaviour
     penalties ``X[11]``, the marks of the slots and connections counted on ``X[17]``,
-    ``X[18]``).
+    ``X[18]``); ``slot_ptr``, ``slot_topic``, ``slot_conn`` the slots' map
+    (:func:`~hedgerow.protocols.gossipsub._kernel.slot_map`).
     """
     flag, graft_t, first_k, near_k, pen_k, score = X[0], X[5], X[6], X[7], X[11], X[8]
     touched, penalised = X[17], X[18]
     z_in, z_act, z_live, zf, zlast, nlive, zc, p6, tab, zs, active = Z
     nnz = len(score)
-    n_slots = nnz * T
+    n_slots = len(slot_topic)
     if zs[Z_STARTED] == 0.0:
         zs[Z_STARTED] = 1.0
         zs[Z_NEXT_DECAY] = now + zs[Z_INTERVAL]
@@ -207,8 +218,8 @@ def heartbeat_scores(indices_row, sub, X, Z, now, T):
         if i < words and fw[i] == zw[i] and tw[i] == 0:
             continue
         for s in range(i * 8, min(i * 8 + 8, n_slots)):
-            e = s // T
-            tp = s - e * T
+            e = slot_conn[s]
+            tp = slot_topic[s]
             r = min(tp, n_rows - 1)
             now_in = np.uint8(1 if (flag[s] and sub[indices_row[e], tp]) else 0)
             if now_in != z_in[s]:
@@ -231,8 +242,8 @@ def heartbeat_scores(indices_row, sub, X, Z, now, T):
             if not touched[s]:
                 continue
             touched[s] = 0
-            e = s // T
-            tp = s - e * T
+            e = slot_conn[s]
+            tp = slot_topic[s]
             r = min(tp, n_rows - 1)
             kf = np.rint(first_k[s] - zlast[s, 0])
             kn = np.rint(near_k[s] - zlast[s, 1])
@@ -283,8 +294,8 @@ def heartbeat_scores(indices_row, sub, X, Z, now, T):
             zc[e, 0] = 0.0 if bp < dz else bp
         total = 0.0
         if nlive[e]:
-            for tp in range(T):
-                s = e * T + tp
+            for s in range(slot_ptr[e], slot_ptr[e + 1]):  # its slots, in topic order
+                tp = slot_topic[s]
                 if not z_live[s]:
                     continue
                 r = min(tp, n_rows - 1)

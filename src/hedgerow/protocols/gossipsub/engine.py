@@ -434,28 +434,59 @@ ScoreFn = Callable[[Mapping[str, np.ndarray], float], np.ndarray]
 
 
 def engine_bytes(n: int, topics: int, nnz: int, max_deg: int, rows: int, messages: int,
-                 ring: int = 32) -> float:
+                 ring: int = 32, slots: float | None = None,
+                 topic_peers: float | None = None) -> float:
     """Bytes :class:`GossipSubEngine` allocates for its state, counted before it does.
 
     Per (message row, node): arrival and queue delay (8 B each), hops and parent (4 B each).
-    Per (connection entry, topic) slot: the mesh flag, backoff, graft time and two
-    delivery counters, and the entry in the kept topic peers where the peer subscribes
-    (37 B at most, counted as 40).  Per (node, topic): the mesh list, one ``int64``
-    per connection of the best-connected node, and three more words.  Per connection entry:
-    the IDONTWANT ring (``ring`` ids and times, 12 B each) and about 80 B of counters.  The
-    event heap: ``4 (messages + n)`` entries of 40 B.  Measured against peak resident
-    memory: 10,000 nodes on the unit square (528,652 entries, most 75 per node, 100
-    topics, 1,000 messages kept) estimate 3.0 GiB and peak at 3.8 GiB with the world and the
-    rows (``docs/performance.md``).
+    Per (connection, topic) slot (``slots`` of them, the topics both ends of a connection may
+    use, :func:`~hedgerow.protocols.gossipsub._kernel.slot_map`; ``None``: every connection
+    entry x every topic): the mesh flag, backoff, graft time, two delivery counters, its
+    topic and connection (42 B at most, counted as 48).  Per kept topic peer (``topic_peers``,
+    an entry and a topic its peer subscribes to; ``None``: every entry x every topic): 4 B.
+    Per (node, topic): the mesh list, one ``int32`` per connection of the best-connected
+    node, and three more words.  Per connection entry: the IDONTWANT ring (``ring`` ids and
+    times, 12 B each) and about 88 B of counters.  The event heap: ``4 (messages + n)``
+    entries of 40 B.  Measured against peak resident memory: 10,000 nodes on the unit
+    square (528,652 entries, most 75 per node, 100 topics at 20 %, 1,000 messages kept)
+    estimated 3.0 GiB when every entry had a slot for every topic (40 B each) and peaked at
+    3.8 GiB with the world and the rows (``docs/performance.md``); with 4.0 slots per entry
+    (the topics both ends subscribe to) the estimate is 0.89 GiB.
 
     Examples
     --------
-    >>> round(engine_bytes(10_000, 100, 528_652, 75, 1000, 1000) / 2**30, 2)
-    3.0
+    >>> round(engine_bytes(10_000, 100, 528_652, 75, 1000, 1000) / 2**30, 2)  # every slot
+    3.32
+    >>> round(engine_bytes(10_000, 100, 528_652, 75, 1000, 1000, slots=528_652 * 4.0,
+    ...                    topic_peers=528_652 * 20.0) / 2**30, 2)
+    0.89
     """
     nf, T, e = float(n), float(topics), float(nnz)
-    return (float(rows) * nf * 24.0 + e * T * 40.0 + nf * T * (8.0 * max(max_deg, 1) + 24.0)
-            + e * (12.0 * max(ring, 1) + 80.0) + 4.0 * (float(messages) + nf) * 40.0)
+    sl = e * T if slots is None else float(slots)
+    tpe = e * T if topic_peers is None else float(topic_peers)
+    return (float(rows) * nf * 24.0 + sl * 48.0 + tpe * 4.0
+            + nf * T * (4.0 * max(max_deg, 1) + 24.0)
+            + e * (12.0 * max(ring, 1) + 88.0) + 4.0 * (float(messages) + nf) * 40.0)
+
+
+def topics_used(sub: np.ndarray, publisher: np.ndarray, topic: np.ndarray,
+                attackers: np.ndarray | None = None) -> np.ndarray:
+    """``(n, T)`` uint8: the topics each node may use, those it subscribes to or publishes on
+    (fanout), every topic for an attacker (a sybil grafts every topic its peers subscribe
+    to); a (connection, topic) slot exists where both ends use the topic
+    (:func:`~hedgerow.protocols.gossipsub._kernel.slot_map`).
+
+    Examples
+    --------
+    >>> sub = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 0]], dtype=bool)
+    >>> topics_used(sub, np.array([2]), np.array([0]), np.array([0, 1, 0])).tolist()
+    [[1, 0, 0], [1, 1, 1], [1, 0, 0]]
+    """
+    uses = np.ascontiguousarray(sub, dtype=np.uint8).copy()
+    uses[np.asarray(publisher, dtype=np.int64), np.asarray(topic, dtype=np.int64)] = 1
+    if attackers is not None:
+        uses[np.asarray(attackers) != 0] = 1
+    return uses
 
 
 class GossipSubEngine:
@@ -567,10 +598,20 @@ class GossipSubEngine:
         self.keep_arrivals = bool(keep_arrivals)
         rows = M if self.keep_arrivals else min(M, _FIRST_SLOTS)
         max_deg = int(np.diff(conn.indptr).max(initial=0))
-        # with scoring, the score's counters of each (connection, topic) slot too (about 55 B)
+        flags = np.zeros(n, dtype=np.uint8) if attack is None else attack.flags()
+        if flags.shape != (n,):
+            raise ParameterError(f"attack: flags for {len(flags)} nodes, the subscriptions "
+                                 f"have {n}", key="attackers")
+        # the (connection, topic) slots: only the topics both ends may use
+        slot_map = K.slot_map(conn.indptr, conn.indices,
+                              topics_used(sub, pubs.publisher, pubs.topic, flags))
+        n_slots = len(slot_map[1])
+        topic_peers = float(sub.sum(axis=1, dtype=np.int64)[conn.indices].sum())
+        # with scoring, the score's counters of each slot too (about 55 B)
         check_memory(f"gossipsub engine ({n:,} nodes, {nnz:,} connection entries, {T:,} topics)",
-                     engine_bytes(n, T, nnz, max_deg, rows, M, int(s["idontwant_memory"]))
-                     + (nnz * T * 55.0 if s["scoring"] else 0.0))
+                     engine_bytes(n, T, nnz, max_deg, rows, M, int(s["idontwant_memory"]),
+                                  n_slots, topic_peers)
+                     + (n_slots * 55.0 if s["scoring"] else 0.0))
         self.n = n
         self.n_topics = T
         #: ``(n, T)`` bool subscriptions
@@ -587,13 +628,8 @@ class GossipSubEngine:
         up = network.upload * BYTES_PER_MS_PER_MBPS
         self.attack = attack
         if attack is None:
-            flags = np.zeros(n, dtype=np.uint8)
             conn_up = np.full(nnz, -np.inf)
         else:
-            flags = attack.flags()
-            if flags.shape != (n,):
-                raise ParameterError(f"attack: flags for {len(flags)} nodes, the subscriptions "
-                                     f"have {n}", key="attackers")
             conn_up = (np.full(nnz, -np.inf) if attack.conn_up_ms is None
                        else np.ascontiguousarray(attack.conn_up_ms, dtype=np.float64))
             if conn_up.shape != (nnz,):
@@ -604,7 +640,9 @@ class GossipSubEngine:
         self._G = (conn.indptr, conn.indices, conn.row_of, conn.rev, delay, conn.outbound, sub,
                    np.ascontiguousarray(proc, dtype=np.float64), np.ascontiguousarray(up),
                    pubs.publisher, pubs.topic, self.online, flags, conn_up,
-                   *K.candidate_lists(conn.indptr, conn.indices, sub))
+                   *K.candidate_lists(conn.indptr, conn.indices, sub), *slot_map)
+        #: the number of (connection, topic) slots (the topics both ends may use)
+        self.n_slots = n_slots
         self._P = _param_vector(s)
         if attack is not None:
             self._P[K.P_ATK_TOPIC], self._P[K.P_ATK_TARGET] = attack.topic, attack.target
@@ -654,16 +692,17 @@ class GossipSubEngine:
                    # _ihave_moot: synchronised heartbeats, no jitter)
                    np.full(nnz if s["heartbeat_phase"] == "sync" and network.jitter_ms == 0
                            else 0, -np.inf))
+        ns = n_slots + 1  # the slots and the spare one a missing slot reads (K._slot)
         self._X = (
-            z(nnz * T, dtype=np.uint8),                             # 0 mesh (or fanout) flag
+            z(ns, dtype=np.uint8),                                  # 0 mesh (or fanout) flag
             np.full((n * T, max(int(np.diff(conn.indptr).max(initial=0)), 1)), -1,
-                    dtype=np.int64),                               # 1 mesh lists
+                    dtype=np.int32),                               # 1 mesh lists
             z(n * T, dtype=np.int64),                               # 2 mesh size
-            np.full(nnz * T, -np.inf),                              # 3 backoff until
+            np.full(ns, -np.inf),                                   # 3 backoff until
             np.full(n * T, -np.inf),                                # 4 last publication
-            np.full(nnz * T, np.nan),                               # 5 graft time
-            z(nnz * T),                                             # 6 first deliveries
-            z(nnz * T),                                             # 7 mesh deliveries
+            np.full(ns, np.nan),                                    # 5 graft time
+            z(ns),                                                  # 6 first deliveries
+            z(ns),                                                  # 7 mesh deliveries
             z(nnz),                                                 # 8 score
             z(nnz, dtype=np.int64),                                 # 9 IHAVEs this heartbeat
             z(nnz, dtype=np.int64),                                 # 10 ids asked
@@ -673,7 +712,7 @@ class GossipSubEngine:
             np.full(nnz, -1, dtype=np.int32),                       # 14 promised message
             np.full(nnz, np.inf),                                   # 15 promise deadline
             z(n, dtype=np.int64),                                   # 16 own heartbeats run
-            z(nnz * T if s["scoring"] else 0, dtype=np.uint8),      # 17 counted since read
+            z(ns if s["scoring"] else 0, dtype=np.uint8),           # 17 counted since read
             z(nnz if s["scoring"] else 0, dtype=np.uint8),          # 18 penalised since read
         )
         #: scores computed in the kernel at each heartbeat (``score_fn.native``)
@@ -681,7 +720,7 @@ class GossipSubEngine:
         self._P[K.P_SCORE_IN_KERNEL] = float(self.score_in_kernel)
         if self.score_in_kernel:
             self._Z = ZK.build_state(score_fn.params, conn.row_of, T,  # type: ignore[union-attr]
-                                     getattr(score_fn, "ip_group", None))
+                                     getattr(score_fn, "ip_group", None), n_slots + 1)
         else:
             self._Z = ZK.empty_state()
         ring = max(int(s["idontwant_memory"]), 1)
@@ -746,6 +785,7 @@ class GossipSubEngine:
             perm = np.arange(self.n)  # each call starts the heartbeat order afresh
             self._refresh_scores()
         self._F[0] = max(self._F[0], t)
+        self._check_spare_slot()
 
     def _refresh_scores(self) -> None:
         """The scores, computed at the heartbeat that comes next (the kernel stopped before it)."""
@@ -800,6 +840,7 @@ class GossipSubEngine:
                 continue
             perm = np.arange(self.n)
             self._refresh_scores()
+        self._check_spare_slot()
 
     def _grow_slots(self) -> None:
         """Double the message slots' rows (``keep_arrivals=False``), the new ones free."""
@@ -872,6 +913,25 @@ class GossipSubEngine:
         return int(self._S[K.S_OFFLINE])
 
     # ------------------------------------------------------------------ state
+    def _dense_at(self) -> np.ndarray:
+        """Each slot's place ``e * T + t`` in the table of every connection x every topic."""
+        return (self._G[18].astype(np.int64) * self.n_topics + self._G[17])
+
+    def _dense(self, a: np.ndarray, fill: float) -> np.ndarray:
+        """A per-slot array as ``(nnz * T,)`` (``fill`` where a connection has no slot)."""
+        out = np.full(self.connections.nnz * self.n_topics, fill, dtype=a.dtype)
+        out[self._dense_at()] = a[:self.n_slots]
+        return out
+
+    def _check_spare_slot(self) -> None:
+        """The spare slot (what a (connection, topic) without a slot reads) is untouched: the
+        slots' map holds every slot the run used (``K.slot_map``)."""
+        X = self._X
+        i = self.n_slots
+        if X[0][i] or X[3][i] != -np.inf or not np.isnan(X[5][i]) or X[6][i] or X[7][i]:
+            raise RuntimeError("gossipsub: a (connection, topic) without a slot was written; "
+                               "the slots' map (topics_used) misses a topic a node uses")
+
     def counters(self) -> dict[str, np.ndarray]:
         """What peer scoring reads, over slots ``e * T + t`` (``(nnz * T,)``) or connections.
 
@@ -881,19 +941,21 @@ class GossipSubEngine:
         read them), ``near_first_mesh_deliveries`` (duplicates from a mesh peer
         within ``mesh_window_ms`` of the first copy), per slot;
         ``behaviour_penalty`` per connection (GRAFTs during a backoff, a running
-        count); ``conn_node`` the node of each connection (CSR entry).  The arrays
-        are the engine's own: a score function reads them.
+        count); ``conn_node`` the node of each connection (CSR entry).  The per-slot
+        arrays are built from the engine's slots (:attr:`n_slots`) at each call.
         """
         X = self._X
         # mesh slots only: a flag of a topic the node does not subscribe to is its fanout
-        flag = X[0].astype(bool) & self.subs[self.connections.row_of].reshape(-1)
-        tim = np.where(flag, self.now - X[5], 0.0)
+        flag = (self._dense(X[0], 0).astype(bool)
+                & self.subs[self.connections.row_of].reshape(-1))
+        graft = self._dense(X[5], np.nan)
+        tim = np.where(flag, self.now - graft, 0.0)
         return {
             "in_mesh": flag,
-            "graft_ms": X[5],
+            "graft_ms": graft,
             "time_in_mesh_ms": tim,
-            "first_message_deliveries": X[6],
-            "near_first_mesh_deliveries": X[7],
+            "first_message_deliveries": self._dense(X[6], 0.0),
+            "near_first_mesh_deliveries": self._dense(X[7], 0.0),
             "behaviour_penalty": X[11],
             "conn_node": self.connections.row_of,
         }
@@ -913,8 +975,9 @@ class GossipSubEngine:
             return getattr(self.score_fn, "counters", None)
         if not self._Z[9][ZK.Z_STARTED]:
             return None
-        return ZK.counters_of(self._Z, self.connections.row_of, self.n_topics,
-                              getattr(self.score_fn, "ip_group", None))
+        Z = tuple(a[:self.n_slots] if i < 5 else a for i, a in enumerate(self._Z))
+        return ZK.counters_of(Z, self.connections.row_of, self.n_topics,
+                              getattr(self.score_fn, "ip_group", None), self._dense_at())
 
     def mesh_degree(self) -> np.ndarray:
         """``(n, T)`` mesh size of every node and topic (fanout size where not subscribed)."""
@@ -922,7 +985,7 @@ class GossipSubEngine:
 
     def mesh_flags(self) -> np.ndarray:
         """``(nnz, T)`` bool: entry ``v -> w`` is in ``v``'s mesh (or fanout) of the topic."""
-        return self._X[0].reshape(-1, self.n_topics).astype(bool)
+        return self._dense(self._X[0], 0).reshape(-1, self.n_topics).astype(bool)
 
     def mesh_lists(self) -> list[list[np.ndarray]]:
         """Per node and topic, the CSR entries of its mesh (or fanout) list, as kept."""
@@ -932,7 +995,7 @@ class GossipSubEngine:
 
     def backoff_until(self) -> np.ndarray:
         """``(nnz, T)`` time (ms) until which ``v`` does not graft ``w`` (``-inf``: none)."""
-        return self._X[3].reshape(-1, self.n_topics).copy()
+        return self._dense(self._X[3], -np.inf).reshape(-1, self.n_topics)
 
     def mean_mesh_degree(self) -> np.ndarray:
         """``(n, T)`` mean mesh size over the heartbeats after warm-up (``nan``: none or not
@@ -1169,9 +1232,8 @@ class GossipSubEngine:
 
     def mesh_rows(self) -> np.ndarray:
         """``(k, 3)`` int64 rows ``(v, w, topic)``: ``w`` in ``v``'s mesh of ``topic``."""
-        T = self.n_topics
-        slots = np.flatnonzero(self._X[0])
-        e, t = slots // T, slots % T
+        slots = np.flatnonzero(self._X[0][:self.n_slots])
+        e, t = self._G[18][slots].astype(np.int64), self._G[17][slots].astype(np.int64)
         sub = self._G[6]
         v = self.connections.row_of[e]
         keep = sub[v, t].astype(bool)

@@ -227,14 +227,17 @@ def _engine_attack(attack: Any, conn: Connections) -> EngineAttack:
                         liar=~honest if attack.kind == "sybil-liar" else None)
 
 
-def _refuse_early(n: int, topics: int, peers: int, messages: int, ring: int) -> None:
+def _refuse_early(n: int, topics: int, peers: int, messages: int, ring: int,
+                  min_subs: int = 0) -> None:
     """Refuse a size whose engine cannot fit before its connections are drawn.
 
     Drawing them costs minutes at 100,000 nodes (186 CPU s measured), and the engine's own
     check (:func:`~hedgerow.protocols.gossipsub.engine.engine_bytes`) comes after.  This one
     counts the connection entries every node's own dials already make, ``2 n ceil(peers/2)``
-    less the expected share of pairs that dial each other, and no topic peers, so it refuses
-    only what the engine would refuse too.
+    less the expected share of pairs that dial each other, no (connection, topic) slot (which
+    topics two ends share is known only once they are drawn) and ``min_subs`` (the fewest
+    topics a node subscribes to) kept topic peers per entry, so it refuses only what the
+    engine would refuse too.
 
     Examples
     --------
@@ -249,7 +252,8 @@ def _refuse_early(n: int, topics: int, peers: int, messages: int, ring: int) -> 
     k = min(math.ceil(peers / 2), n - 1)
     nnz = int(2 * n * k * max(0.0, 1.0 - 2.0 * k / (n - 1)))
     check_memory(f"gossipsub engine ({n:,} nodes, at least {nnz:,} connection entries, "
-                 f"{topics:,} topics)", engine_bytes(n, topics, nnz, k, messages, messages, ring))
+                 f"{topics:,} topics)", engine_bytes(n, topics, nnz, k, messages, messages, ring,
+                                                     slots=0.0, topic_peers=nnz * min_subs))
 
 
 class GossipSub(ClockProtocol):
@@ -369,7 +373,8 @@ class GossipSub(ClockProtocol):
         plan = None if attack is None else attack.sybil
         if plan is None:
             _refuse_early(instance.n_nodes, instance.n_topics, values["connections"],
-                          len(publications), int(settings(s)["idontwant_memory"]))
+                          len(publications), int(settings(s)["idontwant_memory"]),
+                          int(subs.sum(axis=1).min(initial=0)))
             conn = random_connections(instance.n_nodes, values["connections"],
                                       streams.stream("connections"), subs,
                                       topic_peers=values["D"])
