@@ -380,3 +380,116 @@ def test_the_minimum_degree_order_is_the_plain_rule(seed):
     ea = np.concatenate([ea, eb, ca.ravel()])
     eb = np.concatenate([eb, ea[:m], cb.ravel()])
     np.testing.assert_array_equal(md_order(ea, eb, p), _md_reference(ea, eb, p))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_minimum_degree_order_numbers_a_final_clique_by_index(seed):
+    """A dense core of 40-80 rows reached last through a sparse periphery: md_order numbers the
+    core at once when the rows left form a clique, which is the order of the plain rule."""
+    from hedgerow.protocols.goldfish.order import md_order
+
+    rng = np.random.default_rng(seed)
+    p = int(rng.integers(150, 400))
+    core = rng.choice(p, size=int(rng.integers(40, 80)), replace=False)
+    ca, cb = np.meshgrid(core, core)
+    rest = np.setdiff1d(np.arange(p), core)
+    ea = np.concatenate([ca.ravel(), rest, rng.integers(0, p, p // 2)])
+    eb = np.concatenate([cb.ravel(), rng.choice(core, len(rest)), rng.integers(0, p, p // 2)])
+    pos = md_order(np.concatenate([ea, eb]), np.concatenate([eb, ea]), p)
+    np.testing.assert_array_equal(pos, _md_reference(np.concatenate([ea, eb]),
+                                                     np.concatenate([eb, ea]), p))
+
+
+def test_the_slots_found_row_by_row_are_the_binary_searches():
+    """_sparse_slots gives every term's and every neighbour pair's slot as _slot does."""
+    from hedgerow.protocols.goldfish.complete import (
+        _lower_pattern,
+        _pattern_edges,
+        _slot,
+        _sparse_slots,
+        _var_terms,
+        min_degree_order,
+    )
+
+    for seed in range(2):
+        prob = _large(seed)
+        p, t = prob.n_rows, len(prob.var)
+        start, order = _var_terms(prob.var, prob.n_vars)
+        ea, eb = _pattern_edges(prob.row, prob.nbr, prob.var, start, order)
+        pos = min_degree_order(prob, "md")
+        aptr, aidx = _lower_pattern(ea, eb, pos, p)
+        rp, op = pos[prob.row], pos[prob.nbr]
+        n_pairs = int((np.diff(start) ** 2).sum())
+        so, sr, sx = (np.empty(t, dtype=np.int64) for _ in range(3))
+        pslot = np.full(n_pairs, -1, dtype=np.int64)
+        _sparse_slots(op, rp, start, order, p, aptr, aidx, so, sr, sx, pslot)
+        for i in range(t):
+            o, r = int(op[i]), int(rp[i])
+            assert so[i] == _slot(o, o, p, True, aptr, aidx)
+            assert sr[i] == _slot(r, r, p, True, aptr, aidx)
+            assert sx[i] == (_slot(max(o, r), min(o, r), p, True, aptr, aidx) if o != r else -1)
+        k = 0
+        for v in range(prob.n_vars):
+            for x1 in range(start[v], start[v + 1]):
+                for x2 in range(start[v], start[v + 1]):
+                    oi, oj = int(op[order[x1]]), int(op[order[x2]])
+                    assert pslot[k] == (_slot(oi, oj, p, True, aptr, aidx) if oj <= oi else -1)
+                    k += 1
+
+
+def test_a_grown_dense_block_changes_only_rounding():
+    """solve(fill=...) grows the dense trailing block over the columns that are full enough: a
+    larger block, the same iterates up to rounding, the same number of steps; fill=1 is the
+    default factor.  (These small windows' columns before the full block are nearly empty, so
+    a low fill is what grows it here; on 3,000-row windows mm-fast's 0.35 does.)"""
+    from hedgerow.protocols.goldfish.complete import (
+        _lower_pattern,
+        _pattern_edges,
+        _sparse_symbolic,
+        _var_terms,
+        dense_tail,
+        min_degree_order,
+    )
+
+    for seed in range(3):
+        prob = _large(seed)
+        start, order = _var_terms(prob.var, prob.n_vars)
+        ea, eb = _pattern_edges(prob.row, prob.nbr, prob.var, start, order)
+        aptr, aidx = _lower_pattern(ea, eb, min_degree_order(prob), prob.n_rows)
+        lp = _sparse_symbolic(aptr, aidx, prob.n_rows)[1]
+        assert dense_tail(lp, fill=0.05) < dense_tail(lp) < prob.n_rows
+        for steps in (1, 3, 500):
+            grown = solve(prob, max_steps=steps, fill=0.05)
+            plain = solve(prob, max_steps=steps)
+            np.testing.assert_allclose(grown.loss, plain.loss, rtol=1e-8)
+            np.testing.assert_allclose(grown.c, plain.c, atol=1e-6)
+            if steps < 500:
+                assert grown.steps == plain.steps
+        one = solve(prob, max_steps=3, fill=1.0)
+        assert np.array_equal(one.c, solve(prob, max_steps=3).c)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 40, 41])
+def test_the_dense_block_two_rows_at_a_time_is_the_cholesky_factor(n):
+    """_dense_pairs factors an SPD block in place (odd and even sizes) as numpy does."""
+    from hedgerow.protocols.goldfish.complete import _dense_pairs
+
+    m = np.random.default_rng(n).normal(size=(n, n))
+    a = m @ m.T + n * np.eye(n)
+    ld = a.copy()
+    _dense_pairs(ld)
+    np.testing.assert_allclose(np.tril(ld), np.linalg.cholesky(a), rtol=1e-12, atol=1e-12)
+
+
+def test_a_paired_dense_block_changes_only_rounding():
+    """solve(paired=True) (the Schur complement gathered, then factored two rows at a time)
+    against the row-by-row dense block: the same steps, losses within 1e-8."""
+    for seed in range(2):
+        prob = _large(seed)
+        for steps in (1, 3, 500):
+            paired = solve(prob, max_steps=steps, paired=True, fill=0.05)
+            plain = solve(prob, max_steps=steps, fill=0.05)
+            np.testing.assert_allclose(paired.loss, plain.loss, rtol=1e-8)
+            np.testing.assert_allclose(paired.c, plain.c, atol=1e-6)
+            if steps < 500:
+                assert paired.steps == plain.steps

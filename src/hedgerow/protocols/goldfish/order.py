@@ -83,6 +83,19 @@ def md_order(ea, eb, p):
     for k in range(p):
         while bcnt[low_deg] == 0:
             low_deg += 1
+        left = p - k
+        if low_deg == left - 1 and bcnt[low_deg] == left:
+            # the rows left form a clique: each elimination lowers every other one's degree
+            # by one, so they all keep the same degree and go by index, as the loop would
+            q = k
+            for w in range(nw):
+                x = alive[w]
+                while x:
+                    low = x & (~x + one)
+                    pos[w * 64 + _popcount(low - one)] = q
+                    q += 1
+                    x ^= low
+            break
         w = 0
         while bk[low_deg, w] == 0:
             w += 1
