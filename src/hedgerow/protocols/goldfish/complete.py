@@ -77,6 +77,7 @@ import numba
 import numpy as np
 
 from hedgerow.errors import ParameterError
+from hedgerow.protocols.goldfish.csr import bucket
 from hedgerow.protocols.goldfish.matrix import Classified, WindowMatrix
 from hedgerow.protocols.goldfish.order import md_order
 
@@ -300,17 +301,7 @@ def _adam(a, c, var, row, nbr, w, nc, s1, s2, xo, lr, max_steps, early_stop, exi
 def _var_terms(var, s):
     """Terms grouped by variable: ``(start, order)``, the terms of ``v`` being
     ``order[start[v]:start[v + 1]]``."""
-    cnt = np.zeros(s + 1, dtype=np.int64)
-    for i in range(len(var)):
-        cnt[var[i] + 1] += 1
-    for v in range(s):
-        cnt[v + 1] += cnt[v]
-    order = np.empty(len(var), dtype=np.int64)
-    fill = cnt[:-1].copy()
-    for i in range(len(var)):
-        order[fill[var[i]]] = i
-        fill[var[i]] += 1
-    return cnt, order
+    return bucket(var, s)
 
 
 @numba.njit(cache=True)
@@ -332,16 +323,8 @@ def _envelope_order(row, nbr, var, start, order, p, reorder):
     # edge list (both directions), then CSR adjacency
     ea, eb = _pattern_edges(row, nbr, var, start, order)
     k = len(ea)
-    ptr = np.zeros(p + 1, dtype=np.int64)
-    for j in range(k):
-        ptr[ea[j] + 1] += 1
-    for i in range(p):
-        ptr[i + 1] += ptr[i]
-    adj = np.empty(k, dtype=np.int64)
-    fill = ptr[:-1].copy()
-    for j in range(k):
-        adj[fill[ea[j]]] = eb[j]
-        fill[ea[j]] += 1
+    ptr, by_row = bucket(ea, p)
+    adj = eb[by_row]
     deg = np.zeros(p, dtype=np.int64)
     for i in range(p):
         deg[i] = ptr[i + 1] - ptr[i]
@@ -454,34 +437,26 @@ def _lower_pattern(ea, eb, pos, p):
     columns per row).  Two counting sorts, by column then by row, so each row's columns come
     out in increasing order without sorting row by row."""
     m = len(ea)
-    ccnt = np.zeros(p + 1, dtype=np.int64)
-    rcnt = np.zeros(p + 1, dtype=np.int64)
+    n = 0
+    for j in range(m):
+        if pos[eb[j]] < pos[ea[j]]:
+            n += 1
+    ra = np.empty(n, dtype=np.int64)  # the lower entries: row, column
+    cb = np.empty(n, dtype=np.int64)
+    n = 0
     for j in range(m):
         a = pos[ea[j]]
         b = pos[eb[j]]
         if b < a:
-            ccnt[b + 1] += 1
-            rcnt[a + 1] += 1
-    for i in range(p):
-        ccnt[i + 1] += ccnt[i]
-        rcnt[i + 1] += rcnt[i]
-    bycol = np.empty(ccnt[p], dtype=np.int64)  # the rows of each column's entries
-    fill = ccnt[:-1].copy()
-    for j in range(m):
-        a = pos[ea[j]]
-        b = pos[eb[j]]
-        if b < a:
-            bycol[fill[b]] = a
-            fill[b] += 1
-    raw = np.empty(rcnt[p], dtype=np.int64)
-    rfill = rcnt[:-1].copy()
-    for b in range(p):
-        for x in range(ccnt[b], ccnt[b + 1]):
-            a = bycol[x]
-            raw[rfill[a]] = b
-            rfill[a] += 1
+            ra[n] = a
+            cb[n] = b
+            n += 1
+    _ccnt, bycol = bucket(cb, p)  # by column, then (stable) by row
+    rows = ra[bycol]
+    rcnt, byrow = bucket(rows, p)
+    raw = cb[bycol][byrow]
     ptr = np.zeros(p + 1, dtype=np.int64)
-    idx = np.empty(rcnt[p], dtype=np.int64)
+    idx = np.empty(n, dtype=np.int64)
     k = 0
     for i in range(p):
         last = -1
@@ -584,16 +559,7 @@ def _sparse_slots(op, rp, start, order, p, aptr, aidx, so, sr, sx, pslot):
                     qd[n] = t + k
                     n += 1
                 k += 1
-    cnt = np.zeros(p + 1, dtype=np.int64)
-    for j in range(n_q):
-        cnt[qr[j] + 1] += 1
-    for i in range(p):
-        cnt[i + 1] += cnt[i]
-    by_row = np.empty(n_q, dtype=np.int64)
-    fill = cnt[:-1].copy()
-    for j in range(n_q):
-        by_row[fill[qr[j]]] = j
-        fill[qr[j]] += 1
+    cnt, by_row = bucket(qr, p)
     where = np.empty(p, dtype=np.int64)
     for i in range(p):
         if cnt[i] == cnt[i + 1]:
