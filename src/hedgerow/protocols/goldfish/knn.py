@@ -685,20 +685,45 @@ def _pairs_core(x, obs, dag, k, mptr, mrow):
                         cols[nr] = j
                         nr += 1
                 _block_distances(x_t, b_t, x[r], cols, nr, i0, i1, s1, cnt, ss, g)
-                if mine and gb >= 0:
-                    # one group, every row of it peering a missing column of r: tight loops
+                # both directions tight (the usual pair of epochs): one pass offers each distance
+                # to r's list and to the later row's, and counts both
+                both = mine and gb >= 0 and theirs and bsame[bb]
+                if both:
+                    gr = gid[r]
+                    tnr = tn[gr]
+                    kth = tg[gr, k - 1]
+                    mu = mult[r]
+                    fill = min(tn[gb, r], k)
+                    top = tg[gb, k - 1, r]
                     valid = 0
                     for i in range(i0, i1):
-                        if g[i] == g[i]:
-                            valid += mult[i]
-                    fill = min(tn[gb, r], k)
-                    tn[gb, r] += valid
-                    top = tg[gb, k - 1, r]
-                    for i in range(i0, i1):
                         gi = g[i]
+                        v = gi == gi
+                        valid += v * mult[i]
+                        tnr[i] += v * mu
+                        # the lists are r's (group gb) and i's (group gr): i != r, so neither
+                        # offer moves the other's threshold
                         if gi < top:  # nan never enters
                             fill = _take(tg, ti, gb, r, fill, gi, i, k)
                             top = tg[gb, k - 1, r]
+                        if gi < kth[i]:  # inf until K were offered
+                            _take(tg, ti, gr, i, min(tnr[i] - mu, k), gi, r, k)
+                    tn[gb, r] += valid
+                if mine and gb >= 0:
+                    # one group, every row of it peering a missing column of r: tight loops
+                    if not both:
+                        valid = 0
+                        for i in range(i0, i1):
+                            if g[i] == g[i]:
+                                valid += mult[i]
+                        fill = min(tn[gb, r], k)
+                        tn[gb, r] += valid
+                        top = tg[gb, k - 1, r]
+                        for i in range(i0, i1):
+                            gi = g[i]
+                            if gi < top:  # nan never enters
+                                fill = _take(tg, ti, gb, r, fill, gi, i, k)
+                                top = tg[gb, k - 1, r]
                     dm = bdg[bb] & mr
                     u = 0
                     while dm:
@@ -730,16 +755,17 @@ def _pairs_core(x, obs, dag, k, mptr, mrow):
                 if theirs and bsame[bb]:
                     # every row of bb with a distance misses the same columns, one of them
                     # peered by r: tight loops
-                    gr = gid[r]
-                    tnr = tn[gr]
-                    kth = tg[gr, k - 1]
-                    mu = mult[r]
-                    for i in range(i0, i1):
-                        tnr[i] += (g[i] == g[i]) * mu
-                    for i in range(i0, i1):
-                        gi = g[i]
-                        if gi < kth[i]:  # inf until K were offered
-                            _take(tg, ti, gr, i, min(tnr[i] - mu, k), gi, r, k)
+                    if not both:
+                        gr = gid[r]
+                        tnr = tn[gr]
+                        kth = tg[gr, k - 1]
+                        mu = mult[r]
+                        for i in range(i0, i1):
+                            tnr[i] += (g[i] == g[i]) * mu
+                        for i in range(i0, i1):
+                            gi = g[i]
+                            if gi < kth[i]:  # inf until K were offered
+                                _take(tg, ti, gr, i, min(tnr[i] - mu, k), gi, r, k)
                     dm = dgm[r] & bmiss[bb]
                     u = 0
                     while dm:
