@@ -649,6 +649,28 @@ def _pairs_core(x, obs, dag, k, mptr, mrow):
             if nobs[r] >= 2 and miss[r] != bmiss[b]:
                 bsame[b] = False
     dag_t = np.ascontiguousarray(dag.T)
+    # per column its † rows in increasing order, and where each block's start in that list
+    dptr = np.zeros(q + 1, dtype=np.int64)
+    for r in range(p):
+        for j in range(q):
+            if dag[r, j]:
+                dptr[j + 1] += 1
+    for j in range(q):
+        dptr[j + 1] += dptr[j]
+    drow = np.empty(dptr[q], dtype=np.int64)
+    dfill = dptr[:-1].copy()
+    for r in range(p):
+        for j in range(q):
+            if dag[r, j]:
+                drow[dfill[j]] = r
+                dfill[j] += 1
+    dfirst = np.empty((nb, q), dtype=np.int64)
+    for j in range(q):
+        t = dptr[j]
+        for b in range(nb):
+            while t < dptr[j + 1] and drow[t] < bstart[b]:
+                t += 1
+            dfirst[b, j] = t
     # every row's K nearest per group (sorted by distance; the rows are offered in increasing
     # order), how many were offered, and per column its nearest † row
     tg = np.full((ng, k, p), np.inf)
@@ -728,10 +750,15 @@ def _pairs_core(x, obs, dag, k, mptr, mrow):
                     u = 0
                     while dm:
                         if dm & 1:
+                            # the block's † rows of column u only (a min: any order)
                             du = dmin[u, r]
-                            for i in range(i0, i1):
-                                if dag_t[u, i] and g[i] < du:
+                            t = dfirst[bb, u]
+                            end = dptr[u + 1]
+                            while t < end and drow[t] < i1:
+                                i = drow[t]
+                                if i >= i0 and g[i] < du:
                                     du = g[i]
+                                t += 1
                             dmin[u, r] = du
                         dm >>= 1
                         u += 1
