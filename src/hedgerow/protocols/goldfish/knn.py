@@ -642,7 +642,6 @@ def _pairs_core(x, obs, dag, k, mptr, mrow):
         for r in range(bstart[b], bstart[b + 1]):
             if nobs[r] >= 2 and miss[r] != bmiss[b]:
                 bsame[b] = False
-    dag_t = np.ascontiguousarray(dag.T)
     # per column its † rows in increasing order, and where each block's start in that list
     dptr = np.zeros(q + 1, dtype=np.int64)
     for r in range(p):
