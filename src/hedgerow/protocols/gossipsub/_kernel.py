@@ -490,6 +490,21 @@ def _ctl_size(P, kind, n_ids):
     return frame + ids  # IWANT, IDONTWANT
 
 
+@numba.njit(cache=True, inline="always")
+def _occupy(W, up_rate, sent, v, now, s):
+    """``s`` bytes queued on ``v``'s FIFO uplink at ``now``: they start when every earlier
+    message has left and hold it ``s / rate``; the uplink's busy time and ``sent[v]`` (data or
+    control bytes) grow.  Returns ``(start, finish)``."""
+    up_free = W[0]
+    tx = s / up_rate[v]
+    start = now if now > up_free[v] else up_free[v]
+    fin = start + tx
+    up_free[v] = fin
+    W[1][v] += tx
+    sent[v] += s
+    return start, fin
+
+
 @numba.njit(**_HELPER_JIT)
 def _ihave_moot(G, P, F, W, M, idb, e, arrive, tp, off, cnt):
     """Whether an IHAVE (of topic ``tp``, ids ``idb[off:off+cnt]``) sent now on entry ``e`` can
@@ -556,16 +571,10 @@ def _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, kind, tp, off, cnt):
         parts[p, 4] = cnt
         S[S_PARTS] = p + 1
         return
-    up_rate, delay = G[8], G[4]
-    up_free, busy, csent, ctl_cnt = W[0], W[1], W[3], W[5]
+    delay, ctl_cnt = G[4], W[5]
     now = F[0]
     s = _ctl_size(P, kind, cnt)
-    tx = s / up_rate[v]
-    start = now if now > up_free[v] else up_free[v]
-    fin = start + tx
-    up_free[v] = fin
-    busy[v] += tx
-    csent[v] += s
+    fin = _occupy(W, G[8], W[3], v, now, s)[1]
     if now >= P[P_WARMUP] and kind != SUBSCRIBE:
         ctl_cnt[kind, v] += 1
     # control messages are never lost (docs/network.md); jitter applies
@@ -603,16 +612,10 @@ def _send_rpc(G, P, H, S, F, W, M, X, rs, idb, v, e, off, total):
     """Queue the RPC ``v -> indices[e]`` whose parts are at ``idb[off:off+total]``: one
     message on the uplink, one event at the receiver; each part is counted (and logged) as the
     control message it carries."""
-    up_rate, delay = G[8], G[4]
-    up_free, busy, csent, ctl_cnt = W[0], W[1], W[3], W[5]
+    delay, ctl_cnt = G[4], W[5]
     now = F[0]
     s = _rpc_size(P, idb, off, total)
-    tx = s / up_rate[v]
-    start = now if now > up_free[v] else up_free[v]
-    fin = start + tx
-    up_free[v] = fin
-    busy[v] += tx
-    csent[v] += s
+    fin = _occupy(W, G[8], W[3], v, now, s)[1]
     arrive = fin + delay[e]
     if P[P_JITTER] > 0.0:
         arrive += P[P_JITTER] * _uniform(rs)
@@ -702,19 +705,13 @@ def _flush_rpcs(G, P, H, S, F, W, M, X, rs, idb, v):
 @numba.njit(**_HELPER_JIT)
 def _send_data(G, P, H, S, F, W, X, rs, M, v, e, m, via):
     """Queue a copy of message ``m`` on ``v -> indices[e]``."""
-    up_rate, delay = G[8], G[4]
-    up_free, busy, sent = W[0], W[1], W[2]
+    delay = G[4]
     copies, qwait = M[4], M[9]
     r = M[M_SLOT_OF][m]
     size = M[3]
     now = F[0]
-    s = size[m] + P[P_HEADER]
-    tx = s / up_rate[v]
-    start = now if now > up_free[v] else up_free[v]
-    fin = start + tx
-    up_free[v] = fin
-    busy[v] += tx
-    sent[v] += s  # a copy's bytes: payload and header
+    s = size[m] + P[P_HEADER]  # a copy's bytes: payload and header
+    start, fin = _occupy(W, G[8], W[2], v, now, s)
     copies[m] += 1
     qwait[m] += start - now
     arrive = -1.0
@@ -786,17 +783,12 @@ def _send_idontwant(G, P, S, F, W, U, rs, idb, v, e, m, off):
     so the arrival is written into the receiver's ring for the connection at
     once (with that instant) instead of queueing an event.
     """
-    up_rate, delay, rev = G[8], G[4], G[3]
-    up_free, busy, csent, crecv, ctl_cnt = W[0], W[1], W[3], W[4], W[5]
+    delay, rev = G[4], G[3]
+    crecv, ctl_cnt = W[4], W[5]
     unw, unw_pos, when = U[0], U[1], U[2]
     now = F[0]
     s = _ctl_size(P, IDONTWANT, 1)
-    tx = s / up_rate[v]
-    start = now if now > up_free[v] else up_free[v]
-    fin = start + tx
-    up_free[v] = fin
-    busy[v] += tx
-    csent[v] += s
+    fin = _occupy(W, G[8], W[3], v, now, s)[1]
     if now >= P[P_WARMUP]:
         ctl_cnt[IDONTWANT, v] += 1
     arrive = fin + delay[e]  # never lost, as every control message
