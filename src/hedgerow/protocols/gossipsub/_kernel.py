@@ -767,7 +767,12 @@ def _log(W, idb, t_send, t_arr, kind, e, what, off, cnt):
 
 @numba.njit(cache=True, inline="always")
 def _unwanted(U, e, m, now):
-    """Whether the peer at the end of entry ``e`` announced ``m`` and the IDONTWANT has arrived."""
+    """Whether the peer at the end of entry ``e`` announced ``m`` and the IDONTWANT has arrived.
+
+    The callers first test that the peer has ``m`` at all (its arrival row is finite): it sends
+    an IDONTWANT of ``m`` only when it receives ``m``, and the row of a message that can still
+    be forwarded or answered is not cleared, so a peer without it announced nothing and the
+    scan of the connection's ring (two cache lines of a large table) is skipped."""
     unw, when = U[0], U[2]
     for j in range(unw.shape[1]):
         if unw[e, j] == m and when[e, j] <= now:
@@ -1252,13 +1257,15 @@ def _on_iwant(G, P, H, S, F, W, M, X, U, RT, rs, idb, mcs, w, ew, off, cnt, t):
     limited = P[P_RETRANS] < NO_RETRANS_LIMIT
     idw_on = P[P_VARIANT] >= 2
     oldest = X[16][w] - np.int64(P[P_MCLEN]) + 1
+    asker = G[1][ew]
     for j in range(cnt):
         m = idb[off + j]
         if not _in_mcache(mc_msg, mc_win, mc_cnt, w, m, oldest):
             continue
         if limited and _rt_bump(RT, np.int64(m) * len(G[1]) + ew) > P[P_RETRANS]:
             continue
-        if idw_on and _unwanted(U, ew, m, t):
+        if idw_on and M[M_ARRIVAL][M[M_SLOT_OF][m], asker] != np.inf and \
+                _unwanted(U, ew, m, t):
             continue
         S[S_IWANT_SERVED] += 1
         _send_data(G, P, H, S, F, W, X, rs, M, w, ew, m, 1)
@@ -1949,6 +1956,7 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                 continue
             row = w * T + tp
             origin = publisher[m]
+            r_m = slot_of[m]
             if kind == PUBLISH and v11 and P[P_FLOOD] > 0:
                 for i in range(cptr[row], cptr[row + 1]):
                     e = cidx[i]
@@ -1979,9 +1987,10 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                 lastpub[row] = t
             for j in range(mdeg[row]):
                 e = mlist[row, j]
-                if e == ein or indices[e] == origin:
+                x = indices[e]
+                if e == ein or x == origin:
                     continue
-                if idw_on and _unwanted(U, e, m, t):
+                if idw_on and arrival[r_m, x] != np.inf and _unwanted(U, e, m, t):
                     continue
                 _send_data(G, P, H, S, F, W, X, rs, M, w, e, m, 0)
         elif kind == CONTROL:
