@@ -164,7 +164,10 @@ P_SCORE_IN_KERNEL = 47
 #: go-libp2p-pubsub and the JS implementation send them), and so do the IWANT and PRUNEs
 #: answering one RPC; 0: each control message is an RPC of its own
 P_CONTROL_RPC = 48
-N_PARAMS = 49
+#: the in-kernel scores' pass over the connections runs on numba's threads (1; the same scores
+#: bit for bit, :func:`~hedgerow.protocols.gossipsub._scorekernel.heartbeat_scores`)
+P_SCORE_PARALLEL = 49
+N_PARAMS = 50
 
 #: an attacker's flags (``G[12]``, per node): ``ATK_SYBIL`` runs the hardening evaluation's
 #: sybil (it grafts every peer it can, accepts every GRAFT, sends no IHAVE, ignores IHAVE and
@@ -2039,7 +2042,8 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
             if in_kernel:  # the scores the caller would compute before this heartbeat
                 for i in range(n):
                     perm[i] = i
-                heartbeat_scores(G[2], sub, X, Z, t, T, G[16], G[17], G[18])
+                heartbeat_scores(G[2], sub, X, Z, t, T, G[16], G[17], G[18],
+                                 P[P_SCORE_PARALLEL] > 0)
             if scoring:  # broken promises: a P7 penalty each (go's applyIwantPenalties)
                 for e in range(len(indices)):
                     m = prom_m[e]
