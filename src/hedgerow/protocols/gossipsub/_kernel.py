@@ -101,6 +101,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from hedgerow.gossip._prefetch import _prefetch
 from hedgerow.protocols.gossipsub._scorekernel import heartbeat_scores
 
 #: how the per-event helpers are compiled: cached, and without reference counting (numba's
@@ -660,6 +661,11 @@ def _flush_rpcs(G, P, H, S, F, W, M, X, rs, idb, v):
     if n_parts == 0:
         return
     parts, nxt, mark, grp = W[13], W[14], W[15], W[16]
+    rev = G[3]
+    for p in range(n_parts):  # the receivers' entries the sends read: asked for at once
+        ew = rev[parts[p, 0]]
+        _prefetch(W[17], ew)
+        _prefetch(X[8], ew)
     ng = 0
     for p in range(n_parts):
         e = parts[p, 0]
@@ -1916,6 +1922,13 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                     off = S[S_IDS]
                     idb[off] = m
                     S[S_IDS] = off + 1
+                    ring = U[0].shape[1]
+                    for j in range(mdeg[row]):  # the ring places each one writes: their
+                        _prefetch(U[1], rev[mlist[row, j]])  # lines asked for at once
+                    for j in range(mdeg[row]):
+                        at = rev[mlist[row, j]] * ring + U[1][rev[mlist[row, j]]]
+                        _prefetch(U[0], at)
+                        _prefetch(U[2], at)
                     for j in range(mdeg[row]):
                         _send_idontwant(G, P, S, F, W, U, rs, idb, w, mlist[row, j], m, off)
             ready = t + proc[w] + P[P_VAL_MS] + P[P_VAL_PER_BYTE] * size[m]
@@ -1988,6 +2001,13 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                         mlist[row, mdeg[row]] = buf[i]
                         mdeg[row] += 1
                 lastpub[row] = t
+            if idw_on:  # the rings _unwanted will scan: their lines asked for at once
+                ring = U[0].shape[1]
+                for j in range(mdeg[row]):
+                    e = mlist[row, j]
+                    if arrival[r_m, indices[e]] != np.inf:
+                        _prefetch(U[0], e * ring)
+                        _prefetch(U[0], e * ring + ring - 1)
             for j in range(mdeg[row]):
                 e = mlist[row, j]
                 x = indices[e]
