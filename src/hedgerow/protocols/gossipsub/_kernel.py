@@ -56,6 +56,12 @@ numba's reference counting (``_nrt=False``): they only borrow the arrays the
 driver :func:`advance` holds, and the atomic increments and decrements of
 passing tuples of arrays to them took half the run time.
 
+The per-connection tables are far larger than the caches, so the kernel asks for lines ahead
+of their use (:func:`hedgerow.gossip._prefetch._prefetch`, a hint that changes no value): the next
+node's rows during a synchronised heartbeat (:func:`_prefetch_node`), the peers' ends of a
+heartbeat's RPCs, and the IDONTWANT rings a node writes or scans.  A ring is scanned only where
+the peer has the message at all (:func:`_unwanted`).
+
 Churn is one flag per node (``G[11]``, set by the engine's ``set_online``
 between two calls of :func:`advance`): a message arriving at an offline node
 is dropped (``S[S_OFFLINE]`` counts them), an offline node runs no heartbeat,
