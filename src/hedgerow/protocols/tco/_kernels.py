@@ -189,17 +189,57 @@ def init_contributions(ptr, top, parent, glob, n_topics, C, astart, alen, acap,
     return phi, top_p
 
 
+@numba.njit(cache=True, inline="always")
+def _dec_range(row, pool, lo, hi):  # pragma: no cover - jitted
+    """Lower ``row`` by one at the subset columns ``pool[lo:hi]``."""
+    for x in range(lo, hi):
+        row[pool[x]] -= 1
+
+
+@numba.njit(cache=True)
+def sync_row(u, glob, ptr, parent, astart, alen, pool, cur, C):  # pragma: no cover - jitted
+    """Apply row ``u``'s pending decrements, so that ``C[u]`` is exact.
+
+    For each slot ``p`` of ``u`` (one per relevant topic), the members of
+    ``u``'s component at positions ``cur[p]`` onwards of its member array
+    joined it after row ``u`` was last brought up to date: their columns are
+    lowered by one and ``cur[p]`` moves to the end.  The writes stay in one
+    row, which is what makes the deferral pay (:func:`_add_edge`).  Returns
+    the number of entries lowered.
+    """
+    g = glob[u]
+    row = C[u]
+    n = 0
+    for p in range(ptr[g], ptr[g + 1]):
+        r = _find(parent, p)
+        end = alen[r]
+        c0 = cur[p]
+        if c0 < end:
+            st = astart[r]
+            _dec_range(row, pool, st + c0, st + end)
+            n += end - c0
+            cur[p] = end
+    return n
+
+
 @numba.njit(cache=True)
 def _add_edge(a, b, glob, ptr, top, parent, size, astart, alen, acap, pool, ctr, C,
-              deg):  # pragma: no cover - jitted
+              deg, cur):  # pragma: no cover - jitted
     """Add edge ``(a, b)`` (subset indices): degrees, component merges, decrements.
 
     A merge of components ``A`` and ``B`` of a topic lowers ``C[u, v]`` and
-    ``C[v, u]`` by one for every ``u ∈ A ∩ S``, ``v ∈ B ∩ S``: one row at a
-    time, over the contiguous member array of the other side; then the shorter
+    ``C[v, u]`` by one for every ``u ∈ A ∩ S``, ``v ∈ B ∩ S``.  The shorter
     member array is appended to the longer (in place while it has room, else
-    both move to a fresh range of twice the size at the pool's top ``ctr[0]``).
-    Returns ``(decrements, pool)`` (``pool`` grows when full).
+    both move, in order, to a fresh range of twice the size at the pool's top
+    ``ctr[0]``).  The rows of the shorter side are lowered now, each over the
+    whole longer array (and its own pending columns, :func:`sync_row`), and
+    their cursors ``cur`` move to the merged end; the rows of the longer side
+    are left as they are: the new columns are the appended tail of their
+    array, beyond their cursors, and are lowered when the row is next read.
+    A merge of a large component with a small one thus writes a few rows
+    densely instead of one entry in each of many rows.  Returns
+    ``(decrements, pool)``, the decrements counting both sides (``pool``
+    grows when full).
     """
     deg[a] += 1
     deg[b] += 1
@@ -219,29 +259,33 @@ def _add_edge(a, b, glob, ptr, top, parent, size, astart, alen, acap, pool, ctr,
             ra = _find(parent, i)
             rb = _find(parent, j)
             if ra != rb:
-                sa = astart[ra]
                 la = alen[ra]
-                sb = astart[rb]
                 lb = alen[rb]
-                for x in range(sa, sa + la):
-                    rowu = C[pool[x]]
-                    for y in range(sb, sb + lb):
-                        rowu[pool[y]] -= 1
-                for y in range(sb, sb + lb):
-                    rowv = C[pool[y]]
-                    for x in range(sa, sa + la):
-                        rowv[pool[x]] -= 1
                 dec += la * lb
                 # the longer member array absorbs the shorter
                 if la >= lb:
                     big, small = ra, rb
                 else:
                     big, small = rb, ra
-                n_all = la + lb
+                sbig = astart[big]
+                lbig = alen[big]
+                ssmall = astart[small]
+                lsmall = alen[small]
+                n_all = lbig + lsmall
+                # the shorter side's rows now: their own pending columns, then every
+                # member of the longer side; the topic's slot of each member is found
+                # by the member's row, so the cursor is set below through the pool
+                for y in range(ssmall, ssmall + lsmall):
+                    w = pool[y]
+                    roww = C[w]
+                    q = _slot_of(w, top[i], glob, ptr, top)
+                    _dec_range(roww, pool, ssmall + cur[q], ssmall + lsmall)
+                    _dec_range(roww, pool, sbig, sbig + lbig)
+                    cur[q] = n_all
                 if n_all <= acap[big]:
-                    start = astart[big]
+                    start = sbig
                     cap = acap[big]
-                    w = start + alen[big]
+                    w = start + lbig
                 else:
                     cap = 2 * n_all
                     start = ctr[0]
@@ -251,10 +295,10 @@ def _add_edge(a, b, glob, ptr, top, parent, size, astart, alen, acap, pool, ctr,
                         pool = grown
                     ctr[0] = start + cap
                     w = start
-                    for x in range(astart[big], astart[big] + alen[big]):
+                    for x in range(sbig, sbig + lbig):
                         pool[w] = pool[x]
                         w += 1
-                for x in range(astart[small], astart[small] + alen[small]):
+                for x in range(ssmall, ssmall + lsmall):
                     pool[w] = pool[x]
                     w += 1
                 if size[ra] < size[rb]:
@@ -267,6 +311,20 @@ def _add_edge(a, b, glob, ptr, top, parent, size, astart, alen, acap, pool, ctr,
             i += 1
             j += 1
     return dec, pool
+
+
+@numba.njit(cache=True, inline="always")
+def _slot_of(w, t, glob, ptr, top):  # pragma: no cover - jitted
+    """The slot of subset member ``w`` for topic ``t`` (a binary search of its topics)."""
+    lo = ptr[glob[w]]
+    hi = ptr[glob[w] + 1]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if top[mid] < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 _BIG = np.int64(0x7FFFFFFFFFFFFFFF)
@@ -533,7 +591,7 @@ def _theta(w, rho):  # pragma: no cover - jitted
 
 @numba.njit(cache=True)
 def _best(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2, cv, cn, cfull,
-          cth, rmax, lbk, cnt):  # pragma: no cover - jitted
+          cth, rmax, lbk, cnt, lazy):  # pragma: no cover - jitted
     """The exact best key of row ``u``: from its cache when that proves it, else a scan.
 
     ``cth[u]`` is the threshold the cache was built under.  Under the same
@@ -543,8 +601,11 @@ def _best(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2
     entries that were below the old threshold, whose keys are at least
     ``lbk[u]`` (their best key at that scan): the cache still proves its best
     when that is also below ``lbk[u]``.  ``cnt`` counts (scans, cache
-    answers).  Returns ``(found, k1, k2, v)``.
+    answers).  ``lazy`` holds what :func:`sync_row` needs to bring row ``u``
+    up to date first.  Returns ``(found, k1, k2, v)``.
     """
+    glob_, ptr, parent, astart, alen, pool, cur = lazy
+    sync_row(u, glob_, ptr, parent, astart, alen, pool, cur, C)
     if cth[u] >= theta and cth[u] != _BIG:
         proven, ok, a1, a2, v = _probe(mode, u, theta, C, deg, compact, ck1, ck2, cv, cn, cfull)
         if proven and cth[u] != theta:
@@ -590,13 +651,20 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
     rmax = np.zeros(s, dtype=np.int64)
     lbk = np.full(s, _BIG, dtype=np.int64)
     cnt = np.zeros(4, dtype=np.int64)
+    # every row is exact after the start: its cursors at the ends of its member arrays
+    cur = np.zeros(parent.shape[0], dtype=np.int64)
+    for u in range(s):
+        g = glob[u]
+        for p in range(ptr[g], ptr[g + 1]):
+            cur[p] = alen[_find(parent, p)]
+    lazy = (glob, ptr, parent, astart, alen, pool, cur)
     m = 0
     dec = 0
     if mode != 2:
         n = 0
         for u in range(s):
             ok, a1, a2, v = _best(mode, u, 0, C, deg, deg32, compact, glob, seed, kb, kb32, ck1,
-                                  ck2, cv, cn, cfull, cth, rmax, lbk, cnt)
+                                  ck2, cv, cn, cfull, cth, rmax, lbk, cnt, lazy)
             if ok:
                 k1[n] = a1
                 k2[n] = a2
@@ -606,7 +674,7 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         while n > 0:
             u = row[0]
             ok, a1, a2, v = _best(mode, u, 0, C, deg, deg32, compact, glob, seed, kb, kb32, ck1,
-                                  ck2, cv, cn, cfull, cth, rmax, lbk, cnt)
+                                  ck2, cv, cn, cfull, cth, rmax, lbk, cnt, lazy)
             if not ok:
                 n = _pop_top(k1, k2, row, n)
                 continue
@@ -615,7 +683,8 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
                 out[m, 1] = v
                 m += 1
                 d, pool = _add_edge(u, v, glob, ptr, top, parent, size, astart, alen, acap,
-                                    pool, ctr, C, deg)
+                                    pool, ctr, C, deg, cur)
+                lazy = (glob, ptr, parent, astart, alen, pool, cur)
                 dec += d
                 if compact:
                     deg32[u] += 1
@@ -647,6 +716,7 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         # validate W = the largest contribution
         while nw > 0:
             u = wrow[0]
+            sync_row(u, glob, ptr, parent, astart, alen, pool, cur, C)
             r = np.int64(0)
             for v in range(s):
                 c = np.int64(C[u, v])
@@ -693,7 +763,7 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         while n > 0:
             u = row[0]
             ok, a1, a2, v = _best(2, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1,
-                                  ck2, cv, cn, cfull, cth, rmax, lbk, cnt)
+                                  ck2, cv, cn, cfull, cth, rmax, lbk, cnt, lazy)
             if not ok:
                 n = _pop_top(k1, k2, row, n)
                 continue
@@ -702,7 +772,8 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
                 out[m, 1] = v
                 m += 1
                 d, pool = _add_edge(u, v, glob, ptr, top, parent, size, astart, alen, acap,
-                                    pool, ctr, C, deg)
+                                    pool, ctr, C, deg, cur)
+                lazy = (glob, ptr, parent, astart, alen, pool, cur)
                 dec += d
                 if compact:
                     deg32[u] += 1
