@@ -10,7 +10,9 @@ Layout shared by the kernels:
   subset indices of a component's members lie contiguously in one int32
   ``pool`` (``astart``/``alen``/``acap`` per union-find root), so merging two
   components of ``t`` walks two flat arrays while lowering exactly the
-  ``|A ∩ S| · |B ∩ S|`` pairs whose contribution falls by one;
+  ``|A ∩ S| · |B ∩ S|`` pairs whose contribution falls by one: the rows of the
+  shorter side at once, those of the longer side when next read (``cur``, a
+  cursor per slot into its component's array; :func:`sync_row`);
 * ``C`` is the dense symmetric ``s × s`` contribution matrix: ``C[a, b]`` is
   the number of relevant topics both subscribe to whose components of ``a``
   and ``b`` differ.  Contributions only fall, degrees only rise.
@@ -395,6 +397,18 @@ def _keys_wide(mode, row, deg, du, theta, kb):  # pragma: no cover - jitted
     return rowmax, lb
 
 
+@numba.njit(cache=True, inline="always")
+def row_max(row, lo, hi):  # pragma: no cover - jitted
+    """The largest of ``row[lo:hi]`` (0 when empty or all ≤ 0) as int64, reduced in the row's
+    own type so the loop runs as many lanes as its bytes allow."""
+    r = row[lo] if hi > lo else row.dtype.type(0)
+    for v in range(lo + 1, hi):
+        x = row[v]
+        r = x if x > r else r
+    r64 = np.int64(r)
+    return r64 if r64 > 0 else np.int64(0)
+
+
 @numba.njit(cache=True)
 def _topk(mode, src, none, seed, gu, glob, u, ck1, ck2, cv):  # pragma: no cover - jitted
     """The ``K`` smallest ``(k1, hash, v)`` of one row, sorted into ``ck1/ck2/cv[u]``.
@@ -459,10 +473,7 @@ def _scan(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2
     gu = glob[u]
     lb = _BIG
     if mode == 0:
-        rowmax = np.int64(0)
-        for v in range(row.shape[0]):
-            c = np.int64(row[v])
-            rowmax = c if c > rowmax else rowmax
+        rowmax = row_max(row, 0, row.shape[0])
         if rowmax <= 0:
             cn[u] = 0
             cfull[u] = False
@@ -700,10 +711,7 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
     wrow = np.empty(s, dtype=np.int64)
     nw = 0
     for u in range(s):
-        r = np.int64(0)
-        for v in range(s):
-            c = np.int64(C[u, v])
-            r = c if c > r else r
+        r = row_max(C[u], 0, s)
         rmax[u] = r
         if r > 0:
             w1[nw] = -r
@@ -717,10 +725,7 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         while nw > 0:
             u = wrow[0]
             sync_row(u, glob, ptr, parent, astart, alen, pool, cur, C)
-            r = np.int64(0)
-            for v in range(s):
-                c = np.int64(C[u, v])
-                r = c if c > r else r
+            r = row_max(C[u], 0, s)
             cnt[2] += 1
             rmax[u] = r
             if r == 0:
