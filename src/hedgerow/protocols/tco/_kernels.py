@@ -10,9 +10,9 @@ Layout shared by the kernels:
   subset indices of a component's members lie contiguously in one int32
   ``pool`` (``astart``/``alen``/``acap`` per union-find root), so merging two
   components of ``t`` walks two flat arrays while lowering exactly the
-  ``|A ∩ S| · |B ∩ S|`` pairs whose contribution falls by one: the rows of the
-  shorter side at once, those of the longer side when next read (``cur``, a
-  cursor per slot into its component's array; :func:`sync_row`);
+  ``|A ∩ S| · |B ∩ S|`` pairs whose contribution falls by one, each row when
+  it is next read (``pre``/``cur``, the pending ranges of a slot in its
+  component's array; :func:`sync_row`);
 * ``C`` is the dense symmetric ``s × s`` contribution matrix: ``C[a, b]`` is
   the number of relevant topics both subscribe to whose components of ``a``
   and ``b`` differ.  Contributions only fall, degrees only rise.
@@ -199,15 +199,17 @@ def _dec_range(row, pool, lo, hi):  # pragma: no cover - jitted
 
 
 @numba.njit(cache=True)
-def sync_row(u, glob, ptr, parent, astart, alen, pool, cur, C):  # pragma: no cover - jitted
+def sync_row(u, glob, ptr, parent, astart, alen, pool, pre, cur, C):  # pragma: no cover - jitted
     """Apply row ``u``'s pending decrements, so that ``C[u]`` is exact.
 
     For each slot ``p`` of ``u`` (one per relevant topic), the members of
-    ``u``'s component at positions ``cur[p]`` onwards of its member array
-    joined it after row ``u`` was last brought up to date: their columns are
-    lowered by one and ``cur[p]`` moves to the end.  The writes stay in one
-    row, which is what makes the deferral pay (:func:`_add_edge`).  Returns
-    the number of entries lowered.
+    ``u``'s component at positions ``[0, pre[p])`` and ``[cur[p], end)`` of its
+    member array joined it after row ``u`` was last brought up to date (the
+    first range: components it was appended to; the second: components
+    appended to it; :func:`_add_edge`): their columns are lowered by one, then
+    ``pre[p] = 0`` and ``cur[p]`` moves to the end.  The writes stay in one
+    row, which is what makes the deferral pay.  Returns the number of entries
+    lowered.
     """
     g = glob[u]
     row = C[u]
@@ -216,32 +218,34 @@ def sync_row(u, glob, ptr, parent, astart, alen, pool, cur, C):  # pragma: no co
         r = _find(parent, p)
         end = alen[r]
         c0 = cur[p]
-        if c0 < end:
+        p0 = pre[p]
+        if c0 < end or p0 > 0:
             st = astart[r]
+            _dec_range(row, pool, st, st + p0)
             _dec_range(row, pool, st + c0, st + end)
-            n += end - c0
+            n += p0 + end - c0
+            pre[p] = 0
             cur[p] = end
     return n
 
 
 @numba.njit(cache=True)
-def _add_edge(a, b, glob, ptr, top, parent, size, astart, alen, acap, pool, ctr, C,
-              deg, cur):  # pragma: no cover - jitted
+def _add_edge(a, b, glob, ptr, top, parent, size, astart, alen, acap, pool, ctr, deg, pre,
+              cur):  # pragma: no cover - jitted
     """Add edge ``(a, b)`` (subset indices): degrees, component merges, decrements.
 
     A merge of components ``A`` and ``B`` of a topic lowers ``C[u, v]`` and
-    ``C[v, u]`` by one for every ``u ∈ A ∩ S``, ``v ∈ B ∩ S``.  The shorter
-    member array is appended to the longer (in place while it has room, else
-    both move, in order, to a fresh range of twice the size at the pool's top
-    ``ctr[0]``).  The rows of the shorter side are lowered now, each over the
-    whole longer array (and its own pending columns, :func:`sync_row`), and
-    their cursors ``cur`` move to the merged end; the rows of the longer side
-    are left as they are: the new columns are the appended tail of their
-    array, beyond their cursors, and are lowered when the row is next read.
-    A merge of a large component with a small one thus writes a few rows
-    densely instead of one entry in each of many rows.  Returns
-    ``(decrements, pool)``, the decrements counting both sides (``pool``
-    grows when full).
+    ``C[v, u]`` by one for every ``u ∈ A ∩ S``, ``v ∈ B ∩ S``; here no row is
+    written.  The shorter member array is appended to the longer (in place
+    while it has room, else both move, in order, to a fresh range of twice the
+    size at the pool's top ``ctr[0]``).  For a member of the longer side the
+    new columns are the appended tail, past its cursor ``cur``; for a member
+    of the shorter side they are the longer array, now the prefix, so its
+    ``pre`` and ``cur`` shift by that array's length.  Each row takes its
+    pending entries when it is next read (:func:`sync_row`): a merge of a
+    large component with a small one no longer writes one entry in each of
+    many rows.  Returns ``(decrements, pool)``, the decrements counting the
+    pairs lowered (``pool`` grows when full).
     """
     deg[a] += 1
     deg[b] += 1
@@ -274,16 +278,13 @@ def _add_edge(a, b, glob, ptr, top, parent, size, astart, alen, acap, pool, ctr,
                 ssmall = astart[small]
                 lsmall = alen[small]
                 n_all = lbig + lsmall
-                # the shorter side's rows now: their own pending columns, then every
-                # member of the longer side; the topic's slot of each member is found
-                # by the member's row, so the cursor is set below through the pool
+                # the shorter side's members move behind the longer side's: their
+                # pending ranges shift by its length, and the longer side itself is
+                # pending for them (a prefix); no row is written here
                 for y in range(ssmall, ssmall + lsmall):
-                    w = pool[y]
-                    roww = C[w]
-                    q = _slot_of(w, top[i], glob, ptr, top)
-                    _dec_range(roww, pool, ssmall + cur[q], ssmall + lsmall)
-                    _dec_range(roww, pool, sbig, sbig + lbig)
-                    cur[q] = n_all
+                    q = _slot_of(pool[y], top[i], glob, ptr, top)
+                    pre[q] += lbig
+                    cur[q] += lbig
                 if n_all <= acap[big]:
                     start = sbig
                     cap = acap[big]
@@ -615,8 +616,8 @@ def _best(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2
     answers).  ``lazy`` holds what :func:`sync_row` needs to bring row ``u``
     up to date first.  Returns ``(found, k1, k2, v)``.
     """
-    glob_, ptr, parent, astart, alen, pool, cur = lazy
-    sync_row(u, glob_, ptr, parent, astart, alen, pool, cur, C)
+    glob_, ptr, parent, astart, alen, pool, pre, cur = lazy
+    sync_row(u, glob_, ptr, parent, astart, alen, pool, pre, cur, C)
     if cth[u] >= theta and cth[u] != _BIG:
         proven, ok, a1, a2, v = _probe(mode, u, theta, C, deg, compact, ck1, ck2, cv, cn, cfull)
         if proven and cth[u] != theta:
@@ -663,12 +664,13 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
     lbk = np.full(s, _BIG, dtype=np.int64)
     cnt = np.zeros(4, dtype=np.int64)
     # every row is exact after the start: its cursors at the ends of its member arrays
+    pre = np.zeros(parent.shape[0], dtype=np.int64)
     cur = np.zeros(parent.shape[0], dtype=np.int64)
     for u in range(s):
         g = glob[u]
         for p in range(ptr[g], ptr[g + 1]):
             cur[p] = alen[_find(parent, p)]
-    lazy = (glob, ptr, parent, astart, alen, pool, cur)
+    lazy = (glob, ptr, parent, astart, alen, pool, pre, cur)
     m = 0
     dec = 0
     if mode != 2:
@@ -694,8 +696,8 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
                 out[m, 1] = v
                 m += 1
                 d, pool = _add_edge(u, v, glob, ptr, top, parent, size, astart, alen, acap,
-                                    pool, ctr, C, deg, cur)
-                lazy = (glob, ptr, parent, astart, alen, pool, cur)
+                                    pool, ctr, deg, pre, cur)
+                lazy = (glob, ptr, parent, astart, alen, pool, pre, cur)
                 dec += d
                 if compact:
                     deg32[u] += 1
@@ -724,7 +726,7 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         # validate W = the largest contribution
         while nw > 0:
             u = wrow[0]
-            sync_row(u, glob, ptr, parent, astart, alen, pool, cur, C)
+            sync_row(u, glob, ptr, parent, astart, alen, pool, pre, cur, C)
             r = row_max(C[u], 0, s)
             cnt[2] += 1
             rmax[u] = r
@@ -777,8 +779,8 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
                 out[m, 1] = v
                 m += 1
                 d, pool = _add_edge(u, v, glob, ptr, top, parent, size, astart, alen, acap,
-                                    pool, ctr, C, deg, cur)
-                lazy = (glob, ptr, parent, astart, alen, pool, cur)
+                                    pool, ctr, deg, pre, cur)
+                lazy = (glob, ptr, parent, astart, alen, pool, pre, cur)
                 dec += d
                 if compact:
                     deg32[u] += 1

@@ -50,11 +50,10 @@ must be connected (a churned node's topics in a repair).
 
 **Cost.**  Initial contributions ``Σ_t |V_t ∩ S|²``; every (pair, topic) is
 decremented at most once over a run (``Σ_t C(|V_t ∩ S|, 2)`` in all), over flat
-member arrays of the two merged components: the rows of the shorter side at the
-merge, the rows of the longer side when they are next read (their pending
-columns are the tail appended to their component's array, past a cursor per
-slot), so the writes go to one row at a time instead of one entry to each of
-many rows.  Selection
+member arrays of the two merged components, each row when it is next read
+(its pending columns are two ranges of its component's array per slot: the
+tail appended to it, and the array it was appended to), so the writes go to
+one row at a time instead of one entry to each of many rows.  Selection
 pops a lazily validated heap over the rows of the dense contribution matrix
 (stored keys are lower bounds: contributions only fall and degrees only rise).
 Each row caches the ``K`` best entries of its last scan; a popped row whose
