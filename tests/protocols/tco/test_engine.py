@@ -57,20 +57,24 @@ def _is_tco(masks, nodes, edges, topics):
     return True
 
 
-@pytest.mark.parametrize("cache_k,compact", [(32, True), (2, True), (1, True), (1, False)])
+@pytest.mark.parametrize("cache_k,compact,popcount", [(32, True, True), (2, True, True),
+                                                      (1, True, True), (1, False, True),
+                                                      (32, True, False)])
 @pytest.mark.parametrize("rule,rho", [("gm", 1.0), ("minmaxoda", 1.0), ("lowoda", 1.0),
                                       ("lowoda", 1.5), ("lowoda", 3.0)])
-def test_engine_equals_naive_reference(rule, rho, cache_k, compact, monkeypatch):
+def test_engine_equals_naive_reference(rule, rho, cache_k, compact, popcount, monkeypatch):
     """Same edge sequence as the reference on 80 random small instances per rule (400 in all).
 
     With the default row cache (32 entries) every row of these instances fits in its cache;
     with 1 or 2 entries a heap pop is mostly answered by the cache's bound argument (the
     best cached entry against the last cached key of the row's last scan), or falls back to
     a scan: both paths must give the reference's edges, with int32 threshold keys and with
-    int64 ones.
+    int64 ones; and from no start edges with the initial contributions by popcounts of the
+    topic bit sets or by the per-topic sums.
     """
     monkeypatch.setattr(engine, "_CACHE_K", cache_k)
     monkeypatch.setattr(engine, "_COMPACT", compact)
+    monkeypatch.setattr(engine, "_POPCOUNT_START", popcount)
     rng = np.random.default_rng(11)
     nonempty = 0
     for _case in range(80):

@@ -34,6 +34,7 @@ import numba
 import numpy as np
 
 from hedgerow.metrics._kernels import _find
+from hedgerow.model.bitset import popcount64
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -124,7 +125,7 @@ def union_edges(ptr, top, parent, size, eu, ev):  # pragma: no cover - jitted
 
 @numba.njit(cache=True)
 def init_contributions(ptr, top, parent, glob, n_topics, C, astart, alen, acap,
-                       pool):  # pragma: no cover - jitted
+                       pool, fill_c=True):  # pragma: no cover - jitted
     """Member arrays of the subset's slots per component root, and the initial ``C``.
 
     The subset indices of a root's members lie contiguously in ``pool`` at
@@ -132,7 +133,8 @@ def init_contributions(ptr, top, parent, glob, n_topics, C, astart, alen, acap,
     size, so a component absorbs others in place until it has doubled).
     Returns ``(Φ₀, pool top)``: the potential ``Φ₀ = Σ_t (components of t
     among the subset - 1)``, an upper bound on the number of edges any run can
-    add, and the first free position of ``pool``.
+    add, and the first free position of ``pool``.  ``fill_c=False`` leaves ``C``
+    as given (already filled by :func:`shared_counts`).
     """
     s = glob.shape[0]
     # count subset slots per topic and per root
@@ -176,6 +178,8 @@ def init_contributions(ptr, top, parent, glob, n_topics, C, astart, alen, acap,
         if k > 1:
             phi += k - 1
             split[t] = True
+    if not fill_c:
+        return phi, top_p
     # one row of C at a time (a sparse product row by row): the row stays in cache while
     # every topic of its node adds the members of the other components
     for a in range(s):
@@ -227,6 +231,29 @@ def sync_row(u, glob, ptr, parent, astart, alen, pool, pre, cur, C):  # pragma: 
             pre[p] = 0
             cur[p] = end
     return n
+
+
+@numba.njit(cache=True)
+def shared_counts(m, C):  # pragma: no cover - jitted
+    """``C[a, b] = |m[a] ∩ m[b]|`` for ``a ≠ b`` and ``C[a, a] = 0``: the initial
+    contributions when every component is one node (no start edges), ``m`` the subset's topic
+    bit sets restricted to the relevant topics; a popcount per word, row by row."""
+    s = m.shape[0]
+    w = m.shape[1]
+    for a in range(s):
+        row = C[a]
+        if w == 2:  # the common case of up to 128 topics, unrolled so the loop vectorises
+            x0 = m[a, 0]
+            x1 = m[a, 1]
+            for b in range(s):
+                row[b] = popcount64(x0 & m[b, 0]) + popcount64(x1 & m[b, 1])
+        else:
+            for b in range(s):
+                c = 0
+                for k in range(w):
+                    c += popcount64(m[a, k] & m[b, k])
+                row[b] = c
+        row[a] = 0
 
 
 @numba.njit(cache=True)
