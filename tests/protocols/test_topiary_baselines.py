@@ -11,7 +11,12 @@ from hedgerow.errors import ParameterError
 from hedgerow.model import Instance
 from hedgerow.protocols import get_protocol, protocol_class
 from hedgerow.protocols.baselines.complete import CompleteGraph
-from hedgerow.protocols.baselines.gossipsub import GossipSubSplit, gossipsub_out
+from hedgerow.protocols.baselines.gossipsub import (
+    GossipSubSplit,
+    draw_outside,
+    gossipsub_out,
+    gossipsub_slots,
+)
 from hedgerow.protocols.baselines.random_graph import RandomGraph
 from hedgerow.protocols.baselines.scribe import ScribeRandom, ScribeTopic, tree_edges
 from hedgerow.workloads.interest import interest_instance
@@ -63,6 +68,54 @@ def test_gossipsub_splits_degree_over_topics(inst):
     assert sorted(two.topics_of(int(u))[0] for u in row) == [0, 0, 0, 1, 1, 1]
     ov = GossipSubSplit(d=6).build(inst, seed=0)
     assert (ov.degree() <= 6).all() and _no_self_loops(ov)
+
+
+def _slots_by_setdiff(instance, d, rng):
+    """The split as first written: each free set built with ``np.setdiff1d``."""
+    n = instance.n_nodes
+    out = np.full((n, d), -1, dtype=np.int64)
+    slot_topic = np.full((n, d), -1, dtype=np.int64)
+    for v in range(n):
+        topics = rng.permutation(instance.topics_of(v))
+        chosen: set[int] = set()
+        for slot in range(d):
+            u = -1
+            if len(topics):
+                t = int(topics[slot % len(topics)])
+                free = np.setdiff1d(instance.subscribers(t), [v, *chosen])
+                if len(free):
+                    u = int(free[rng.integers(len(free))])
+                    slot_topic[v, slot] = t
+            if u < 0:
+                free = np.setdiff1d(np.arange(n), [v, *chosen])
+                if not len(free):
+                    break
+                u = int(free[rng.integers(len(free))])
+            chosen.add(u)
+            out[v, slot] = u
+    return out, slot_topic
+
+
+@pytest.mark.parametrize(
+    ("n", "topics", "p", "d", "seed"),
+    [(300, 40, 0.2, 6, 0), (200, 100, 0.02, 8, 3), (60, 5, 0.5, 7, 9), (9, 3, 0.3, 12, 2)],
+)
+def test_gossipsub_slots_draw_as_the_setdiff_construction(n, topics, p, d, seed):
+    """The picks without building each free set are the same picks from the same stream."""
+    inst = interest_instance(n, topics, p, np.random.default_rng(seed))
+    new = gossipsub_slots(inst, d, np.random.default_rng(seed + 1))
+    old = _slots_by_setdiff(inst, d, np.random.default_rng(seed + 1))
+    assert np.array_equal(new[0], old[0]) and np.array_equal(new[1], old[1])
+
+
+def test_draw_outside_steps_over_taken_ids():
+    pool = np.arange(0, 40, 3)
+    for seed in range(50):
+        taken = np.random.default_rng(seed).choice(45, size=seed % 9, replace=False).tolist()
+        free = np.setdiff1d(pool, taken)
+        want = int(free[np.random.default_rng(seed).integers(len(free))])
+        assert draw_outside(pool, taken, np.random.default_rng(seed)) == want
+    assert draw_outside(np.array([1, 2]), [2, 1], np.random.default_rng(0)) == -1
 
 
 def test_tree_edges_are_id_ordered_heaps():

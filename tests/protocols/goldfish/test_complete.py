@@ -493,3 +493,65 @@ def test_a_paired_dense_block_changes_only_rounding():
             np.testing.assert_allclose(paired.c, plain.c, atol=1e-6)
             if steps < 500:
                 assert paired.steps == plain.steps
+
+
+def test_bucket_is_a_stable_counting_sort():
+    """csr.bucket groups entries by key in their order (numpy's stable argsort), with the
+    pointer of each key's run, empty keys included."""
+    from hedgerow.protocols.goldfish.csr import bucket
+
+    rng = np.random.default_rng(6)
+    for _ in range(200):
+        n = int(rng.integers(1, 30))
+        keys = rng.integers(0, n, int(rng.integers(0, 60)))
+        ptr, order = bucket(keys, n)
+        assert order.tolist() == np.argsort(keys, kind="stable").tolist()
+        assert ptr.tolist() == [0, *np.cumsum(np.bincount(keys, minlength=n)).tolist()]
+
+
+def test_the_points_along_a_step_in_closed_form_change_only_rounding():
+    """solve(line=True) (mm-fast's) scores the over-relaxed points from each term's quadratic
+    along the step: the terms' squares at both ends equal the direct ones up to rounding, and
+    the solve takes the same steps to losses within 1e-8 of the direct scoring's."""
+    from hedgerow.protocols.goldfish.complete import FAST_MM, _loss_line, _loss_norms
+
+    prob = _large(2)
+    rng = np.random.default_rng(0)
+    a0, c0 = rng.normal(size=prob.n_vars), rng.normal(size=prob.n_rows)
+    a1, c1 = rng.normal(size=prob.n_vars), rng.normal(size=prob.n_rows)
+    t = len(prob.var)
+    args = (prob.var, prob.row, prob.nbr, prob.weight, prob.n_common, prob.s1, prob.s2,
+            prob.x_o)
+    nrm, qa, qb, qc = np.empty(t), np.empty(t), np.empty(t), np.empty(t)
+    cur = _loss_line(a1, c1, a0, c0, *args, nrm, qa, qb, qc)
+    at1, at0 = np.empty(t), np.empty(t)
+    assert cur == _loss_norms(a1, c1, *args, at1)
+    _loss_norms(a0, c0, *args, at0)
+    np.testing.assert_allclose(np.sqrt(np.maximum(qa + 2 * qb + qc, 0)), at1, rtol=1e-9,
+                               atol=1e-9)
+    np.testing.assert_allclose(np.sqrt(np.maximum(qa, 0)), at0, rtol=1e-9, atol=1e-9)
+    for seed in range(3):
+        prob = _large(seed)
+        for steps in (2, 5, 500):
+            closed = solve(prob, **{**FAST_MM, "max_steps": steps})
+            direct = solve(prob, **{**FAST_MM, "max_steps": steps, "line": False})
+            np.testing.assert_allclose(closed.loss, direct.loss, rtol=1e-8)
+            assert closed.steps == direct.steps
+
+
+def test_the_completed_matrix_kernel_fills_as_numpy_did():
+    """completed() fills Table I(b) in one kernel: the same cells as numpy's masked
+    arithmetic, bit for bit, on paper-sized windows."""
+    from hedgerow.protocols.goldfish.complete import completed
+    from hedgerow.protocols.goldfish.matrix import OBSERVED
+
+    for seed in range(10):
+        wm = varied(seed)
+        cl = classify(wm, k=2)
+        sol = solve(build_problem(wm, cl))
+        want = np.full(wm.values.shape, np.inf)
+        obs = cl.classes == OBSERVED
+        want[obs] = (wm.values / cl.scale + sol.c[:, None])[obs] * cl.scale
+        if len(cl.cells):
+            want[cl.cells[:, 0], cl.cells[:, 1]] = sol.a * cl.scale
+        assert completed(wm, cl, sol).tobytes() == want.tobytes()

@@ -87,25 +87,61 @@ def gossipsub_slots(
     n = instance.n_nodes
     out = np.full((n, d), -1, dtype=np.int64)
     slot_topic = np.full((n, d), -1, dtype=np.int64)
+    everyone = np.arange(n)
     for v in range(n):
         topics = rng.permutation(instance.topics_of(v))
-        chosen: set[int] = set()
+        taken = [v]
         for slot in range(d):
             u = -1
             if len(topics):
                 t = int(topics[slot % len(topics)])
-                free = np.setdiff1d(instance.subscribers(t), [v, *chosen], assume_unique=False)
-                if len(free):
-                    u = int(free[rng.integers(len(free))])
+                u = draw_outside(instance.subscribers(t), taken, rng)
+                if u >= 0:
                     slot_topic[v, slot] = t
             if u < 0:
-                free = np.setdiff1d(np.arange(n), [v, *chosen])
-                if not len(free):
+                u = draw_outside(everyone, taken, rng)
+                if u < 0:
                     break
-                u = int(free[rng.integers(len(free))])
-            chosen.add(u)
+            taken.append(u)
             out[v, slot] = u
     return out, slot_topic
+
+
+def draw_outside(pool: np.ndarray, taken: list[int], rng: np.random.Generator) -> int:
+    """A uniform draw from the sorted, distinct ``pool`` without ``taken`` (``-1`` if none is left).
+
+    The same draw, from the same stream, as ``free[rng.integers(len(free))]``
+    with ``free = np.setdiff1d(pool, taken)``, without building ``free``: the
+    ``k``-th free entry is found by stepping over the positions of the few
+    taken ids, so a pick costs ``O(len(taken) log len(pool))`` instead of a
+    sort of the pool (100,000 nodes with 20,000 subscribers a topic: seconds
+    instead of tens of minutes). No draw is made when nothing is free.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pool = np.array([2, 3, 5, 7, 11])
+    >>> a = draw_outside(pool, [3, 11, 4], np.random.default_rng(1))
+    >>> free = np.setdiff1d(pool, [3, 11, 4])
+    >>> a == int(free[np.random.default_rng(1).integers(len(free))])
+    True
+    >>> draw_outside(np.array([4]), [4], np.random.default_rng(1))
+    -1
+    """
+    ids = np.unique(np.asarray(taken, dtype=np.int64))
+    pos = np.searchsorted(pool, ids)
+    inside = pos < len(pool)
+    pos = pos[inside][pool[pos[inside]] == ids[inside]]
+    left = len(pool) - len(pos)
+    if left <= 0:
+        return -1
+    k = int(rng.integers(left))
+    for p in pos.tolist():  # ascending: step over each taken entry at or before the k-th free one
+        if p <= k:
+            k += 1
+        else:
+            break
+    return int(pool[k])
 
 
 def gossipsub_out(instance: Instance, d: int, rng: np.random.Generator) -> np.ndarray:

@@ -25,6 +25,8 @@ import math
 import numba
 import numpy as np
 
+from hedgerow.protocols.goldfish.csr import bucket
+
 __all__ = ["MASK_COLUMNS", "classify_cells", "classify_dense", "row_distances", "unique_rows"]
 
 _OBS, _DAG, _INF, _EST, _AMB = 0, 1, 2, 3, 4
@@ -573,16 +575,7 @@ def unique_rows(x, obs, dag):
             nc += 1
         else:
             cls[r] = cls[lead[r]]
-    mptr = np.zeros(nc + 1, dtype=np.int64)
-    for r in range(p):
-        mptr[cls[r] + 1] += 1
-    for c in range(nc):
-        mptr[c + 1] += mptr[c]
-    mrow = np.empty(p, dtype=np.int64)
-    fill = mptr[:-1].copy()
-    for r in range(p):
-        mrow[fill[cls[r]]] = r
-        fill[cls[r]] += 1
+    mptr, mrow = bucket(cls, nc)
     return cls, rep[:nc].copy(), mptr, mrow
 
 

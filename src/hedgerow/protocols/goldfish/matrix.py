@@ -51,6 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+import numba
 import numpy as np
 
 from hedgerow.protocols.goldfish.knn import classify_cells, row_distances
@@ -109,16 +110,28 @@ def window_matrix(peers: list[np.ndarray], rel: list[np.ndarray]) -> WindowMatri
     r0 = 0
     for pe, re in zip(ids, rel, strict=True):
         re = np.asarray(re, dtype=np.float64)
-        ok = pe >= 0
-        c = np.searchsorted(cols, pe[ok])
-        block = re[:, ok]
-        fin = np.isfinite(block)
-        sl = slice(r0, r0 + len(re))
-        values[sl, c] = np.where(fin, block, 0.0)
-        observed[sl, c] = fin
-        dagger[sl, c] = np.isposinf(block)
+        cidx = np.where(pe >= 0, np.searchsorted(cols, pe), -1)
+        _fill_epoch(re, cidx, r0, values, observed, dagger)
         r0 += len(re)
     return WindowMatrix(values, observed, dagger, cols)
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_epoch(re, cidx, r0, values, observed, dagger):
+    """One epoch's observations ``re`` (``(m, width)``, any strides) into the window's rows
+    ``r0 ..``: slot ``j`` goes to column ``cidx[j]`` (``-1``: an empty slot); a finite value is
+    observed, ``+inf`` a †."""
+    m, w = re.shape
+    for i in range(m):
+        for j in range(w):
+            c = cidx[j]
+            if c < 0:
+                continue
+            v = re[i, j]
+            fin = np.isfinite(v)
+            values[r0 + i, c] = v if fin else 0.0
+            observed[r0 + i, c] = fin
+            dagger[r0 + i, c] = v == np.inf
 
 
 @dataclass

@@ -34,6 +34,7 @@ Examples
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 __all__ = ["DAGGER", "observe_chunk", "peer_entries"]
@@ -93,22 +94,52 @@ def observe_chunk(
     numpy.ndarray
         float64, codes as in the module docstring.
     """
-    m = arrival.shape[0]
     nodes = np.asarray(nodes, dtype=np.int64)
     slot = rev >= 0
     col = np.where(slot, entry_map[np.maximum(rev, 0)], -1)
-    if edge_recv.shape[1]:
-        recv = edge_recv[:, np.maximum(col, 0)]  # (m, a, width)
-    else:
-        recv = np.full((m, *col.shape), np.inf)
-    recv = np.where((col >= 0)[None, :, :], recv, np.inf)
-    first = recv.min(axis=2, initial=np.inf)  # (m, a)
-    with np.errstate(invalid="ignore"):
-        rel = recv - first[:, :, None]
-    got = np.isfinite(arrival[:, nodes])  # (m, a)
-    own = publisher[:, None] == nodes[None, :]
-    rel = np.where(np.isfinite(recv), rel, DAGGER)
-    rel[~got | ~np.isfinite(first)] = np.nan
-    rel[own] = DAGGER
-    rel[:, ~slot] = np.nan
-    return rel
+    if not edge_recv.shape[1]:
+        col = np.full(col.shape, -1, dtype=np.int64)
+    out = np.empty((arrival.shape[0], *col.shape))
+    _observe(np.asarray(arrival, dtype=np.float64), np.asarray(edge_recv, dtype=np.float64),
+             np.asarray(col, dtype=np.int64), slot, nodes, np.asarray(publisher), out)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _observe(arrival, edge_recv, col, slot, nodes, publisher, out):
+    """:func:`observe_chunk`'s codes, message by message: a slot's copy ``edge_recv[:, col]``
+    (``inf`` without a column), less the node's first copy over its slots; ``+inf`` where the
+    peer sent none; ``nan`` where the node never got the message or has no finite first copy;
+    ``+inf`` for the node's own messages; ``nan`` at an empty slot (in that order of
+    precedence, the last one winning)."""
+    m = arrival.shape[0]
+    a, width = col.shape
+    recv = np.empty(width)
+    for i in range(m):
+        for k in range(a):
+            v = nodes[k]
+            first = np.inf
+            for j in range(width):
+                c = col[k, j]
+                x = edge_recv[i, c] if c >= 0 else np.inf
+                recv[j] = x
+                if x != x or first != first:  # numpy's min propagates nan
+                    first = np.nan
+                elif x < first:
+                    first = x
+            got = np.isfinite(arrival[i, v])
+            own = publisher[i] == v
+            bad = not got or not np.isfinite(first)
+            for j in range(width):
+                x = recv[j]
+                if not slot[k, j]:
+                    y = np.nan
+                elif own:
+                    y = np.inf
+                elif bad:
+                    y = np.nan
+                elif np.isfinite(x):
+                    y = x - first
+                else:
+                    y = DAGGER
+                out[i, k, j] = y

@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import combinations
 
+import numba
 import numpy as np
 
 __all__ = ["DepletingPool", "rank_subsets"]
@@ -49,17 +50,18 @@ def rank_subsets(
     ``dag`` its † mask, ``peers`` the column ids.  With fewer contributors
     than ``n_select``, a single tuple of all of them (ranked by rows won).
     """
-    value = np.isfinite(t_hat)
-    keep = value.any(axis=1)
-    if not keep.any():
+    t_hat = np.asarray(t_hat, dtype=np.float64)
+    rows_won, dag_won = _wins(t_hat, np.asarray(dag, dtype=np.bool_))
+    cols = np.flatnonzero(rows_won)
+    if len(cols) == 0:
         return []
-    th = t_hat[keep]
-    dg = dag[keep]
-    ids, who, rank = np.unique(peers[np.argmin(th, axis=1)], return_inverse=True,
-                               return_counts=True)
-    won = np.zeros((len(ids), len(th)), dtype=np.int64)
-    won[who.ravel(), np.arange(len(th))] = 1
-    per_col = won @ dg.astype(np.int64)  # rows of u with column j a dagger
+    # columns of one peer id counted together (the window's columns are distinct ids)
+    ids, who = np.unique(np.asarray(peers)[cols], return_inverse=True)
+    who = who.ravel()
+    rank = np.zeros(len(ids), dtype=np.int64)
+    np.add.at(rank, who, rows_won[cols])
+    per_col = np.zeros((len(ids), dag_won.shape[1]), dtype=np.int64)  # rows of u, † at j
+    np.add.at(per_col, who, dag_won[cols])
     weight = per_col.sum(axis=1)
     # benefiting peers as a (contributor, distinct peer id) mask
     if np.all(peers[1:] > peers[:-1]):
@@ -76,6 +78,37 @@ def rank_subsets(
     # np.lexsort is stable: lexicographic order among equals, primary key last
     order = np.lexsort((-rank[combs].sum(axis=1), -weight[combs].sum(axis=1), -size))
     return list(map(tuple, ids[combs[order]].tolist()))
+
+
+@numba.njit(cache=True, nogil=True)
+def _wins(t_hat, dag):
+    """Each column's rows won (the row's fastest value: the first least one, or its first
+    ``nan``, as ``numpy.argmin`` picks) among the rows with a value, and per won column the
+    count of those rows with a † at each column."""
+    p, q = t_hat.shape
+    won = np.zeros(q, dtype=np.int64)
+    per = np.zeros((q, q), dtype=np.int64)
+    for r in range(p):
+        best = -1
+        for j in range(q):
+            v = t_hat[r, j]
+            if v != v:  # nan: numpy's argmin takes the first one
+                best = j
+                break
+            if best < 0 or v < t_hat[r, best]:
+                best = j
+        has = False
+        for j in range(q):
+            if np.isfinite(t_hat[r, j]):
+                has = True
+                break
+        if not has:
+            continue
+        won[best] += 1
+        for j in range(q):
+            if dag[r, j]:
+                per[best, j] += 1
+    return won, per
 
 
 def choose_exploits(
