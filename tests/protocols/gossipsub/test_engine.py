@@ -612,7 +612,7 @@ def test_slots_with_scoring_promises_and_churn(churn):
 # ---------------------------------------------------------------- scores in the kernel
 
 def _scored_world(native, *, phase="sync", preset="v1.1", T=3, upload=20.0, loss=0.03,
-                  control_rpc="per-peer"):
+                  control_rpc="per-peer", parallel_scores=False):
     from hedgerow.protocols.gossipsub.params import score_preset
     from hedgerow.protocols.gossipsub.protocol import EngineScore
 
@@ -632,7 +632,7 @@ def _scored_world(native, *, phase="sync", preset="v1.1", T=3, upload=20.0, loss
     return GossipSubEngine(subs, conn, np.full(conn.nnz, 15.0), np.zeros(n),
                            Network.uniform(n, upload=upload, loss=loss), pubs, s,
                            np.random.default_rng(7), score_fn=EngineScore(params, native=native),
-                           keep_arrivals=False)
+                           keep_arrivals=False, parallel_scores=parallel_scores)
 
 
 @pytest.mark.parametrize("kw", [
@@ -666,6 +666,31 @@ def test_scores_in_the_kernel_equal_the_python_path(kw):
                  "mesh_failure_penalty", "graft_ms", "behaviour_penalty"):
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
     assert fast.delivery_summary() == ref.delivery_summary()
+
+
+@pytest.mark.parametrize("kw", [
+    {},
+    {"preset": "ethereum", "T": 2, "upload": 50.0, "loss": 0.0},
+])
+def test_parallel_scores_equal_the_serial_ones(kw):
+    # the score pass over numba's threads: each connection's arithmetic on its own state, so
+    # the scores are the same bit for bit at every heartbeat, and so is the run
+    from hedgerow.protocols.gossipsub import _kernel as K
+
+    one, two = _scored_world(True, **kw), _scored_world(True, parallel_scores=True, **kw)
+    assert two._P[K.P_SCORE_PARALLEL] == 1.0 and one._P[K.P_SCORE_PARALLEL] == 0.0
+    values = set()
+    for k in range(1, 46):
+        one.run_until(k * 1000.0)
+        two.run_until(k * 1000.0)
+        assert np.array_equal(one._X[8], two._X[8]), k
+        values.update(one._X[8].tolist())
+    assert len(values) > 10  # scores that move: deliveries, time in mesh, decay
+    _same_run(one, two)
+    a, b = one.score_counters(), two.score_counters()
+    for name in ("in_mesh", "mesh_deliveries_active", "first_deliveries", "mesh_deliveries",
+                 "mesh_failure_penalty", "graft_ms", "behaviour_penalty"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
 
 
 #: copies, duplicates, control messages and the sum of the scores after 50 s

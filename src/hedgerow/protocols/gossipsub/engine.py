@@ -544,6 +544,11 @@ class GossipSubEngine:
         With ``heartbeat_phase="random"``: the instant (ms) of each node's
         first heartbeat, each in ``(0, heartbeat_ms]``, instead of drawing them
         (a case that fixes both implementations' heartbeats, ``case.py``).
+    parallel_scores : bool, default False
+        With the scores in the kernel: their pass over the connections at each heartbeat
+        runs on numba's threads (each connection's arithmetic on its own state, so the
+        scores and the run are the same bit for bit).  It pays only with a core to spare:
+        on a shared machine the second thread costs more than it saves (``docs/gossipsub.md``).
     """
 
     def __init__(
@@ -561,6 +566,7 @@ class GossipSubEngine:
         attack: EngineAttack | None = None,
         keep_arrivals: bool = True,
         phases: ArrayLike | None = None,
+        parallel_scores: bool = False,
     ) -> None:
         s = settings(params)
         if phases is not None:
@@ -718,6 +724,7 @@ class GossipSubEngine:
         #: scores computed in the kernel at each heartbeat (``score_fn.native``)
         self.score_in_kernel = bool(s["scoring"]) and ZK.check_native(score_fn)
         self._P[K.P_SCORE_IN_KERNEL] = float(self.score_in_kernel)
+        self._P[K.P_SCORE_PARALLEL] = float(bool(parallel_scores))
         if self.score_in_kernel:
             self._Z = ZK.build_state(score_fn.params, conn.row_of, T,  # type: ignore[union-attr]
                                      getattr(score_fn, "ip_group", None), n_slots + 1)
