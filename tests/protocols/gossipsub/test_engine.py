@@ -814,3 +814,52 @@ def test_a_slot_map_that_misses_a_used_topic_is_caught(monkeypatch):
                           {"flood_publish": False}, np.random.default_rng(0))
     with pytest.raises(RuntimeError, match="without a slot"):
         eng.run_until(5000.0)
+
+
+def _topic_dials_by_list(n, peers, rng, subs, topic_peers):
+    """``random_connections`` as first written: each free list built in Python."""
+    import math
+
+    k = min(math.ceil(peers / 2), n - 1)
+    pick = np.empty((n, k), dtype=np.int64)
+    for v in range(n):
+        w = rng.choice(n - 1, size=k, replace=False)
+        pick[v] = w + (w >= v)
+    edges = np.column_stack([np.repeat(np.arange(n), k), pick.reshape(-1)])
+    conn = Connections.from_edges(n, edges)
+    sub = np.asarray(subs, dtype=bool)
+    have = np.zeros(sub.shape, dtype=np.int64)
+    np.add.at(have, conn.row_of, sub[conn.indices])
+    members = [np.flatnonzero(sub[:, t]) for t in range(sub.shape[1])]
+    extra = []
+    linked = [set(conn.indices[conn.indptr[v]:conn.indptr[v + 1]].tolist()) for v in range(n)]
+    for v, t in np.argwhere(sub & (have < topic_peers)).tolist():
+        need = topic_peers - int(have[v, t])
+        free = [u for u in members[t].tolist() if u != v and u not in linked[v]]
+        if not free or need <= 0:
+            continue
+        chosen = rng.choice(len(free), size=min(need, len(free)), replace=False)
+        for i in chosen.tolist():
+            u = free[i]
+            extra.append((v, u))
+            linked[v].add(u)
+            linked[u].add(v)
+            have[u, sub[v] & sub[u]] += 1
+            have[v, sub[v] & sub[u]] += 1
+    if extra:
+        edges = np.concatenate([edges, np.array(extra, dtype=np.int64)])
+    return Connections.from_edges(n, edges)
+
+
+@pytest.mark.parametrize(
+    ("n", "peers", "topics", "p", "topic_peers", "seed"),
+    [(300, 10, 8, 0.1, 6, 0), (200, 20, 64, 0.05, 4, 1), (40, 6, 3, 0.6, 30, 2),
+     (120, 4, 5, 0.3, 8, 5)],
+)
+def test_topic_dials_draw_as_the_listed_free_subscribers(n, peers, topics, p, topic_peers, seed):
+    """Topic dials found by stepping over taken ids are the dials of the listed construction."""
+    subs = np.random.default_rng(seed + 10).random((n, topics)) < p
+    new = random_connections(n, peers, np.random.default_rng(seed), subs, topic_peers=topic_peers)
+    old = _topic_dials_by_list(n, peers, np.random.default_rng(seed), subs, topic_peers)
+    assert np.array_equal(new.indptr, old.indptr) and np.array_equal(new.indices, old.indices)
+    assert len(new.indices) > 2 * n * -(-peers // 2)  # the topic dials did add connections

@@ -318,12 +318,21 @@ def random_connections(
     linked = [set(conn.indices[conn.indptr[v]:conn.indptr[v + 1]].tolist()) for v in range(n)]
     for v, t in np.argwhere(sub & (have < topic_peers)).tolist():
         need = topic_peers - int(have[v, t])
-        free = [u for u in members[t].tolist() if u != v and u not in linked[v]]
-        if not free or need <= 0:
+        # the free subscribers are members[t] without v and v's peers, in id order; the
+        # k-th of them is found by stepping over the taken ids' places (as if listed)
+        pool = members[t]
+        taken = np.fromiter(linked[v], dtype=np.int64, count=len(linked[v]))
+        taken = np.unique(np.append(taken, v))
+        at = np.searchsorted(pool, taken)
+        inside = at < len(pool)
+        at = at[inside][pool[at[inside]] == taken[inside]]
+        n_free = len(pool) - len(at)
+        if n_free <= 0 or need <= 0:
             continue
-        chosen = rng.choice(len(free), size=min(need, len(free)), replace=False)
-        for i in chosen.tolist():
-            u = free[i]
+        chosen = rng.choice(n_free, size=min(need, n_free), replace=False)
+        places = chosen + np.searchsorted(at - np.arange(len(at)), chosen, side="right")
+        for i in places.tolist():
+            u = int(pool[i])
             extra.append((v, u))
             linked[v].add(u)
             linked[u].add(v)
