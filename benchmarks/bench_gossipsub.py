@@ -96,7 +96,8 @@ def build(args: argparse.Namespace) -> tuple[GossipSubEngine, np.ndarray, float]
                   "heartbeat_phase": args.heartbeat_phase}
     eng = GossipSubEngine(subs, conn, delay, np.zeros(n), net, pubs, params,
                           np.random.default_rng(args.seed + 4), score_fn=score_fn,
-                          keep_arrivals=args.keep_arrivals)
+                          keep_arrivals=args.keep_arrivals,
+                          parallel_scores=args.parallel_scores)
     return eng, subs, warm + seconds * 1000.0 + args.drain_s * 1000.0
 
 
@@ -125,6 +126,9 @@ def main() -> None:
                     help="with scoring: the reference path (the kernel stops before every "
                          "heartbeat and EngineScore scores every slot in numpy) instead of the "
                          "kernel's own scores; the same run, for a before/after ratio")
+    ap.add_argument("--parallel-scores", action="store_true",
+                    help="with the scores in the kernel: their pass over the connections on "
+                         "numba's threads (the same scores bit for bit)")
     ap.add_argument("--keep-arrivals", action="store_true",
                     help="keep every message's arrival row for the whole run")
     ap.add_argument("--json", default=None)

@@ -14,7 +14,7 @@ topics.  The same seeded calls are timed three ways:
   chose, so the comparison also checks that the edges are the same;
 * **stages** (this checkout): the steps of ``shadow_repair`` re-run by hand
   in its order (shadow set, the shadow's slots and component searches,
-  allocations, ``init_contributions``, ``run_engine``).
+  allocations, ``select_compiled``: the contributions, members and engine).
 
 The first call of each process (compilation) is dropped.  State the load.
 
@@ -109,11 +109,11 @@ def total(a) -> None:
 
 def stages(a) -> None:
     from hedgerow.protocols.omen.repair import _shadow_slots, shadow_repair
-    from hedgerow.protocols.tco import _kernels as K
-    from hedgerow.protocols.tco.engine import _CACHE_K, _init_members
+    from hedgerow.protocols.tco._kernels import MODE_THRESHOLD
+    from hedgerow.protocols.tco.engine import _CACHE_K, select_compiled
 
     names = ["total", "shadow set", "_shadow_slots (slots + component searches)",
-             "allocations", "init_contributions (+ member arrays)", "run_engine"]
+             "allocations", "select_compiled (contributions, members, engine)"]
     inst, adj0, deg0 = _setup(a.nodes)
     T = dict.fromkeys(names, 0.0)
     for it, (adj, deg, S, topics) in enumerate(_calls(inst, adj0, deg0, a.calls, a.shadow)):
@@ -128,11 +128,8 @@ def stages(a) -> None:
         s = len(nodes)
         C = np.zeros((s, s), np.int16)
         t.append(time.thread_time())
-        phi0, members = _init_members(ptr, top, parent, nodes, len(tp), C)
-        t.append(time.thread_time())
-        out = np.empty((max(phi0, 1), 2), np.int64)
-        K.run_engine(K.MODE_THRESHOLD, 2.0, 0, np.uint64(7), C, deg[nodes].copy(), nodes, ptr,
-                     top, parent, size, *members, out, _CACHE_K, True)
+        select_compiled(MODE_THRESHOLD, 2.0, 0, np.uint64(7), C, deg[nodes].copy(), nodes, ptr,
+                        top, parent, size, len(tp), _CACHE_K, True)
         t.append(time.thread_time())
         if it == 0:
             continue

@@ -16,6 +16,8 @@ Usage::
     # before/after in one run: the same builds with another checkout's sources, edge digests
     git archive main src | tar -x -C /tmp/tco-base
     python benchmarks/tco_build.py --settings tw10k --rhos 2 --baseline-src /tmp/tco-base/src
+    # a head-to-head world at any size: WORLD@NODES (the world of `hedgerow run -s WORLD`)
+    python benchmarks/tco_build.py --settings unit-square@30000 --rules gm,lowoda --rhos 2
 
 The social settings read the inputs of the churn scenarios (prepare them once with
 ``hedgerow churn lowoda-inc --scenario fb1k-google --events 1`` or ``hedgerow ingest``).
@@ -37,6 +39,11 @@ SETTINGS = ("fb1k", "syn2k-unif", "syn2k-zipf", "syn2k-expo", "genoda", "fb4k", 
 
 
 def instance(setting: str, seed: int):
+    if "@" in setting:  # WORLD@NODES: a named world's workload at that size
+        from hedgerow.scenarios.world import make_world
+
+        world, nodes = setting.split("@")
+        return make_world(world, seed=seed, nodes=int(nodes)).instance
     from hedgerow.scenarios.inputs import prepared_folder
     from hedgerow.workloads import make_instance
     from hedgerow.workloads.powerlaw import powerlaw_instance
@@ -97,7 +104,7 @@ def _child(src: str | None, setting: str, rule: str, rho: float, seed: int) -> d
 
 
 def _line(row: dict, tag: str) -> None:
-    print(f"{row['setting']:11s} {row['rule']:9s} rho={row['rho']:7.3f} seed={row['seed']} "
+    print(f"{row['setting']:17s} {row['rule']:9s} rho={row['rho']:7.3f} seed={row['seed']} "
           f"{row['seconds']:8.3f} s (cpu {row.get('cpu_seconds', 0):7.3f} s)"
           f"  edges {row['edges']:7d}  max {row['max_degree']:5d}"
           f"  avg {row['avg_degree']:6.2f}  peak {row['peak_rss_mib']:7.1f} MiB"
@@ -124,6 +131,8 @@ def main() -> None:
     out = []
     for setting in a.settings.split(","):
         n = {"fb1k": 1000, "fb4k": 4039, "tw1k": 1000, "tw10k": 10000}.get(setting, 2000)
+        if "@" in setting:
+            n = int(setting.split("@")[1])
         if setting == "genoda":
             n = 1000
         rules = a.rules.split(",")
@@ -144,7 +153,7 @@ def main() -> None:
                     out.append(base)
                     _line(base, "  [baseline]")
                     cpu_ratio = base["cpu_seconds"] / max(row["cpu_seconds"], 1e-9)
-                    print(f"{'':11s} ratio cpu {cpu_ratio:.2f}x"
+                    print(f"{'':17s} ratio cpu {cpu_ratio:.2f}x"
                           f"  wall {base['seconds'] / max(row['seconds'], 1e-9):.2f}x"
                           f"  same edges: {base['edges_sha1'] == row['edges_sha1']}", flush=True)
     if a.json:

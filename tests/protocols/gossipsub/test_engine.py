@@ -612,7 +612,7 @@ def test_slots_with_scoring_promises_and_churn(churn):
 # ---------------------------------------------------------------- scores in the kernel
 
 def _scored_world(native, *, phase="sync", preset="v1.1", T=3, upload=20.0, loss=0.03,
-                  control_rpc="per-peer"):
+                  control_rpc="per-peer", parallel_scores=False):
     from hedgerow.protocols.gossipsub.params import score_preset
     from hedgerow.protocols.gossipsub.protocol import EngineScore
 
@@ -632,7 +632,7 @@ def _scored_world(native, *, phase="sync", preset="v1.1", T=3, upload=20.0, loss
     return GossipSubEngine(subs, conn, np.full(conn.nnz, 15.0), np.zeros(n),
                            Network.uniform(n, upload=upload, loss=loss), pubs, s,
                            np.random.default_rng(7), score_fn=EngineScore(params, native=native),
-                           keep_arrivals=False)
+                           keep_arrivals=False, parallel_scores=parallel_scores)
 
 
 @pytest.mark.parametrize("kw", [
@@ -666,6 +666,31 @@ def test_scores_in_the_kernel_equal_the_python_path(kw):
                  "mesh_failure_penalty", "graft_ms", "behaviour_penalty"):
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
     assert fast.delivery_summary() == ref.delivery_summary()
+
+
+@pytest.mark.parametrize("kw", [
+    {},
+    {"preset": "ethereum", "T": 2, "upload": 50.0, "loss": 0.0},
+])
+def test_parallel_scores_equal_the_serial_ones(kw):
+    # the score pass over numba's threads: each connection's arithmetic on its own state, so
+    # the scores are the same bit for bit at every heartbeat, and so is the run
+    from hedgerow.protocols.gossipsub import _kernel as K
+
+    one, two = _scored_world(True, **kw), _scored_world(True, parallel_scores=True, **kw)
+    assert two._P[K.P_SCORE_PARALLEL] == 1.0 and one._P[K.P_SCORE_PARALLEL] == 0.0
+    values = set()
+    for k in range(1, 46):
+        one.run_until(k * 1000.0)
+        two.run_until(k * 1000.0)
+        assert np.array_equal(one._X[8], two._X[8]), k
+        values.update(one._X[8].tolist())
+    assert len(values) > 10  # scores that move: deliveries, time in mesh, decay
+    _same_run(one, two)
+    a, b = one.score_counters(), two.score_counters()
+    for name in ("in_mesh", "mesh_deliveries_active", "first_deliveries", "mesh_deliveries",
+                 "mesh_failure_penalty", "graft_ms", "behaviour_penalty"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
 
 
 #: copies, duplicates, control messages and the sum of the scores after 50 s
@@ -789,3 +814,52 @@ def test_a_slot_map_that_misses_a_used_topic_is_caught(monkeypatch):
                           {"flood_publish": False}, np.random.default_rng(0))
     with pytest.raises(RuntimeError, match="without a slot"):
         eng.run_until(5000.0)
+
+
+def _topic_dials_by_list(n, peers, rng, subs, topic_peers):
+    """``random_connections`` as first written: each free list built in Python."""
+    import math
+
+    k = min(math.ceil(peers / 2), n - 1)
+    pick = np.empty((n, k), dtype=np.int64)
+    for v in range(n):
+        w = rng.choice(n - 1, size=k, replace=False)
+        pick[v] = w + (w >= v)
+    edges = np.column_stack([np.repeat(np.arange(n), k), pick.reshape(-1)])
+    conn = Connections.from_edges(n, edges)
+    sub = np.asarray(subs, dtype=bool)
+    have = np.zeros(sub.shape, dtype=np.int64)
+    np.add.at(have, conn.row_of, sub[conn.indices])
+    members = [np.flatnonzero(sub[:, t]) for t in range(sub.shape[1])]
+    extra = []
+    linked = [set(conn.indices[conn.indptr[v]:conn.indptr[v + 1]].tolist()) for v in range(n)]
+    for v, t in np.argwhere(sub & (have < topic_peers)).tolist():
+        need = topic_peers - int(have[v, t])
+        free = [u for u in members[t].tolist() if u != v and u not in linked[v]]
+        if not free or need <= 0:
+            continue
+        chosen = rng.choice(len(free), size=min(need, len(free)), replace=False)
+        for i in chosen.tolist():
+            u = free[i]
+            extra.append((v, u))
+            linked[v].add(u)
+            linked[u].add(v)
+            have[u, sub[v] & sub[u]] += 1
+            have[v, sub[v] & sub[u]] += 1
+    if extra:
+        edges = np.concatenate([edges, np.array(extra, dtype=np.int64)])
+    return Connections.from_edges(n, edges)
+
+
+@pytest.mark.parametrize(
+    ("n", "peers", "topics", "p", "topic_peers", "seed"),
+    [(300, 10, 8, 0.1, 6, 0), (200, 20, 64, 0.05, 4, 1), (40, 6, 3, 0.6, 30, 2),
+     (120, 4, 5, 0.3, 8, 5)],
+)
+def test_topic_dials_draw_as_the_listed_free_subscribers(n, peers, topics, p, topic_peers, seed):
+    """Topic dials found by stepping over taken ids are the dials of the listed construction."""
+    subs = np.random.default_rng(seed + 10).random((n, topics)) < p
+    new = random_connections(n, peers, np.random.default_rng(seed), subs, topic_peers=topic_peers)
+    old = _topic_dials_by_list(n, peers, np.random.default_rng(seed), subs, topic_peers)
+    assert np.array_equal(new.indptr, old.indptr) and np.array_equal(new.indices, old.indices)
+    assert len(new.indices) > 2 * n * -(-peers // 2)  # the topic dials did add connections

@@ -56,6 +56,12 @@ numba's reference counting (``_nrt=False``): they only borrow the arrays the
 driver :func:`advance` holds, and the atomic increments and decrements of
 passing tuples of arrays to them took half the run time.
 
+The per-connection tables are far larger than the caches, so the kernel asks for lines ahead
+of their use (:func:`hedgerow.gossip._prefetch._prefetch`, a hint that changes no value): the next
+node's rows during a synchronised heartbeat (:func:`_prefetch_node`), the peers' ends of a
+heartbeat's RPCs, and the IDONTWANT rings a node writes or scans.  A ring is scanned only where
+the peer has the message at all (:func:`_unwanted`).
+
 Churn is one flag per node (``G[11]``, set by the engine's ``set_online``
 between two calls of :func:`advance`): a message arriving at an offline node
 is dropped (``S[S_OFFLINE]`` counts them), an offline node runs no heartbeat,
@@ -101,6 +107,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from hedgerow.gossip._prefetch import _prefetch
 from hedgerow.protocols.gossipsub._scorekernel import heartbeat_scores
 
 #: how the per-event helpers are compiled: cached, and without reference counting (numba's
@@ -164,7 +171,10 @@ P_SCORE_IN_KERNEL = 47
 #: go-libp2p-pubsub and the JS implementation send them), and so do the IWANT and PRUNEs
 #: answering one RPC; 0: each control message is an RPC of its own
 P_CONTROL_RPC = 48
-N_PARAMS = 49
+#: the in-kernel scores' pass over the connections runs on numba's threads (1; the same scores
+#: bit for bit, :func:`~hedgerow.protocols.gossipsub._scorekernel.heartbeat_scores`)
+P_SCORE_PARALLEL = 49
+N_PARAMS = 50
 
 #: an attacker's flags (``G[12]``, per node): ``ATK_SYBIL`` runs the hardening evaluation's
 #: sybil (it grafts every peer it can, accepts every GRAFT, sends no IHAVE, ignores IHAVE and
@@ -490,6 +500,21 @@ def _ctl_size(P, kind, n_ids):
     return frame + ids  # IWANT, IDONTWANT
 
 
+@numba.njit(cache=True, inline="always")
+def _occupy(W, up_rate, sent, v, now, s):
+    """``s`` bytes queued on ``v``'s FIFO uplink at ``now``: they start when every earlier
+    message has left and hold it ``s / rate``; the uplink's busy time and ``sent[v]`` (data or
+    control bytes) grow.  Returns ``(start, finish)``."""
+    up_free = W[0]
+    tx = s / up_rate[v]
+    start = now if now > up_free[v] else up_free[v]
+    fin = start + tx
+    up_free[v] = fin
+    W[1][v] += tx
+    sent[v] += s
+    return start, fin
+
+
 @numba.njit(**_HELPER_JIT)
 def _ihave_moot(G, P, F, W, M, idb, e, arrive, tp, off, cnt):
     """Whether an IHAVE (of topic ``tp``, ids ``idb[off:off+cnt]``) sent now on entry ``e`` can
@@ -556,16 +581,10 @@ def _send_control(G, P, H, S, F, W, M, X, rs, idb, v, e, kind, tp, off, cnt):
         parts[p, 4] = cnt
         S[S_PARTS] = p + 1
         return
-    up_rate, delay = G[8], G[4]
-    up_free, busy, csent, ctl_cnt = W[0], W[1], W[3], W[5]
+    delay, ctl_cnt = G[4], W[5]
     now = F[0]
     s = _ctl_size(P, kind, cnt)
-    tx = s / up_rate[v]
-    start = now if now > up_free[v] else up_free[v]
-    fin = start + tx
-    up_free[v] = fin
-    busy[v] += tx
-    csent[v] += s
+    fin = _occupy(W, G[8], W[3], v, now, s)[1]
     if now >= P[P_WARMUP] and kind != SUBSCRIBE:
         ctl_cnt[kind, v] += 1
     # control messages are never lost (docs/network.md); jitter applies
@@ -603,16 +622,10 @@ def _send_rpc(G, P, H, S, F, W, M, X, rs, idb, v, e, off, total):
     """Queue the RPC ``v -> indices[e]`` whose parts are at ``idb[off:off+total]``: one
     message on the uplink, one event at the receiver; each part is counted (and logged) as the
     control message it carries."""
-    up_rate, delay = G[8], G[4]
-    up_free, busy, csent, ctl_cnt = W[0], W[1], W[3], W[5]
+    delay, ctl_cnt = G[4], W[5]
     now = F[0]
     s = _rpc_size(P, idb, off, total)
-    tx = s / up_rate[v]
-    start = now if now > up_free[v] else up_free[v]
-    fin = start + tx
-    up_free[v] = fin
-    busy[v] += tx
-    csent[v] += s
+    fin = _occupy(W, G[8], W[3], v, now, s)[1]
     arrive = fin + delay[e]
     if P[P_JITTER] > 0.0:
         arrive += P[P_JITTER] * _uniform(rs)
@@ -654,6 +667,11 @@ def _flush_rpcs(G, P, H, S, F, W, M, X, rs, idb, v):
     if n_parts == 0:
         return
     parts, nxt, mark, grp = W[13], W[14], W[15], W[16]
+    rev = G[3]
+    for p in range(n_parts):  # the receivers' entries the sends read: asked for at once
+        ew = rev[parts[p, 0]]
+        _prefetch(W[17], ew)
+        _prefetch(X[8], ew)
     ng = 0
     for p in range(n_parts):
         e = parts[p, 0]
@@ -702,19 +720,13 @@ def _flush_rpcs(G, P, H, S, F, W, M, X, rs, idb, v):
 @numba.njit(**_HELPER_JIT)
 def _send_data(G, P, H, S, F, W, X, rs, M, v, e, m, via):
     """Queue a copy of message ``m`` on ``v -> indices[e]``."""
-    up_rate, delay = G[8], G[4]
-    up_free, busy, sent = W[0], W[1], W[2]
+    delay = G[4]
     copies, qwait = M[4], M[9]
     r = M[M_SLOT_OF][m]
     size = M[3]
     now = F[0]
-    s = size[m] + P[P_HEADER]
-    tx = s / up_rate[v]
-    start = now if now > up_free[v] else up_free[v]
-    fin = start + tx
-    up_free[v] = fin
-    busy[v] += tx
-    sent[v] += s  # a copy's bytes: payload and header
+    s = size[m] + P[P_HEADER]  # a copy's bytes: payload and header
+    start, fin = _occupy(W, G[8], W[2], v, now, s)
     copies[m] += 1
     qwait[m] += start - now
     arrive = -1.0
@@ -770,7 +782,12 @@ def _log(W, idb, t_send, t_arr, kind, e, what, off, cnt):
 
 @numba.njit(cache=True, inline="always")
 def _unwanted(U, e, m, now):
-    """Whether the peer at the end of entry ``e`` announced ``m`` and the IDONTWANT has arrived."""
+    """Whether the peer at the end of entry ``e`` announced ``m`` and the IDONTWANT has arrived.
+
+    The callers first test that the peer has ``m`` at all (its arrival row is finite): it sends
+    an IDONTWANT of ``m`` only when it receives ``m``, and the row of a message that can still
+    be forwarded or answered is not cleared, so a peer without it announced nothing and the
+    scan of the connection's ring (two cache lines of a large table) is skipped."""
     unw, when = U[0], U[2]
     for j in range(unw.shape[1]):
         if unw[e, j] == m and when[e, j] <= now:
@@ -786,17 +803,12 @@ def _send_idontwant(G, P, S, F, W, U, rs, idb, v, e, m, off):
     so the arrival is written into the receiver's ring for the connection at
     once (with that instant) instead of queueing an event.
     """
-    up_rate, delay, rev = G[8], G[4], G[3]
-    up_free, busy, csent, crecv, ctl_cnt = W[0], W[1], W[3], W[4], W[5]
+    delay, rev = G[4], G[3]
+    crecv, ctl_cnt = W[4], W[5]
     unw, unw_pos, when = U[0], U[1], U[2]
     now = F[0]
     s = _ctl_size(P, IDONTWANT, 1)
-    tx = s / up_rate[v]
-    start = now if now > up_free[v] else up_free[v]
-    fin = start + tx
-    up_free[v] = fin
-    busy[v] += tx
-    csent[v] += s
+    fin = _occupy(W, G[8], W[3], v, now, s)[1]
     if now >= P[P_WARMUP]:
         ctl_cnt[IDONTWANT, v] += 1
     arrive = fin + delay[e]  # never lost, as every control message
@@ -1260,13 +1272,15 @@ def _on_iwant(G, P, H, S, F, W, M, X, U, RT, rs, idb, mcs, w, ew, off, cnt, t):
     limited = P[P_RETRANS] < NO_RETRANS_LIMIT
     idw_on = P[P_VARIANT] >= 2
     oldest = X[16][w] - np.int64(P[P_MCLEN]) + 1
+    asker = G[1][ew]
     for j in range(cnt):
         m = idb[off + j]
         if not _in_mcache(mc_msg, mc_win, mc_cnt, w, m, oldest):
             continue
         if limited and _rt_bump(RT, np.int64(m) * len(G[1]) + ew) > P[P_RETRANS]:
             continue
-        if idw_on and _unwanted(U, ew, m, t):
+        if idw_on and M[M_ARRIVAL][M[M_SLOT_OF][m], asker] != np.inf and \
+                _unwanted(U, ew, m, t):
             continue
         S[S_IWANT_SERVED] += 1
         _send_data(G, P, H, S, F, W, X, rs, M, w, ew, m, 1)
@@ -1478,6 +1492,39 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                     mlist[row, mdeg[row]] = e
                     mdeg[row] += 1
             _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T)
+
+
+@numba.njit(cache=True, inline="always")
+def _prefetch_range(a, lo, hi):
+    """Ask for every cache line of ``a[lo:hi]`` (1-d; :func:`hedgerow.gossip._prefetch`)."""
+    step = max(1, 64 // a.itemsize)
+    for j in range(lo, hi, step):
+        _prefetch(a, j)
+    if hi > lo:
+        _prefetch(a, hi - 1)
+
+
+@numba.njit(**_HELPER_JIT)
+def _prefetch_node(G, W, X, v, T):
+    """Ask for the lines node ``v``'s heartbeat reads first: its connection entries' columns
+    (peers, reverse entries, delays, slot ranges, scores, opening instants, gossip counts) and
+    its (node, topic) rows.  A synchronised heartbeat runs the nodes in a drawn order, so each
+    node's rows are cold; asked for one node ahead, they arrive while the node before beats.
+    A hint only: no value changes."""
+    lo, hi = G[0][v], G[0][v + 1]
+    _prefetch_range(G[1], lo, hi)
+    _prefetch_range(G[3], lo, hi)
+    _prefetch_range(G[4], lo, hi)
+    _prefetch_range(G[13], lo, hi)
+    _prefetch_range(G[16], lo, hi + 1)
+    _prefetch_range(X[8], lo, hi)
+    _prefetch_range(X[9], lo, hi)
+    _prefetch_range(X[10], lo, hi)
+    if len(W[17]):
+        _prefetch_range(W[17], lo, hi)
+    _prefetch_range(G[14], v * T, v * T + T + 1)
+    _prefetch_range(X[2], v * T, v * T + T)
+    _prefetch_range(X[4], v * T, v * T + T)
 
 
 @numba.njit(**_HELPER_JIT)
@@ -1769,6 +1816,8 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                 ev, nid = _hb_room(P, indptr[v + 1] - indptr[v], T, mc_cnt[v])
                 if _short(H, idb, S, Q, ev, nid):
                     return 3
+                if Q[Q_HB] + 1 < n:  # the next node's rows, while this one beats
+                    _prefetch_node(G, W, X, perm[Q[Q_HB] + 1], T)
                 _beat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T)
                 Q[Q_HB] += 1
             if _short(H, idb, S, Q, 1, 0):
@@ -1914,6 +1963,13 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                     off = S[S_IDS]
                     idb[off] = m
                     S[S_IDS] = off + 1
+                    ring = U[0].shape[1]
+                    for j in range(mdeg[row]):  # the ring places each one writes: their
+                        _prefetch(U[1], rev[mlist[row, j]])  # lines asked for at once
+                    for j in range(mdeg[row]):
+                        at = rev[mlist[row, j]] * ring + U[1][rev[mlist[row, j]]]
+                        _prefetch(U[0], at)
+                        _prefetch(U[2], at)
                     for j in range(mdeg[row]):
                         _send_idontwant(G, P, S, F, W, U, rs, idb, w, mlist[row, j], m, off)
             ready = t + proc[w] + P[P_VAL_MS] + P[P_VAL_PER_BYTE] * size[m]
@@ -1957,6 +2013,7 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                 continue
             row = w * T + tp
             origin = publisher[m]
+            r_m = slot_of[m]
             if kind == PUBLISH and v11 and P[P_FLOOD] > 0:
                 for i in range(cptr[row], cptr[row + 1]):
                     e = cidx[i]
@@ -1985,11 +2042,19 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                         mlist[row, mdeg[row]] = buf[i]
                         mdeg[row] += 1
                 lastpub[row] = t
+            if idw_on:  # the rings _unwanted will scan: their lines asked for at once
+                ring = U[0].shape[1]
+                for j in range(mdeg[row]):
+                    e = mlist[row, j]
+                    if arrival[r_m, indices[e]] != np.inf:
+                        _prefetch(U[0], e * ring)
+                        _prefetch(U[0], e * ring + ring - 1)
             for j in range(mdeg[row]):
                 e = mlist[row, j]
-                if e == ein or indices[e] == origin:
+                x = indices[e]
+                if e == ein or x == origin:
                     continue
-                if idw_on and _unwanted(U, e, m, t):
+                if idw_on and arrival[r_m, x] != np.inf and _unwanted(U, e, m, t):
                     continue
                 _send_data(G, P, H, S, F, W, X, rs, M, w, e, m, 0)
         elif kind == CONTROL:
@@ -2038,7 +2103,8 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
             if in_kernel:  # the scores the caller would compute before this heartbeat
                 for i in range(n):
                     perm[i] = i
-                heartbeat_scores(G[2], sub, X, Z, t, T, G[16], G[17], G[18])
+                heartbeat_scores(G[2], sub, X, Z, t, T, G[16], G[17], G[18],
+                                 P[P_SCORE_PARALLEL] > 0)
             if scoring:  # broken promises: a P7 penalty each (go's applyIwantPenalties)
                 for e in range(len(indices)):
                     m = prom_m[e]

@@ -188,7 +188,8 @@ def _relive(Z, s, e):
 
 
 @numba.njit(cache=True)
-def heartbeat_scores(indices_row, sub, X, Z, now, T, slot_ptr, slot_topic, slot_conn):
+def heartbeat_scores(indices_row, sub, X, Z, now, T, slot_ptr, slot_topic, slot_conn,
+                     parallel=False):
     """Bring the score's counters up to the kernel's at ``now`` and write every connection's
     score into ``X[8]`` (steps 1-5 of the module's description).
 
@@ -197,11 +198,12 @@ def heartbeat_scores(indices_row, sub, X, Z, now, T, slot_ptr, slot_topic, slot_
     instants ``X[5]``, running first and near-first counts ``X[6]``, ``X[7]``, behaviour
     penalties ``X[11]``, the marks of the slots and connections counted on ``X[17]``,
     ``X[18]``); ``slot_ptr``, ``slot_topic``, ``slot_conn`` the slots' map
-    (:func:`~hedgerow.protocols.gossipsub._kernel.slot_map`).
+    (:func:`~hedgerow.protocols.gossipsub._kernel.slot_map`); ``parallel``: the score pass
+    (steps 4-5) over numba's threads (:func:`_score_parallel`, the same scores bit for bit).
     """
     flag, graft_t, first_k, near_k, pen_k, score = X[0], X[5], X[6], X[7], X[11], X[8]
     touched, penalised = X[17], X[18]
-    z_in, z_act, z_live, zf, zlast, nlive, zc, p6, tab, zs, active = Z
+    z_in, z_act, zf, zlast, zc, tab, zs = Z[0], Z[1], Z[3], Z[4], Z[6], Z[8], Z[9]
     nnz = len(score)
     n_slots = len(slot_topic)
     if zs[Z_STARTED] == 0.0:
@@ -279,14 +281,28 @@ def heartbeat_scores(indices_row, sub, X, Z, now, T, slot_ptr, slot_topic, slot_
     while now >= zs[Z_NEXT_DECAY]:
         ticks += 1
         zs[Z_NEXT_DECAY] += zs[Z_INTERVAL]
+    if parallel:
+        _score_parallel(Z, score, slot_ptr, slot_topic, ticks, now)
+    else:
+        _score_serial(Z, score, slot_ptr, slot_topic, ticks, now)
+
+
+@numba.njit(cache=True, inline="always")
+def _score_block(Z, score, slot_ptr, slot_topic, aw, b, ticks, now):
+    """Steps 4-5 for the connections ``8 b .. 8 b + 7``: each active one's decay ticks, then its
+    score.  A connection's work reads and writes only its own slots and counters, so blocks
+    can run in any order, or at once, with the same result bit for bit."""
+    z_in, z_act, z_live, zf = Z[0], Z[1], Z[2], Z[3]
+    nlive, zc, p6, tab, zs, active = Z[5], Z[6], Z[7], Z[8], Z[9], Z[10]
+    nnz = len(score)
+    if 8 * b + 8 <= nnz and aw[b] == 0:
+        return  # none of the eight active
+    n_rows = tab.shape[0]
     dz = zs[Z_DECAY_TO_ZERO]
     cap = zs[Z_CAP]
     p6_on = zs[Z_P6_ON] != 0.0
     w7, thr7, decay7 = zs[Z_W7], zs[Z_P7_THR], zs[Z_P7_DECAY]
-    aw = active[:(nnz // 8) * 8].view(np.uint64)
-    for e in range(nnz):
-        if e % 8 == 0 and e + 8 <= nnz and aw[e // 8] == 0:
-            continue  # ... and the seven after it: none active
+    for e in range(8 * b, min(8 * b + 8, nnz)):
         if not active[e]:
             continue
         for _ in range(ticks):
@@ -332,6 +348,25 @@ def heartbeat_scores(indices_row, sub, X, Z, now, T, slot_ptr, slot_topic, slot_
         score[e] = total
         if not (nlive[e] or zc[e, 0] != 0.0 or p6[e] != 0.0):
             active[e] = 0  # nothing left to change its score: exactly 0 until it is active
+
+
+@numba.njit(cache=True)
+def _score_serial(Z, score, slot_ptr, slot_topic, ticks, now):
+    """Steps 4-5 over every block of eight connections, in order, on this thread."""
+    nnz = len(score)
+    aw = Z[10][:(nnz // 8) * 8].view(np.uint64)
+    for b in range((nnz + 7) // 8):
+        _score_block(Z, score, slot_ptr, slot_topic, aw, b, ticks, now)
+
+
+@numba.njit(cache=True, parallel=True)
+def _score_parallel(Z, score, slot_ptr, slot_topic, ticks, now):
+    """:func:`_score_serial` with the blocks shared among numba's threads: each connection's
+    arithmetic is the same, on its own state, so the scores are the same bit for bit."""
+    nnz = len(score)
+    aw = Z[10][:(nnz // 8) * 8].view(np.uint64)
+    for b in numba.prange((nnz + 7) // 8):
+        _score_block(Z, score, slot_ptr, slot_topic, aw, b, ticks, now)
 
 
 def check_native(score_fn: Any) -> bool:

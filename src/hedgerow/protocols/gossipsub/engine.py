@@ -318,12 +318,21 @@ def random_connections(
     linked = [set(conn.indices[conn.indptr[v]:conn.indptr[v + 1]].tolist()) for v in range(n)]
     for v, t in np.argwhere(sub & (have < topic_peers)).tolist():
         need = topic_peers - int(have[v, t])
-        free = [u for u in members[t].tolist() if u != v and u not in linked[v]]
-        if not free or need <= 0:
+        # the free subscribers are members[t] without v and v's peers, in id order; the
+        # k-th of them is found by stepping over the taken ids' places (as if listed)
+        pool = members[t]
+        taken = np.fromiter(linked[v], dtype=np.int64, count=len(linked[v]))
+        taken = np.unique(np.append(taken, v))
+        at = np.searchsorted(pool, taken)
+        inside = at < len(pool)
+        at = at[inside][pool[at[inside]] == taken[inside]]
+        n_free = len(pool) - len(at)
+        if n_free <= 0 or need <= 0:
             continue
-        chosen = rng.choice(len(free), size=min(need, len(free)), replace=False)
-        for i in chosen.tolist():
-            u = free[i]
+        chosen = rng.choice(n_free, size=min(need, n_free), replace=False)
+        places = chosen + np.searchsorted(at - np.arange(len(at)), chosen, side="right")
+        for i in places.tolist():
+            u = int(pool[i])
             extra.append((v, u))
             linked[v].add(u)
             linked[u].add(v)
@@ -544,6 +553,11 @@ class GossipSubEngine:
         With ``heartbeat_phase="random"``: the instant (ms) of each node's
         first heartbeat, each in ``(0, heartbeat_ms]``, instead of drawing them
         (a case that fixes both implementations' heartbeats, ``case.py``).
+    parallel_scores : bool, default False
+        With the scores in the kernel: their pass over the connections at each heartbeat
+        runs on numba's threads (each connection's arithmetic on its own state, so the
+        scores and the run are the same bit for bit).  It pays only with a core to spare:
+        on a shared machine the second thread costs more than it saves (``docs/gossipsub.md``).
     """
 
     def __init__(
@@ -561,6 +575,7 @@ class GossipSubEngine:
         attack: EngineAttack | None = None,
         keep_arrivals: bool = True,
         phases: ArrayLike | None = None,
+        parallel_scores: bool = False,
     ) -> None:
         s = settings(params)
         if phases is not None:
@@ -718,6 +733,7 @@ class GossipSubEngine:
         #: scores computed in the kernel at each heartbeat (``score_fn.native``)
         self.score_in_kernel = bool(s["scoring"]) and ZK.check_native(score_fn)
         self._P[K.P_SCORE_IN_KERNEL] = float(self.score_in_kernel)
+        self._P[K.P_SCORE_PARALLEL] = float(bool(parallel_scores))
         if self.score_in_kernel:
             self._Z = ZK.build_state(score_fn.params, conn.row_of, T,  # type: ignore[union-attr]
                                      getattr(score_fn, "ip_group", None), n_slots + 1)

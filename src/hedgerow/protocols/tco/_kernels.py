@@ -10,7 +10,9 @@ Layout shared by the kernels:
   subset indices of a component's members lie contiguously in one int32
   ``pool`` (``astart``/``alen``/``acap`` per union-find root), so merging two
   components of ``t`` walks two flat arrays while lowering exactly the
-  ``|A ∩ S| · |B ∩ S|`` pairs whose contribution falls by one;
+  ``|A ∩ S| · |B ∩ S|`` pairs whose contribution falls by one, each row when
+  it is next read (``pre``/``cur``, the pending ranges of a slot in its
+  component's array; :func:`sync_row`);
 * ``C`` is the dense symmetric ``s × s`` contribution matrix: ``C[a, b]`` is
   the number of relevant topics both subscribe to whose components of ``a``
   and ``b`` differ.  Contributions only fall, degrees only rise.
@@ -32,6 +34,7 @@ import numba
 import numpy as np
 
 from hedgerow.metrics._kernels import _find
+from hedgerow.model.bitset import popcount64
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -122,7 +125,7 @@ def union_edges(ptr, top, parent, size, eu, ev):  # pragma: no cover - jitted
 
 @numba.njit(cache=True)
 def init_contributions(ptr, top, parent, glob, n_topics, C, astart, alen, acap,
-                       pool):  # pragma: no cover - jitted
+                       pool, fill_c=True):  # pragma: no cover - jitted
     """Member arrays of the subset's slots per component root, and the initial ``C``.
 
     The subset indices of a root's members lie contiguously in ``pool`` at
@@ -130,7 +133,8 @@ def init_contributions(ptr, top, parent, glob, n_topics, C, astart, alen, acap,
     size, so a component absorbs others in place until it has doubled).
     Returns ``(Φ₀, pool top)``: the potential ``Φ₀ = Σ_t (components of t
     among the subset - 1)``, an upper bound on the number of edges any run can
-    add, and the first free position of ``pool``.
+    add, and the first free position of ``pool``.  ``fill_c=False`` leaves ``C``
+    as given (already filled by :func:`shared_counts`).
     """
     s = glob.shape[0]
     # count subset slots per topic and per root
@@ -174,6 +178,8 @@ def init_contributions(ptr, top, parent, glob, n_topics, C, astart, alen, acap,
         if k > 1:
             phi += k - 1
             split[t] = True
+    if not fill_c:
+        return phi, top_p
     # one row of C at a time (a sparse product row by row): the row stays in cache while
     # every topic of its node adds the members of the other components
     for a in range(s):
@@ -189,17 +195,84 @@ def init_contributions(ptr, top, parent, glob, n_topics, C, astart, alen, acap,
     return phi, top_p
 
 
+@numba.njit(cache=True, inline="always")
+def _dec_range(row, pool, lo, hi):  # pragma: no cover - jitted
+    """Lower ``row`` by one at the subset columns ``pool[lo:hi]``."""
+    for x in range(lo, hi):
+        row[pool[x]] -= 1
+
+
 @numba.njit(cache=True)
-def _add_edge(a, b, glob, ptr, top, parent, size, astart, alen, acap, pool, ctr, C,
-              deg):  # pragma: no cover - jitted
+def sync_row(u, glob, ptr, parent, astart, alen, pool, pre, cur, C):  # pragma: no cover - jitted
+    """Apply row ``u``'s pending decrements, so that ``C[u]`` is exact.
+
+    For each slot ``p`` of ``u`` (one per relevant topic), the members of
+    ``u``'s component at positions ``[0, pre[p])`` and ``[cur[p], end)`` of its
+    member array joined it after row ``u`` was last brought up to date (the
+    first range: components it was appended to; the second: components
+    appended to it; :func:`_add_edge`): their columns are lowered by one, then
+    ``pre[p] = 0`` and ``cur[p]`` moves to the end.  The writes stay in one
+    row, which is what makes the deferral pay.  Returns the number of entries
+    lowered.
+    """
+    g = glob[u]
+    row = C[u]
+    n = 0
+    for p in range(ptr[g], ptr[g + 1]):
+        r = _find(parent, p)
+        end = alen[r]
+        c0 = cur[p]
+        p0 = pre[p]
+        if c0 < end or p0 > 0:
+            st = astart[r]
+            _dec_range(row, pool, st, st + p0)
+            _dec_range(row, pool, st + c0, st + end)
+            n += p0 + end - c0
+            pre[p] = 0
+            cur[p] = end
+    return n
+
+
+@numba.njit(cache=True)
+def shared_counts(m, C):  # pragma: no cover - jitted
+    """``C[a, b] = |m[a] ∩ m[b]|`` for ``a ≠ b`` and ``C[a, a] = 0``: the initial
+    contributions when every component is one node (no start edges), ``m`` the subset's topic
+    bit sets restricted to the relevant topics; a popcount per word, row by row."""
+    s = m.shape[0]
+    w = m.shape[1]
+    for a in range(s):
+        row = C[a]
+        if w == 2:  # the common case of up to 128 topics, unrolled so the loop vectorises
+            x0 = m[a, 0]
+            x1 = m[a, 1]
+            for b in range(s):
+                row[b] = popcount64(x0 & m[b, 0]) + popcount64(x1 & m[b, 1])
+        else:
+            for b in range(s):
+                c = 0
+                for k in range(w):
+                    c += popcount64(m[a, k] & m[b, k])
+                row[b] = c
+        row[a] = 0
+
+
+@numba.njit(cache=True)
+def _add_edge(a, b, glob, ptr, top, parent, size, astart, alen, acap, pool, ctr, deg, pre,
+              cur):  # pragma: no cover - jitted
     """Add edge ``(a, b)`` (subset indices): degrees, component merges, decrements.
 
     A merge of components ``A`` and ``B`` of a topic lowers ``C[u, v]`` and
-    ``C[v, u]`` by one for every ``u ∈ A ∩ S``, ``v ∈ B ∩ S``: one row at a
-    time, over the contiguous member array of the other side; then the shorter
-    member array is appended to the longer (in place while it has room, else
-    both move to a fresh range of twice the size at the pool's top ``ctr[0]``).
-    Returns ``(decrements, pool)`` (``pool`` grows when full).
+    ``C[v, u]`` by one for every ``u ∈ A ∩ S``, ``v ∈ B ∩ S``; here no row is
+    written.  The shorter member array is appended to the longer (in place
+    while it has room, else both move, in order, to a fresh range of twice the
+    size at the pool's top ``ctr[0]``).  For a member of the longer side the
+    new columns are the appended tail, past its cursor ``cur``; for a member
+    of the shorter side they are the longer array, now the prefix, so its
+    ``pre`` and ``cur`` shift by that array's length.  Each row takes its
+    pending entries when it is next read (:func:`sync_row`): a merge of a
+    large component with a small one no longer writes one entry in each of
+    many rows.  Returns ``(decrements, pool)``, the decrements counting the
+    pairs lowered (``pool`` grows when full).
     """
     deg[a] += 1
     deg[b] += 1
@@ -219,29 +292,30 @@ def _add_edge(a, b, glob, ptr, top, parent, size, astart, alen, acap, pool, ctr,
             ra = _find(parent, i)
             rb = _find(parent, j)
             if ra != rb:
-                sa = astart[ra]
                 la = alen[ra]
-                sb = astart[rb]
                 lb = alen[rb]
-                for x in range(sa, sa + la):
-                    rowu = C[pool[x]]
-                    for y in range(sb, sb + lb):
-                        rowu[pool[y]] -= 1
-                for y in range(sb, sb + lb):
-                    rowv = C[pool[y]]
-                    for x in range(sa, sa + la):
-                        rowv[pool[x]] -= 1
                 dec += la * lb
                 # the longer member array absorbs the shorter
                 if la >= lb:
                     big, small = ra, rb
                 else:
                     big, small = rb, ra
-                n_all = la + lb
+                sbig = astart[big]
+                lbig = alen[big]
+                ssmall = astart[small]
+                lsmall = alen[small]
+                n_all = lbig + lsmall
+                # the shorter side's members move behind the longer side's: their
+                # pending ranges shift by its length, and the longer side itself is
+                # pending for them (a prefix); no row is written here
+                for y in range(ssmall, ssmall + lsmall):
+                    q = _slot_of(pool[y], top[i], glob, ptr, top)
+                    pre[q] += lbig
+                    cur[q] += lbig
                 if n_all <= acap[big]:
-                    start = astart[big]
+                    start = sbig
                     cap = acap[big]
-                    w = start + alen[big]
+                    w = start + lbig
                 else:
                     cap = 2 * n_all
                     start = ctr[0]
@@ -251,10 +325,10 @@ def _add_edge(a, b, glob, ptr, top, parent, size, astart, alen, acap, pool, ctr,
                         pool = grown
                     ctr[0] = start + cap
                     w = start
-                    for x in range(astart[big], astart[big] + alen[big]):
+                    for x in range(sbig, sbig + lbig):
                         pool[w] = pool[x]
                         w += 1
-                for x in range(astart[small], astart[small] + alen[small]):
+                for x in range(ssmall, ssmall + lsmall):
                     pool[w] = pool[x]
                     w += 1
                 if size[ra] < size[rb]:
@@ -267,6 +341,20 @@ def _add_edge(a, b, glob, ptr, top, parent, size, astart, alen, acap, pool, ctr,
             i += 1
             j += 1
     return dec, pool
+
+
+@numba.njit(cache=True, inline="always")
+def _slot_of(w, t, glob, ptr, top):  # pragma: no cover - jitted
+    """The slot of subset member ``w`` for topic ``t`` (a binary search of its topics)."""
+    lo = ptr[glob[w]]
+    hi = ptr[glob[w] + 1]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if top[mid] < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 _BIG = np.int64(0x7FFFFFFFFFFFFFFF)
@@ -337,6 +425,18 @@ def _keys_wide(mode, row, deg, du, theta, kb):  # pragma: no cover - jitted
     return rowmax, lb
 
 
+@numba.njit(cache=True, inline="always")
+def row_max(row, lo, hi):  # pragma: no cover - jitted
+    """The largest of ``row[lo:hi]`` (0 when empty or all ≤ 0) as int64, reduced in the row's
+    own type so the loop runs as many lanes as its bytes allow."""
+    r = row[lo] if hi > lo else row.dtype.type(0)
+    for v in range(lo + 1, hi):
+        x = row[v]
+        r = x if x > r else r
+    r64 = np.int64(r)
+    return r64 if r64 > 0 else np.int64(0)
+
+
 @numba.njit(cache=True)
 def _topk(mode, src, none, seed, gu, glob, u, ck1, ck2, cv):  # pragma: no cover - jitted
     """The ``K`` smallest ``(k1, hash, v)`` of one row, sorted into ``ck1/ck2/cv[u]``.
@@ -401,10 +501,7 @@ def _scan(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2
     gu = glob[u]
     lb = _BIG
     if mode == 0:
-        rowmax = np.int64(0)
-        for v in range(row.shape[0]):
-            c = np.int64(row[v])
-            rowmax = c if c > rowmax else rowmax
+        rowmax = row_max(row, 0, row.shape[0])
         if rowmax <= 0:
             cn[u] = 0
             cfull[u] = False
@@ -533,7 +630,7 @@ def _theta(w, rho):  # pragma: no cover - jitted
 
 @numba.njit(cache=True)
 def _best(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2, cv, cn, cfull,
-          cth, rmax, lbk, cnt):  # pragma: no cover - jitted
+          cth, rmax, lbk, cnt, lazy):  # pragma: no cover - jitted
     """The exact best key of row ``u``: from its cache when that proves it, else a scan.
 
     ``cth[u]`` is the threshold the cache was built under.  Under the same
@@ -543,8 +640,11 @@ def _best(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2
     entries that were below the old threshold, whose keys are at least
     ``lbk[u]`` (their best key at that scan): the cache still proves its best
     when that is also below ``lbk[u]``.  ``cnt`` counts (scans, cache
-    answers).  Returns ``(found, k1, k2, v)``.
+    answers).  ``lazy`` holds what :func:`sync_row` needs to bring row ``u``
+    up to date first.  Returns ``(found, k1, k2, v)``.
     """
+    glob_, ptr, parent, astart, alen, pool, pre, cur = lazy
+    sync_row(u, glob_, ptr, parent, astart, alen, pool, pre, cur, C)
     if cth[u] >= theta and cth[u] != _BIG:
         proven, ok, a1, a2, v = _probe(mode, u, theta, C, deg, compact, ck1, ck2, cv, cn, cfull)
         if proven and cth[u] != theta:
@@ -590,13 +690,21 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
     rmax = np.zeros(s, dtype=np.int64)
     lbk = np.full(s, _BIG, dtype=np.int64)
     cnt = np.zeros(4, dtype=np.int64)
+    # every row is exact after the start: its cursors at the ends of its member arrays
+    pre = np.zeros(parent.shape[0], dtype=np.int64)
+    cur = np.zeros(parent.shape[0], dtype=np.int64)
+    for u in range(s):
+        g = glob[u]
+        for p in range(ptr[g], ptr[g + 1]):
+            cur[p] = alen[_find(parent, p)]
+    lazy = (glob, ptr, parent, astart, alen, pool, pre, cur)
     m = 0
     dec = 0
     if mode != 2:
         n = 0
         for u in range(s):
             ok, a1, a2, v = _best(mode, u, 0, C, deg, deg32, compact, glob, seed, kb, kb32, ck1,
-                                  ck2, cv, cn, cfull, cth, rmax, lbk, cnt)
+                                  ck2, cv, cn, cfull, cth, rmax, lbk, cnt, lazy)
             if ok:
                 k1[n] = a1
                 k2[n] = a2
@@ -606,7 +714,7 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         while n > 0:
             u = row[0]
             ok, a1, a2, v = _best(mode, u, 0, C, deg, deg32, compact, glob, seed, kb, kb32, ck1,
-                                  ck2, cv, cn, cfull, cth, rmax, lbk, cnt)
+                                  ck2, cv, cn, cfull, cth, rmax, lbk, cnt, lazy)
             if not ok:
                 n = _pop_top(k1, k2, row, n)
                 continue
@@ -615,7 +723,8 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
                 out[m, 1] = v
                 m += 1
                 d, pool = _add_edge(u, v, glob, ptr, top, parent, size, astart, alen, acap,
-                                    pool, ctr, C, deg)
+                                    pool, ctr, deg, pre, cur)
+                lazy = (glob, ptr, parent, astart, alen, pool, pre, cur)
                 dec += d
                 if compact:
                     deg32[u] += 1
@@ -631,10 +740,7 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
     wrow = np.empty(s, dtype=np.int64)
     nw = 0
     for u in range(s):
-        r = np.int64(0)
-        for v in range(s):
-            c = np.int64(C[u, v])
-            r = c if c > r else r
+        r = row_max(C[u], 0, s)
         rmax[u] = r
         if r > 0:
             w1[nw] = -r
@@ -647,10 +753,8 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         # validate W = the largest contribution
         while nw > 0:
             u = wrow[0]
-            r = np.int64(0)
-            for v in range(s):
-                c = np.int64(C[u, v])
-                r = c if c > r else r
+            sync_row(u, glob, ptr, parent, astart, alen, pool, pre, cur, C)
+            r = row_max(C[u], 0, s)
             cnt[2] += 1
             rmax[u] = r
             if r == 0:
@@ -693,7 +797,7 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         while n > 0:
             u = row[0]
             ok, a1, a2, v = _best(2, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1,
-                                  ck2, cv, cn, cfull, cth, rmax, lbk, cnt)
+                                  ck2, cv, cn, cfull, cth, rmax, lbk, cnt, lazy)
             if not ok:
                 n = _pop_top(k1, k2, row, n)
                 continue
@@ -702,7 +806,8 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
                 out[m, 1] = v
                 m += 1
                 d, pool = _add_edge(u, v, glob, ptr, top, parent, size, astart, alen, acap,
-                                    pool, ctr, C, deg)
+                                    pool, ctr, deg, pre, cur)
+                lazy = (glob, ptr, parent, astart, alen, pool, pre, cur)
                 dec += d
                 if compact:
                     deg32[u] += 1

@@ -49,8 +49,11 @@ degrees (counted from ``E``, or given).  ``topics`` restricts the topics that
 must be connected (a churned node's topics in a repair).
 
 **Cost.**  Initial contributions ``Σ_t |V_t ∩ S|²``; every (pair, topic) is
-decremented at most once over a run (``Σ_t C(|V_t ∩ S|, 2)`` in all), one row
-at a time over flat member arrays of the two merged components.  Selection
+decremented at most once over a run (``Σ_t C(|V_t ∩ S|, 2)`` in all), over flat
+member arrays of the two merged components, each row when it is next read
+(its pending columns are two ranges of its component's array per slot: the
+tail appended to it, and the array it was appended to), so the writes go to
+one row at a time instead of one entry to each of many rows.  Selection
 pops a lazily validated heap over the rows of the dense contribution matrix
 (stored keys are lower bounds: contributions only fall and degrees only rise).
 Each row caches the ``K`` best entries of its last scan; a popped row whose
@@ -83,6 +86,7 @@ import numba
 import numpy as np
 
 from hedgerow.errors import ParameterError
+from hedgerow.model.bitset import pack_bool
 from hedgerow.params import check_memory
 from hedgerow.protocols.tco import _kernels as K
 from hedgerow.workloads.memory import tco_matrix_bytes
@@ -99,6 +103,9 @@ _MASK64 = (1 << 64) - 1
 _CACHE_K = 32
 #: int32 threshold keys when they are exact (off: always int64; the tests run both)
 _COMPACT = True
+#: from no start edges, the initial contributions by popcounts of the topic bit sets when
+#: that is the cheaper way (off: always the per-topic sums; the tests run both)
+_POPCOUNT_START = True
 
 
 def _prepare(masks, nodes, edges, rule, rho, topics, degrees):
@@ -149,7 +156,7 @@ def _prepare(masks, nodes, edges, rule, rho, topics, degrees):
 
 @numba.njit(cache=True)
 def select_compiled(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, size, n_topics,
-                    cache_k, compact_ok):  # pragma: no cover - jitted
+                    cache_k, compact_ok, filled=False):  # pragma: no cover - jitted
     """The selection on a prepared input, compiled: ``(chosen pairs, Φ₀, decrements, counters)``.
 
     ``C`` is the zeroed ``(s, s)`` contribution matrix, ``deg`` the subset's
@@ -158,7 +165,8 @@ def select_compiled(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, siz
     arrays of each component root are built here (the start takes twice the
     members; merges grow a component in place until it has doubled).  Threshold
     keys are ``int32`` when ``compact_ok`` (``int16`` contributions) and no
-    degree can reach 65,535 (a node gains at most ``s - 1`` edges).  Shared by
+    degree can reach 65,535 (a node gains at most ``s - 1`` edges).  ``filled``:
+    ``C`` already holds the initial contributions (:func:`_kernels.shared_counts`).  Shared by
     :func:`tco_augment` (through :func:`_select`) and OMen's shadow repair, so
     both run one engine.
     """
@@ -174,7 +182,7 @@ def select_compiled(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, siz
         dmax = max(dmax, deg[i])
     pool = np.empty(4 * n_members + 64, dtype=np.int32)
     phi0, pool_top = K.init_contributions(ptr, top, parent, nodes, n_topics, C, astart, alen,
-                                          acap, pool)
+                                          acap, pool, not filled)
     out = np.empty((max(phi0, 1), 2), dtype=np.int64)
     ctr = np.array([pool_top], dtype=np.int64)
     m, dec, cnt = K.run_engine(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, size,
@@ -183,11 +191,12 @@ def select_compiled(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, siz
     return out[:m], phi0, dec, cnt
 
 
-def _select(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, size, n_topics):
+def _select(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, size, n_topics,
+            filled=False):
     """:func:`select_compiled` with this module's settings; ``(pairs, counters)``."""
     out, phi0, dec, cnt = select_compiled(
         mode, rho, fixed, np.uint64(seed), C, deg, nodes, ptr, top, parent, size, n_topics,
-        _CACHE_K, bool(_COMPACT and C.dtype in (np.int8, np.int16)))
+        _CACHE_K, bool(_COMPACT and C.dtype in (np.int8, np.int16)), filled)
     counts = dict(phi0=int(phi0), decrements=int(dec), scans=int(cnt[0]),
                   cache_hits=int(cnt[1]), max_scans=int(cnt[2]), thresholds=int(cnt[3]))
     return out, counts
@@ -274,6 +283,13 @@ def tco_augment(masks, nodes, edges, *, rule, rho=1.0, rng, topics=None, degrees
     check_memory(f"{rule} on {s:,} nodes (its {s:,} x {s:,} contribution matrix)",
                  tco_matrix_bytes(s, n_rel))
     C = np.zeros((s, s), dtype=dtype)
+    # with no start edges every component is one node, so the initial contribution of a pair
+    # is the number of relevant topics both subscribe to: a popcount of their bit sets,
+    # cheaper than the per-topic sums when the sets are a few words and the topics large
+    filled = bool(edges.shape[0] == 0 and _POPCOUNT_START
+                  and s * s * masks.shape[1] <= 2 * int((counts[relevant] ** 2).sum()))
+    if filled:
+        K.shared_counts(masks[nodes] & pack_bool(relevant[None, :])[0], C)
     deg = deg_all[nodes].copy()
     if rule == "gm":
         mode, fixed = K.MODE_GM, 0
@@ -284,7 +300,7 @@ def tco_augment(masks, nodes, edges, *, rule, rho=1.0, rng, topics=None, degrees
     else:
         mode, fixed = K.MODE_THRESHOLD, 0
     out, counts = _select(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, size,
-                          keep.shape[0])
+                          keep.shape[0], filled)
     if stats is not None:
         stats.update(counts)
     res = nodes[out]
