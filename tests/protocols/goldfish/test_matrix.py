@@ -382,3 +382,49 @@ def test_ties_between_copies_of_rows_in_several_groups():
         for a, b in zip(classify_cells(x, obs, dag, k), classify_dense(x, obs, dag, k)[:4],
                         strict=True):
             np.testing.assert_array_equal(a, b)
+
+
+def test_real_windows_classify_as_the_dense_classifier():
+    """Windows of a small ``unit-square`` run (epochs of several groups, copies of rows, †
+    cells): the pair sweep's classes, neighbours and weights are the dense classifier's bit for
+    bit, for K from 1 to 4 (lists with free slots and full ones)."""
+    from hedgerow.protocols.goldfish import Goldfish
+    from hedgerow.protocols.goldfish.knn import classify_cells, unique_rows
+    from hedgerow.scenarios.epochs import run_protocol
+    from hedgerow.scenarios.world import make_world
+
+    g = Goldfish()
+    g.mode = lambda epoch: "acc"  # fill the window only
+    run_protocol(g, make_world("unit-square", seed=3, epochs=g.window, nodes=120, messages=240))
+    swept = 0
+    for v in g.nodes_[:8].tolist():
+        wm = g.node_matrix(v)
+        obs = np.ascontiguousarray(wm.observed)
+        x = np.ascontiguousarray(wm.values / wm.values[obs].max())
+        dag = np.ascontiguousarray(wm.dagger)
+        swept += len(unique_rows(x, obs, dag)[1]) < x.shape[0]
+        for k in (1, 2, 3, 4):
+            got = classify_cells(x, obs, dag, k)
+            ref = classify_dense(x, obs, dag, k)
+            assert len(got[1]) > 0
+            for a, b in zip(got, ref[:4], strict=True):
+                np.testing.assert_array_equal(a, b)
+    assert swept > 0  # copies of rows were merged
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lists_with_free_slots_count_the_copies_of_their_rows(seed):
+    """Few distinct rows per epoch, many copies, K up to 5: a group's list of K nearest holds
+    fewer distinct rows than K while its copies reach or pass K, and a † column makes the
+    cell ambiguous only when fewer than K peering rows (copies counted) there are; the classes
+    stay the dense classifier's."""
+    from hedgerow.protocols.goldfish.knn import classify_cells
+
+    rng = np.random.default_rng(500 + seed)
+    for _ in range(40):
+        x, obs, dag = _publisher_window(rng, int(rng.integers(2, 4)), int(rng.integers(4, 30)),
+                                        4, 7, int(rng.integers(1, 3)))
+        k = int(rng.integers(2, 6))
+        for a, b in zip(classify_cells(x, obs, dag, k), classify_dense(x, obs, dag, k)[:4],
+                        strict=True):
+            np.testing.assert_array_equal(a, b)

@@ -485,23 +485,18 @@ PAIR_STATE = 4_000_000
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _take(tg, ti, gr, r, fill, gi, i, k):
-    """Insert row ``i`` at distance ``gi`` into row ``r``'s list of group ``gr`` (``tg[gr, :,
-    r]``, ``ti``), which holds ``fill`` rows sorted by distance; rows come in increasing order,
-    so one of equal distance goes after them.  Returns the new fill.  Free slots hold ``inf``,
-    so a ``fill`` above the rows held gives the same list."""
-    if fill < k:
-        j = fill
-        fill += 1
-    else:
-        j = k - 1
+def _take(tg, ti, gr, r, gi, i, k):
+    """Insert row ``i`` at distance ``gi`` (below the K-th, ``tg[gr, k - 1, r]``) into row
+    ``r``'s list of group ``gr`` (``tg[gr, :, r]``, ``ti``), sorted by distance; rows come in
+    increasing order, so one of equal distance goes after them.  Free slots hold ``inf`` (the
+    distances are finite) and are shifted like rows, so the list needs no count."""
+    j = k - 1
     while j > 0 and tg[gr, j - 1, r] > gi:
         tg[gr, j, r] = tg[gr, j - 1, r]
         ti[gr, j, r] = ti[gr, j - 1, r]
         j -= 1
     tg[gr, j, r] = gi
     ti[gr, j, r] = i
-    return fill
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -584,9 +579,11 @@ def _pairs_core(x, obs, dag, k, mptr, mrow):
     """:func:`_classify_pairs` on the window's distinct rows (:func:`unique_rows`): row ``c``
     of ``x`` stands for the rows ``mrow[mptr[c]:mptr[c + 1]]`` of the window.  The lists of K
     nearest hold distinct rows by ``(distance, distinct row)`` (the order of their first
-    copies), and the counts of peering rows count every copy; a cell's K nearest rows are then
-    found among the listed rows' copies: a row that is not among the K nearest distinct rows
-    has K distinct rows, hence K copies, before it.  Returns ``ok = False`` (and nothing else
+    copies); a cell's K nearest rows are then found among the listed rows' copies: a row that
+    is not among the K nearest distinct rows has K distinct rows, hence K copies, before it.
+    No list is counted while the distances are offered: a list with a free slot holds every row
+    offered to it, so the number of peering rows (copies counted), which only matters below K,
+    is that of its rows' copies.  Returns ``ok = False`` (and nothing else
     of use) when the per-row lists would exceed :data:`PAIR_STATE`; else the distinct rows'
     classes, estimable cells (``(row, column)`` in the distinct rows), neighbours (rows of the
     window) and weights."""
@@ -597,9 +594,6 @@ def _pairs_core(x, obs, dag, k, mptr, mrow):
     if ng * p > PAIR_STATE:
         z = np.zeros((0, k), dtype=np.int64)
         return False, np.empty((0, q), dtype=np.int8), z, z, np.zeros((0, k))
-    mult = np.empty(p, dtype=np.int64)
-    for c in range(p):
-        mult[c] = mptr[c + 1] - mptr[c]
     classes = np.empty((p, q), dtype=np.int8)
     miss = np.zeros(p, dtype=np.int64)
     for r in range(p):
@@ -648,12 +642,33 @@ def _pairs_core(x, obs, dag, k, mptr, mrow):
         for r in range(bstart[b], bstart[b + 1]):
             if nobs[r] >= 2 and miss[r] != bmiss[b]:
                 bsame[b] = False
-    dag_t = np.ascontiguousarray(dag.T)
+    # per column its † rows in increasing order, and where each block's start in that list
+    dptr = np.zeros(q + 1, dtype=np.int64)
+    for r in range(p):
+        for j in range(q):
+            if dag[r, j]:
+                dptr[j + 1] += 1
+    for j in range(q):
+        dptr[j + 1] += dptr[j]
+    drow = np.empty(dptr[q], dtype=np.int64)
+    dfill = dptr[:-1].copy()
+    for r in range(p):
+        for j in range(q):
+            if dag[r, j]:
+                drow[dfill[j]] = r
+                dfill[j] += 1
+    dfirst = np.empty((nb, q), dtype=np.int64)
+    for j in range(q):
+        t = dptr[j]
+        for b in range(nb):
+            while t < dptr[j + 1] and drow[t] < bstart[b]:
+                t += 1
+            dfirst[b, j] = t
     # every row's K nearest per group (sorted by distance; the rows are offered in increasing
-    # order), how many were offered, and per column its nearest † row
+    # order; free slots inf, so an offer is one compare with the K-th and a list is never
+    # counted), and per column its nearest † row
     tg = np.full((ng, k, p), np.inf)
     ti = np.empty((ng, k, p), dtype=np.int64)
-    tn = np.zeros((ng, p), dtype=np.int64)
     dmin = np.full((q, p), np.inf)
     cols = np.empty(q, dtype=np.int64)
     s1 = np.empty(p)
@@ -685,28 +700,44 @@ def _pairs_core(x, obs, dag, k, mptr, mrow):
                         cols[nr] = j
                         nr += 1
                 _block_distances(x_t, b_t, x[r], cols, nr, i0, i1, s1, cnt, ss, g)
-                if mine and gb >= 0:
-                    # one group, every row of it peering a missing column of r: tight loops
-                    valid = 0
-                    for i in range(i0, i1):
-                        if g[i] == g[i]:
-                            valid += mult[i]
-                    fill = min(tn[gb, r], k)
-                    tn[gb, r] += valid
+                # both directions tight (the usual pair of epochs): one pass offers each distance
+                # to r's list and to the later row's
+                both = mine and gb >= 0 and theirs and bsame[bb]
+                if both:
+                    gr = gid[r]
+                    kth = tg[gr, k - 1]
                     top = tg[gb, k - 1, r]
                     for i in range(i0, i1):
                         gi = g[i]
+                        # the lists are r's (group gb) and i's (group gr): i != r, so neither
+                        # offer moves the other's threshold
                         if gi < top:  # nan never enters
-                            fill = _take(tg, ti, gb, r, fill, gi, i, k)
+                            _take(tg, ti, gb, r, gi, i, k)
                             top = tg[gb, k - 1, r]
+                        if gi < kth[i]:  # inf until K were offered
+                            _take(tg, ti, gr, i, gi, r, k)
+                if mine and gb >= 0:
+                    # one group, every row of it peering a missing column of r: tight loops
+                    if not both:
+                        top = tg[gb, k - 1, r]
+                        for i in range(i0, i1):
+                            gi = g[i]
+                            if gi < top:  # nan never enters
+                                _take(tg, ti, gb, r, gi, i, k)
+                                top = tg[gb, k - 1, r]
                     dm = bdg[bb] & mr
                     u = 0
                     while dm:
                         if dm & 1:
+                            # the block's † rows of column u only (a min: any order)
                             du = dmin[u, r]
-                            for i in range(i0, i1):
-                                if dag_t[u, i] and g[i] < du:
+                            t = dfirst[bb, u]
+                            end = dptr[u + 1]
+                            while t < end and drow[t] < i1:
+                                i = drow[t]
+                                if i >= i0 and g[i] < du:
                                     du = g[i]
+                                t += 1
                             dmin[u, r] = du
                         dm >>= 1
                         u += 1
@@ -716,10 +747,8 @@ def _pairs_core(x, obs, dag, k, mptr, mrow):
                         if gi != gi or odm[i] & mr == 0:
                             continue
                         gr = gid[i]
-                        n_ = tn[gr, r]
-                        tn[gr, r] = n_ + mult[i]
-                        if n_ < k or gi < tg[gr, k - 1, r]:
-                            _take(tg, ti, gr, r, min(n_, k), gi, i, k)
+                        if gi < tg[gr, k - 1, r]:  # inf until K were offered
+                            _take(tg, ti, gr, r, gi, i, k)
                         dm = dgm[i] & mr
                         u = 0
                         while dm:
@@ -730,16 +759,12 @@ def _pairs_core(x, obs, dag, k, mptr, mrow):
                 if theirs and bsame[bb]:
                     # every row of bb with a distance misses the same columns, one of them
                     # peered by r: tight loops
-                    gr = gid[r]
-                    tnr = tn[gr]
-                    kth = tg[gr, k - 1]
-                    mu = mult[r]
-                    for i in range(i0, i1):
-                        tnr[i] += (g[i] == g[i]) * mu
-                    for i in range(i0, i1):
-                        gi = g[i]
-                        if gi < kth[i]:  # inf until K were offered
-                            _take(tg, ti, gr, i, min(tnr[i] - mu, k), gi, r, k)
+                    if not both:
+                        kth = tg[gid[r], k - 1]
+                        for i in range(i0, i1):
+                            gi = g[i]
+                            if gi < kth[i]:  # inf until K were offered
+                                _take(tg, ti, gid[r], i, gi, r, k)
                     dm = dgm[r] & bmiss[bb]
                     u = 0
                     while dm:
@@ -753,15 +778,11 @@ def _pairs_core(x, obs, dag, k, mptr, mrow):
                 elif theirs:
                     # r offered to the later rows it peers a missing column of
                     gr = gid[r]
-                    tnr = tn[gr]
                     kth = tg[gr, k - 1]
-                    mu = mult[r]
-                    for i in range(i0, i1):  # counts first: this loop vectorises
-                        tnr[i] += ((g[i] == g[i]) & (our & miss[i] != 0)) * mu
                     for i in range(i0, i1):
                         gi = g[i]
                         if gi < kth[i] and our & miss[i] != 0:  # inf until K were offered
-                            _take(tg, ti, gr, i, min(tnr[i] - mu, k), gi, r, k)
+                            _take(tg, ti, gr, i, gi, r, k)
                     dm = dgm[r]
                     u = 0
                     while dm:
@@ -788,10 +809,16 @@ def _pairs_core(x, obs, dag, k, mptr, mrow):
             nc = 0
             cnt_ = 0
             for gr in range(ng):
-                if not (godm[gr] >> u & 1) or tn[gr, r] == 0:
+                if not (godm[gr] >> u & 1) or tg[gr, 0, r] == np.inf:  # no row offered
                     continue
-                nc += tn[gr, r]
-                for t in range(min(k, tn[gr, r])):
+                # the peering rows, copies counted: a list of fewer than K distinct rows holds
+                # every row offered, a full one at least K rows
+                for t in range(k):
+                    if tg[gr, t, r] == np.inf:
+                        break
+                    c = ti[gr, t, r]
+                    nc += mptr[c + 1] - mptr[c]
+                for t in range(k):
                     gi = tg[gr, t, r]
                     if gi == np.inf:  # a free slot: the list holds fewer distinct rows
                         break
