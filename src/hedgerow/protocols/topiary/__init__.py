@@ -71,7 +71,14 @@ Readings chosen where the paper is ambiguous or self-contradictory
    so every explored peer is new.  When fewer candidates than free slots have
    ``ω_u > 0`` (for instance ``σ_v^+`` empty), the rest are drawn uniformly
    from the remaining candidates.  The paper gives no value for ``η``; the
-   default ``eta=2`` was chosen from a sweep (``docs/topiary.md``).
+   default ``eta=2`` was chosen from a sweep (``docs/topiary.md``).  Two
+   samplers draw this law (parameter ``exploration``): ``table`` computes ``ω``
+   for a chunk of rows at a time (``n^2 T`` an epoch, and the epoch loop's
+   ``n x n`` link table), ``topics`` draws a topic of ``σ_v^+`` by its
+   subscriber count, then a subscriber, redrawn when not allowed
+   (:mod:`hedgerow.protocols.topiary.explore`, ``O(n · d · |σ^+|)``, no
+   table).  Their draws differ; ``table`` is the default, so the runs pinned at
+   the papers' sizes are unchanged.
 
 Examples
 --------
@@ -228,8 +235,9 @@ class Topiary(AdaptiveProtocol):
 
     name = "topiary"
     paper = "Mao & Bojja Venkatakrishnan, Topiary, arXiv:2312.06800 (2023)"
-    #: none beside the loop's ``linked`` table: its selection scores and samples the nodes in
-    #: chunks of rows (:data:`_CHUNK_BYTES`), not as ``n x n`` arrays
+    #: none beside the loop's ``linked`` table (``exploration="table"`` only): its selection
+    #: scores and samples the nodes in chunks of rows (:data:`_CHUNK_BYTES`), not as ``n x n``
+    #: arrays
     pair_bytes: ClassVar[int] = 0
     params = {
         "d": Int(6, "out-degree bound (V-A: 6 on the unit square, 5 on the cities)", low=1,
