@@ -33,6 +33,9 @@ def _cpu() -> float:
 
 def one_run(nodes: int, epochs: int, exploration: str, seed: int) -> dict:
     """One run in this process; the row of the table."""
+    import numpy as np
+
+    from hedgerow.model.outlinks import closure_csr
     from hedgerow.protocols.topiary import Topiary
     from hedgerow.scenarios.epochs import run_protocol
     from hedgerow.scenarios.world import make_world
@@ -54,8 +57,8 @@ def one_run(nodes: int, epochs: int, exploration: str, seed: int) -> dict:
     world = make_world("unit-square", seed=seed, nodes=nodes, epochs=epochs)
     t_world = _cpu() - t0
     marks: list[float] = []
-    res = run_protocol(Topiary(exploration=exploration), world,
-                       on_epoch=lambda row: marks.append(_cpu()))
+    proto = Topiary(exploration=exploration)
+    res = run_protocol(proto, world, keep_outs=True, on_epoch=lambda row: marks.append(_cpu()))
     total = _cpu() - t0
     per_epoch = [b - a for a, b in zip([t0 + t_world, *marks[:-1]], marks, strict=True)]
     last = res.rows[-1]
@@ -68,7 +71,9 @@ def one_run(nodes: int, epochs: int, exploration: str, seed: int) -> dict:
         "peak_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "receive_rate": round(float(last["receive_rate"]), 4),
         "delay_mean_ms": round(float(last["delay_mean_ms"]), 1),
-        "avg_degree": round(float(last.get("avg_degree", float("nan"))), 2),
+        # distinct neighbours, links in either direction (the head-to-head's degree)
+        "avg_degree": round(float(np.diff(closure_csr(res.outs[-1] if res.outs else
+                                                      proto.out_, nodes)[0]).mean()), 2),
         "rows": [{k: row[k] for k in ("epoch", "receive_rate", "delay_mean_ms") if k in row}
                  for row in res.rows],
     }

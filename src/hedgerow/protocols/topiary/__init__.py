@@ -297,7 +297,7 @@ class Topiary(AdaptiveProtocol):
         self.links_: tuple[np.ndarray, np.ndarray] | None = None
         n, n_sub = instance.n_nodes, len(self.subsets_)
         # an epoch's accumulators (float64 delays, int64 counts) and the float64 copy of the
-        # counts the subset scores take: 2.2 GiB at 100,000 nodes, 100 topics and d = 6
+        # counts the subset scores take: 3.4 GiB at 100,000 nodes, 100 topics and d = 6
         check_memory(f"topiary's observations ({n:,} nodes x {instance.n_topics:,} topics x "
                      f"{n_sub} subsets)", 24.0 * n * instance.n_topics * n_sub)
         return random_out_neighbours(
