@@ -1,12 +1,13 @@
 """Topiary's two explorations side by side: CPU seconds per epoch and per selection, peak memory.
 
-Runs ``topiary`` on a ``unit-square`` world (100 topics at 20 % interest, 1,000 messages per
-epoch, TTL 1) of ``--nodes`` nodes for ``--epochs`` epochs, once per ``--exploration`` value,
-each in a fresh process (so the peak resident memory is that run's), and prints one line per
-run: CPU seconds of the whole run (world included), per epoch, of the selections alone (the
-end of each epoch: scores and exploration), the peak resident memory, and the last epoch's
-receive rate and mean delay.  The first process also runs a 200-node world so compilation
-stays out of the times.  ``docs/performance.md`` ("Topiary") has the numbers.
+Runs ``topiary`` on a ``unit-square`` world (or ``--scenario``; 100 topics at 20 % interest,
+1,000 messages per epoch, TTL 1) of ``--nodes`` nodes for ``--epochs`` epochs, once per
+``--exploration`` value, each in a fresh process (so the peak resident memory is that run's),
+and prints one line per run: CPU seconds of the whole run (world included), per epoch, of the
+selections alone (the end of each epoch: scores and exploration), the peak resident memory,
+and the last epoch's receive rate, mean delay and degree.  The first process also runs a
+200-node world so compilation stays out of the times.  ``docs/performance.md`` ("Topiary")
+has the numbers.
 
 Usage::
 
@@ -31,7 +32,8 @@ def _cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def one_run(nodes: int, epochs: int, exploration: str, seed: int) -> dict:
+def one_run(nodes: int, epochs: int, exploration: str, seed: int,
+            scenario: str = "unit-square") -> dict:
     """One run in this process; the row of the table."""
     import numpy as np
 
@@ -40,7 +42,7 @@ def one_run(nodes: int, epochs: int, exploration: str, seed: int) -> dict:
     from hedgerow.scenarios.epochs import run_protocol
     from hedgerow.scenarios.world import make_world
 
-    warm = make_world("unit-square", seed=seed, nodes=200, epochs=2, messages=50)
+    warm = make_world(scenario, seed=seed, nodes=200, epochs=2, messages=50)
     run_protocol(Topiary(exploration=exploration), warm)
     selections: list[float] = []
     select = Topiary.select
@@ -54,7 +56,7 @@ def one_run(nodes: int, epochs: int, exploration: str, seed: int) -> dict:
 
     Topiary.select = timed  # type: ignore[method-assign]
     t0, w0 = _cpu(), time.perf_counter()
-    world = make_world("unit-square", seed=seed, nodes=nodes, epochs=epochs)
+    world = make_world(scenario, seed=seed, nodes=nodes, epochs=epochs)
     t_world = _cpu() - t0
     marks: list[float] = []
     proto = Topiary(exploration=exploration)
@@ -63,7 +65,8 @@ def one_run(nodes: int, epochs: int, exploration: str, seed: int) -> dict:
     per_epoch = [b - a for a, b in zip([t0 + t_world, *marks[:-1]], marks, strict=True)]
     last = res.rows[-1]
     return {
-        "nodes": nodes, "epochs": epochs, "exploration": exploration, "seed": seed,
+        "scenario": scenario, "nodes": nodes, "epochs": epochs, "exploration": exploration,
+        "seed": seed,
         "cpu_s": round(total, 1), "world_cpu_s": round(t_world, 1),
         "epoch_cpu_s": [round(x, 1) for x in per_epoch],
         "select_cpu_s": [round(x, 1) for x in selections],
@@ -84,22 +87,26 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--nodes", type=int, default=10_000)
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--scenario", default="unit-square",
+                    help="a sized world (the 100K head-to-head's: unit-square, cities-placed, "
+                         "rss-unit-square)")
     ap.add_argument("--exploration", nargs="+", default=["table", "topics"],
                     choices=["table", "topics"])
     ap.add_argument("--json", help="append one JSON line per run to this file")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.child:
-        print(json.dumps(one_run(a.nodes, a.epochs, a.exploration[0], a.seed)))
+        print(json.dumps(one_run(a.nodes, a.epochs, a.exploration[0], a.seed, a.scenario)))
         return
     for how in a.exploration:
         out = subprocess.run(
             [sys.executable, __file__, "--child", "--nodes", str(a.nodes), "--epochs",
-             str(a.epochs), "--seed", str(a.seed), "--exploration", how],
+             str(a.epochs), "--seed", str(a.seed), "--exploration", how,
+             "--scenario", a.scenario],
             check=True, capture_output=True, text=True,
         ).stdout.strip().splitlines()[-1]
         row = json.loads(out)
-        print(f"{how:7s} {a.nodes:>7,} nodes, {a.epochs} epochs: {row['cpu_s']} CPU s "
+        print(f"{a.scenario} {how:7s} {a.nodes:>7,} nodes, {a.epochs} epochs: {row['cpu_s']} CPU s "
               f"(world {row['world_cpu_s']}; epochs {row['epoch_cpu_s']}; selections "
               f"{row['select_cpu_s']}), {row['wall_s']} s wall, peak {row['peak_mib']} MiB, "
               f"receive {row['receive_rate']}, delay {row['delay_mean_ms']} ms, degree "
