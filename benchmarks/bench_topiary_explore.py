@@ -41,6 +41,7 @@ def one_run(nodes: int, epochs: int, exploration: str, seed: int,
     from hedgerow.protocols.topiary import Topiary
     from hedgerow.scenarios.epochs import run_protocol
     from hedgerow.scenarios.world import make_world
+    from hedgerow.scenarios.world.catalogue import protocol_params
 
     warm = make_world(scenario, seed=seed, nodes=200, epochs=2, messages=50)
     run_protocol(Topiary(exploration=exploration), warm)
@@ -59,7 +60,8 @@ def one_run(nodes: int, epochs: int, exploration: str, seed: int,
     world = make_world(scenario, seed=seed, nodes=nodes, epochs=epochs)
     t_world = _cpu() - t0
     marks: list[float] = []
-    proto = Topiary(exploration=exploration)
+    # the world's bound values (d: 5 on the cities, 6 on the unit square), as a spec's run has
+    proto = Topiary(**protocol_params(world.scenario, "topiary", {"exploration": exploration}))
     res = run_protocol(proto, world, keep_outs=True, on_epoch=lambda row: marks.append(_cpu()))
     total = _cpu() - t0
     per_epoch = [b - a for a, b in zip([t0 + t_world, *marks[:-1]], marks, strict=True)]
