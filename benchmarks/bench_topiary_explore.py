@@ -15,6 +15,7 @@ Usage::
     python benchmarks/bench_topiary_explore.py --nodes 30000 --epochs 2 --exploration topics
     python benchmarks/bench_topiary_explore.py --nodes 100000 --epochs 2 --exploration topics \\
         --json rows.jsonl
+    python benchmarks/bench_topiary_explore.py --nodes 1000 --epochs 30 --seeds 1 2 3 4
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -89,6 +91,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--nodes", type=int, default=10_000)
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seeds", type=int, nargs="+",
+                    help="several seeds, one run each; prints the mean of the last 5 epochs")
     ap.add_argument("--scenario", default="unit-square",
                     help="a sized world (the 100K head-to-head's: unit-square, cities-placed, "
                          "rss-unit-square)")
@@ -100,23 +104,35 @@ def main(argv: list[str] | None = None) -> None:
     if a.child:
         print(json.dumps(one_run(a.nodes, a.epochs, a.exploration[0], a.seed, a.scenario)))
         return
+    seeds = a.seeds or [a.seed]
+    settled: dict[str, list[tuple[float, float]]] = {}
     for how in a.exploration:
-        out = subprocess.run(
-            [sys.executable, __file__, "--child", "--nodes", str(a.nodes), "--epochs",
-             str(a.epochs), "--seed", str(a.seed), "--exploration", how,
-             "--scenario", a.scenario],
-            check=True, capture_output=True, text=True,
-        ).stdout.strip().splitlines()[-1]
-        row = json.loads(out)
-        print(f"{a.scenario} {how:7s} {a.nodes:>7,} nodes, {a.epochs} epochs: {row['cpu_s']} CPU s "
-              f"(world {row['world_cpu_s']}; epochs {row['epoch_cpu_s']}; selections "
-              f"{row['select_cpu_s']}), {row['wall_s']} s wall, peak {row['peak_mib']} MiB, "
-              f"receive {row['receive_rate']}, delay {row['delay_mean_ms']} ms, degree "
-              f"{row['avg_degree']}", flush=True)
-        if a.json:
-            with open(a.json, "a") as f:
-                f.write(json.dumps(row) + "\n")
-
+        for seed in seeds:
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", "--nodes", str(a.nodes), "--epochs",
+                 str(a.epochs), "--seed", str(seed), "--exploration", how,
+                 "--scenario", a.scenario],
+                check=True, capture_output=True, text=True,
+            ).stdout.strip().splitlines()[-1]
+            row = json.loads(out)
+            print(f"{a.scenario} {how:7s} {a.nodes:>7,} nodes, {a.epochs} epochs, seed {seed}: "
+                  f"{row['cpu_s']} CPU s (world {row['world_cpu_s']}; epochs "
+                  f"{row['epoch_cpu_s']}; selections {row['select_cpu_s']}), {row['wall_s']} s "
+                  f"wall, peak {row['peak_mib']} MiB, receive {row['receive_rate']}, delay "
+                  f"{row['delay_mean_ms']} ms, degree {row['avg_degree']}", flush=True)
+            tail = row["rows"][-5:]
+            settled.setdefault(how, []).append(
+                (statistics.mean(r["delay_mean_ms"] for r in tail),
+                 statistics.mean(r["receive_rate"] for r in tail)))
+            if a.json:
+                with open(a.json, "a") as f:
+                    f.write(json.dumps(row) + "\n")
+    if len(seeds) > 1:  # the law shows in the results: mean of the last 5 epochs over the seeds
+        for how, runs in settled.items():
+            delays = [d for d, _ in runs]
+            print(f"{how}: last 5 epochs over seeds {seeds}: delay "
+                  f"{statistics.mean(delays):.1f} ± {statistics.stdev(delays):.1f} ms, receive "
+                  f"{statistics.mean(r for _, r in runs):.4f}")
 
 if __name__ == "__main__":
     main()
