@@ -60,6 +60,7 @@ __all__ = [
     "GossipSubEngine",
     "Publications",
     "engine_bytes",
+    "idontwant_ring",
     "random_connections",
 ]
 
@@ -478,6 +479,31 @@ def engine_bytes(n: int, topics: int, nnz: int, max_deg: int, rows: int, message
             + e * (12.0 * max(ring, 1) + 88.0) + 4.0 * (float(messages) + nf) * 40.0)
 
 
+def idontwant_ring(params: Mapping[str, Any], sizes: ArrayLike) -> int:
+    """The ids each connection's IDONTWANT ring keeps: ``idontwant_memory`` when an IDONTWANT
+    can be sent (v1.2 and some message of at least ``idontwant_threshold`` bytes), else 1.
+
+    A ring is written only by an IDONTWANT and read only under v1.2, so a run that sends none
+    reads the same from a ring of one unused place as from ``idontwant_memory`` of them
+    (12 bytes a place per connection entry: 1.9 GiB at 100,000 nodes for nothing).
+
+    Examples
+    --------
+    >>> idontwant_ring({"variant": "v1.1", "idontwant_memory": 32}, [5000.0])
+    1
+    >>> s = {"variant": "v1.2", "idontwant_memory": 32, "idontwant_threshold": 1000}
+    >>> idontwant_ring(s, [5000.0]), idontwant_ring(s, [10.0, 999.0])
+    (32, 1)
+    """
+    ring = max(int(params["idontwant_memory"]), 1)
+    thr = params.get("idontwant_threshold")
+    size = np.asarray(sizes, dtype=np.float64)
+    if (VARIANTS.index(params["variant"]) < 2 or thr is None or not size.size
+            or float(size.max()) < float(thr)):
+        return 1
+    return ring
+
+
 def topics_used(sub: np.ndarray, publisher: np.ndarray, topic: np.ndarray,
                 attackers: np.ndarray | None = None) -> np.ndarray:
     """``(n, T)`` uint8: the topics each node may use, those it subscribes to or publishes on
@@ -617,6 +643,7 @@ class GossipSubEngine:
         if flags.shape != (n,):
             raise ParameterError(f"attack: flags for {len(flags)} nodes, the subscriptions "
                                  f"have {n}", key="attackers")
+        ring = idontwant_ring(s, pubs.size)
         # the (connection, topic) slots: only the topics both ends may use
         slot_map = K.slot_map(conn.indptr, conn.indices,
                               topics_used(sub, pubs.publisher, pubs.topic, flags))
@@ -624,8 +651,7 @@ class GossipSubEngine:
         topic_peers = float(sub.sum(axis=1, dtype=np.int64)[conn.indices].sum())
         # with scoring, the score's counters of each slot too (about 55 B)
         check_memory(f"gossipsub engine ({n:,} nodes, {nnz:,} connection entries, {T:,} topics)",
-                     engine_bytes(n, T, nnz, max_deg, rows, M, int(s["idontwant_memory"]),
-                                  n_slots, topic_peers)
+                     engine_bytes(n, T, nnz, max_deg, rows, M, ring, n_slots, topic_peers)
                      + (n_slots * 55.0 if s["scoring"] else 0.0))
         self.n = n
         self.n_topics = T
@@ -708,10 +734,17 @@ class GossipSubEngine:
                    np.full(nnz if s["heartbeat_phase"] == "sync" and network.jitter_ms == 0
                            else 0, -np.inf))
         ns = n_slots + 1  # the slots and the spare one a missing slot reads (K._slot)
+        # the mesh (or fanout) list of (node v, topic tp), row v * T + tp, holds entries of v
+        # that have a slot on tp (a mesh change writes the slot: _check_spare_slot), so its
+        # row has one place per such slot (not one per connection of the best-connected node
+        # for every (node, topic): 3 GiB at 100,000 nodes); the spare places after the last
+        # row keep a missing slot's write (an error the run then reports) inside the array
+        mesh_ptr = np.zeros(n * T + 1, dtype=np.int64)
+        np.cumsum(np.bincount(conn.row_of[slot_map[2]].astype(np.int64) * T + slot_map[1],
+                              minlength=n * T), out=mesh_ptr[1:])
         self._X = (
             z(ns, dtype=np.uint8),                                  # 0 mesh (or fanout) flag
-            np.full((n * T, max(int(np.diff(conn.indptr).max(initial=0)), 1)), -1,
-                    dtype=np.int32),                               # 1 mesh lists
+            np.full(int(mesh_ptr[-1]) + max_deg + 1, -1, dtype=np.int32),  # 1 mesh lists
             z(n * T, dtype=np.int64),                               # 2 mesh size
             np.full(ns, -np.inf),                                   # 3 backoff until
             np.full(n * T, -np.inf),                                # 4 last publication
@@ -729,6 +762,7 @@ class GossipSubEngine:
             z(n, dtype=np.int64),                                   # 16 own heartbeats run
             z(ns if s["scoring"] else 0, dtype=np.uint8),           # 17 counted since read
             z(nnz if s["scoring"] else 0, dtype=np.uint8),          # 18 penalised since read
+            mesh_ptr,                                               # 19 mesh lists' rows
         )
         #: scores computed in the kernel at each heartbeat (``score_fn.native``)
         self.score_in_kernel = bool(s["scoring"]) and ZK.check_native(score_fn)
@@ -739,7 +773,6 @@ class GossipSubEngine:
                                      getattr(score_fn, "ip_group", None), n_slots + 1)
         else:
             self._Z = ZK.empty_state()
-        ring = max(int(s["idontwant_memory"]), 1)
         self._U = (np.full((nnz, ring), -1, dtype=np.int32), z(nnz, dtype=np.int32),
                    np.full((nnz, ring), np.inf))
         cap = max(64, 4 * M + 4 * n)
@@ -1005,9 +1038,10 @@ class GossipSubEngine:
 
     def mesh_lists(self) -> list[list[np.ndarray]]:
         """Per node and topic, the CSR entries of its mesh (or fanout) list, as kept."""
-        ml, md = self._X[1], self._X[2]
+        ml, md, mp = self._X[1], self._X[2], self._X[19]
         T = self.n_topics
-        return [[ml[v * T + t, :md[v * T + t]].copy() for t in range(T)] for v in range(self.n)]
+        return [[ml[mp[r]:mp[r] + md[r]].copy() for r in range(v * T, v * T + T)]
+                for v in range(self.n)]
 
     def backoff_until(self) -> np.ndarray:
         """``(nnz, T)`` time (ms) until which ``v`` does not graft ``w`` (``-inf``: none)."""

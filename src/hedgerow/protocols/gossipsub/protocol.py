@@ -47,6 +47,7 @@ from hedgerow.protocols.gossipsub.engine import (
     EngineAttack,
     GossipSubEngine,
     engine_bytes,
+    idontwant_ring,
     random_connections,
     settings,
 )
@@ -373,7 +374,7 @@ class GossipSub(ClockProtocol):
         plan = None if attack is None else attack.sybil
         if plan is None:
             _refuse_early(instance.n_nodes, instance.n_topics, values["connections"],
-                          len(publications), int(settings(s)["idontwant_memory"]),
+                          len(publications), idontwant_ring(settings(s), publications.size),
                           int(subs.sum(axis=1).min(initial=0)))
             conn = random_connections(instance.n_nodes, values["connections"],
                                       streams.stream("connections"), subs,
