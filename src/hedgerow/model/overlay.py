@@ -9,7 +9,6 @@ import scipy.sparse as sp
 
 from hedgerow.errors import ParameterError
 
-
 #: rows of links turned into Python integers at a time (:meth:`Overlay.from_edges`)
 _BLOCK = 1 << 16
 
