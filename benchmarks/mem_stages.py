@@ -160,7 +160,7 @@ def child(protocol: str, world: str, nodes: int) -> dict[str, Any]:
     return {
         "protocol": protocol, "world": world, "nodes": nodes, "status": row["status"],
         "error": row.get("error"), "wall_s": wall, "cpu_s": row["cpu_seconds"],
-        "peak_mib": row["peak_rss_mib"],
+        "peak_mib": tracker.table["execute"]["peak"] / mib,
         "receive_rate": row.get("receive_rate", row.get("metric_receive_rate")),
         "stages": {k: {"calls": v["calls"], "start_mib": v["start"] / mib,
                        "peak_mib": v["peak"] / mib, "end_mib": v["end"] / mib}

@@ -317,8 +317,8 @@ def _grow_heap(H, S, need):
         cap *= 2
     nt = np.empty(cap, dtype=np.float64)
     nk = np.empty(cap, dtype=np.int64)
-    na = np.empty(cap, dtype=np.int64)
-    nb = np.empty(cap, dtype=np.int64)
+    na = np.empty(cap, dtype=h_a.dtype)
+    nb = np.empty(cap, dtype=h_b.dtype)
     nc = np.empty(cap, dtype=np.int64)
     nt[:size] = h_t[:size]
     nk[:size] = h_k[:size]

@@ -254,7 +254,8 @@ def _refuse_early(n: int, topics: int, peers: int, messages: int, ring: int,
     nnz = int(2 * n * k * max(0.0, 1.0 - 2.0 * k / (n - 1)))
     check_memory(f"gossipsub engine ({n:,} nodes, at least {nnz:,} connection entries, "
                  f"{topics:,} topics)", engine_bytes(n, topics, nnz, k, messages, messages, ring,
-                                                     slots=0.0, topic_peers=nnz * min_subs))
+                                                     slots=0.0, topic_peers=nnz * min_subs,
+                                                     subscriptions=n * min_subs))
 
 
 class GossipSub(ClockProtocol):
