@@ -898,12 +898,15 @@ def test_mesh_lists_have_a_place_per_slot_and_hold_the_flagged_entries():
 
 
 def test_heap_gives_back_its_room_when_drained_and_the_run_is_the_same():
-    a, _, _ = _engine(n=120, topics=3, messages=80)
-    b, _, _ = _engine(n=120, topics=3, messages=80)
+    kw = dict(n=200, topics=20, share=0.4, peers=30, messages=80)
+    a, _, _ = _engine(**kw)
+    b, _, _ = _engine(**kw)
     b._heap_room = 1 << 40  # never shrinks
+    first = len(a._GR[0][0])
     for t in (8000.0, 12000.0, 40000.0):
         a.run_until(t)
         b.run_until(t)
+    assert a._heap_most > 4 * first  # a heartbeat's control made it grow
     assert a.memory_bytes()["heap_most"] > 4 * sum(x.nbytes for x in a._GR[0])
     assert len(a._GR[0][0]) < len(b._GR[0][0])
     assert np.array_equal(a.arrival, b.arrival) and np.array_equal(a.parent, b.parent)
