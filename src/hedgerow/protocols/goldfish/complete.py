@@ -890,6 +890,21 @@ def _loss_line(a, c, a0, c0, var, row, nbr, w, nc, s1, s2, xo, nrm, qa, qb, qc):
     return tot + np.sqrt(np.sum(a * a)) + np.sqrt(np.sum(c * c))
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _step_moments(new, prev, d, n):
+    """The step ``d = new - prev`` (written) and its moments ``(d·d, prev·d, prev·prev)``
+    over the first ``n`` entries: the norm of ``prev + f d`` is a quadratic in ``f``."""
+    d2 = 0.0
+    pd = 0.0
+    p2 = 0.0
+    for i in range(n):
+        d[i] = new[i] - prev[i]
+        d2 += d[i] * d[i]
+        pd += prev[i] * d[i]
+        p2 += prev[i] * prev[i]
+    return d2, pd, p2
+
+
 @numba.njit(cache=True, fastmath=True)
 def _line_at(f, w, qa, qb, qc):
     """The terms' part of the loss at ``f`` along the line of :func:`_loss_line` (summed in
@@ -1098,22 +1113,8 @@ def _mm(a, c, var, row, nbr, w, nc, s1, s2, xo, max_steps, tol, floor, eps0, shr
             # how far along the step, found in the pass that evaluates the MM point
             cur = _loss_line(a, cp, aprev, cprev, var, rp, op, w, nc, s1, s2, xo, nrm, qa,
                              qb, qc)
-            dc2 = 0.0
-            pc = 0.0
-            c02 = 0.0
-            for r in range(p):
-                dc[r] = cp[r] - cprev[r]
-                dc2 += dc[r] * dc[r]
-                pc += cprev[r] * dc[r]
-                c02 += cprev[r] * cprev[r]
-            da2 = 0.0
-            pa = 0.0
-            a02 = 0.0
-            for v in range(s):
-                da[v] = a[v] - aprev[v]
-                da2 += da[v] * da[v]
-                pa += aprev[v] * da[v]
-                a02 += aprev[v] * aprev[v]
+            dc2, pc, c02 = _step_moments(cp, cprev, dc, p)
+            da2, pa, a02 = _step_moments(a, aprev, da, s)
             f = relax
             took = 0.0
             for _try in range(tries):

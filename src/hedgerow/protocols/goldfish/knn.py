@@ -643,20 +643,23 @@ def _pairs_core(x, obs, dag, k, mptr, mrow):
             if nobs[r] >= 2 and miss[r] != bmiss[b]:
                 bsame[b] = False
     # per column its † rows in increasing order, and where each block's start in that list
-    dptr = np.zeros(q + 1, dtype=np.int64)
+    # (the † cells in row-major order, bucketed by column: each column's rows stay increasing)
+    ndag = 0
     for r in range(p):
         for j in range(q):
             if dag[r, j]:
-                dptr[j + 1] += 1
-    for j in range(q):
-        dptr[j + 1] += dptr[j]
-    drow = np.empty(dptr[q], dtype=np.int64)
-    dfill = dptr[:-1].copy()
+                ndag += 1
+    dcol = np.empty(ndag, dtype=np.int64)
+    dcell = np.empty(ndag, dtype=np.int64)
+    t = 0
     for r in range(p):
         for j in range(q):
             if dag[r, j]:
-                drow[dfill[j]] = r
-                dfill[j] += 1
+                dcol[t] = j
+                dcell[t] = r
+                t += 1
+    dptr, dorder = bucket(dcol, q)
+    drow = dcell[dorder]
     dfirst = np.empty((nb, q), dtype=np.int64)
     for j in range(q):
         t = dptr[j]
