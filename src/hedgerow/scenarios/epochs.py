@@ -502,8 +502,7 @@ def _run_clock(
         end = warm + (float(published.max()) if m else 0.0) + proto.drain_time()
         engine.run_until(end)
         d = engine.delivery(base)
-        rec = EpochDelivery.empty(ep.publisher, ep.topic, n)
-        rec.add(np.arange(m), d)
+        rec = EpochDelivery.whole(ep.publisher, ep.topic, d)
         if world.contended:
             rec.wire = d
         ep.rec = rec
