@@ -861,7 +861,8 @@ class GossipSubEngine:
         self._heap_most = max(self._heap_most, len(heap[0]))
         cap = max(self._heap_room, 2 * int(self._S[K.S_HEAP]))
         if len(heap[0]) > 4 * cap:
-            self._GR = (tuple(a[:cap].copy() for a in heap), *self._GR[1:])
+            h0, h1, h2, h3, h4 = (a[:cap].copy() for a in heap)
+            self._GR = ((h0, h1, h2, h3, h4), *self._GR[1:])
 
     def _refresh_scores(self) -> None:
         """The scores, computed at the heartbeat that comes next (the kernel stopped before it)."""
