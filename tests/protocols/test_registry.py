@@ -83,7 +83,7 @@ def test_help_lists_every_protocol_with_capabilities_and_parameters():
     assert "spidercast [static/maintained]: kg, kr, margin, adaptive" in protocol_help()
     adaptive = protocol_help("adaptive").splitlines()
     assert [x.split(" ", 1)[0] for x in adaptive] == protocol_names("adaptive")
-    assert "topiary [adaptive]: d, wc, wd, ww, eta, keep" in adaptive
+    assert "topiary [adaptive]: d, wc, wd, ww, eta, keep, exploration" in adaptive
     assert all(" [adaptive]: " in x for x in adaptive)
 
 

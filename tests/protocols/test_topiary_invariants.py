@@ -101,7 +101,7 @@ def test_traffic_settings_belong_to_the_world():
     for name in ("epochs", "messages", "ttl", "latency"):
         with pytest.raises(ParameterError, match=f"unknown parameter '{name}'"):
             Topiary(**{name: 1})
-    assert list(Topiary.params) == ["d", "wc", "wd", "ww", "eta", "keep"]
+    assert list(Topiary.params) == ["d", "wc", "wd", "ww", "eta", "keep", "exploration"]
     res = simulate("topiary", "cities", epochs=2, topics=10, messages=30, ttl=0)
     sc = res.world.scenario
     assert (sc.epochs, sc.messages, sc.ttl) == (2, 30, 0)

@@ -9,6 +9,9 @@ import scipy.sparse as sp
 
 from hedgerow.errors import ParameterError
 
+#: rows of links turned into Python integers at a time (:meth:`Overlay.from_edges`)
+_BLOCK = 1 << 16
+
 
 class Overlay:
     """A graph on nodes ``0..n_nodes-1``.
@@ -138,9 +141,28 @@ class Overlay:
 
     @classmethod
     def from_edges(cls, n_nodes: int, edges, *, directed: bool = False) -> Overlay:
-        """Build from an iterable or ``(m, 2)`` array of links."""
+        """Build from an iterable or ``(m, 2)`` array of links.
+
+        Repeated links (and, undirected, a link and its reverse) are dropped before the
+        neighbour sets are filled, keeping each link's first place, and the rest is handed over
+        a block at a time: the sets get the same members in the same order as from every row,
+        without a Python list of every row (a mesh's rows at 100,000 nodes are 16 million).
+
+        Examples
+        --------
+        >>> ov = Overlay.from_edges(4, [(0, 1), (1, 0), (2, 3), (0, 1)])
+        >>> ov.n_edges, sorted(ov.neighbors(0))
+        (2, [1])
+        """
         ov = cls(n_nodes, directed=directed)
-        ov.add_edges(np.asarray(edges, dtype=np.int64).reshape(-1, 2).tolist())
+        e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+        if len(e) > 1 and e.min() >= 0 and e.max() < n_nodes:  # else add_edge names the bad one
+            a, b = (e[:, 0], e[:, 1]) if directed else (e.min(axis=1), e.max(axis=1))
+            _, first = np.unique(a * np.int64(n_nodes) + b, return_index=True)
+            if len(first) < len(e):
+                e = e[np.sort(first)]
+        for lo in range(0, len(e), _BLOCK):
+            ov.add_edges(e[lo:lo + _BLOCK].tolist())
         return ov
 
     def copy(self) -> Overlay:

@@ -329,6 +329,21 @@ class AdaptiveProtocol(OverlayProtocol, ABC):
     #: the last epoch's out-link table, set by the scenario's epoch loop
     out_: np.ndarray
 
+    def uses_linked_table(self) -> bool:
+        """Whether this run's :meth:`select` reads the loop's ``n x n`` ``linked`` table.
+
+        :attr:`needs_linked` by default; a protocol whose parameters decide it (Topiary's
+        ``exploration``) overrides this.  The epoch loop allocates the table, and counts it
+        in its memory estimate, only when this is true.
+
+        Examples
+        --------
+        >>> from hedgerow.protocols import get_protocol
+        >>> get_protocol("perigee").uses_linked_table()
+        False
+        """
+        return self.needs_linked
+
     @abstractmethod
     def out_degree(self) -> int:
         """``d``, the out-link slots of every node."""
@@ -361,7 +376,7 @@ class AdaptiveProtocol(OverlayProtocol, ABC):
         """Next epoch's out-links and each node's score (``nan`` where it has none).
 
         ``linked[v, u]`` is true when ``u`` is a neighbour of ``v`` in either
-        direction (an empty ``(0, 0)`` table when :attr:`needs_linked` is false);
+        direction (an empty ``(0, 0)`` table when :meth:`uses_linked_table` is false);
         only ``active`` nodes re-select.  Random draws come from
         streams taken in :meth:`start` (the epoch loop passes none).
         """

@@ -502,8 +502,7 @@ def _run_clock(
         end = warm + (float(published.max()) if m else 0.0) + proto.drain_time()
         engine.run_until(end)
         d = engine.delivery(base)
-        rec = EpochDelivery.empty(ep.publisher, ep.topic, n)
-        rec.add(np.arange(m), d)
+        rec = EpochDelivery.whole(ep.publisher, ep.topic, d)
         if world.contended:
             rec.wire = d
         ep.rec = rec
@@ -562,10 +561,11 @@ def _run_adaptive(
     n = world.n_nodes
     proto._validate(inst)
     messages = int(world.scenario.messages)
-    pair = int(proto.needs_linked) + proto.pair_bytes
+    table = proto.uses_linked_table()
+    pair = int(table) + proto.pair_bytes
     check_memory(f"{proto.name} on {n:,} nodes ({pair} byte{'s' * (pair != 1)} per pair of nodes "
                  f"and {messages:,} messages per epoch)",
-                 adaptive_bytes(n, messages, proto.pair_bytes, proto.needs_linked))
+                 adaptive_bytes(n, messages, proto.pair_bytes, table))
     d = proto.out_degree()
     fixed = None if world.attack is None else world.attack.fixed_edges
     out = proto.start(inst, proto.streams(world.seed), world.active)
@@ -592,8 +592,8 @@ def _run_adaptive(
         ep.rec = _disseminate(world, indptr, indices, ep.publisher, ep.topic, policy,
                               record_edges=True, on_chunk=feed, silent=ep.silent,
                               epoch=ep.number, control=proto.control_traffic)
-        linked = np.zeros((n, n) if proto.needs_linked else (0, 0), dtype=bool)
-        if proto.needs_linked:
+        linked = np.zeros((n, n) if table else (0, 0), dtype=bool)
+        if table:
             linked[np.repeat(np.arange(n), np.diff(indptr)), indices] = True
         ep.new_out, ep.score = proto.select(state, inst, out, linked, ep.selecting)
         ok = out.reshape(-1) >= 0

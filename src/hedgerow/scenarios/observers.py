@@ -214,6 +214,32 @@ class EpochDelivery:
             duplicates=np.zeros(m, dtype=np.int64),
         )
 
+    @classmethod
+    def whole(cls, publisher: np.ndarray, topic: np.ndarray, dl: Any) -> EpochDelivery:
+        """Every message of the epoch from one :class:`~hedgerow.dissemination.Delivery`: its
+        arrays held as they are (cast only where their type differs), not copied into
+        :meth:`empty` ones as :meth:`add` does chunk by chunk.
+
+        Examples
+        --------
+        >>> from types import SimpleNamespace
+        >>> dl = SimpleNamespace(arrival=np.zeros((2, 3)), hops=np.zeros((2, 3), np.int32),
+        ...                      copies=np.ones(2, np.int64), relay_copies=np.zeros(2, np.int64),
+        ...                      duplicates=np.zeros(2, np.int64))
+        >>> rec = EpochDelivery.whole(np.array([0, 1]), np.array([0, 0]), dl)
+        >>> rec.arrival is dl.arrival, rec.copies.tolist()
+        (True, [1, 1])
+        """
+        return cls(
+            publisher=publisher,
+            topic=topic,
+            arrival=np.asarray(dl.arrival, dtype=np.float64),
+            hops=np.asarray(dl.hops, dtype=np.int32),
+            copies=np.asarray(dl.copies, dtype=np.int64),
+            relay_copies=np.asarray(dl.relay_copies, dtype=np.int64),
+            duplicates=np.asarray(dl.duplicates, dtype=np.int64),
+        )
+
     def add(self, sel: np.ndarray, dl: Any) -> None:
         """Store one chunk's :class:`~hedgerow.dissemination.Delivery` at messages ``sel``."""
         self.arrival[sel] = np.asarray(dl.arrival, dtype=np.float64)

@@ -14,12 +14,14 @@ import pytest
 
 from hedgerow.dissemination.contended import Network
 from hedgerow.errors import ParameterError
+from hedgerow.model.overlay import Overlay
 from hedgerow.protocols.gossipsub import (
     Connections,
     GossipSubEngine,
     Publications,
     random_connections,
 )
+from hedgerow.protocols.gossipsub.engine import engine_bytes
 
 
 def _engine(*, n=60, topics=2, peers=16, share=0.7, messages=40, size=2000.0, upload=50.0,
@@ -863,3 +865,83 @@ def test_topic_dials_draw_as_the_listed_free_subscribers(n, peers, topics, p, to
     old = _topic_dials_by_list(n, peers, np.random.default_rng(seed), subs, topic_peers)
     assert np.array_equal(new.indptr, old.indptr) and np.array_equal(new.indices, old.indices)
     assert len(new.indices) > 2 * n * -(-peers // 2)  # the topic dials did add connections
+
+
+# ---------------------------------------------------------------------------
+# memory: what the engine holds, and the estimate that refuses a run that will not fit
+
+
+def test_overlay_is_the_mesh_rows_union_in_the_same_order():
+    """The overlay found on entries has the neighbour sets (and their order) of the rows."""
+    eng, _, _ = _engine(n=80, topics=4, share=0.5, messages=30, d=4, d_lo=3, d_hi=6, d_out=1,
+                        d_score=2)
+    eng.run_until(20000.0)
+    new = eng.overlay()
+    old = Overlay.from_edges(eng.n, eng.mesh_rows()[:, :2])
+    assert new.n_edges > eng.n
+    assert [list(s) for s in new._adj] == [list(s) for s in old._adj]
+
+
+def test_mesh_lists_have_a_place_per_slot_and_hold_the_flagged_entries():
+    eng, _, _ = _engine(n=60, topics=3, share=0.5, messages=20)
+    eng.run_until(15000.0)
+    T = eng.n_topics
+    ptr = eng._X[19]
+    slot_rows = eng.connections.row_of[eng._G[18][:eng.n_slots]] * T + eng._G[17][:eng.n_slots]
+    assert np.array_equal(np.diff(ptr), np.bincount(slot_rows, minlength=eng.n * T))
+    flags = eng.mesh_flags()
+    for v in range(eng.n):
+        for t in range(T):
+            held = sorted(eng.mesh_lists()[v][t].tolist())
+            lo, hi = eng.connections.indptr[v], eng.connections.indptr[v + 1]
+            assert held == [e for e in range(lo, hi) if flags[e, t]]
+
+
+def test_heap_gives_back_its_room_when_drained_and_the_run_is_the_same():
+    kw = dict(n=200, topics=20, share=0.4, peers=30, messages=80)
+    a, _, _ = _engine(**kw)
+    b, _, _ = _engine(**kw)
+    b._heap_room = 1 << 40  # never shrinks
+    first = len(a._GR[0][0])
+    for t in (8000.0, 12000.0, 40000.0):
+        a.run_until(t)
+        b.run_until(t)
+    assert a._heap_most > 4 * first  # a heartbeat's control made it grow
+    assert a.memory_bytes()["heap_most"] > 4 * sum(x.nbytes for x in a._GR[0])
+    assert len(a._GR[0][0]) < len(b._GR[0][0])
+    assert np.array_equal(a.arrival, b.arrival) and np.array_equal(a.parent, b.parent)
+    assert a.control_messages == b.control_messages
+
+
+def test_idontwant_rings_are_one_place_unless_an_idontwant_can_be_sent():
+    small, _, _ = _engine(variant="v1.2", size=100.0, idontwant_threshold=1000)
+    big, _, _ = _engine(variant="v1.2", size=2000.0, idontwant_threshold=1000)
+    old, _, _ = _engine(variant="v1.1", size=2000.0)
+    assert small._U[0].shape[1] == 1 and old._U[0].shape[1] == 1
+    assert big._U[0].shape[1] == big.settings["idontwant_memory"]
+
+
+@pytest.mark.parametrize("n", [400, 800])
+def test_engine_bytes_counts_what_a_run_holds_within_a_quarter(n):
+    """The estimate against the engine's arrays after a whole run, the heap at its largest
+    and the relative arrivals the epoch's delivery keeps."""
+    rng = np.random.default_rng(n)
+    T, M = 20, 200
+    subs = rng.random((n, T)) < 0.2
+    conn = random_connections(n, 30, np.random.default_rng(1), subs, topic_peers=8)
+    topic = rng.integers(0, T, M)
+    publisher = np.array([rng.choice(np.flatnonzero(subs[:, t])) for t in topic])
+    pubs = Publications.create(publisher, topic, 10000.0 + np.sort(rng.random(M)) * 5000.0, 0.0)
+    eng = GossipSubEngine(subs, conn, np.full(conn.nnz, 30.0), np.full(n, 5.0),
+                          Network.uniform(n), pubs, {}, np.random.default_rng(2))
+    eng.run_until(10000.0)
+    base = eng.byte_counters()
+    eng.run_until(75000.0)
+    d = eng.delivery(base)
+    held = eng.memory_bytes()
+    measured = (sum(v for k, v in held.items() if k not in ("heap_most", "queues"))
+                + held["heap_most"] + eng._GR[1].nbytes + d.arrival.nbytes)
+    topic_peers = float(subs.sum(axis=1)[conn.indices].sum())
+    est = engine_bytes(n, T, conn.nnz, int(np.diff(conn.indptr).max()), M, M, 1,
+                       eng.n_slots, topic_peers, float(subs.sum()))
+    assert 0.75 <= est / measured <= 1.25, (est, measured, held)

@@ -317,8 +317,8 @@ def _grow_heap(H, S, need):
         cap *= 2
     nt = np.empty(cap, dtype=np.float64)
     nk = np.empty(cap, dtype=np.int64)
-    na = np.empty(cap, dtype=np.int64)
-    nb = np.empty(cap, dtype=np.int64)
+    na = np.empty(cap, dtype=h_a.dtype)
+    nb = np.empty(cap, dtype=h_b.dtype)
     nc = np.empty(cap, dtype=np.int64)
     nt[:size] = h_t[:size]
     nk[:size] = h_k[:size]
@@ -922,8 +922,9 @@ def _slot(G, e, tp):
 @numba.njit(**_HELPER_JIT)
 def _mesh_add(X, slot, row, e, now):
     mesh_flag, mlist, mdeg, graft_time = X[0], X[1], X[2], X[5]
+    mp = X[19]  # the mesh lists' rows: row r at mlist[mp[r]:mp[r + 1]]
     mesh_flag[slot] = 1
-    mlist[row, mdeg[row]] = e
+    mlist[mp[row] + mdeg[row]] = e
     mdeg[row] += 1
     graft_time[slot] = now
 
@@ -931,11 +932,12 @@ def _mesh_add(X, slot, row, e, now):
 @numba.njit(**_HELPER_JIT)
 def _mesh_remove(X, slot, row, e):
     mesh_flag, mlist, mdeg = X[0], X[1], X[2]
+    mp = X[19]  # the mesh lists' rows: row r at mlist[mp[r]:mp[r + 1]]
     mesh_flag[slot] = 0
     k = mdeg[row]
     for j in range(k):
-        if mlist[row, j] == e:
-            mlist[row, j] = mlist[row, k - 1]
+        if mlist[mp[row] + j] == e:
+            mlist[mp[row] + j] = mlist[mp[row] + k - 1]
             mdeg[row] = k - 1
             return
 
@@ -1117,13 +1119,14 @@ def _opportunistic_graft(G, P, H, S, F, W, M, X, idb, rs, buf, buf2, v, tp, T):
     uniform peers of the topic not in the mesh, not backed off and scored above that median."""
     indices, online, conn_up, cptr, cidx = G[1], G[11], G[13], G[14], G[15]
     mesh_flag, mlist, mdeg, backoff, score = X[0], X[1], X[2], X[3], X[8]
+    mp = X[19]  # the mesh lists' rows: row r at mlist[mp[r]:mp[r + 1]]
     now = F[0]
     row = v * T + tp
     cnt = mdeg[row]
     if cnt <= 1:
         return
     for j in range(cnt):
-        buf2[j] = mlist[row, j]
+        buf2[j] = mlist[mp[row] + j]
     for i in range(1, cnt):  # by score, lowest first
         x = buf2[i]
         j = i - 1
@@ -1340,6 +1343,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
     """One node's heartbeat: every topic's mesh (or fanout) maintained, gossip emitted."""
     indices, outbound, sub, online = G[1], G[5], G[6], G[11]
     mesh_flag, mlist, mdeg, backoff, lastpub = X[0], X[1], X[2], X[3], X[4]
+    mp = X[19]  # the mesh lists' rows: row r at mlist[mp[r]:mp[r + 1]]
     score = X[8]
     now = F[0]
     D = np.int64(P[P_D])
@@ -1359,7 +1363,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
             if scoring:  # drop mesh peers with a negative score (v1.1)
                 j = 0
                 while j < mdeg[row]:
-                    e = mlist[row, j]
+                    e = mlist[mp[row] + j]
                     if score[e] < 0:
                         s = _slot(G, e, tp)
                         _mesh_remove(X, s, row, e)
@@ -1394,7 +1398,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
             elif mdeg[row] > d_hi:
                 cnt = mdeg[row]
                 for j in range(cnt):
-                    buf2[j] = mlist[row, j]
+                    buf2[j] = mlist[mp[row] + j]
                 _sample(buf2, cnt, cnt, rs)  # shuffle
                 if scoring:  # by score, best first (stable over the shuffle)
                     for i in range(1, cnt):
@@ -1447,7 +1451,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
             if v11 and mdeg[row] >= d_lo:
                 n_out = 0
                 for j in range(mdeg[row]):
-                    if outbound[mlist[row, j]]:
+                    if outbound[mlist[mp[row] + j]]:
                         n_out += 1
                 if n_out < d_out:
                     k2 = 0
@@ -1470,7 +1474,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
         elif lastpub[row] != -np.inf:
             if lastpub[row] + P[P_FANOUT_TTL] < now:  # fanout expired
                 for j in range(mdeg[row]):
-                    mesh_flag[_slot(G, mlist[row, j], tp)] = 0
+                    mesh_flag[_slot(G, mlist[mp[row] + j], tp)] = 0
                 mdeg[row] = 0
                 lastpub[row] = -np.inf
                 continue
@@ -1489,7 +1493,7 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                 for i in range(took):
                     e = buf[i]
                     mesh_flag[_slot(G, e, tp)] = 1
-                    mlist[row, mdeg[row]] = e
+                    mlist[mp[row] + mdeg[row]] = e
                     mdeg[row] += 1
             _emit_gossip(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, v, tp, T)
 
@@ -1790,6 +1794,7 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
     compact = len(M[M_REFS]) > 0
     recv, dupb, crecv = W[6], W[7], W[4]
     mesh_flag, mlist, mdeg, backoff, lastpub = X[0], X[1], X[2], X[3], X[4]
+    mp = X[19]  # the mesh lists' rows: row r at mlist[mp[r]:mp[r + 1]]
     first_del, mesh_del, behaviour, score = X[6], X[7], X[11], X[8]
     mc_cnt, hbc = X[12], X[16]
     prom_m, prom_t = X[14], X[15]
@@ -1965,13 +1970,13 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                     S[S_IDS] = off + 1
                     ring = U[0].shape[1]
                     for j in range(mdeg[row]):  # the ring places each one writes: their
-                        _prefetch(U[1], rev[mlist[row, j]])  # lines asked for at once
+                        _prefetch(U[1], rev[mlist[mp[row] + j]])  # lines asked for at once
                     for j in range(mdeg[row]):
-                        at = rev[mlist[row, j]] * ring + U[1][rev[mlist[row, j]]]
+                        at = rev[mlist[mp[row] + j]] * ring + U[1][rev[mlist[mp[row] + j]]]
                         _prefetch(U[0], at)
                         _prefetch(U[2], at)
                     for j in range(mdeg[row]):
-                        _send_idontwant(G, P, S, F, W, U, rs, idb, w, mlist[row, j], m, off)
+                        _send_idontwant(G, P, S, F, W, U, rs, idb, w, mlist[mp[row] + j], m, off)
             ready = t + proc[w] + P[P_VAL_MS] + P[P_VAL_PER_BYTE] * size[m]
             _push_ready(H, S, RQ, ready, w, m, v)
             _ref(M, m)
@@ -2039,18 +2044,18 @@ def _events(G, P, M, W, X, U, GR, S, F, rs, RT, RQ, t_end, stop_at_heartbeat, pe
                     took = _sample(buf, kf, np.int64(P[P_D]), rs)
                     for i in range(took):
                         mesh_flag[_slot(G, buf[i], tp)] = 1
-                        mlist[row, mdeg[row]] = buf[i]
+                        mlist[mp[row] + mdeg[row]] = buf[i]
                         mdeg[row] += 1
                 lastpub[row] = t
             if idw_on:  # the rings _unwanted will scan: their lines asked for at once
                 ring = U[0].shape[1]
                 for j in range(mdeg[row]):
-                    e = mlist[row, j]
+                    e = mlist[mp[row] + j]
                     if arrival[r_m, indices[e]] != np.inf:
                         _prefetch(U[0], e * ring)
                         _prefetch(U[0], e * ring + ring - 1)
             for j in range(mdeg[row]):
-                e = mlist[row, j]
+                e = mlist[mp[row] + j]
                 x = indices[e]
                 if e == ein or x == origin:
                     continue
@@ -2143,6 +2148,7 @@ def leave(G, X, nodes, T):
     indptr, indices, rev, online = G[0], G[1], G[3], G[11]
     slot_ptr, slot_topic = G[16], G[17]
     flag, mlist, mdeg, lastpub, mc_cnt = X[0], X[1], X[2], X[4], X[12]
+    mp = X[19]  # the mesh lists' rows: row r at mlist[mp[r]:mp[r + 1]]
     for v in nodes:
         if not online[v]:
             continue
@@ -2150,8 +2156,8 @@ def leave(G, X, nodes, T):
         for tp in range(T):
             row = v * T + tp
             for j in range(mdeg[row]):
-                flag[_slot(G, mlist[row, j], tp)] = 0
-                mlist[row, j] = -1
+                flag[_slot(G, mlist[mp[row] + j], tp)] = 0
+                mlist[mp[row] + j] = -1
             mdeg[row] = 0
             lastpub[row] = -np.inf
         for e in range(indptr[v], indptr[v + 1]):
@@ -2165,9 +2171,9 @@ def leave(G, X, nodes, T):
                 row = w * T + tp
                 k = mdeg[row]
                 for j in range(k):
-                    if mlist[row, j] == r:
-                        mlist[row, j] = mlist[row, k - 1]
-                        mlist[row, k - 1] = -1
+                    if mlist[mp[row] + j] == r:
+                        mlist[mp[row] + j] = mlist[mp[row] + k - 1]
+                        mlist[mp[row] + k - 1] = -1
                         mdeg[row] = k - 1
                         break
         mc_cnt[v] = 0

@@ -60,6 +60,7 @@ __all__ = [
     "GossipSubEngine",
     "Publications",
     "engine_bytes",
+    "idontwant_ring",
     "random_connections",
 ]
 
@@ -444,38 +445,69 @@ ScoreFn = Callable[[Mapping[str, np.ndarray], float], np.ndarray]
 
 def engine_bytes(n: int, topics: int, nnz: int, max_deg: int, rows: int, messages: int,
                  ring: int = 32, slots: float | None = None,
-                 topic_peers: float | None = None) -> float:
-    """Bytes :class:`GossipSubEngine` allocates for its state, counted before it does.
+                 topic_peers: float | None = None, subscriptions: float | None = None) -> float:
+    """Bytes a run of :class:`GossipSubEngine` holds beyond its world, counted before it starts.
 
-    Per (message row, node): arrival and queue delay (8 B each), hops and parent (4 B each).
-    Per (connection, topic) slot (``slots`` of them, the topics both ends of a connection may
+    Per (message row, node): arrival and queue delay (8 B each), hops and parent (4 B each),
+    and the arrivals relative to publication that the epoch's delivery keeps (8 B).  Per
+    (connection, topic) slot (``slots`` of them, the topics both ends of a connection may
     use, :func:`~hedgerow.protocols.gossipsub._kernel.slot_map`; ``None``: every connection
     entry x every topic): the mesh flag, backoff, graft time, two delivery counters, its
-    topic and connection (42 B at most, counted as 48).  Per kept topic peer (``topic_peers``,
-    an entry and a topic its peer subscribes to; ``None``: every entry x every topic): 4 B.
-    Per (node, topic): the mesh list, one ``int32`` per connection of the best-connected
-    node, and three more words.  Per connection entry: the IDONTWANT ring (``ring`` ids and
-    times, 12 B each) and about 88 B of counters.  The event heap: ``4 (messages + n)``
-    entries of 40 B.  Measured against peak resident memory: 10,000 nodes on the unit
-    square (528,652 entries, most 75 per node, 100 topics at 20 %, 1,000 messages kept)
-    estimated 3.0 GiB when every entry had a slot for every topic (40 B each) and peaked at
-    3.8 GiB with the world and the rows (``docs/performance.md``); with 4.0 slots per entry
-    (the topics both ends subscribe to) the estimate is 0.89 GiB.
+    topic and connection (42 B at most, counted as 48) and its place in a mesh list (4 B).
+    Per kept topic peer (``topic_peers``, an entry and a topic its peer subscribes to;
+    ``None``: every entry x every topic): 4 B.  Per (node, topic): the mesh size, last
+    publication, mesh-size sums, the mesh list's and the topic peers' row pointers and the
+    subscription (48 B).  Per connection entry: the IDONTWANT ring (``ring`` ids and times,
+    12 B each) and about 88 B of counters.  The event heap (40 B an event): it holds about
+    32 events per (node, subscribed topic) at its largest (``subscriptions``; ``None``: every
+    node subscribes to every topic), at least ``4 (messages + n)``, while a heartbeat's
+    GRAFTs and gossip and the copies of the messages in flight wait (32 B an event:
+    an instant, a key, two ``int32`` ids and a packed word; counted as 40).
+
+    Tested against the engine's own arrays after a whole run (within 25 %), and measured
+    against peak resident memory: 15 % over the rise at 10,000 and 100,000 nodes
+    (``docs/performance.md``, "Where the heavy 100,000-node runs' memory goes").
 
     Examples
     --------
     >>> round(engine_bytes(10_000, 100, 528_652, 75, 1000, 1000) / 2**30, 2)  # every slot
-    3.32
+    4.52
     >>> round(engine_bytes(10_000, 100, 528_652, 75, 1000, 1000, slots=528_652 * 4.0,
-    ...                    topic_peers=528_652 * 20.0) / 2**30, 2)
-    0.89
+    ...                    topic_peers=528_652 * 20.0, subscriptions=200_000) / 2**30, 2)
+    0.96
     """
     nf, T, e = float(n), float(topics), float(nnz)
     sl = e * T if slots is None else float(slots)
     tpe = e * T if topic_peers is None else float(topic_peers)
-    return (float(rows) * nf * 24.0 + sl * 48.0 + tpe * 4.0
-            + nf * T * (4.0 * max(max_deg, 1) + 24.0)
-            + e * (12.0 * max(ring, 1) + 88.0) + 4.0 * (float(messages) + nf) * 40.0)
+    subs = nf * T if subscriptions is None else float(subscriptions)
+    heap = 40.0 * max(32.0 * subs, 4.0 * (float(messages) + nf))
+    return (float(rows) * nf * 32.0 + sl * 52.0 + tpe * 4.0 + nf * T * 48.0
+            + 4.0 * max(max_deg, 1) + e * (12.0 * max(ring, 1) + 88.0) + heap)
+
+
+def idontwant_ring(params: Mapping[str, Any], sizes: ArrayLike) -> int:
+    """The ids each connection's IDONTWANT ring keeps: ``idontwant_memory`` when an IDONTWANT
+    can be sent (v1.2 and some message of at least ``idontwant_threshold`` bytes), else 1.
+
+    A ring is written only by an IDONTWANT and read only under v1.2, so a run that sends none
+    reads the same from a ring of one unused place as from ``idontwant_memory`` of them
+    (12 bytes a place per connection entry: 1.9 GiB at 100,000 nodes for nothing).
+
+    Examples
+    --------
+    >>> idontwant_ring({"variant": "v1.1", "idontwant_memory": 32}, [5000.0])
+    1
+    >>> s = {"variant": "v1.2", "idontwant_memory": 32, "idontwant_threshold": 1000}
+    >>> idontwant_ring(s, [5000.0]), idontwant_ring(s, [10.0, 999.0])
+    (32, 1)
+    """
+    ring = max(int(params["idontwant_memory"]), 1)
+    thr = params.get("idontwant_threshold")
+    size = np.asarray(sizes, dtype=np.float64)
+    if (VARIANTS.index(params["variant"]) < 2 or thr is None or not size.size
+            or float(size.max()) < float(thr)):
+        return 1
+    return ring
 
 
 def topics_used(sub: np.ndarray, publisher: np.ndarray, topic: np.ndarray,
@@ -605,8 +637,9 @@ class GossipSubEngine:
             raise ParameterError("publications: a publisher is not a node", key="publications")
         if M and (pubs.topic.min() < 0 or pubs.topic.max() >= T):
             raise ParameterError("publications: a topic is out of range", key="publications")
-        if M >= 2**31 or n >= 2**31:
-            raise ParameterError("gossipsub: at most 2**31 messages and nodes", key="messages")
+        if M >= 2**31 or n >= 2**31 or connections.nnz >= 2**31:
+            raise ParameterError("gossipsub: at most 2**31 messages, nodes and connection "
+                                 "entries", key="messages")
         if s["scoring"] and score_fn is None:
             raise ParameterError("gossipsub: scoring needs a score function", key="scoring")
         nnz = conn.nnz
@@ -617,6 +650,7 @@ class GossipSubEngine:
         if flags.shape != (n,):
             raise ParameterError(f"attack: flags for {len(flags)} nodes, the subscriptions "
                                  f"have {n}", key="attackers")
+        ring = idontwant_ring(s, pubs.size)
         # the (connection, topic) slots: only the topics both ends may use
         slot_map = K.slot_map(conn.indptr, conn.indices,
                               topics_used(sub, pubs.publisher, pubs.topic, flags))
@@ -624,8 +658,8 @@ class GossipSubEngine:
         topic_peers = float(sub.sum(axis=1, dtype=np.int64)[conn.indices].sum())
         # with scoring, the score's counters of each slot too (about 55 B)
         check_memory(f"gossipsub engine ({n:,} nodes, {nnz:,} connection entries, {T:,} topics)",
-                     engine_bytes(n, T, nnz, max_deg, rows, M, int(s["idontwant_memory"]),
-                                  n_slots, topic_peers)
+                     engine_bytes(n, T, nnz, max_deg, rows, M, ring, n_slots, topic_peers,
+                                  float(sub.sum(dtype=np.int64)))
                      + (n_slots * 55.0 if s["scoring"] else 0.0))
         self.n = n
         self.n_topics = T
@@ -708,10 +742,17 @@ class GossipSubEngine:
                    np.full(nnz if s["heartbeat_phase"] == "sync" and network.jitter_ms == 0
                            else 0, -np.inf))
         ns = n_slots + 1  # the slots and the spare one a missing slot reads (K._slot)
+        # the mesh (or fanout) list of (node v, topic tp), row v * T + tp, holds entries of v
+        # that have a slot on tp (a mesh change writes the slot: _check_spare_slot), so its
+        # row has one place per such slot (not one per connection of the best-connected node
+        # for every (node, topic): 3 GiB at 100,000 nodes); the spare places after the last
+        # row keep a missing slot's write (an error the run then reports) inside the array
+        mesh_ptr = np.zeros(n * T + 1, dtype=np.int64)
+        np.cumsum(np.bincount(conn.row_of[slot_map[2]].astype(np.int64) * T + slot_map[1],
+                              minlength=n * T), out=mesh_ptr[1:])
         self._X = (
             z(ns, dtype=np.uint8),                                  # 0 mesh (or fanout) flag
-            np.full((n * T, max(int(np.diff(conn.indptr).max(initial=0)), 1)), -1,
-                    dtype=np.int32),                               # 1 mesh lists
+            np.full(int(mesh_ptr[-1]) + max_deg + 1, -1, dtype=np.int32),  # 1 mesh lists
             z(n * T, dtype=np.int64),                               # 2 mesh size
             np.full(ns, -np.inf),                                   # 3 backoff until
             np.full(n * T, -np.inf),                                # 4 last publication
@@ -729,6 +770,7 @@ class GossipSubEngine:
             z(n, dtype=np.int64),                                   # 16 own heartbeats run
             z(ns if s["scoring"] else 0, dtype=np.uint8),           # 17 counted since read
             z(nnz if s["scoring"] else 0, dtype=np.uint8),          # 18 penalised since read
+            mesh_ptr,                                               # 19 mesh lists' rows
         )
         #: scores computed in the kernel at each heartbeat (``score_fn.native``)
         self.score_in_kernel = bool(s["scoring"]) and ZK.check_native(score_fn)
@@ -739,12 +781,15 @@ class GossipSubEngine:
                                      getattr(score_fn, "ip_group", None), n_slots + 1)
         else:
             self._Z = ZK.empty_state()
-        ring = max(int(s["idontwant_memory"]), 1)
         self._U = (np.full((nnz, ring), -1, dtype=np.int32), z(nnz, dtype=np.int32),
                    np.full((nnz, ring), np.inf))
         cap = max(64, 4 * M + 4 * n)
-        heap = (np.empty(cap), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
-                np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64))
+        self._heap_room = cap  # the heap's first room, the least _shrink_heap leaves
+        self._heap_most = cap  # the most room it has had
+        # an event's instant, its kind and order, two ids (an entry, node, message or
+        # heartbeat number, or a control kind and topic: each below 2**31) and a packed word
+        heap = (np.empty(cap), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int32),
+                np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.int64))
         self._GR = (heap, np.empty(1024, dtype=np.int32), np.empty((n, 16), dtype=np.int32),
                     np.empty((n, 16), dtype=np.int32), K.retrans_table(), K.ready_queue())
         self._S = z(K.N_SCALARS, dtype=np.int64)
@@ -802,6 +847,22 @@ class GossipSubEngine:
             self._refresh_scores()
         self._F[0] = max(self._F[0], t)
         self._check_spare_slot()
+        self._shrink_heap()
+
+    def _shrink_heap(self) -> None:
+        """Give back the event heap's room when it holds under an eighth of it.
+
+        The heap doubles while messages and a heartbeat's control are in flight (to about
+        50 million events at 100,000 nodes, 2 GiB); a drained run holds a few heartbeats.
+        The events keep their places (the heap's order is that of its first entries), so the
+        run is the same; only the room beyond twice what is held goes.
+        """
+        heap = self._GR[0]
+        self._heap_most = max(self._heap_most, len(heap[0]))
+        cap = max(self._heap_room, 2 * int(self._S[K.S_HEAP]))
+        if len(heap[0]) > 4 * cap:
+            h0, h1, h2, h3, h4 = (a[:cap].copy() for a in heap)
+            self._GR = ((h0, h1, h2, h3, h4), *self._GR[1:])
 
     def _refresh_scores(self) -> None:
         """The scores, computed at the heartbeat that comes next (the kernel stopped before it)."""
@@ -1005,9 +1066,10 @@ class GossipSubEngine:
 
     def mesh_lists(self) -> list[list[np.ndarray]]:
         """Per node and topic, the CSR entries of its mesh (or fanout) list, as kept."""
-        ml, md = self._X[1], self._X[2]
+        ml, md, mp = self._X[1], self._X[2], self._X[19]
         T = self.n_topics
-        return [[ml[v * T + t, :md[v * T + t]].copy() for t in range(T)] for v in range(self.n)]
+        return [[ml[mp[r]:mp[r] + md[r]].copy() for r in range(v * T, v * T + T)]
+                for v in range(self.n)]
 
     def backoff_until(self) -> np.ndarray:
         """``(nnz, T)`` time (ms) until which ``v`` does not graft ``w`` (``-inf``: none)."""
@@ -1087,10 +1149,11 @@ class GossipSubEngine:
         (messages x nodes with every arrival kept, slots x nodes otherwise);
         ``per_message``: the publications and per-message counters (and the
         folded sums); ``per_connection_topic``: mesh flags, backoffs, graft
-        times and scoring counters; ``per_connection``: scores, gossip
-        counters, the IDONTWANT rings and the connection graph; ``per_node``: mesh lists, message
-        caches, uplinks and byte counters; ``queues``: the event heap and the
-        id buffer.
+        times, scoring counters and the mesh lists (a place per slot); ``per_connection``:
+        scores, gossip counters, the IDONTWANT rings and the connection graph; ``per_node``:
+        mesh sizes and the mesh lists' row pointers, message caches, uplinks and byte
+        counters; ``queues``: the event heap and the id buffer; ``heap_most``: the event heap
+        at its largest (a drained run gives back the room it no longer needs).
 
         Examples
         --------
@@ -1111,12 +1174,13 @@ class GossipSubEngine:
         return {
             "per_message_node": int(rows),
             "per_message": int(sum(a.nbytes for a in Mt) - rows),
-            "per_connection_topic": int(sum(X[i].nbytes for i in (0, 3, 5, 6, 7))),
+            "per_connection_topic": int(sum(X[i].nbytes for i in (0, 1, 3, 5, 6, 7))),
             "per_connection": int(sum(X[i].nbytes for i in (8, 9, 10, 11, 14, 15))
                                   + sum(a.nbytes for a in U) + sum(a.nbytes for a in self._G)),
-            "per_node": int(sum(X[i].nbytes for i in (1, 2, 4, 12, 13, 16))
+            "per_node": int(sum(X[i].nbytes for i in (2, 4, 12, 13, 16, 19))
                             + sum(a.nbytes for a in W) + self._GR[2].nbytes
                             + self._GR[3].nbytes),
+            "heap_most": int(self._heap_most * sum(a.itemsize for a in self._GR[0])),
             "queues": int(sum(a.nbytes for a in self._GR[0]) + self._GR[1].nbytes
                           + sum(a.nbytes for a in self._GR[4])
                           + sum(a.nbytes for a in self._GR[5])),
@@ -1260,8 +1324,23 @@ class GossipSubEngine:
         return self.mesh_rows()
 
     def overlay(self) -> Overlay:
-        """The union of the topics' meshes, undirected."""
-        return Overlay.from_edges(self.n, self.mesh_rows()[:, :2])
+        """The union of the topics' meshes, undirected.
+
+        The links are those of :meth:`mesh_rows`, each connection once, in the order its first
+        row comes (so the neighbour sets are filled as from every row), found on ``int32``
+        entries instead of ``(k, 3)`` ``int64`` rows: 16 million rows at 100,000 nodes.
+        """
+        conn = self.connections
+        row_of = self._G[2]
+        slots = np.flatnonzero(self._X[0][:self.n_slots])
+        e, t = self._G[18][slots], self._G[17][slots]
+        del slots
+        e = e[self._G[6][row_of[e], t].astype(bool)]
+        del t
+        # a connection is one entry each way (``rev``): the smaller names it
+        _, first = np.unique(np.minimum(e, conn.rev[e].astype(e.dtype)), return_index=True)
+        e = e[np.sort(first)]
+        return Overlay.from_edges(self.n, np.column_stack([row_of[e], conn.indices[e]]))
 
     def connections_overlay(self) -> Overlay:
         """The connection graph."""

@@ -47,6 +47,7 @@ from hedgerow.protocols.gossipsub.engine import (
     EngineAttack,
     GossipSubEngine,
     engine_bytes,
+    idontwant_ring,
     random_connections,
     settings,
 )
@@ -253,7 +254,8 @@ def _refuse_early(n: int, topics: int, peers: int, messages: int, ring: int,
     nnz = int(2 * n * k * max(0.0, 1.0 - 2.0 * k / (n - 1)))
     check_memory(f"gossipsub engine ({n:,} nodes, at least {nnz:,} connection entries, "
                  f"{topics:,} topics)", engine_bytes(n, topics, nnz, k, messages, messages, ring,
-                                                     slots=0.0, topic_peers=nnz * min_subs))
+                                                     slots=0.0, topic_peers=nnz * min_subs,
+                                                     subscriptions=n * min_subs))
 
 
 class GossipSub(ClockProtocol):
@@ -373,7 +375,7 @@ class GossipSub(ClockProtocol):
         plan = None if attack is None else attack.sybil
         if plan is None:
             _refuse_early(instance.n_nodes, instance.n_topics, values["connections"],
-                          len(publications), int(settings(s)["idontwant_memory"]),
+                          len(publications), idontwant_ring(settings(s), publications.size),
                           int(subs.sum(axis=1).min(initial=0)))
             conn = random_connections(instance.n_nodes, values["connections"],
                                       streams.stream("connections"), subs,

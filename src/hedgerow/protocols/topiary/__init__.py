@@ -71,7 +71,14 @@ Readings chosen where the paper is ambiguous or self-contradictory
    so every explored peer is new.  When fewer candidates than free slots have
    ``ω_u > 0`` (for instance ``σ_v^+`` empty), the rest are drawn uniformly
    from the remaining candidates.  The paper gives no value for ``η``; the
-   default ``eta=2`` was chosen from a sweep (``docs/topiary.md``).
+   default ``eta=2`` was chosen from a sweep (``docs/topiary.md``).  Two
+   samplers draw this law (parameter ``exploration``): ``table`` computes ``ω``
+   for a chunk of rows at a time (``n^2 T`` an epoch, and the epoch loop's
+   ``n x n`` link table), ``topics`` draws a topic of ``σ_v^+`` by its
+   subscriber count, then a subscriber, redrawn when not allowed
+   (:mod:`hedgerow.protocols.topiary.explore`, ``O(n · d · |σ^+|)``, no
+   table).  Their draws differ; ``table`` is the default, so the runs pinned at
+   the papers' sizes are unchanged.
 
 Examples
 --------
@@ -92,11 +99,12 @@ import numpy as np
 from hedgerow.errors import ParameterError
 from hedgerow.model.bitset import interest_matrix
 from hedgerow.model.instance import Instance
-from hedgerow.model.outlinks import random_out_neighbours
+from hedgerow.model.outlinks import closure_csr, random_out_neighbours
 from hedgerow.model.rng import RngStreams
-from hedgerow.params import Float, Int
+from hedgerow.params import Choice, Float, Int, check_memory
 from hedgerow.protocols._sampling import weighted_sample
 from hedgerow.protocols.base import AdaptiveProtocol, EpochView
+from hedgerow.protocols.topiary.explore import explore_topics
 from hedgerow.protocols.topiary.scoring import (
     Observations,
     subset_scores,
@@ -104,10 +112,16 @@ from hedgerow.protocols.topiary.scoring import (
     underperforming,
 )
 
-__all__ = ["KEEP_FRACTION", "Topiary", "keep_size", "subset_table"]
+__all__ = ["EXPLORATIONS", "KEEP_FRACTION", "Topiary", "keep_size", "subset_table"]
 
 #: fraction of the degree bound kept each epoch (section IV, "approximately 60%")
 KEEP_FRACTION = 0.6
+
+#: the samplers of eq. (10): ``table`` (:func:`_explore`, ω for every pair, the default: the
+#: results pinned at the papers' sizes) and ``topics``
+#: (:func:`~hedgerow.protocols.topiary.explore.explore_topics`, the same law in
+#: ``O(n · d · |σ^+|)`` without the loop's ``n x n`` link table; other draws, so other runs)
+EXPLORATIONS = ("table", "topics")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -180,6 +194,25 @@ def _explore(plus: np.ndarray, interest: np.ndarray, linked: np.ndarray, out: np
     return fresh
 
 
+def _link_rows(linked: np.ndarray, out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The links of ``linked`` (an ``(n, n)`` table) as a CSR, else the closure of ``out``.
+
+    Examples
+    --------
+    >>> out = np.array([[1], [-1], [1]])
+    >>> [a.tolist() for a in _link_rows(np.zeros((0, 0), dtype=bool), out)]
+    [[0, 1, 3, 4], [1, 0, 2, 1]]
+    """
+    n = out.shape[0]
+    if linked.shape == (n, n):
+        rows, cols = np.nonzero(linked)
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+        return indptr, cols.astype(np.int64)
+    indptr, indices = closure_csr(out, n, None)
+    return np.asarray(indptr, dtype=np.int64), np.asarray(indices, dtype=np.int64)
+
+
 class Topiary(AdaptiveProtocol):
     """Topiary (Mao & Bojja Venkatakrishnan 2023): learned neighbour subsets per epoch.
 
@@ -202,8 +235,9 @@ class Topiary(AdaptiveProtocol):
 
     name = "topiary"
     paper = "Mao & Bojja Venkatakrishnan, Topiary, arXiv:2312.06800 (2023)"
-    #: none beside the loop's ``linked`` table: its selection scores and samples the nodes in
-    #: chunks of rows (:data:`_CHUNK_BYTES`), not as ``n x n`` arrays
+    #: none beside the loop's ``linked`` table (``exploration="table"`` only): its selection
+    #: scores and samples the nodes in chunks of rows (:data:`_CHUNK_BYTES`), not as ``n x n``
+    #: arrays
     pair_bytes: ClassVar[int] = 0
     params = {
         "d": Int(6, "out-degree bound (V-A: 6 on the unit square, 5 on the cities)", low=1,
@@ -215,6 +249,10 @@ class Topiary(AdaptiveProtocol):
         "eta": Float(2.0, "threshold of eq. (9), > 1", low=1.0, high=1e12, low_open=True),
         "keep": Float(KEEP_FRACTION, "fraction of d kept each epoch (section IV)", low=0.0,
                       high=1.0),
+        "exploration": Choice(
+            "table", EXPLORATIONS,
+            "eq. (10)'s draws: ω for every pair (table, n^2 T an epoch and an n x n link table) "
+            "or a topic then a subscriber (topics, O(n d |σ+|), same law, other draws)"),
     }
     quick_params = {"d": 3}
 
@@ -235,6 +273,17 @@ class Topiary(AdaptiveProtocol):
         """``d``, the outgoing slots of every node."""
         return self.checked()["d"]
 
+    def uses_linked_table(self) -> bool:
+        """Only the ``table`` exploration reads the loop's ``n x n`` link table; ``topics``
+        reads the epoch's links from the CSR its observations carry.
+
+        Examples
+        --------
+        >>> Topiary().uses_linked_table(), Topiary(exploration="topics").uses_linked_table()
+        (True, False)
+        """
+        return self.checked()["exploration"] == "table"
+
     # ------------------------------------------------------------- the adaptive interface
     def start(self, instance: Instance, streams: RngStreams, active: np.ndarray) -> np.ndarray:
         """Random start ("Topiary starts with random state"): ``d`` random out-links per active
@@ -245,6 +294,12 @@ class Topiary(AdaptiveProtocol):
         self.interest_ = interest_matrix(instance.masks, instance.n_topics)
         self.masks_ = np.ascontiguousarray(instance.masks)
         self.explore_rng_ = streams.stream("topiary:explore")
+        self.links_: tuple[np.ndarray, np.ndarray] | None = None
+        n, n_sub = instance.n_nodes, len(self.subsets_)
+        # an epoch's accumulators (float64 delays, int64 counts) and the float64 copy of the
+        # counts the subset scores take: 3.4 GiB at 100,000 nodes, 100 topics and d = 6
+        check_memory(f"topiary's observations ({n:,} nodes x {instance.n_topics:,} topics x "
+                     f"{n_sub} subsets)", 24.0 * n * instance.n_topics * n_sub)
         return random_out_neighbours(
             instance.n_nodes, cfg["d"], streams.stream("topiary:init"), active=active
         )
@@ -255,10 +310,15 @@ class Topiary(AdaptiveProtocol):
         """Zeroed subset accumulators, with ``E_θ`` counted from the epoch's publishers."""
         obs = Observations.empty(instance.n_nodes, len(self.subsets_), instance.n_topics)
         obs.add_published(publisher, topic)
+        self.links_ = None
         return obs
 
     def observe(self, state: Observations, view: EpochView) -> None:
-        """Add a chunk: per node and subset, the minimum relative delay of its slots."""
+        """Add a chunk: per node and subset, the minimum relative delay of its slots.
+
+        The chunk's links (the epoch's undirected CSR, attackers' fixed links included) are
+        kept for the ``topics`` exploration, which excludes linked nodes without a table."""
+        self.links_ = (view.indptr, view.indices)
         state.add_chunk(
             view.arrival,
             view.edge_recv,
@@ -281,7 +341,7 @@ class Topiary(AdaptiveProtocol):
         """Algorithm 1 at the end of an epoch (:meth:`select_neighbours`)."""
         new_out, best_score, _ = self.select_neighbours(
             out, state, instance, linked, self.explore_rng_, update=active,
-            interest=self.interest_,
+            interest=self.interest_, links=self.links_,
         )
         return new_out, best_score
 
@@ -295,6 +355,7 @@ class Topiary(AdaptiveProtocol):
         *,
         update: np.ndarray | None = None,
         interest: np.ndarray | None = None,
+        links: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """End of epoch: keep the best subset, explore the free slots (Algorithm 1).
 
@@ -308,13 +369,18 @@ class Topiary(AdaptiveProtocol):
             Subscriptions.
         linked : numpy.ndarray
             ``(n, n)`` bool, ``linked[v, u]`` when ``u`` is currently a neighbour of ``v``
-            in either direction (excluded from exploration).
+            in either direction (excluded from exploration); read by the ``table``
+            exploration only (the ``topics`` one may be handed an empty ``(0, 0)`` table).
         rng : numpy.random.Generator
             Exploration stream.
         update : numpy.ndarray, optional
             Bool mask of nodes that re-select (default all).
         interest : numpy.ndarray, optional
             Dense subscriptions (computed from ``instance`` when omitted).
+        links : tuple of numpy.ndarray, optional
+            ``(indptr, indices)``, the current links in either direction as a CSR, for the
+            ``topics`` exploration (by default read from ``linked`` when it is ``(n, n)``, else
+            the undirected closure of ``out``).
 
         Returns
         -------
@@ -349,7 +415,12 @@ class Topiary(AdaptiveProtocol):
         plus[empty] = interest[empty]
         n_kept = (kept >= 0).sum(axis=1)
         n_take = np.where(update, d - n_kept, 0)
-        fresh = _explore(plus, interest, linked, out, n_take, rng)
+        if cfg["exploration"] == "topics":
+            if links is None:
+                links = _link_rows(linked, out)
+            fresh = explore_topics(plus, instance, links, out, n_take, rng)
+        else:
+            fresh = _explore(plus, interest, linked, out, n_take, rng)
         new_out = np.full_like(out, -1)
         for_update = np.concatenate([kept, fresh], axis=1)
         # left-pack: valid entries first, keep order
