@@ -495,6 +495,65 @@ def test_a_paired_dense_block_changes_only_rounding():
                 assert paired.steps == plain.steps
 
 
+
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 9, 40, 43])
+def test_the_dense_block_four_rows_at_a_time_is_the_cholesky_factor(n):
+    """_dense_quads factors an SPD block in place (sizes below, at and past multiples of four)
+    as numpy does, and as _dense_pairs does up to rounding."""
+    from hedgerow.protocols.goldfish.complete import _dense_pairs, _dense_quads
+
+    m = np.random.default_rng(n).normal(size=(n, n))
+    a = m @ m.T + n * np.eye(n)
+    quads = a.copy()
+    _dense_quads(quads)
+    np.testing.assert_allclose(np.tril(quads), np.linalg.cholesky(a), rtol=1e-12, atol=1e-12)
+    pairs = a.copy()
+    _dense_pairs(pairs)
+    np.testing.assert_allclose(np.tril(quads), np.tril(pairs), rtol=1e-12, atol=1e-12)
+
+
+def test_a_dense_block_four_rows_at_a_time_changes_only_rounding():
+    """solve(paired=True, quads=True) (mm-fast's) against two rows at a time: the same steps,
+    losses within 1e-8; quads without paired is the row-by-row block, bit for bit."""
+    for seed in range(2):
+        prob = _large(seed)
+        for steps in (1, 3, 500):
+            quads = solve(prob, max_steps=steps, paired=True, quads=True, fill=0.05)
+            pairs = solve(prob, max_steps=steps, paired=True, fill=0.05)
+            np.testing.assert_allclose(quads.loss, pairs.loss, rtol=1e-8)
+            np.testing.assert_allclose(quads.c, pairs.c, atol=1e-6)
+            if steps < 500:
+                assert quads.steps == pairs.steps
+        alone = solve(prob, max_steps=3, quads=True, fill=0.05)
+        assert np.array_equal(alone.c, solve(prob, max_steps=3, fill=0.05).c)
+
+
+def test_early_reused_factors_keep_the_loss_falling():
+    """solve(early=n) reuses the factor from the second step on when the dense block has at
+    least n rows: every step's loss at or below the one before, within 2e-3 of a converged
+    solve, its second step already on the old factor; a block below n rows (or early=0) is the
+    solver as it was, bit for bit."""
+    from hedgerow.protocols.goldfish.complete import DENSE_TAIL, FAST_MM
+
+    for seed in range(3):
+        prob = _large(seed)
+        soon = {**FAST_MM, "early": DENSE_TAIL}
+        late = {**FAST_MM, "early": 0}
+        never = {**FAST_MM, "early": 10 * prob.n_rows}
+        a, b = solve(prob, **late), solve(prob, **never)
+        assert a.loss == b.loss and np.array_equal(a.c, b.c) and a.steps == b.steps
+        fast = solve(prob, **soon)
+        ref = solve(prob, tol=1e-14, floor=1e-13, shrink=0.5, max_steps=3000)
+        assert fast.loss / ref.loss - 1 < 2e-3
+        losses = [solve(prob, **{**soon, "max_steps": m}).loss for m in range(1, fast.steps + 1)]
+        assert all(y <= x for x, y in itertools.pairwise(losses))
+        assert losses[-1] == fast.loss
+        # the second step already reuses the factor: it differs from the waiting solver's
+        assert solve(prob, **{**soon, "max_steps": 2}).loss != solve(
+            prob, **{**late, "max_steps": 2}).loss
+    with pytest.raises(ParameterError, match="early"):
+        solve(_large(0), early=-1)
+
 def test_bucket_is_a_stable_counting_sort():
     """csr.bucket groups entries by key in their order (numpy's stable argsort), with the
     pointer of each key's run, empty keys included."""
