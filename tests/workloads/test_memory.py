@@ -137,7 +137,10 @@ def test_an_adaptive_run_is_refused_before_its_first_epoch(monkeypatch):
     from hedgerow.scenarios.world import make_world
     from hedgerow.workloads.memory import adaptive_bytes
 
-    world = make_world("unit-square", seed=1, nodes=300, messages=50, epochs=1)
+    # two topics: Topiary's own observations (24 bytes per node, topic and subset, checked in
+    # its start) stay below the loop's table on the small machines below
+    world = make_world("unit-square", seed=1, nodes=300, messages=50, epochs=1, topics=2)
+    world100 = make_world("unit-square", seed=1, nodes=300, messages=50, epochs=1)
     assert adaptive_bytes(300, 50) == 300 * 300 + 50 * 300 * 16
     assert adaptive_bytes(300, 50, pair_bytes=1) == 2 * 300 * 300 + 50 * 300 * 16
     assert adaptive_bytes(300, 50, linked=False) == 50 * 300 * 16
@@ -147,8 +150,15 @@ def test_an_adaptive_run_is_refused_before_its_first_epoch(monkeypatch):
     assert len(rows) == 1  # a static protocol holds no link table
     # Topiary samples its exploration in chunks of rows: the loop's table is its one pair table
     assert len(run_protocol(get_protocol("topiary"), world).rows) == 1
-    # a machine on which the deliveries fit and the table does not
+    # ... and with the topics exploration it holds no table at all
+    # on a machine on which the deliveries fit and the table does not
+    topics = get_protocol("topiary", exploration="topics")
     _small_machine(monkeypatch, 300_000 / 0.8 / 2**30)
+    assert len(run_protocol(topics, world).rows) == 1
+    # the observations of 100 topics do not fit there: refused in Topiary's start
+    with pytest.raises(ParameterError, match=r"topiary's observations \(300 nodes x 100 topics"):
+        run_protocol(topics, world100)
+    # there the table sampler is refused before its first epoch
     with pytest.raises(ParameterError, match=r"topiary on 300 nodes \(1 byte per pair of nodes "
                        r"and 50 messages per epoch\) needs about"):
         run_protocol(get_protocol("topiary"), world)
