@@ -514,11 +514,11 @@ def _sweep_locked(
                     time.sleep(ALONE_WAIT_S)
                     pending[pool.submit(job, i)] = i
                     continue
-                done, _ = wait(list(pending), timeout=10.0, return_when=FIRST_COMPLETED)
-                if not done:
+                ended, _ = wait(list(pending), timeout=10.0, return_when=FIRST_COMPLETED)
+                if not ended:
                     start_waiting(task)  # memory may have been released by another sweep
                     continue
-                for fut in done:
+                for fut in ended:
                     i = pending.pop(fut)
                     run = todo[i]
                     try:
