@@ -482,7 +482,7 @@ def _sweep_locked(
     # runs deferred for memory (index, bytes asked for), in the order they were deferred
     waiting: deque[tuple[int, float]] = deque()
     alone = [0] * len(todo)
-    local = str(sc.master).startswith("local")
+    local = str(getattr(sc, "master", "")).startswith("local")
     bar = progress_bar(enabled=progress, status=True, remaining=True, transient=False)
 
     def status() -> str:
@@ -518,7 +518,8 @@ def _sweep_locked(
                 if not ended:
                     start_waiting(task)  # memory may have been released by another sweep
                     continue
-                for fut in ended:
+                # the runs that finished first: none is lost when another says Spark has gone
+                for fut in sorted(ended, key=lambda f: f.exception() is not None):
                     i = pending.pop(fut)
                     run = todo[i]
                     try:
