@@ -59,7 +59,9 @@ STAGES = {
     ),
     "tco": (
         "hedgerow.protocols.tco.engine:tco_augment",
+        "hedgerow.protocols.tco._kernels:overflow_pairs",
         "hedgerow.protocols.tco._kernels:shared_counts",
+        "hedgerow.protocols.tco._kernels:shared_counts_packed",
         "hedgerow.protocols.tco.engine:select_compiled",
         "hedgerow.dissemination.chunks:disseminate_chunks",
     ),

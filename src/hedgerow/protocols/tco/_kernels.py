@@ -15,7 +15,21 @@ Layout shared by the kernels:
   component's array; :func:`sync_row`);
 * ``C`` is the dense symmetric ``s × s`` contribution matrix: ``C[a, b]`` is
   the number of relevant topics both subscribe to whose components of ``a``
-  and ``b`` differ.  Contributions only fall, degrees only rise.
+  and ``b`` differ.  Contributions only fall, degrees only rise.  The kernels
+  take it as a layout tuple ``mat = (C, P, optr, ocol, oval, olive, tmp)``:
+  :func:`dense` (one ``int8``, ``int16`` or ``int32`` cell per entry, ``C``
+  itself) or :func:`packed` (four bits a cell, two cells per byte in the same
+  row layout, ``P``).  Four bits were chosen over the upper triangle (a row
+  read would become half a column read, and the two rows of a pair are
+  lowered at different times) and over no matrix (each scan recomputing its
+  row from the topic bit sets, several times longer): the rows stay
+  contiguous and are lowered one at a time, so the engine's access pattern is
+  unchanged.  A cell holds 0-14; 15 (:data:`_NIB`) marks a pair sharing 15 or
+  more topics, whose count is in a table listed before the matrix is
+  allocated (:func:`overflow_pairs`): such pairs are about one in 100,000 at
+  100 topics.  Reads go through :func:`read_row` (a scan unpacks the row into
+  the scratch row ``tmp``), :func:`read_cell` and :func:`row_max_of`; writes
+  through :func:`sync_row`.
 
 Selection uses lazily validated binary min-heaps over rows of ``C`` (one
 entry per row; a stored key is a lower bound of the row's current best).

@@ -65,10 +65,14 @@ times), each row by a lower bound kept from its last scan (the smaller of its
 cached best and its best entry below the old threshold), so a row is looked
 at only when it reaches the top, and its cache still answers when its best
 beats every formerly ineligible entry.  Keys of the threshold rule are int32
-when exact (int8 or int16 contributions, degrees below 65,535).  Memory: the ``|S|²``
-contribution matrix (int8 while fewer than 127 topics are involved: 100 MB at 10,000 nodes;
-int16 below 32,767 topics)
-plus ``24 K`` bytes per subset node for the row caches.
+when exact (contributions below 32,767, degrees below 65,535).  Memory: the ``|S|²``
+contribution matrix, four bits a cell while fewer than 127 topics are involved (50 MB at
+10,000 nodes, 4.7 GiB at 100,000), with a table of the pairs sharing 15 or more topics (a cell
+at 15 says "look in the table"; about one pair in 100,000 at 100 topics), listed before the
+matrix is allocated; one byte a cell when that table would pass ``|S|² / 256`` entries
+(:func:`~hedgerow.workloads.memory.tco_four_bits`); int16 below 32,767 topics, int32 above;
+plus ``24 K`` bytes per subset node for the row caches.  The layouts read the same values, so
+they add the same edges (:mod:`hedgerow.protocols.tco._kernels` says why four bits).
 
 Examples
 --------
@@ -269,7 +273,9 @@ def tco_augment(masks, nodes, edges, *, rule, rho=1.0, rng, topics=None, degrees
         Current degrees of all nodes, when they differ from the degrees in
         ``edges`` (e.g. when only part of the overlay is handed in).
     stats : dict, optional
-        Filled with ``phi0`` (initial potential), ``decrements`` and ``scans``.
+        Filled with ``phi0`` (initial potential), ``decrements`` and ``scans``, and the
+        matrix's layout: ``cell_bits`` (4, 8, 16 or 32) and ``overflow`` (the four-bit
+        layout's table entries; -1 when past its cap).
 
     Returns
     -------
