@@ -223,8 +223,8 @@ def _layout(sub, n_rel, active_counts):
     Returns ``(bits, overflow, table)``: ``bits`` 4 (packed, with ``table`` =
     ``(optr, ocol, oval)`` of the pairs sharing 15 or more relevant topics,
     :func:`_kernels.overflow_pairs`), else 8, 16 or 32 (one cell of that many
-    bits, ``table`` None); ``overflow`` the table's entries (-1: past the cap of
-    :func:`~hedgerow.workloads.memory.tco_four_bits`, not counted further).
+    bits, ``table`` None); ``overflow`` the table's entries (-1: past
+    :func:`~hedgerow.workloads.memory.tco_overflow_cap`, not counted further).
     Only the nodes holding 15 or more relevant topics can be in such a pair.
     """
     s = sub.shape[0]
