@@ -27,3 +27,12 @@ class SpecError(HedgerowError, ValueError):
 
 class DataError(HedgerowError):
     """A data file is missing or malformed; the message names file and line."""
+
+
+class MemoryDeferred(HedgerowError):
+    """A run that fits the machine alone but not beside the runs now holding its memory.
+
+    Raised, before anything large is allocated, only where runs share a machine
+    through a memory ledger (:mod:`hedgerow.admission`); a sweep runs it again
+    when one of those runs has ended.
+    """

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from hedgerow.admission import admit
 from hedgerow.errors import ParameterError
 
 __all__ = [
@@ -498,7 +499,10 @@ def check_memory(what: str, needed_bytes: float, *, share: float = 0.8) -> None:
     Raises a :class:`ParameterError` stating the estimate when ``needed_bytes``,
     added to what the process already holds (:func:`resident_bytes`: the
     world a protocol is about to build in, for instance), exceeds ``share`` of
-    the machine's physical memory.
+    the machine's physical memory.  Where runs share the machine through a
+    memory ledger (a sweep's tasks, :mod:`hedgerow.admission`), the estimate is
+    also reserved there, or :class:`~hedgerow.errors.MemoryDeferred` is raised
+    when it fits alone but not beside the others' reservations.
 
     Examples
     --------
@@ -516,3 +520,5 @@ def check_memory(what: str, needed_bytes: float, *, share: float = 0.8) -> None:
             f"{total / 2**30:,.1f} GiB and this process holds {held / 2**30:,.1f} GiB, more "
             f"than the {share:.0%} a run may take (use a smaller size)"
         )
+    # runs sharing the machine (a sweep's tasks): reserve, or wait for memory to be released
+    admit(what, needed_bytes, held_bytes=held, share=share)

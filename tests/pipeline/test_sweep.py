@@ -407,3 +407,64 @@ def test_omen_event_rows_are_identical_in_process_and_in_spark(spark, tmp_path):
                 assert mine is None or math.isnan(mine), k
             else:
                 assert mine == theirs, (i, k, mine, theirs)
+
+
+def test_runs_that_do_not_fit_together_wait_for_memory_instead_of_failing(spark, tmp_path):
+    """Two runs that each fit the machine alone but not together: the second to check its
+    estimate is deferred (it allocated nothing), then runs once the first has ended."""
+    from hedgerow.admission import room_bytes
+    from hedgerow.pipeline.sweep import memory_ledger
+
+    room = room_bytes(memory_ledger())
+    if room is None:
+        pytest.skip("this system does not say how much memory is available")
+    need = 0.6 * room  # one fits, two do not
+    spec = parse_spec({**TINY, "experiment": "admission", "sweep": {**TINY["sweep"],
+                                                                     "seeds": [0]}})
+
+    def heavy(payload):
+        import time
+
+        from hedgerow.experiment import run_one as real
+        from hedgerow.params import check_memory
+
+        check_memory("a heavy stand-in", need)  # reserves, or raises MemoryDeferred
+        t0 = time.time()
+        time.sleep(1.5)
+        rows = real(payload)
+        for r in rows:
+            r["metric_t0"], r["metric_t1"] = t0, time.time()
+        return rows
+
+    result = run_sweep(spec, tmp_path, spark=spark, progress=False, run_fn=heavy)
+    assert (result.executed, result.ok, result.failed) == (4, 4, 0)
+    assert result.deferrals >= 1
+    assert "deferred until memory was released" in result.summary()
+    df = read_all(tmp_path).sort_values("metric_t0")
+    # never two heavy runs at once
+    assert (df["metric_t0"].to_numpy()[1:] >= df["metric_t1"].to_numpy()[:-1]).all()
+    # the same rows as a sweep without the stand-in's reservations
+    assert set(df["status"]) == {"ok"}
+
+
+def test_without_admission_each_run_is_checked_alone(spark, tmp_path):
+    from hedgerow.admission import LEDGER_ENV
+
+    spec = parse_spec({**TINY, "experiment": "no-admission",
+                       "sweep": {**TINY["sweep"], "seeds": [0]}})
+
+    def ledger_seen(payload):
+        import os
+
+        from hedgerow.experiment import run_one as real
+
+        rows = real(payload)
+        for r in rows:
+            r["metric_ledger"] = os.environ.get(LEDGER_ENV, "")
+        return rows
+
+    run_sweep(spec, tmp_path / "off", spark=spark, progress=False, run_fn=ledger_seen,
+              admission=False)
+    run_sweep(spec, tmp_path / "on", spark=spark, progress=False, run_fn=ledger_seen)
+    assert set(read_all(tmp_path / "off")["metric_ledger"]) == {""}
+    assert set(read_all(tmp_path / "on")["metric_ledger"]) != {""}

@@ -44,15 +44,18 @@ import contextlib
 import functools
 import json
 import os
+import re
 import sys
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hedgerow.admission import LEDGER_ENV, release, room_bytes
 from hedgerow.errors import HedgerowError
 from hedgerow.experiment import ExperimentSpec, ResolvedRun, load_spec
 from hedgerow.fingerprint import code_fingerprint
@@ -71,11 +74,14 @@ __all__ = ["SweepResult", "run_sweep", "worker_env"]
 
 
 # --------------------------------------------------------------------------- workers
-def worker_env(numba_cache_dir: str | None = None, task_threads: int = 1) -> dict[str, str]:
+def worker_env(numba_cache_dir: str | None = None, task_threads: int = 1,
+               ledger: str | None = None) -> dict[str, str]:
     """Environment the Spark workers set before importing numba.
 
     ``NUMBA_CACHE_DIR`` defaults to ``$HEDGEROW_NUMBA_CACHE_DIR``, then
-    ``$NUMBA_CACHE_DIR``, then ``~/.cache/hedgerow/numba``.
+    ``$NUMBA_CACHE_DIR``, then ``~/.cache/hedgerow/numba``.  With ``ledger``,
+    the tasks reserve their memory there (``HEDGEROW_MEMORY_LEDGER``,
+    :mod:`hedgerow.admission`).
 
     Examples
     --------
@@ -88,12 +94,38 @@ def worker_env(numba_cache_dir: str | None = None, task_threads: int = 1) -> dic
         or os.environ.get("NUMBA_CACHE_DIR")
         or str(Path.home() / ".cache" / "hedgerow" / "numba")
     )
-    return {"NUMBA_CACHE_DIR": cache, "HEDGEROW_TASK_THREADS": str(int(task_threads))}
+    env = {"NUMBA_CACHE_DIR": cache, "HEDGEROW_TASK_THREADS": str(int(task_threads))}
+    if ledger:
+        env[LEDGER_ENV] = ledger
+    return env
+
+
+def memory_ledger() -> str:
+    """The memory ledger of this machine's sweeps (:mod:`hedgerow.admission`).
+
+    One file per user in the system's temporary folder, so every sweep on a
+    machine (and every task of each) counts the others' reservations, and each
+    machine of a cluster has its own.
+
+    Examples
+    --------
+    >>> memory_ledger().endswith(".json")
+    True
+    """
+    import tempfile
+
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return str(Path(tempfile.gettempdir()) / f"hedgerow-memory-{uid}.json")
 
 
 def _prepare_worker(env: Mapping[str, str]) -> None:
+    if LEDGER_ENV not in env:  # a worker an earlier sweep started keeps no ledger of it
+        os.environ.pop(LEDGER_ENV, None)
     for k, v in env.items():
-        os.environ.setdefault(k, v)
+        if k == LEDGER_ENV:  # the sweep's, even in a worker an earlier sweep started
+            os.environ[k] = v
+        else:
+            os.environ.setdefault(k, v)
     cache = os.environ.get("NUMBA_CACHE_DIR")
     if cache:
         with contextlib.suppress(OSError):
@@ -137,6 +169,8 @@ def _run_partition(
                 traceback.format_exc(),
                 time.perf_counter() - t0,
             )
+        finally:
+            release()  # the run's memory is given back: its reservation goes
         yield json.dumps(rows, default=_json_default)
 
 
@@ -168,15 +202,44 @@ class SweepResult:
     failed: int = 0
     seconds: float = 0.0
     failures: list[tuple[str, str, str]] = field(default_factory=list)
+    deferrals: int = 0
 
     def summary(self) -> str:
         """One line for the terminal."""
         by_other = f" ({self.stale} by other code)" if self.stale else ""
+        waited = (f"; {self.deferrals} start{'s' * (self.deferrals != 1)} deferred until "
+                  "memory was released" if self.deferrals else "")
         return (
             f"{self.experiment}: {self.total} runs, {self.skipped} already done{by_other}, "
             f"{self.executed} run now ({self.ok} ok, {self.failed} failed) in {self.seconds:.1f}s"
-            f" -> {rows_dir(self.out)}"
+            f"{waited} -> {rows_dir(self.out)}"
         )
+
+
+_NEEDS = re.compile(r"needs about ([\d,.]+) GiB more")
+#: a run deferred while no other run of the sweep was in flight waits this long, this many times
+ALONE_WAIT_S = 30.0
+ALONE_TRIES = 20
+
+
+def deferred_need(rows: list[dict[str, Any]]) -> float | None:
+    """The bytes a run asked for when its row says it was deferred for memory, else ``None``.
+
+    Examples
+    --------
+    >>> deferred_need([{"status": "failed", "error": "MemoryDeferred: gm needs about "
+    ...                 "9.5 GiB more; ..."}]) / 2**30
+    9.5
+    >>> deferred_need([{"status": "failed", "error": "ParameterError: nodes ..."}]) is None
+    True
+    """
+    if len(rows) != 1 or rows[0].get("status") == "ok":
+        return None
+    error = str(rows[0].get("error") or "")
+    if not error.startswith("MemoryDeferred:"):
+        return None
+    m = _NEEDS.search(error)
+    return float(m.group(1).replace(",", "")) * 2**30 if m else 0.0
 
 
 def _spark_error_text(exc: BaseException) -> str:
@@ -260,6 +323,7 @@ def run_sweep(
     warn: Callable[[str], None] | None = None,
     log_file: str | Path | None = None,
     on_start: Callable[[SweepResult], None] | None = None,
+    admission: bool = True,
 ) -> SweepResult:
     """Run every missing run of ``spec`` as Spark tasks and commit rows under ``out``.
 
@@ -294,6 +358,11 @@ def run_sweep(
         Quiet mode: Spark's output goes to this file (see ``get_spark``).
     on_start : callable, optional
         Called with the result so far (total, skipped) before Spark starts.
+    admission : bool
+        Tasks reserve their memory estimates in this machine's ledger
+        (:func:`memory_ledger`, :mod:`hedgerow.admission`), and a run that fits alone
+        but not beside the runs in flight waits until one of them ends instead of
+        failing (``False``: every run is checked on its own, as a single run is).
 
     Returns
     -------
@@ -316,7 +385,7 @@ def run_sweep(
             spec, out, runs, t_start, spark=spark, master=master, parallelism=parallelism,
             max_runs=max_runs, concurrency=concurrency, progress=progress, run_fn=run_fn,
             on_result=on_result, numba_cache_dir=numba_cache_dir, redo_stale=redo_stale,
-            warn=warn, log_file=log_file, on_start=on_start,
+            warn=warn, log_file=log_file, on_start=on_start, admission=admission,
         )  # fmt: skip
 
 
@@ -350,6 +419,7 @@ def _sweep_locked(
     warn: Callable[[str], None] | None,
     log_file: str | Path | None,
     on_start: Callable[[SweepResult], None] | None,
+    admission: bool,
 ) -> SweepResult:
     write_manifest(out, spec, runs)
     finished = finished_runs(out, warn=warn)
@@ -388,7 +458,8 @@ def _sweep_locked(
     _prepare_inputs(todo, spark)
     sc = spark.sparkContext
     task_cpus = int(sc.getConf().get("spark.task.cpus", "1"))
-    env = worker_env(numba_cache_dir, task_threads=task_cpus)
+    ledger = memory_ledger() if admission else None
+    env = worker_env(numba_cache_dir, task_threads=task_cpus, ledger=ledger)
     payloads = [json.dumps(r.payload(), sort_keys=True) for r in todo]
     rdd = sc.parallelize(payloads, len(payloads))
     func = functools.partial(_run_partition, run_fn=run_fn, env=env)
@@ -407,43 +478,85 @@ def _sweep_locked(
     from hedgerow.experiment import run as runner
 
     pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="hedgerow-sweep")
-    futures: dict[Future, ResolvedRun] = {}
+    pending: dict[Future, int] = {}
+    # runs deferred for memory (index, bytes asked for), in the order they were deferred
+    waiting: deque[tuple[int, float]] = deque()
+    alone = [0] * len(todo)
+    local = str(sc.master).startswith("local")
     bar = progress_bar(enabled=progress, status=True, remaining=True, transient=False)
+
+    def status() -> str:
+        parts = [f"[red]{result.failed} failed"] if result.failed else []
+        if waiting:
+            parts.append(f"{len(waiting)} waiting for memory")
+        return ", ".join(parts)
+
+    def start_waiting(task: Any) -> None:
+        """Submit the first waiting run that fits now (any, when this host's memory is unseen)."""
+        room = room_bytes(ledger) if (ledger and local) else None
+        for k, (i, need) in enumerate(waiting):
+            if room is None or need <= room:
+                del waiting[k]
+                pending[pool.submit(job, i)] = i
+                bar.update(task, status=status())
+                return
+
     try:
         with bar:
             task = bar.add_task(spec.experiment, total=len(todo), status="")
-            futures = {pool.submit(job, i): r for i, r in enumerate(todo)}
-            for fut in as_completed(futures):
-                run = futures[fut]
-                try:
-                    (text,) = fut.result()
-                    rows = json.loads(text)
-                except Exception as e:
-                    if spark_is_gone(e, sc):
-                        # Spark itself went away: this run and the rest never finished;
-                        # they get no row (a rerun runs them), not a "failed" one
-                        first = _spark_error_text(e).split(". ")[0][:200]
-                        raise HedgerowError(
-                            f"Spark stopped during the sweep ({first}); "
-                            f"{result.executed} runs committed, "
-                            f"{len(todo) - result.executed} not finished and not written; "
-                            "rerun the same command to run them"
-                        ) from None
-                    # the task itself died (worker crash, OOM ...)
-                    rows = runner.failed_rows(run, task_failure_text(e))
-                write_rows(out, run.run_id, rows)
-                failed = any(r.get("status") != "ok" for r in rows)
-                result.executed += 1
-                if failed:
-                    result.failed += 1
-                    result.failures.append((run.run_id, run.label, str(rows[0].get("error"))))
-                else:
-                    result.ok += 1
-                bar.update(
-                    task, advance=1, status=f"[red]{result.failed} failed" if result.failed else ""
-                )
-                if on_result is not None:
-                    on_result(run, rows)
+            pending.update({pool.submit(job, i): i for i in range(len(todo))})
+            while pending or waiting:
+                if not pending:
+                    # deferred with no other run of this sweep in flight: memory held outside
+                    # it; wait, and in the end give up with the deferral as the run's error
+                    i, _ = waiting.popleft()
+                    alone[i] += 1
+                    time.sleep(ALONE_WAIT_S)
+                    pending[pool.submit(job, i)] = i
+                    continue
+                ended, _ = wait(list(pending), timeout=10.0, return_when=FIRST_COMPLETED)
+                if not ended:
+                    start_waiting(task)  # memory may have been released by another sweep
+                    continue
+                for fut in ended:
+                    i = pending.pop(fut)
+                    run = todo[i]
+                    try:
+                        (text,) = fut.result()
+                        rows = json.loads(text)
+                    except Exception as e:
+                        if spark_is_gone(e, sc):
+                            # Spark itself went away: this run and the rest never finished;
+                            # they get no row (a rerun runs them), not a "failed" one
+                            first = _spark_error_text(e).split(". ")[0][:200]
+                            raise HedgerowError(
+                                f"Spark stopped during the sweep ({first}); "
+                                f"{result.executed} runs committed, "
+                                f"{len(todo) - result.executed} not finished and not written; "
+                                "rerun the same command to run them"
+                            ) from None
+                        # the task itself died (worker crash, OOM ...)
+                        rows = runner.failed_rows(run, task_failure_text(e))
+                    need = deferred_need(rows)
+                    if need is not None and alone[i] < ALONE_TRIES:
+                        # fits alone, not beside the runs in flight: again when memory is freed
+                        result.deferrals += 1
+                        waiting.append((i, need))
+                        bar.update(task, status=status())
+                        continue
+                    write_rows(out, run.run_id, rows)
+                    failed = any(r.get("status") != "ok" for r in rows)
+                    result.executed += 1
+                    if failed:
+                        result.failed += 1
+                        result.failures.append((run.run_id, run.label, str(rows[0].get("error"))))
+                    else:
+                        result.ok += 1
+                    bar.update(task, advance=1, status=status())
+                    if on_result is not None:
+                        on_result(run, rows)
+                    # a run ended and gave its memory back
+                    start_waiting(task)
     except BaseException:
         # interrupted: cancel what is in flight; committed runs stay committed
         pool.shutdown(wait=False, cancel_futures=True)
