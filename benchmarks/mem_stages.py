@@ -59,7 +59,9 @@ STAGES = {
     ),
     "tco": (
         "hedgerow.protocols.tco.engine:tco_augment",
+        "hedgerow.protocols.tco._kernels:overflow_pairs",
         "hedgerow.protocols.tco._kernels:shared_counts",
+        "hedgerow.protocols.tco._kernels:shared_counts_packed",
         "hedgerow.protocols.tco.engine:select_compiled",
         "hedgerow.dissemination.chunks:disseminate_chunks",
     ),
@@ -115,7 +117,9 @@ def _wrap(spec: str, tracker: Tracker) -> None:
     parts = attr.split(".")
     for p in parts[:-1]:
         owner = getattr(owner, p)
-    original = getattr(owner, parts[-1])
+    original = getattr(owner, parts[-1], None)
+    if original is None:  # a stage another source tree does not have (a before/after run)
+        return
     label = attr
 
     def wrapped(*args: Any, **kwargs: Any) -> Any:

@@ -85,7 +85,7 @@ def test_check_memory_defers_only_under_a_ledger(machine, ledger, monkeypatch):
     monkeypatch.delenv(admission.LEDGER_ENV, raising=False)
     check_memory("a heavy run", 9 * GIB)  # alone it fits: no ledger, no deferral
     monkeypatch.setenv(admission.LEDGER_ENV, ledger)
-    with pytest.raises(MemoryDeferred, match="a heavy run needs about 9.0 GiB more"):
+    with pytest.raises(MemoryDeferred, match=r"a heavy run needs about 9\.0 GiB more"):
         check_memory("a heavy run", 9 * GIB)
     # what does not fit the machine alone is refused as before, not deferred
     with pytest.raises(ParameterError, match="more than the 80% a run may take"):

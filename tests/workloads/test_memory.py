@@ -77,9 +77,9 @@ def test_a_tco_build_that_does_not_fit_is_refused_before_it_allocates():
     from hedgerow.protocols import get_protocol
 
     inst = make_instance(nodes=1_000_000, topics=10, subs=2, seed=1)
-    for name in ("gm", "lowoda", "minmaxoda"):  # one byte per pair below 127 topics
+    for name in ("gm", "lowoda", "minmaxoda"):  # four bits per pair below 127 topics
         with pytest.raises(ParameterError, match=r"1,000,000 x 1,000,000 contribution matrix\)"
-                           r" needs about 932\.0 GiB"):
+                           r" needs about 466\.4 GiB"):
             get_protocol(name).build(inst, seed=1)
 
 

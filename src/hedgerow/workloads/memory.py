@@ -28,11 +28,15 @@ __all__ = [
     "CHURN_NODE_BYTES",
     "DELIVERY_CELL_BYTES",
     "EDGE_BYTES",
+    "TCO_OVERFLOW_ENTRY_BYTES",
+    "TCO_OVERFLOW_SHARE",
     "adaptive_bytes",
     "check_sizes",
     "interest_view_bytes",
     "memory_estimate",
+    "tco_four_bits",
     "tco_matrix_bytes",
+    "tco_overflow_cap",
 ]
 
 #: bytes of one (message, node) cell of a delivery: arrival time (float64), hops and parent
@@ -47,30 +51,82 @@ CHURN_NODE_BYTES = 4 * 2**10
 EDGE_BYTES = 16
 
 
-def tco_matrix_bytes(nodes: int, topics: int) -> float:
-    """Bytes of the TCO engine's dense contribution matrix over ``nodes`` nodes.
+#: bytes of one entry of the four-bit contribution matrix's table (column and count, int64
+#: each); a pair sharing 15 or more topics has an entry in each of its two rows
+TCO_OVERFLOW_ENTRY_BYTES = 16
+
+#: the four-bit layout is kept while its table holds at most ``nodes² / TCO_OVERFLOW_SHARE``
+#: entries (the table then weighs at most 1/8 of the packed cells), or 65,536 (1 MiB)
+TCO_OVERFLOW_SHARE = 256
+
+
+def tco_overflow_cap(nodes: int) -> int:
+    """The most table entries the four-bit layout takes over ``nodes`` nodes.
+
+    ``nodes² / 256`` entries of 16 bytes (1/8 of the four-bit cells), and at least
+    65,536 (1 MiB), so small instances whose nodes share many topics keep four bits.
+
+    Examples
+    --------
+    >>> tco_overflow_cap(100_000), tco_overflow_cap(1_000)
+    (39062500, 65536)
+    """
+    return max(int(nodes) * int(nodes) // TCO_OVERFLOW_SHARE, 1 << 16)
+
+
+def tco_four_bits(nodes: int, topics: int, overflow: int = 0) -> bool:
+    """Whether the TCO engine keeps its contributions in four bits a cell.
+
+    A contribution counts topics, so below 127 topics it fits one byte; four bits
+    hold 0-14, and 15 marks a pair whose count (15 or more) is in a table, with
+    ``overflow`` entries (``-1``: more than :func:`tco_overflow_cap`).  Four bits
+    are used below 127 topics while the table stays within the cap; otherwise
+    one byte (or two or four from 127 and 32,767 topics).
+
+    Examples
+    --------
+    >>> tco_four_bits(100_000, 100, 100_000), tco_four_bits(100_000, 100, -1)
+    (True, False)
+    >>> tco_four_bits(1_000, 200)
+    False
+    """
+    return topics < 127 and 0 <= overflow <= tco_overflow_cap(nodes)
+
+
+def tco_matrix_bytes(nodes: int, topics: int, overflow: int = 0) -> float:
+    """Bytes of the TCO engine's contribution matrix over ``nodes`` nodes.
 
     The centralized TCO builds (GM, MinMaxODA, LowODA, and the repairs of LowODA-Re,
     LowODA-Inc and OMen) keep, for every pair of the nodes that subscribe a topic to
-    connect, the number of topic components their link would merge: ``nodes x nodes``
-    cells of ``int8`` below 127 topics (a count of topics fits), ``int16`` below
-    32,767, ``int32`` from there on, allocated at once
-    (:func:`hedgerow.protocols.tco.engine.tco_augment`).  It is the allocation that
-    grows worst of every protocol's build (measured: ``docs/performance.md``,
-    "Scaling"); beside it, each node's row cache holds 32 entries of 24 bytes.
-    100,000 nodes among 100 topics need 9.4 GiB (18.7 GiB among 1,000).
+    connect, the number of topic components their link would merge, allocated at once
+    (:func:`hedgerow.protocols.tco.engine.tco_augment`): below 127 topics four bits a
+    cell, ``nodes x ceil(nodes / 2)`` bytes, plus a table of the ``overflow`` entries
+    of pairs sharing 15 or more topics (:func:`tco_four_bits`; 16 bytes each) and 17
+    bytes per node (the table's row index, live counts and the scratch row a scan
+    unpacks into); one byte a cell when the table passes its cap (``overflow=-1``);
+    ``int16`` cells below 32,767 topics, ``int32`` from there on.  It is the
+    allocation that grows worst of every protocol's build (measured:
+    ``docs/performance.md``, "Scaling"); beside it, each node's row cache holds 32
+    entries of 24 bytes.  100,000 nodes among 100 topics need 4.73 GiB (9.38 GiB one
+    byte a cell, 18.7 GiB among 1,000 topics).
 
     Examples
     --------
     >>> round(tco_matrix_bytes(10_000, 100) / 2**20, 1)
-    102.7
+    55.2
     >>> round(tco_matrix_bytes(100_000, 100) / 2**30, 2)
+    4.73
+    >>> round(tco_matrix_bytes(100_000, 100, overflow=-1) / 2**30, 2)
     9.38
     >>> round(tco_matrix_bytes(100_000, 1000) / 2**30, 2)
     18.7
     """
     n = float(nodes)
-    return n * n * (1 if topics < 127 else 2 if topics < 32767 else 4) + n * 24 * 32
+    cache = n * 24 * 32
+    if tco_four_bits(nodes, topics, overflow):
+        return n * float((int(nodes) + 1) // 2) + TCO_OVERFLOW_ENTRY_BYTES * overflow \
+            + 17 * n + cache
+    return n * n * (1 if topics < 127 else 2 if topics < 32767 else 4) + cache
 
 
 def adaptive_bytes(nodes: int, messages: int, pair_bytes: int = 0, linked: bool = True) -> float:

@@ -261,3 +261,152 @@ def test_lazy_rows_repair_like_the_eager_engine():
     e = tco_augment(inst.masks, nodes, start, rule="lowoda", rho=2.0,
                     rng=np.random.default_rng(4), topics=np.arange(0, 100, 2))
     assert (len(e), hashlib.sha256(e.tobytes()).hexdigest()[:16]) == (2219, "c2a10d865e43663e")
+
+
+# ---------------------------------------------------------------------------
+# the contribution matrix's layouts: four bits a cell (with the table of pairs at 15 or
+# more), one byte a cell, and the wide cells of many topics give the same edges
+
+
+def _shared_case(rng, n_topics):
+    """A small instance whose pairs share many topics (counts of 15 and more are common)."""
+    n = int(rng.integers(3, 10))
+    sub = rng.random((n, n_topics)) < rng.uniform(0.55, 0.95)
+    masks = pack_bool(sub)
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+    pick = rng.permutation(len(pairs))[: int(rng.integers(0, n))]
+    edges = np.array([pairs[i] for i in pick], dtype=np.int64).reshape(-1, 2)
+    nodes = None
+    if rng.random() < 0.4:
+        nodes = np.sort(rng.choice(n, size=int(rng.integers(2, n + 1)), replace=False))
+    topics = None
+    if rng.random() < 0.25:
+        topics = np.sort(rng.choice(n_topics, size=int(rng.integers(16, n_topics + 1)),
+                                    replace=False))
+    return masks, nodes, edges, topics
+
+
+@pytest.mark.parametrize("cache_k", [32, 1])
+@pytest.mark.parametrize("rule,rho", [("gm", 1.0), ("minmaxoda", 1.0), ("lowoda", 1.0),
+                                      ("lowoda", 1.5), ("lowoda", 3.0)])
+def test_four_bit_cells_with_counts_above_14_equal_the_reference(rule, rho, cache_k,
+                                                                 monkeypatch):
+    """Nodes sharing 16-40 topics: the pairs at 15 or more live in the four-bit layout's
+    table (lowered there, written back to their cell at 14); the reference's edges, from
+    the popcount start, the per-topic sums and start edges, on subsets and topic subsets."""
+    monkeypatch.setattr(engine, "_CACHE_K", cache_k)
+    rng = np.random.default_rng(23)
+    over = 0
+    for case in range(40):
+        masks, nodes, edges, topics = _shared_case(rng, int(rng.integers(16, 41)))
+        monkeypatch.setattr(engine, "_POPCOUNT_START", case % 2 == 0)
+        seed = int(rng.integers(1 << 30))
+        stats: dict = {}
+        got = tco_augment(masks, nodes, edges, rule=rule, rho=rho, topics=topics,
+                          rng=np.random.default_rng(seed), stats=stats)
+        want = naive_tco_augment(masks, nodes, edges, rule=rule, rho=rho, topics=topics,
+                                 rng=np.random.default_rng(seed))
+        assert got.tolist() == want.tolist()
+        if stats:
+            assert stats["cell_bits"] == 4
+            over += stats["overflow"] > 0
+    assert over > 15
+
+
+def test_wide_cells_of_many_topics_equal_the_reference():
+    """From 127 relevant topics a contribution needs more than a byte: ``int16`` cells,
+    the reference's edges."""
+    rng = np.random.default_rng(29)
+    for rule, rho in (("gm", 1.0), ("lowoda", 1.0), ("lowoda", 2.0), ("minmaxoda", 1.0)):
+        for _ in range(3):
+            masks, nodes, edges, _topics = _shared_case(rng, 300)
+            nodes = None
+            stats: dict = {}
+            got = tco_augment(masks, nodes, edges, rule=rule, rho=rho,
+                              rng=np.random.default_rng(3), stats=stats)
+            want = naive_tco_augment(masks, nodes, edges, rule=rule, rho=rho,
+                                     rng=np.random.default_rng(3))
+            assert got.tolist() == want.tolist()
+            assert stats["cell_bits"] == 16
+
+
+def _layouts(masks, nodes, edges, topics, rule, rho, monkeypatch):
+    """The edges (and stats) with four-bit cells and with one byte a cell."""
+    out = []
+    for packed in (True, False):
+        monkeypatch.setattr(engine, "_PACKED", packed)
+        stats: dict = {}
+        e = tco_augment(masks, nodes, edges, rule=rule, rho=rho, topics=topics,
+                        rng=np.random.default_rng(8), stats=stats)
+        out.append((e.tolist(), stats))
+    return out
+
+
+@pytest.mark.parametrize("rule,rho", [("gm", 1.0), ("minmaxoda", 1.0), ("lowoda", 1.0),
+                                      ("lowoda", 2.0), ("lowoda", 4.0)])
+@pytest.mark.parametrize("shape", ["build", "repair"])
+def test_four_bit_cells_build_the_one_byte_overlays(rule, rho, shape, monkeypatch):
+    """401 nodes among 40 topics at 55% (pairs share 12 topics on average, thousands 15 or
+    more) and, for the repairs' shape, 600 start links on 300 of the nodes and 36 topics:
+    the same edge sequence in both layouts, with a row cache of 32 and of 2 entries."""
+    rng = np.random.default_rng(31)
+    n = 401  # odd: the last byte of a row holds one cell
+    masks = pack_bool(rng.random((n, 40)) < 0.55)
+    edges = np.zeros((0, 2), np.int64)
+    nodes = topics = None
+    if shape == "repair":
+        edges = rng.integers(0, n, size=(600, 2))
+        edges = edges[edges[:, 0] != edges[:, 1]]
+        nodes = np.sort(rng.choice(n, 300, replace=False))
+        topics = np.sort(rng.choice(40, 36, replace=False))
+    for k in (32, 2):
+        monkeypatch.setattr(engine, "_CACHE_K", k)
+        (four, s4), (byte, s8) = _layouts(masks, nodes, edges, topics, rule, rho, monkeypatch)
+        assert (s4["cell_bits"], s8["cell_bits"]) == (4, 8)
+        assert s4["overflow"] > 1000
+        assert len(four) > 100
+        assert four == byte
+        assert s4["scans"] == s8["scans"] and s4["cache_hits"] == s8["cache_hits"]
+
+
+def test_a_large_table_falls_back_to_one_byte_cells(monkeypatch):
+    """When the pairs at 15 or more pass the table's cap the engine keeps one byte a cell
+    (decided before the matrix is allocated), with the same edges."""
+    from hedgerow.workloads import memory
+
+    rng = np.random.default_rng(37)
+    masks = pack_bool(rng.random((200, 40)) < 0.5)
+    none = np.zeros((0, 2), np.int64)
+    stats: dict = {}
+    want = tco_augment(masks, None, none, rule="gm", rng=np.random.default_rng(1), stats=stats)
+    assert stats["cell_bits"] == 4 and stats["overflow"] > 0
+    monkeypatch.setattr(memory, "tco_overflow_cap", lambda nodes: 1)
+    monkeypatch.setattr(engine, "tco_overflow_cap", lambda nodes: 1)
+    stats = {}
+    got = tco_augment(masks, None, none, rule="gm", rng=np.random.default_rng(1), stats=stats)
+    assert (stats["cell_bits"], stats["overflow"]) == (8, -1)
+    assert got.tolist() == want.tolist()
+
+
+def test_overflow_pairs_lists_every_pair_at_15_or_more_in_both_rows():
+    """The table against a brute-force count: both orders, columns ascending per row; -1
+    past the cap."""
+    from hedgerow.model.bitset import interest_matrix
+    from hedgerow.protocols.tco import _kernels as K
+
+    rng = np.random.default_rng(41)
+    for words in (1, 2, 3):
+        nt = 64 * words - 3
+        sub = rng.random((60, nt)) < 0.4
+        m = pack_bool(sub)
+        assert (interest_matrix(m, nt) == sub).all()
+        shared = sub.astype(np.int64) @ sub.T.astype(np.int64)
+        np.fill_diagonal(shared, 0)
+        cand = np.flatnonzero(sub.sum(axis=1) >= 15).astype(np.int64)
+        n, optr, ocol, oval = K.overflow_pairs(m, cand, 60 * 60)
+        rows = [np.flatnonzero(shared[a] >= 15) for a in range(60)]
+        assert n == sum(len(r) for r in rows) > 0
+        for a in range(60):
+            assert ocol[optr[a]:optr[a + 1]].tolist() == rows[a].tolist()
+            assert oval[optr[a]:optr[a + 1]].tolist() == shared[a, rows[a]].tolist()
+        assert K.overflow_pairs(m, cand, n - 1)[0] == -1

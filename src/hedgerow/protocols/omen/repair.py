@@ -308,8 +308,8 @@ def _repair_fused(masks, topics, adj, deg, shadow, local, mode, rho, seed, cache
     if n_rel == 0 or s < 2:
         return np.zeros((0, 2), dtype=np.int64)
     C = np.zeros((s, s), dtype=np.int16)
-    out, _, _, _ = select_compiled(mode, rho, 0, seed, C, dn, nodes, ptr, top, parent, size,
-                                   n_topics, cache_k, compact_ok)
+    out, _, _, _ = select_compiled(mode, rho, 0, seed, K.dense(C), dn, nodes, ptr, top, parent,
+                                   size, n_topics, cache_k, compact_ok)
     m = out.shape[0]
     res = np.empty((m, 2), dtype=np.int64)
     for i in range(m):

@@ -15,7 +15,21 @@ Layout shared by the kernels:
   component's array; :func:`sync_row`);
 * ``C`` is the dense symmetric ``s × s`` contribution matrix: ``C[a, b]`` is
   the number of relevant topics both subscribe to whose components of ``a``
-  and ``b`` differ.  Contributions only fall, degrees only rise.
+  and ``b`` differ.  Contributions only fall, degrees only rise.  The kernels
+  take it as a layout tuple ``mat = (C, P, optr, ocol, oval, olive, tmp)``:
+  :func:`dense` (one ``int8``, ``int16`` or ``int32`` cell per entry, ``C``
+  itself) or :func:`packed` (four bits a cell, two cells per byte in the same
+  row layout, ``P``).  Four bits were chosen over the upper triangle (a row
+  read would become half a column read, and the two rows of a pair are
+  lowered at different times) and over no matrix (each scan recomputing its
+  row from the topic bit sets, several times longer): the rows stay
+  contiguous and are lowered one at a time, so the engine's access pattern is
+  unchanged.  A cell holds 0-14; 15 (:data:`_NIB`) marks a pair sharing 15 or
+  more topics, whose count is in a table listed before the matrix is
+  allocated (:func:`overflow_pairs`): such pairs are about one in 100,000 at
+  100 topics.  Reads go through :func:`read_row` (a scan unpacks the row into
+  the scratch row ``tmp``), :func:`read_cell` and :func:`row_max_of`; writes
+  through :func:`sync_row`.
 
 Selection uses lazily validated binary min-heaps over rows of ``C`` (one
 entry per row; a stored key is a lower bound of the row's current best).
@@ -44,6 +58,8 @@ _S27 = np.uint64(27)
 _S31 = np.uint64(31)
 _SHIFT = np.int64(1) << np.int64(32)
 _BIGC = np.int64(1) << np.int64(31)
+#: the four-bit layout's cell for "15 or more: the count is in the table"
+_NIB = np.uint8(15)
 
 MODE_GM = 0  # key (-c, h)
 MODE_MAXC_MINDEG = 1  # key (-c, maxdeg, h): LowODA with rho = 1
@@ -124,7 +140,7 @@ def union_edges(ptr, top, parent, size, eu, ev):  # pragma: no cover - jitted
 
 
 @numba.njit(cache=True)
-def init_contributions(ptr, top, parent, glob, n_topics, C, astart, alen, acap,
+def init_contributions(ptr, top, parent, glob, n_topics, mat, astart, alen, acap,
                        pool, fill_c=True):  # pragma: no cover - jitted
     """Member arrays of the subset's slots per component root, and the initial ``C``.
 
@@ -133,8 +149,10 @@ def init_contributions(ptr, top, parent, glob, n_topics, C, astart, alen, acap,
     size, so a component absorbs others in place until it has doubled).
     Returns ``(Φ₀, pool top)``: the potential ``Φ₀ = Σ_t (components of t
     among the subset - 1)``, an upper bound on the number of edges any run can
-    add, and the first free position of ``pool``.  ``fill_c=False`` leaves ``C``
-    as given (already filled by :func:`shared_counts`).
+    add, and the first free position of ``pool``.  ``fill_c=False`` leaves the
+    matrix ``mat`` (:func:`dense` or :func:`packed`) as given (already filled by
+    :func:`shared_counts` or :func:`shared_counts_packed`); packed, each row is
+    summed in the scratch row, then packed (:func:`_pack_row`).
     """
     s = glob.shape[0]
     # count subset slots per topic and per root
@@ -182,7 +200,12 @@ def init_contributions(ptr, top, parent, glob, n_topics, C, astart, alen, acap,
         return phi, top_p
     # one row of C at a time (a sparse product row by row): the row stays in cache while
     # every topic of its node adds the members of the other components
+    C, P, tmp = mat[0], mat[1], mat[6]
+    packed = P.shape[0] > 0
     for a in range(s):
+        row = tmp if packed else C[a]
+        if packed:
+            row[:] = 0
         g = glob[a]
         for p in range(ptr[g], ptr[g + 1]):
             t = top[p]
@@ -191,7 +214,9 @@ def init_contributions(ptr, top, parent, glob, n_topics, C, astart, alen, acap,
             r = _find(parent, p)
             for x in range(cnt[t], cnt[t + 1]):
                 if roots[x] != r:
-                    C[a, loc[x]] += 1
+                    row[loc[x]] += 1
+        if packed:
+            _pack_row(mat, a)
     return phi, top_p
 
 
@@ -202,8 +227,37 @@ def _dec_range(row, pool, lo, hi):  # pragma: no cover - jitted
         row[pool[x]] -= 1
 
 
+@numba.njit(cache=True, inline="always")
+def _dec_range_packed(row, pool, lo, hi):  # pragma: no cover - jitted
+    """Lower packed ``row`` by one at the subset columns ``pool[lo:hi]`` (no cell at 15)."""
+    for x in range(lo, hi):
+        v = pool[x]
+        row[v >> 1] -= np.uint8(1 + 15 * (v & 1))
+
+
 @numba.njit(cache=True)
-def sync_row(u, glob, ptr, parent, astart, alen, pool, pre, cur, C):  # pragma: no cover - jitted
+def _dec_range_checked(row, pool, lo, hi, mat, u):  # pragma: no cover - jitted
+    """:func:`_dec_range_packed` for a row with cells at 15: those are lowered in the table.
+
+    A cell leaves the table when its count falls to 14 (its nibble is written again).
+    """
+    optr, ocol, oval, olive = mat[2], mat[3], mat[4], mat[5]
+    for x in range(lo, hi):
+        v = pool[x]
+        j = v >> 1
+        sh = (v & 1) << 2
+        b = row[j]
+        if ((b >> sh) & _NIB) == _NIB:
+            e = _entry(ocol, optr[u], optr[u + 1], v)
+            oval[e] -= 1
+            if oval[e] >= 15:
+                continue
+            olive[u] -= 1
+        row[j] = b - np.uint8(1 + 15 * (v & 1))
+
+
+@numba.njit(cache=True)
+def sync_row(u, glob, ptr, parent, astart, alen, pool, pre, cur, mat):  # pragma: no cover - jitted
     """Apply row ``u``'s pending decrements, so that ``C[u]`` is exact.
 
     For each slot ``p`` of ``u`` (one per relevant topic), the members of
@@ -216,7 +270,8 @@ def sync_row(u, glob, ptr, parent, astart, alen, pool, pre, cur, C):  # pragma: 
     lowered.
     """
     g = glob[u]
-    row = C[u]
+    C, P, olive = mat[0], mat[1], mat[5]
+    packed = P.shape[0] > 0
     n = 0
     for p in range(ptr[g], ptr[g + 1]):
         r = _find(parent, p)
@@ -225,8 +280,18 @@ def sync_row(u, glob, ptr, parent, astart, alen, pool, pre, cur, C):  # pragma: 
         p0 = pre[p]
         if c0 < end or p0 > 0:
             st = astart[r]
-            _dec_range(row, pool, st, st + p0)
-            _dec_range(row, pool, st + c0, st + end)
+            if not packed:
+                row = C[u]
+                _dec_range(row, pool, st, st + p0)
+                _dec_range(row, pool, st + c0, st + end)
+            elif olive[u] == 0:
+                row8 = P[u]
+                _dec_range_packed(row8, pool, st, st + p0)
+                _dec_range_packed(row8, pool, st + c0, st + end)
+            else:
+                row8 = P[u]
+                _dec_range_checked(row8, pool, st, st + p0, mat, u)
+                _dec_range_checked(row8, pool, st + c0, st + end, mat, u)
             n += p0 + end - c0
             pre[p] = 0
             cur[p] = end
@@ -254,6 +319,265 @@ def shared_counts(m, C):  # pragma: no cover - jitted
                     c += popcount64(m[a, k] & m[b, k])
                 row[b] = c
         row[a] = 0
+
+
+@numba.njit(cache=True)
+def dense(C):  # pragma: no cover - jitted
+    """The matrix tuple of the one-cell-per-entry layout: ``C`` itself, no packed cells.
+
+    ``(C, P, optr, ocol, oval, olive, tmp)`` with ``P`` empty: every kernel reads
+    and lowers ``C[u]`` directly (:func:`packed` for the four-bit layout).
+    """
+    return (C, np.zeros((0, 0), dtype=np.uint8), np.zeros(1, dtype=np.int64),
+            np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+            np.zeros(0, dtype=np.int64), np.zeros(0, dtype=C.dtype))
+
+
+def packed(s: int, optr: np.ndarray, ocol: np.ndarray, oval: np.ndarray) -> tuple:
+    """The matrix tuple of the four-bit layout over ``s`` nodes, all cells 0.
+
+    ``P`` holds row ``u``'s entry ``v`` in the low (``v`` even) or high (``v`` odd)
+    four bits of ``P[u, v // 2]``; a cell at 15 (:data:`_NIB`) means "15 or more,
+    exact in the table": ``ocol[optr[u]:optr[u + 1]]`` are the columns of row
+    ``u`` whose initial count may reach 15 (ascending), ``oval`` their counts
+    while at 15 or more, ``olive[u]`` how many are still there.  ``tmp`` is the
+    scratch row a scan unpacks into (:func:`read_row`).  ``C`` is a ``1 x 1``
+    ``int8`` placeholder (the kernels read ``P`` when it has rows).
+
+    Examples
+    --------
+    >>> mat = packed(5, np.zeros(6, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+    >>> mat[1].shape, mat[1].dtype.name, read_row(mat, 0).tolist()
+    ((5, 3), 'uint8', [0, 0, 0, 0, 0])
+    """
+    return (np.zeros((1, 1), dtype=np.int8), np.zeros((s, (s + 1) // 2), dtype=np.uint8),
+            optr, ocol, oval, np.zeros(s, dtype=np.int64), np.zeros(s, dtype=np.int8))
+
+
+@numba.njit(cache=True, inline="always")
+def _entry(ocol, lo, hi, v):  # pragma: no cover - jitted
+    """The position of column ``v`` in ``ocol[lo:hi]`` (ascending; ``v`` is there)."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if ocol[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@numba.njit(cache=True)
+def _pack_row(mat, a):  # pragma: no cover - jitted
+    """Pack the scratch row (row ``a``'s exact counts) into ``P[a]``; its counts of 15 or
+    more go to the table (each such column is one of the row's table columns)."""
+    P, optr, ocol, oval, olive, tmp = mat[1], mat[2], mat[3], mat[4], mat[5], mat[6]
+    row = P[a]
+    s = tmp.shape[0]
+    h = s >> 1
+    for j in range(h):
+        lo = tmp[2 * j]
+        hi = tmp[2 * j + 1]
+        lo = lo if lo < 15 else 15
+        hi = hi if hi < 15 else 15
+        row[j] = np.uint8(lo) | (np.uint8(hi) << np.uint8(4))
+    if s & 1:
+        lo = tmp[s - 1]
+        row[h] = np.uint8(lo if lo < 15 else 15)
+    live = 0
+    for x in range(optr[a], optr[a + 1]):
+        c = np.int64(tmp[ocol[x]])
+        oval[x] = c
+        live += c >= 15
+    olive[a] = live
+
+
+@numba.njit(cache=True)
+def read_row(mat, u):  # pragma: no cover - jitted
+    """Row ``u`` of the contribution matrix as a dense array.
+
+    Dense layout: ``C[u]`` itself.  Packed: unpacked into the scratch row (two
+    cells per byte, a loop the compiler vectorises), then the row's cells at
+    15 replaced by their counts from the table; valid until the next call.
+    """
+    C, P, optr, ocol, oval, olive, tmp = mat
+    if P.shape[0] == 0:
+        return C[u]
+    src = P[u]
+    s = tmp.shape[0]
+    h = s >> 1
+    for j in range(h):
+        b = src[j]
+        tmp[2 * j] = b & _NIB
+        tmp[2 * j + 1] = b >> np.uint8(4)
+    if s & 1:
+        tmp[s - 1] = src[h] & _NIB
+    if olive[u] > 0:
+        for x in range(optr[u], optr[u + 1]):
+            v = ocol[x]
+            if tmp[v] == 15:
+                tmp[v] = oval[x]
+    return tmp
+
+
+@numba.njit(cache=True, inline="always")
+def read_cell(mat, u, v):  # pragma: no cover - jitted
+    """The contribution ``C[u, v]`` (int64) in either layout."""
+    C, P, optr, ocol, oval = mat[0], mat[1], mat[2], mat[3], mat[4]
+    if P.shape[0] == 0:
+        return np.int64(C[u, v])
+    c = np.int64((P[u, v >> 1] >> np.uint8((v & 1) << 2)) & _NIB)
+    if c == 15:
+        return oval[_entry(ocol, optr[u], optr[u + 1], v)]
+    return c
+
+
+@numba.njit(cache=True)
+def row_max_of(mat, u):  # pragma: no cover - jitted
+    """The largest contribution of row ``u`` (0 when none is positive), either layout.
+
+    Packed: the largest nibble over the row's bytes; when it is 15 the largest
+    is the largest count the row still has in the table.
+    """
+    C, P, optr, ocol, oval = mat[0], mat[1], mat[2], mat[3], mat[4]
+    if P.shape[0] == 0:
+        return row_max(C[u], 0, C.shape[1])
+    src = P[u]
+    r = np.uint8(0)
+    for j in range(src.shape[0]):
+        b = src[j]
+        lo = b & _NIB
+        hi = b >> np.uint8(4)
+        r = lo if lo > r else r
+        r = hi if hi > r else r
+    if r < 15:
+        return np.int64(r)
+    best = np.int64(15)
+    for x in range(optr[u], optr[u + 1]):
+        v = ocol[x]
+        if ((src[v >> 1] >> np.uint8((v & 1) << 2)) & _NIB) == _NIB and oval[x] > best:
+            best = oval[x]
+    return best
+
+
+@numba.njit(cache=True)
+def shared_counts_packed(m, P):  # pragma: no cover - jitted
+    """:func:`shared_counts` into the four-bit layout: each count capped at 15 (the pairs
+    at 15 or more are in the table, :func:`overflow_pairs`)."""
+    s = m.shape[0]
+    w = m.shape[1]
+    h = s >> 1
+    for a in range(s):
+        row = P[a]
+        if w == 2:
+            x0 = m[a, 0]
+            x1 = m[a, 1]
+            for j in range(h):
+                c0 = np.int64(popcount64(x0 & m[2 * j, 0]) + popcount64(x1 & m[2 * j, 1]))
+                c1 = np.int64(popcount64(x0 & m[2 * j + 1, 0]) + popcount64(x1 & m[2 * j + 1, 1]))
+                c0 = c0 if c0 < 15 else 15
+                c1 = c1 if c1 < 15 else 15
+                row[j] = np.uint8(c0 | (c1 << 4))
+            if s & 1:
+                c0 = np.int64(popcount64(x0 & m[s - 1, 0]) + popcount64(x1 & m[s - 1, 1]))
+                row[h] = np.uint8(c0 if c0 < 15 else 15)
+        else:
+            for j in range((s + 1) >> 1):
+                b = np.uint8(0)
+                for e in range(2):
+                    v = 2 * j + e
+                    if v >= s:
+                        break
+                    c = _shared(m, a, v)
+                    b |= np.uint8((c if c < 15 else 15) << (4 * e))
+                row[j] = b
+        # the diagonal is 0
+        row[a >> 1] &= np.uint8(0xF0) if (a & 1) == 0 else np.uint8(0x0F)
+
+
+@numba.njit(cache=True)
+def _shared(m, a, b):  # pragma: no cover - jitted
+    """``|m[a] ∩ m[b]|`` (int64)."""
+    c = np.int64(0)
+    for k in range(m.shape[1]):
+        c += np.int64(popcount64(m[a, k] & m[b, k]))
+    return c
+
+
+@numba.njit(cache=True)
+def overflow_pairs(m, cand, cap):  # pragma: no cover - jitted
+    """The pairs whose shared count ``|m[a] ∩ m[b]|`` is 15 or more, as the table of the
+    four-bit layout: ``(entries, optr, ocol, oval)``.
+
+    Only pairs of ``cand`` (the rows holding 15 or more bits, ascending) are
+    counted, each unordered pair once (a branch-free count per row, then the
+    rows that have any are walked again to list them).  The table holds both
+    orders: row ``a``'s columns at ``ocol[optr[a]:optr[a + 1]]``, ascending,
+    with their counts.  Stops when the entries (both orders) would pass
+    ``cap``: ``entries = -1`` (the caller keeps one byte a cell).
+    """
+    s = m.shape[0]
+    nc = cand.shape[0]
+    w = m.shape[1]
+    ea = np.empty(16, dtype=np.int64)
+    eb = np.empty(16, dtype=np.int64)
+    ec = np.empty(16, dtype=np.int64)
+    ne = 0
+    for i in range(nc):
+        a = cand[i]
+        k = 0
+        if w == 2:
+            x0 = m[a, 0]
+            x1 = m[a, 1]
+            for j in range(i + 1, nc):
+                b = cand[j]
+                c = np.int64(popcount64(x0 & m[b, 0]) + popcount64(x1 & m[b, 1]))
+                k += 1 if c >= 15 else 0
+        else:
+            for j in range(i + 1, nc):
+                k += 1 if _shared(m, a, cand[j]) >= 15 else 0
+        if k == 0:
+            continue
+        if 2 * (ne + k) > cap:
+            none = np.zeros(0, dtype=np.int64)
+            return -1, np.zeros(s + 1, dtype=np.int64), none, none.copy()
+        if ne + k > ea.shape[0]:
+            size = max(2 * ea.shape[0], ne + k)
+            ea2 = np.empty(size, dtype=np.int64)
+            eb2 = np.empty(size, dtype=np.int64)
+            ec2 = np.empty(size, dtype=np.int64)
+            ea2[:ne] = ea[:ne]
+            eb2[:ne] = eb[:ne]
+            ec2[:ne] = ec[:ne]
+            ea, eb, ec = ea2, eb2, ec2
+        for j in range(i + 1, nc):
+            b = cand[j]
+            c = _shared(m, a, b)
+            if c >= 15:
+                ea[ne] = a
+                eb[ne] = b
+                ec[ne] = c
+                ne += 1
+    # both orders, by row: row r gets its columns below r (from earlier rows, ascending)
+    # before its own columns above r (ascending), so each row's columns come out sorted
+    optr = np.zeros(s + 1, dtype=np.int64)
+    for e in range(ne):
+        optr[ea[e] + 1] += 1
+        optr[eb[e] + 1] += 1
+    for r in range(s):
+        optr[r + 1] += optr[r]
+    pos = optr[:-1].copy()
+    ocol = np.empty(2 * ne, dtype=np.int64)
+    oval = np.empty(2 * ne, dtype=np.int64)
+    for e in range(ne):
+        a = ea[e]
+        b = eb[e]
+        ocol[pos[a]] = b
+        oval[pos[a]] = ec[e]
+        pos[a] += 1
+        ocol[pos[b]] = a
+        oval[pos[b]] = ec[e]
+        pos[b] += 1
+    return 2 * ne, optr, ocol, oval
 
 
 @numba.njit(cache=True)
@@ -482,7 +806,7 @@ def _topk(mode, src, none, seed, gu, glob, u, ck1, ck2, cv):  # pragma: no cover
 
 
 @numba.njit(cache=True)
-def _scan(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2, cv, cn,
+def _scan(mode, u, theta, mat, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2, cv, cn,
           cfull):  # pragma: no cover - jitted
     """Full scan of row ``u``: its ``K`` best entries go to the row's cache.
 
@@ -497,7 +821,7 @@ def _scan(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2
     contribution and (mode 2) the best key over the entries not yet eligible
     (``1 ≤ c < theta``), a lower bound of those under any later threshold.
     """
-    row = C[u]
+    row = read_row(mat, u)
     gu = glob[u]
     lb = _BIG
     if mode == 0:
@@ -523,7 +847,7 @@ def _scan(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2
 
 
 @numba.njit(cache=True)
-def _probe(mode, u, theta, C, deg, compact, ck1, ck2, cv, cn, cfull):  # pragma: no cover
+def _probe(mode, u, theta, mat, deg, compact, ck1, ck2, cv, cn, cfull):  # pragma: no cover
     """The row's best from its cache alone, when the cache proves it.
 
     Keys only rise (contributions fall, degrees rise, ``theta`` is fixed
@@ -534,7 +858,6 @@ def _probe(mode, u, theta, C, deg, compact, ck1, ck2, cv, cn, cfull):  # pragma:
     ``(proven, found, k1, k2, v)``.
     """
     n = cn[u]
-    row = C[u]
     du = np.int64(deg[u])
     sh, bias = key_consts(compact)
     bk1 = _BIG
@@ -542,7 +865,7 @@ def _probe(mode, u, theta, C, deg, compact, ck1, ck2, cv, cn, cfull):  # pragma:
     bv = -1
     for j in range(n):
         v = cv[u, j]
-        c = np.int64(row[v])
+        c = read_cell(mat, u, v)
         if mode == 0:
             if c <= 0:
                 continue
@@ -629,7 +952,7 @@ def _theta(w, rho):  # pragma: no cover - jitted
 
 
 @numba.njit(cache=True)
-def _best(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2, cv, cn, cfull,
+def _best(mode, u, theta, mat, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2, cv, cn, cfull,
           cth, rmax, lbk, cnt, lazy):  # pragma: no cover - jitted
     """The exact best key of row ``u``: from its cache when that proves it, else a scan.
 
@@ -644,15 +967,16 @@ def _best(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2
     up to date first.  Returns ``(found, k1, k2, v)``.
     """
     glob_, ptr, parent, astart, alen, pool, pre, cur = lazy
-    sync_row(u, glob_, ptr, parent, astart, alen, pool, pre, cur, C)
+    sync_row(u, glob_, ptr, parent, astart, alen, pool, pre, cur, mat)
     if cth[u] >= theta and cth[u] != _BIG:
-        proven, ok, a1, a2, v = _probe(mode, u, theta, C, deg, compact, ck1, ck2, cv, cn, cfull)
+        proven, ok, a1, a2, v = _probe(mode, u, theta, mat, deg, compact, ck1, ck2, cv, cn,
+                                       cfull)
         if proven and cth[u] != theta:
             proven = ok and a1 < lbk[u]
         if proven:
             cnt[1] += 1
             return ok, a1, a2, v
-    ok, a1, a2, v, rm, lb = _scan(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32,
+    ok, a1, a2, v, rm, lb = _scan(mode, u, theta, mat, deg, deg32, compact, glob, seed, kb, kb32,
                                   ck1, ck2, cv, cn, cfull)
     cnt[0] += 1
     cth[u] = theta
@@ -662,7 +986,7 @@ def _best(mode, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1, ck2
 
 
 @numba.njit(cache=True)
-def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, size, astart, alen,
+def run_engine(mode, rho, fixed_theta, seed, mat, deg, glob, ptr, top, parent, size, astart, alen,
                acap, pool, ctr, out, cache_k, compact):  # pragma: no cover - jitted
     """Add edges until every contribution is 0; writes subset index pairs into ``out``.
 
@@ -674,7 +998,7 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
     counters)``, counters = (row scans, cache answers, row-maximum scans,
     threshold changes).
     """
-    s = C.shape[0]
+    s = glob.shape[0]
     k1 = np.empty(s, dtype=np.int64)
     k2 = np.empty(s, dtype=np.uint64)
     row = np.empty(s, dtype=np.int64)
@@ -703,7 +1027,7 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
     if mode != 2:
         n = 0
         for u in range(s):
-            ok, a1, a2, v = _best(mode, u, 0, C, deg, deg32, compact, glob, seed, kb, kb32, ck1,
+            ok, a1, a2, v = _best(mode, u, 0, mat, deg, deg32, compact, glob, seed, kb, kb32, ck1,
                                   ck2, cv, cn, cfull, cth, rmax, lbk, cnt, lazy)
             if ok:
                 k1[n] = a1
@@ -713,7 +1037,7 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         _heapify(k1, k2, row, n)
         while n > 0:
             u = row[0]
-            ok, a1, a2, v = _best(mode, u, 0, C, deg, deg32, compact, glob, seed, kb, kb32, ck1,
+            ok, a1, a2, v = _best(mode, u, 0, mat, deg, deg32, compact, glob, seed, kb, kb32, ck1,
                                   ck2, cv, cn, cfull, cth, rmax, lbk, cnt, lazy)
             if not ok:
                 n = _pop_top(k1, k2, row, n)
@@ -740,7 +1064,7 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
     wrow = np.empty(s, dtype=np.int64)
     nw = 0
     for u in range(s):
-        r = row_max(C[u], 0, s)
+        r = row_max_of(mat, u)
         rmax[u] = r
         if r > 0:
             w1[nw] = -r
@@ -753,8 +1077,8 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         # validate W = the largest contribution
         while nw > 0:
             u = wrow[0]
-            sync_row(u, glob, ptr, parent, astart, alen, pool, pre, cur, C)
-            r = row_max(C[u], 0, s)
+            sync_row(u, glob, ptr, parent, astart, alen, pool, pre, cur, mat)
+            r = row_max_of(mat, u)
             cnt[2] += 1
             rmax[u] = r
             if r == 0:
@@ -796,7 +1120,7 @@ def run_engine(mode, rho, fixed_theta, seed, C, deg, glob, ptr, top, parent, siz
         found = False
         while n > 0:
             u = row[0]
-            ok, a1, a2, v = _best(2, u, theta, C, deg, deg32, compact, glob, seed, kb, kb32, ck1,
+            ok, a1, a2, v = _best(2, u, theta, mat, deg, deg32, compact, glob, seed, kb, kb32, ck1,
                                   ck2, cv, cn, cfull, cth, rmax, lbk, cnt, lazy)
             if not ok:
                 n = _pop_top(k1, k2, row, n)

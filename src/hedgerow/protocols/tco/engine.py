@@ -65,10 +65,14 @@ times), each row by a lower bound kept from its last scan (the smaller of its
 cached best and its best entry below the old threshold), so a row is looked
 at only when it reaches the top, and its cache still answers when its best
 beats every formerly ineligible entry.  Keys of the threshold rule are int32
-when exact (int8 or int16 contributions, degrees below 65,535).  Memory: the ``|S|²``
-contribution matrix (int8 while fewer than 127 topics are involved: 100 MB at 10,000 nodes;
-int16 below 32,767 topics)
-plus ``24 K`` bytes per subset node for the row caches.
+when exact (contributions below 32,767, degrees below 65,535).  Memory: the ``|S|²``
+contribution matrix, four bits a cell while fewer than 127 topics are involved (50 MB at
+10,000 nodes, 4.7 GiB at 100,000), with a table of the pairs sharing 15 or more topics (a cell
+at 15 says "look in the table"; about one pair in 100,000 at 100 topics), listed before the
+matrix is allocated; one byte a cell when that table would pass ``|S|² / 256`` entries
+(:func:`~hedgerow.workloads.memory.tco_four_bits`); int16 below 32,767 topics, int32 above;
+plus ``24 K`` bytes per subset node for the row caches.  The layouts read the same values, so
+they add the same edges (:mod:`hedgerow.protocols.tco._kernels` says why four bits).
 
 Examples
 --------
@@ -89,7 +93,7 @@ from hedgerow.errors import ParameterError
 from hedgerow.model.bitset import pack_bool
 from hedgerow.params import check_memory
 from hedgerow.protocols.tco import _kernels as K
-from hedgerow.workloads.memory import tco_matrix_bytes
+from hedgerow.workloads.memory import tco_four_bits, tco_matrix_bytes, tco_overflow_cap
 
 __all__ = ["RULES", "naive_tco_augment", "tco_augment"]
 
@@ -106,6 +110,9 @@ _COMPACT = True
 #: from no start edges, the initial contributions by popcounts of the topic bit sets when
 #: that is the cheaper way (off: always the per-topic sums; the tests run both)
 _POPCOUNT_START = True
+#: four bits a cell below 127 topics when the table of pairs at 15 or more stays small
+#: (off: one byte a cell, the layout before; the tests run both)
+_PACKED = True
 
 
 def _prepare(masks, nodes, edges, rule, rho, topics, degrees):
@@ -155,19 +162,21 @@ def _prepare(masks, nodes, edges, rule, rho, topics, degrees):
 
 
 @numba.njit(cache=True)
-def select_compiled(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, size, n_topics,
+def select_compiled(mode, rho, fixed, seed, mat, deg, nodes, ptr, top, parent, size, n_topics,
                     cache_k, compact_ok, filled=False):  # pragma: no cover - jitted
     """The selection on a prepared input, compiled: ``(chosen pairs, Φ₀, decrements, counters)``.
 
-    ``C`` is the zeroed ``(s, s)`` contribution matrix, ``deg`` the subset's
+    ``mat`` is the zeroed ``(s, s)`` contribution matrix as a layout tuple
+    (:func:`_kernels.dense` of an ``int8``/``int16``/``int32`` array, or
+    :func:`_kernels.packed`, four bits a cell), ``deg`` the subset's
     degrees (updated in place), ``ptr``/``top`` the slots indexed by node id and
     ``parent``/``size`` their union-find after the starting edges.  The member
     arrays of each component root are built here (the start takes twice the
     members; merges grow a component in place until it has doubled).  Threshold
-    keys are ``int32`` when ``compact_ok`` (``int16`` contributions) and no
+    keys are ``int32`` when ``compact_ok`` (contributions below 32,767) and no
     degree can reach 65,535 (a node gains at most ``s - 1`` edges).  ``filled``:
-    ``C`` already holds the initial contributions (:func:`_kernels.shared_counts`).  Shared by
-    :func:`tco_augment` (through :func:`_select`) and OMen's shadow repair, so
+    the matrix already holds the initial contributions (:func:`_kernels.shared_counts`).
+    Shared by :func:`tco_augment` (through :func:`_select`) and OMen's shadow repair, so
     both run one engine.
     """
     n_slots = top.shape[0]
@@ -181,25 +190,55 @@ def select_compiled(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, siz
         n_members += ptr[nodes[i] + 1] - ptr[nodes[i]]
         dmax = max(dmax, deg[i])
     pool = np.empty(4 * n_members + 64, dtype=np.int32)
-    phi0, pool_top = K.init_contributions(ptr, top, parent, nodes, n_topics, C, astart, alen,
+    phi0, pool_top = K.init_contributions(ptr, top, parent, nodes, n_topics, mat, astart, alen,
                                           acap, pool, not filled)
     out = np.empty((max(phi0, 1), 2), dtype=np.int64)
     ctr = np.array([pool_top], dtype=np.int64)
-    m, dec, cnt = K.run_engine(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, size,
+    m, dec, cnt = K.run_engine(mode, rho, fixed, seed, mat, deg, nodes, ptr, top, parent, size,
                                astart, alen, acap, pool, ctr, out, cache_k,
                                compact_ok and dmax + s < 65535)
     return out[:m], phi0, dec, cnt
 
 
-def _select(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, size, n_topics,
+def _select(mode, rho, fixed, seed, mat, deg, nodes, ptr, top, parent, size, n_topics,
             filled=False):
-    """:func:`select_compiled` with this module's settings; ``(pairs, counters)``."""
+    """:func:`select_compiled` with this module's settings; ``(pairs, counters)``.
+
+    ``mat``: a layout tuple, or a dense matrix (wrapped by :func:`_kernels.dense`).
+    """
+    if isinstance(mat, np.ndarray):
+        mat = K.dense(mat)
+    small = mat[1].shape[0] > 0 or mat[0].dtype in (np.int8, np.int16)
     out, phi0, dec, cnt = select_compiled(
-        mode, rho, fixed, np.uint64(seed), C, deg, nodes, ptr, top, parent, size, n_topics,
-        _CACHE_K, bool(_COMPACT and C.dtype in (np.int8, np.int16)), filled)
+        mode, rho, fixed, np.uint64(seed), mat, deg, nodes, ptr, top, parent, size, n_topics,
+        _CACHE_K, bool(_COMPACT and small), filled)
     counts = dict(phi0=int(phi0), decrements=int(dec), scans=int(cnt[0]),
                   cache_hits=int(cnt[1]), max_scans=int(cnt[2]), thresholds=int(cnt[3]))
     return out, counts
+
+
+def _layout(sub, n_rel, active_counts):
+    """The contribution matrix's layout for the subset's relevant bit sets ``sub``.
+
+    Returns ``(bits, overflow, table)``: ``bits`` 4 (packed, with ``table`` =
+    ``(optr, ocol, oval)`` of the pairs sharing 15 or more relevant topics,
+    :func:`_kernels.overflow_pairs`), else 8, 16 or 32 (one cell of that many
+    bits, ``table`` None); ``overflow`` the table's entries (-1: past
+    :func:`~hedgerow.workloads.memory.tco_overflow_cap`, not counted further).
+    Only the nodes holding 15 or more relevant topics can be in such a pair.
+    """
+    s = sub.shape[0]
+    wide = 8 if n_rel < 127 else 16 if n_rel < 32767 else 32
+    if not _PACKED or not tco_four_bits(s, n_rel, 0):
+        return wide, 0, None
+    cand = np.flatnonzero(active_counts >= 15).astype(np.int64)
+    if cand.shape[0] < 2:
+        return 4, 0, (np.zeros(s + 1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+    cap = tco_overflow_cap(s)
+    overflow, optr, ocol, oval = K.overflow_pairs(sub, cand, cap)
+    if not tco_four_bits(s, n_rel, overflow):
+        return wide, int(overflow), None
+    return 4, int(overflow), (optr, ocol, oval)
 
 
 def _draw_seed(rng) -> int:
@@ -234,7 +273,9 @@ def tco_augment(masks, nodes, edges, *, rule, rho=1.0, rng, topics=None, degrees
         Current degrees of all nodes, when they differ from the degrees in
         ``edges`` (e.g. when only part of the overlay is handed in).
     stats : dict, optional
-        Filled with ``phi0`` (initial potential), ``decrements`` and ``scans``.
+        Filled with ``phi0`` (initial potential), ``decrements`` and ``scans``, and the
+        matrix's layout: ``cell_bits`` (4, 8, 16 or 32) and ``overflow`` (the four-bit
+        layout's table entries; -1 when past its cap).
 
     Returns
     -------
@@ -266,7 +307,8 @@ def tco_augment(masks, nodes, edges, *, rule, rho=1.0, rng, topics=None, degrees
     # a node with no relevant topic has contribution 0 with everyone: leave it out (same
     # result, the tie rule hashes global ids; a repair touching few topics stays small)
     owner = np.repeat(np.arange(s), np.diff(sptr))
-    active = np.bincount(owner[relevant[stop]], minlength=s) > 0
+    n_rel_of = np.bincount(owner[relevant[stop]], minlength=s)
+    active = n_rel_of > 0
     nodes = nodes[active]
     s = nodes.shape[0]
     if s < 2:
@@ -278,18 +320,30 @@ def tco_augment(masks, nodes, edges, *, rule, rho=1.0, rng, topics=None, degrees
     size = np.ones(n_slots, dtype=np.int64)
     if edges.shape[0]:
         K.union_edges(ptr, top, parent, size, edges[:, 0].copy(), edges[:, 1].copy())
-    # a contribution counts topics, at most n_rel: one byte per pair below 127 topics
-    dtype = np.int8 if n_rel < 127 else np.int16 if n_rel < 32767 else np.int32
+    # a contribution counts topics, at most n_rel: four bits a cell below 127 topics (with a
+    # table of the pairs at 15 or more), one byte when that table would be large; the layout
+    # is decided, and checked against the memory, before the matrix is allocated
+    sub = masks[nodes] & pack_bool(relevant[None, :])[0]
+    bits, overflow, table = _layout(sub, n_rel, n_rel_of[active])
     check_memory(f"{rule} on {s:,} nodes (its {s:,} x {s:,} contribution matrix)",
-                 tco_matrix_bytes(s, n_rel))
-    C = np.zeros((s, s), dtype=dtype)
+                 tco_matrix_bytes(s, n_rel, overflow if _PACKED else -1))
     # with no start edges every component is one node, so the initial contribution of a pair
     # is the number of relevant topics both subscribe to: a popcount of their bit sets,
     # cheaper than the per-topic sums when the sets are a few words and the topics large
     filled = bool(edges.shape[0] == 0 and _POPCOUNT_START
                   and s * s * masks.shape[1] <= 2 * int((counts[relevant] ** 2).sum()))
-    if filled:
-        K.shared_counts(masks[nodes] & pack_bool(relevant[None, :])[0], C)
+    if bits == 4:
+        optr, ocol, oval = table
+        mat = K.packed(s, optr, ocol, oval)
+        if filled:
+            K.shared_counts_packed(sub, mat[1])
+            mat[5][:] = np.diff(optr)  # the table's counts are the initial ones, all >= 15
+    else:
+        C = np.zeros((s, s), dtype={8: np.int8, 16: np.int16, 32: np.int32}[bits])
+        if filled:
+            K.shared_counts(sub, C)
+        mat = K.dense(C)
+    del sub
     deg = deg_all[nodes].copy()
     if rule == "gm":
         mode, fixed = K.MODE_GM, 0
@@ -299,10 +353,10 @@ def tco_augment(masks, nodes, edges, *, rule, rho=1.0, rng, topics=None, degrees
         mode, fixed = K.MODE_MAXC_MINDEG, 0
     else:
         mode, fixed = K.MODE_THRESHOLD, 0
-    out, counts = _select(mode, rho, fixed, seed, C, deg, nodes, ptr, top, parent, size,
+    out, counts = _select(mode, rho, fixed, seed, mat, deg, nodes, ptr, top, parent, size,
                           keep.shape[0], filled)
     if stats is not None:
-        stats.update(counts)
+        stats.update(counts, cell_bits=bits, overflow=overflow)
     res = nodes[out]
     return np.sort(res, axis=1)
 
