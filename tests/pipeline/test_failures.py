@@ -301,3 +301,25 @@ def test_reproduce_sends_spark_output_to_a_log_unless_verbose(tmp_path, monkeypa
     else:
         log = Path(seen["log_file"])
         assert log.parent == tmp_path / "_logs" and log.name.startswith("reproduce-")
+
+
+def test_a_partition_run_in_this_process_keeps_no_ledger_after_its_runs(tmp_path, monkeypatch):
+    """The sweep's memory ledger is set for each run alone, so a partition that runs in the
+    driver's own process (as here) or in a worker that serves another sweep later leaves none."""
+    from hedgerow.admission import LEDGER_ENV
+
+    monkeypatch.delenv(LEDGER_ENV, raising=False)
+    seen: list[str | None] = []
+
+    def recording(payload):
+        from hedgerow.experiment import run_one
+
+        seen.append(os.environ.get(LEDGER_ENV))
+        return run_one(payload)
+
+    spec = parse_spec(__import__("yaml").safe_load(SPEC))
+    with pytest.raises(HedgerowError):
+        run_sweep(spec, tmp_path, spark=_FakeSpark(alive=2), progress=False, concurrency=1,
+                  run_fn=recording)
+    assert len(seen) == 2 and all(s and s.endswith(".json") for s in seen)
+    assert LEDGER_ENV not in os.environ

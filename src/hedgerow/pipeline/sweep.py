@@ -119,12 +119,8 @@ def memory_ledger() -> str:
 
 
 def _prepare_worker(env: Mapping[str, str]) -> None:
-    if LEDGER_ENV not in env:  # a worker an earlier sweep started keeps no ledger of it
-        os.environ.pop(LEDGER_ENV, None)
     for k, v in env.items():
-        if k == LEDGER_ENV:  # the sweep's, even in a worker an earlier sweep started
-            os.environ[k] = v
-        else:
+        if k != LEDGER_ENV:  # the ledger is set for each run alone (_ledger_of)
             os.environ.setdefault(k, v)
     cache = os.environ.get("NUMBA_CACHE_DIR")
     if cache:
@@ -145,6 +141,28 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
+@contextlib.contextmanager
+def _ledger_of(ledger: str | None) -> Iterator[None]:
+    """The sweep's memory ledger (or none) for one run; the process's own setting after it.
+
+    A worker may serve several sweeps, and a partition may run in the driver's own process
+    (tests): neither keeps a ledger beyond the run.  The run's reservation is released at its end.
+    """
+    before = os.environ.get(LEDGER_ENV)
+    if ledger:
+        os.environ[LEDGER_ENV] = ledger
+    else:
+        os.environ.pop(LEDGER_ENV, None)
+    try:
+        yield
+    finally:
+        release()  # the run's memory is given back: its reservation goes
+        if before is None:
+            os.environ.pop(LEDGER_ENV, None)
+        else:
+            os.environ[LEDGER_ENV] = before
+
+
 def _run_partition(
     payloads: Iterable[str],
     run_fn: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None,
@@ -159,7 +177,8 @@ def _run_partition(
         payload = json.loads(text)
         t0 = time.perf_counter()
         try:
-            rows = fn(payload)
+            with _ledger_of((env or {}).get(LEDGER_ENV)):
+                rows = fn(payload)
         except Exception as e:  # run_one never raises; an injected run function may
             import traceback
 
@@ -169,8 +188,6 @@ def _run_partition(
                 traceback.format_exc(),
                 time.perf_counter() - t0,
             )
-        finally:
-            release()  # the run's memory is given back: its reservation goes
         yield json.dumps(rows, default=_json_default)
 
 

@@ -356,7 +356,7 @@ def packed(s: int, optr: np.ndarray, ocol: np.ndarray, oval: np.ndarray) -> tupl
 
 @numba.njit(cache=True, inline="always")
 def _entry(ocol, lo, hi, v):  # pragma: no cover - jitted
-    """The position of column ``v`` in ``ocol[lo:hi]`` (ascending; ``v`` is there)."""
+    """The position of ``v`` in the ascending ``ocol[lo:hi]`` (``v`` is there): a lower bound."""
     while lo < hi:
         mid = (lo + hi) >> 1
         if ocol[mid] < v:
@@ -670,15 +670,7 @@ def _add_edge(a, b, glob, ptr, top, parent, size, astart, alen, acap, pool, ctr,
 @numba.njit(cache=True, inline="always")
 def _slot_of(w, t, glob, ptr, top):  # pragma: no cover - jitted
     """The slot of subset member ``w`` for topic ``t`` (a binary search of its topics)."""
-    lo = ptr[glob[w]]
-    hi = ptr[glob[w] + 1]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if top[mid] < t:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    return _entry(top, ptr[glob[w]], ptr[glob[w] + 1], t)
 
 
 _BIG = np.int64(0x7FFFFFFFFFFFFFFF)
