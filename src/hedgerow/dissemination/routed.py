@@ -42,6 +42,7 @@ import numba
 import numpy as np
 
 from hedgerow.errors import ParameterError
+from hedgerow.model.sorted_search import lower_bound
 
 __all__ = ["TopicLinks"]
 
@@ -70,15 +71,7 @@ def _flood(n, tptr, src, dst, publisher, topic, masks):  # pragma: no cover
             x = queue[head]
             head += 1
             # x's neighbours on topic t: src sorted within the topic slice
-            lo = a
-            hi = b
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if src[mid] < x:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            e = lo
+            e = lower_bound(src, a, b, x)
             while e < b and src[e] == x:
                 y = dst[e]
                 e += 1

@@ -77,6 +77,7 @@ import numba
 import numpy as np
 
 from hedgerow.errors import ParameterError
+from hedgerow.model.sorted_search import lower_bound
 from hedgerow.protocols.goldfish.csr import bucket
 from hedgerow.protocols.goldfish.matrix import Classified, WindowMatrix
 from hedgerow.protocols.goldfish.order import md_order
@@ -499,15 +500,7 @@ def _slot(i, j, p, sparse, aptr, aidx):
         return i * p + j
     if i == j:
         return i
-    lo = aptr[i]
-    hi = aptr[i + 1]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if aidx[mid] < j:
-            lo = mid + 1
-        else:
-            hi = mid
-    return p + lo
+    return p + lower_bound(aidx, aptr[i], aptr[i + 1], j)
 
 
 @numba.njit(cache=True)

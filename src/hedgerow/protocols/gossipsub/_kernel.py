@@ -108,6 +108,7 @@ import numba
 import numpy as np
 
 from hedgerow.gossip._prefetch import _prefetch
+from hedgerow.model.sorted_search import lower_bound
 from hedgerow.protocols.gossipsub._scorekernel import heartbeat_scores
 
 #: how the per-event helpers are compiled: cached, and without reference counting (numba's
@@ -1100,13 +1101,7 @@ def _take_px(G, P, S, X, idb, w, ew, off, cnt, now):
     lo, hi = indptr[w], indptr[w + 1]
     for j in range(cnt):
         x = idb[off + j]
-        a, b = lo, hi  # the row is sorted: binary search for x
-        while a < b:
-            mid = (a + b) >> 1
-            if indices[mid] < x:
-                a = mid + 1
-            else:
-                b = mid
+        a = lower_bound(indices, lo, hi, x)  # the row is sorted
         if not (a < hi and indices[a] == x and conn_up[a] <= now):
             S[S_PX_NEW] += 1
 

@@ -49,6 +49,7 @@ import numpy as np
 
 from hedgerow.metrics._kernels import _find
 from hedgerow.model.bitset import popcount64
+from hedgerow.model.sorted_search import lower_bound
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -248,7 +249,7 @@ def _dec_range_checked(row, pool, lo, hi, mat, u):  # pragma: no cover - jitted
         sh = (v & 1) << 2
         b = row[j]
         if ((b >> sh) & _NIB) == _NIB:
-            e = _entry(ocol, optr[u], optr[u + 1], v)
+            e = lower_bound(ocol, optr[u], optr[u + 1], v)
             oval[e] -= 1
             if oval[e] >= 15:
                 continue
@@ -354,18 +355,6 @@ def packed(s: int, optr: np.ndarray, ocol: np.ndarray, oval: np.ndarray) -> tupl
             optr, ocol, oval, np.zeros(s, dtype=np.int64), np.zeros(s, dtype=np.int8))
 
 
-@numba.njit(cache=True, inline="always")
-def _entry(ocol, lo, hi, v):  # pragma: no cover - jitted
-    """The position of ``v`` in the ascending ``ocol[lo:hi]`` (``v`` is there): a lower bound."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if ocol[mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
 @numba.njit(cache=True)
 def _pack_row(mat, a):  # pragma: no cover - jitted
     """Pack the scratch row (row ``a``'s exact counts) into ``P[a]``; its counts of 15 or
@@ -427,7 +416,7 @@ def read_cell(mat, u, v):  # pragma: no cover - jitted
         return np.int64(C[u, v])
     c = np.int64((P[u, v >> 1] >> np.uint8((v & 1) << 2)) & _NIB)
     if c == 15:
-        return oval[_entry(ocol, optr[u], optr[u + 1], v)]
+        return oval[lower_bound(ocol, optr[u], optr[u + 1], v)]
     return c
 
 
@@ -670,7 +659,7 @@ def _add_edge(a, b, glob, ptr, top, parent, size, astart, alen, acap, pool, ctr,
 @numba.njit(cache=True, inline="always")
 def _slot_of(w, t, glob, ptr, top):  # pragma: no cover - jitted
     """The slot of subset member ``w`` for topic ``t`` (a binary search of its topics)."""
-    return _entry(top, ptr[glob[w]], ptr[glob[w] + 1], t)
+    return lower_bound(top, ptr[glob[w]], ptr[glob[w] + 1], t)
 
 
 _BIG = np.int64(0x7FFFFFFFFFFFFFFF)
