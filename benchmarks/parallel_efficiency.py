@@ -33,6 +33,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass
 
@@ -49,8 +50,9 @@ class Trial:
 def run_copies(command: list[str], copies: int) -> Trial:
     """Start ``copies`` processes of ``command`` at once; their CPU and the trial's wall time."""
     t0 = time.perf_counter()
-    procs = [subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-             for _ in range(copies)]
+    # standard error goes to files, not pipes: a chatty copy cannot fill a pipe nobody reads yet
+    errs = [tempfile.TemporaryFile() for _ in range(copies)]
+    procs = [subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err) for err in errs]
     cpu: dict[int, float] = {}
     codes: dict[int, int] = {}
     while len(cpu) < copies:
@@ -59,13 +61,13 @@ def run_copies(command: list[str], copies: int) -> Trial:
             cpu[pid] = usage.ru_utime + usage.ru_stime
             codes[pid] = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - t0
-    for p in procs:
+    for p, err in zip(procs, errs, strict=True):
         p.returncode = codes[p.pid]
+        err.seek(0)
+        text = err.read().decode(errors="replace")
+        err.close()
         if codes[p.pid] != 0:
-            err = p.stderr.read().decode(errors="replace") if p.stderr else ""
-            raise SystemExit(f"command failed (exit {codes[p.pid]}): {' '.join(command)}\n{err}")
-        if p.stderr:
-            p.stderr.close()
+            raise SystemExit(f"command failed (exit {codes[p.pid]}): {' '.join(command)}\n{text}")
     return Trial(copies, wall, [cpu[p.pid] for p in procs])
 
 
