@@ -22,12 +22,14 @@ full length by default) for every target row and prints both side by side
 Unless ``--no-wall``, it runs ``MeshSubComplete`` with the sweep's settings for
 one (D, D_lazy, churn) on a shortened run (``--ticks``, ``--warmup``) and
 Hedgerow on the same settings and length, and reports both wall times per
-simulated second and their ratio.
+simulated second and their ratio; ``--wall-rows targets`` does that for every
+target row (or ``--wall-rows 2:1:0.2,8:7:0``) and prints the ratios as a table.
 
 Usage::
 
     HEDGEROW_LEAN_GOSSIP=/path/to/lean-gossip python benchmarks/anchors/lean_gossip.py --ours
     ... --peers 1000 --D 2 --D-lazy 1 --churn 0.2 --ticks 1000 --warmup 200 --json out.json
+    ... --wall-rows targets --ticks 1000 --warmup 200 --json wall.json
 """
 
 from __future__ import annotations
@@ -215,6 +217,78 @@ def headline(results: dict[tuple[int, int, float], dict[str, Any]], churn: float
             "delivery")
 
 
+def parse_rows(text: str) -> tuple[tuple[int, int, float], ...]:
+    """``--wall-rows``: ``targets`` (:data:`TARGET_ROWS`) or ``D:D_lazy:churn`` items.
+
+    Examples
+    --------
+    >>> parse_rows("2:1:0.2,60:0:0")
+    ((2, 1, 0.2), (60, 0, 0.0))
+    >>> len(parse_rows("targets")) == len(TARGET_ROWS)
+    True
+    >>> parse_rows("2:1")
+    Traceback (most recent call last):
+    ...
+    ValueError: --wall-rows: '2:1' is not D:D_lazy:churn (e.g. 2:1:0.2) or 'targets'
+    """
+    if text == "targets":
+        return TARGET_ROWS
+    out = []
+    for item in text.split(","):
+        parts = item.split(":")
+        try:
+            if len(parts) != 3:
+                raise ValueError(item)
+            out.append((int(parts[0]), int(parts[1]), float(parts[2])))
+        except ValueError:
+            raise ValueError(f"--wall-rows: {item!r} is not D:D_lazy:churn (e.g. 2:1:0.2) "
+                             "or 'targets'") from None
+    return tuple(out)
+
+
+def wall_table(timed: list[dict[str, Any]]) -> list[str]:
+    """The wall-time table's lines (Markdown): both simulators' wall and CPU seconds per row.
+
+    Examples
+    --------
+    >>> row = {"D": 2, "D_lazy": 1, "churny_fraction": 0.2, "theirs_wall_s": 5.0,
+    ...        "theirs_cpu_s": 4.9, "ours_wall_s": 0.25, "ours_cpu_s": 0.245, "load": 2.1}
+    >>> print(wall_table([row])[2])
+    | 2 | 1 | 0.2 | 5.0 / 4.9 | 0.250 / 0.245 | 20x / 20x | 2.1 |
+    """
+    out = ["| D | D_lazy | churn | `meshsub.py` wall / CPU s | Hedgerow wall / CPU s | "
+           "ratio, wall / CPU | load |", "|---|---|---|---|---|---|---|"]
+    for r in timed:
+        out.append(f"| {r['D']} | {r['D_lazy']} | {r['churny_fraction']} | "
+                   f"{r['theirs_wall_s']:.1f} / {r['theirs_cpu_s']:.1f} | "
+                   f"{r['ours_wall_s']:.3f} / {r['ours_cpu_s']:.3f} | "
+                   f"{r['theirs_wall_s'] / r['ours_wall_s']:.0f}x / "
+                   f"{r['theirs_cpu_s'] / r['ours_cpu_s']:.0f}x | {r['load']:.1f} |")
+    return out
+
+
+def time_rows(root: Path, keys: tuple[tuple[int, int, float], ...], args: argparse.Namespace
+              ) -> list[dict[str, Any]]:
+    """Each row of ``keys`` timed in both simulators on the same length: ours the least of
+    ``--repeats`` runs after one that compiles, theirs once (a run takes seconds to minutes)."""
+    timed = []
+    for d, d_lazy, churn in keys:
+        load = os.getloadavg()[0]
+        run_ours(args.peers, d, d_lazy, churn, args.ticks, args.warmup, args.seed)
+        mine = [run_ours(args.peers, d, d_lazy, churn, args.ticks, args.warmup, args.seed)
+                for _ in range(args.repeats)]
+        run = run_one(root, args.peers, d, d_lazy, churn, args.ticks, args.warmup, args.seed)
+        row = {"D": d, "D_lazy": d_lazy, "churny_fraction": churn, "load": load,
+               "ours_wall_s": min(m["wall_s"] for m in mine),
+               "ours_cpu_s": min(m["run_cpu_s"] for m in mine),
+               "theirs_wall_s": run["run_wall_s"], "theirs_cpu_s": run["run_cpu_s"],
+               "ours_delivery": mine[0]["delivery_rate"], "theirs_delivery": run["delivery_rate"],
+               "load_after": os.getloadavg()[0]}
+        timed.append(row)
+        print(wall_table([row])[2], flush=True)
+    return timed
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--peers", type=int, default=1000)
@@ -232,7 +306,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--continuous", action="store_true",
                     help="--ours without the tick model (link delays not rounded to 100 ms)")
     ap.add_argument("--no-wall", action="store_true", help="skip the timed meshsub.py run")
+    ap.add_argument("--wall-rows", default=None,
+                    help="time these rows instead of --D/--D-lazy/--churn: 'targets' (every "
+                         "target row) or D:D_lazy:churn items separated by commas")
+    ap.add_argument("--repeats", type=int, default=2,
+                    help="our timed runs per row with --wall-rows (the least is kept)")
     args = ap.parse_args(argv)
+    try:
+        wall_keys = parse_rows(args.wall_rows) if args.wall_rows else None
+    except ValueError as bad:
+        ap.error(str(bad))
     try:
         root = find_anchor()
     except AnchorAbsent as absent:
@@ -275,6 +358,14 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"headline ({who}) {line}")
         out["ours"] = {str(k): v for k, v in ours.items()}
     if args.no_wall:
+        if args.json:
+            args.json.write_text(json.dumps(out, indent=1))
+        return 0
+    if wall_keys is not None:
+        print(f"wall time, {args.peers} peers, {args.warmup} warm-up + {args.ticks} measured "
+              f"ticks, seed {args.seed}:")
+        print("\n".join(wall_table([])))
+        out["wall_rows"] = time_rows(root, wall_keys, args)
         if args.json:
             args.json.write_text(json.dumps(out, indent=1))
         return 0

@@ -49,3 +49,12 @@ def test_table_rows_keyed_by_setting(script, tmp_path):
 def test_script_doctests(script):
     res = doctest.testmod(script)
     assert res.attempted >= 1 and res.failed == 0
+
+
+def test_wall_rows_named_or_refused(script, capsys):
+    assert script.parse_rows("8:7:0,2:1:0.3") == ((8, 7, 0.0), (2, 1, 0.3))
+    assert script.parse_rows("targets") == script.TARGET_ROWS
+    with pytest.raises(SystemExit) as info:
+        script.main(["--wall-rows", "8:7"])
+    assert info.value.code == 2
+    assert "'8:7' is not D:D_lazy:churn" in capsys.readouterr().err
