@@ -270,11 +270,14 @@ def wall_table(timed: list[dict[str, Any]]) -> list[str]:
 def time_rows(root: Path, keys: tuple[tuple[int, int, float], ...], args: argparse.Namespace
               ) -> list[dict[str, Any]]:
     """Each row of ``keys`` timed in both simulators on the same length: ours the least of
-    ``--repeats`` runs after one that compiles, theirs once (a run takes seconds to minutes)."""
+    ``--repeats`` runs after one run that compiles the kernel (once, on the first row), theirs
+    once (a run takes seconds to minutes)."""
     timed = []
+    if keys:
+        d, d_lazy, churn = keys[0]
+        run_ours(args.peers, d, d_lazy, churn, args.ticks, args.warmup, args.seed)
     for d, d_lazy, churn in keys:
         load = os.getloadavg()[0]
-        run_ours(args.peers, d, d_lazy, churn, args.ticks, args.warmup, args.seed)
         mine = [run_ours(args.peers, d, d_lazy, churn, args.ticks, args.warmup, args.seed)
                 for _ in range(args.repeats)]
         run = run_one(root, args.peers, d, d_lazy, churn, args.ticks, args.warmup, args.seed)
