@@ -22,12 +22,23 @@ stop, the numba minimum-degree order, reused factors).  ``--after E`` samples th
 each sampled solve above a converged one::
 
     python benchmarks/goldfish_scale.py --sample 20 --completion mm-fast --after 8 --tolerance
+
+Building later windows at 10,000 nodes costs about 1,000 CPU s (two completion epochs), so
+``--save-windows F`` keeps the sampled windows (one ``.npz``: values, observed and † masks, peer
+ids) and ``--windows F`` samples them again without a run, e.g. to compare two engines on the
+same windows::
+
+    python benchmarks/goldfish_scale.py --sample 24 --nodes 10000 --completion mm-fast \
+        --after 6 --save-windows late10k.npz
+    python benchmarks/goldfish_scale.py --windows late10k.npz --completion mm-fast --tolerance
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -38,7 +49,7 @@ from hedgerow.protocols.goldfish.complete import (
     completed,
     solve,
 )
-from hedgerow.protocols.goldfish.matrix import classify
+from hedgerow.protocols.goldfish.matrix import WindowMatrix, classify
 from hedgerow.protocols.goldfish.select import rank_subsets
 from hedgerow.scenarios.epochs import run_protocol
 from hedgerow.scenarios.world import make_world
@@ -51,6 +62,75 @@ def completion_epochs(window: int, interval: int, epochs: int) -> int:
         if last is None or e - last >= interval:
             last, runs = e, runs + 1
     return runs
+
+
+def save_windows(path: str | Path, windows: Sequence[WindowMatrix]) -> None:
+    """Write window matrices to one ``.npz`` (``values_i``, ``observed_i``, ``dagger_i``,
+    ``peers_i`` for window ``i``)."""
+    arrays: dict[str, np.ndarray] = {}
+    for i, wm in enumerate(windows):
+        arrays[f"values_{i}"] = wm.values
+        arrays[f"observed_{i}"] = wm.observed
+        arrays[f"dagger_{i}"] = wm.dagger
+        arrays[f"peers_{i}"] = wm.peers
+    np.savez_compressed(path, count=np.array(len(windows)), **arrays)
+
+
+def load_windows(path: str | Path) -> list[WindowMatrix]:
+    """The windows :func:`save_windows` wrote, in their order."""
+    with np.load(path) as z:
+        return [WindowMatrix(z[f"values_{i}"], z[f"observed_{i}"], z[f"dagger_{i}"],
+                             z[f"peers_{i}"]) for i in range(int(z["count"]))]
+
+
+def sample(windows: Sequence[WindowMatrix], completion: str, n_exploit: int,
+           tolerance: bool = False, warm: WindowMatrix | None = None) -> dict[str, object]:
+    """Time the completion pipeline step by step on each window (CPU s, summed), after one
+    untimed completion of ``warm`` (default: the first window) that loads or compiles the
+    kernels.
+
+    Returns ``steps`` (step name to CPU s over the windows), ``rows`` (each window's rows),
+    and with ``tolerance`` ``above`` (each solve's loss above a converged one's, relative)
+    and ``agree`` (windows whose best exploit subset is the converged solve's)."""
+    fast = FAST_MM if completion == "mm-fast" else {}
+    wm = windows[0] if warm is None else warm
+    cl = classify(wm, k=2)
+    rank_subsets(completed(wm, cl, solve(build_problem(wm, cl), **fast)), wm.dagger,
+                 wm.peers, n_exploit)
+    steps = {"classify": 0.0, "terms": 0.0, "solve": 0.0, "rank": 0.0}
+    rows, above, agree = [], [], 0
+    for wm in windows:
+        t1 = time.process_time()
+        cl = classify(wm, k=2)
+        t2 = time.process_time()
+        prob = build_problem(wm, cl)
+        t3 = time.process_time()
+        sol = solve(prob, **fast)
+        t4 = time.process_time()
+        ranked = rank_subsets(completed(wm, cl, sol), wm.dagger, wm.peers, n_exploit)
+        t5 = time.process_time()
+        if tolerance:
+            ref = solve(prob, tol=1e-10, floor=1e-10, max_steps=400)
+            above.append(sol.loss / ref.loss - 1)
+            top = rank_subsets(completed(wm, cl, ref), wm.dagger, wm.peers, n_exploit)
+            agree += ranked[0][:1] == top[0][:1]
+        for key, dt in zip(steps, (t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
+            steps[key] += dt
+        rows.append(wm.values.shape[0])
+    return {"steps": steps, "rows": rows, "above": above, "agree": agree}
+
+
+def print_sample(out: dict[str, object], extra: dict[str, float]) -> float:
+    """Print a sample's per-completion CPU (ms) by step; returns the CPU s of a completion."""
+    steps = dict(extra, **out["steps"])  # type: ignore[arg-type]
+    k = max(len(out["rows"]), 1)  # type: ignore[arg-type]
+    for key, tot in steps.items():
+        print(f"  {key:9s} {1e3 * tot / k:9.1f} ms per completion")
+    above = out["above"]
+    if above:
+        print(f"  loss above a converged solve: max {max(above):.2e}, mean "  # type: ignore[arg-type]
+              f"{float(np.mean(above)):.2e}; its top exploit subset on {out['agree']} of {k}")
+    return sum(steps.values()) / k
 
 
 def main() -> None:
@@ -70,8 +150,18 @@ def main() -> None:
                     "run with completions (default: the first window, filled without)")
     ap.add_argument("--tolerance", action="store_true", help="also solve every sampled window "
                     "to convergence: the loss above it and the top exploit subset's agreement")
+    ap.add_argument("--save-windows", metavar="F", help="with --sample: write the sampled "
+                    "windows to F (.npz)")
+    ap.add_argument("--windows", metavar="F", help="sample the windows saved in F instead of "
+                    "running a world")
     args = ap.parse_args()
     size = {"nodes": args.nodes, "messages": args.messages}
+    n_exploit = Goldfish().n_exploit
+    if args.windows:
+        windows = load_windows(args.windows)
+        out = sample(windows, args.completion, n_exploit, args.tolerance)
+        print(f"{args.windows}: {len(windows)} windows of {int(np.median(out['rows']))} rows")
+        print_sample(out, {})
     if args.sample:
         g = Goldfish(completion=args.completion)
         world = make_world(args.scenario, seed=args.seed, epochs=max(g.window, args.after),
@@ -84,48 +174,20 @@ def main() -> None:
         if args.after:  # that time held completions: the rate of an epoch without is unknown
             per_epoch = float("nan")
         n = len(g.nodes_)
-        # warm the kernels on one window (the ranking's too: compiled in the first timed window
-        # otherwise, after a change to the numba cache)
-        fast = FAST_MM if args.completion == "mm-fast" else {}
-        wm = g.node_matrix(int(g.nodes_[0]))
-        cl = classify(wm, k=2)
-        rank_subsets(completed(wm, cl, solve(build_problem(wm, cl), **fast)), wm.dagger,
-                     wm.peers, g.n_exploit)
-        steps = {"matrix": 0.0, "classify": 0.0, "terms": 0.0, "solve": 0.0, "rank": 0.0}
-        rows = []
-        above, agree = [], 0
-        for v in g.nodes_[1 : args.sample + 1].tolist():
-            t0 = time.process_time()
-            wm = g.node_matrix(v)
-            t1 = time.process_time()
-            cl = classify(wm, k=2)
-            t2 = time.process_time()
-            prob = build_problem(wm, cl)
-            t3 = time.process_time()
-            sol = solve(prob, **fast)
-            t4 = time.process_time()
-            ranked = rank_subsets(completed(wm, cl, sol), wm.dagger, wm.peers, g.n_exploit)
-            t5 = time.process_time()
-            if args.tolerance:
-                ref = solve(prob, tol=1e-10, floor=1e-10, max_steps=400)
-                above.append(sol.loss / ref.loss - 1)
-                top = rank_subsets(completed(wm, cl, ref), wm.dagger, wm.peers, g.n_exploit)
-                agree += ranked[0][:1] == top[0][:1]
-            for key, dt in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
-                steps[key] += dt
-            rows.append(wm.values.shape[0])
-        k = max(len(rows), 1)
-        per_node = sum(steps.values()) / k
-        print(f"{args.scenario}: {n} adaptive nodes, windows of {int(np.median(rows))} rows"
-              + (f"; epoch without completion {per_epoch:.2f} s CPU" if not args.after else
-                 f", after {args.after} epochs"))
-        for key, tot in steps.items():
-            print(f"  {key:9s} {1e3 * tot / k:9.1f} ms per completion")
+        # the first node's window warms the kernels (see sample); the next S are timed
+        nodes = g.nodes_[: args.sample + 1].tolist()
+        t0 = time.process_time()
+        windows = [g.node_matrix(int(v)) for v in nodes]
+        t_matrix = (time.process_time() - t0) * args.sample / len(nodes)
+        if args.save_windows:
+            save_windows(args.save_windows, windows[1:])
+        out = sample(windows[1:], args.completion, n_exploit, args.tolerance, warm=windows[0])
+        print(f"{args.scenario}: {n} adaptive nodes, windows of {int(np.median(out['rows']))} "
+              "rows" + (f"; epoch without completion {per_epoch:.2f} s CPU" if not args.after
+                        else f", after {args.after} epochs"))
+        per_node = print_sample(out, {"matrix": t_matrix})
         print(f"  total     {1e3 * per_node:9.1f} ms per completion, "
               f"{per_node * n:.0f} s per completion epoch ({n} completions)")
-        if above:
-            print(f"  loss above a converged solve: max {max(above):.2e}, mean "
-                  f"{float(np.mean(above)):.2e}; its top exploit subset on {agree} of {k}")
     if args.epochs:
         g = Goldfish(completion=args.completion)
         world = make_world(args.scenario, seed=args.seed, epochs=args.epochs, **size)
