@@ -90,15 +90,16 @@ def sample(windows: Sequence[WindowMatrix], completion: str, n_exploit: int,
     kernels.
 
     Returns ``steps`` (step name to CPU s over the windows), ``rows`` (each window's rows),
-    and with ``tolerance`` ``above`` (each solve's loss above a converged one's, relative)
-    and ``agree`` (windows whose best exploit subset is the converged solve's)."""
+    ``mm_steps`` (each solve's steps), and with ``tolerance`` ``above`` (each solve's loss
+    above a converged one's, relative) and ``agree`` (windows whose best exploit subset is the
+    converged solve's)."""
     fast = FAST_MM if completion == "mm-fast" else {}
     wm = windows[0] if warm is None else warm
     cl = classify(wm, k=2)
     rank_subsets(completed(wm, cl, solve(build_problem(wm, cl), **fast)), wm.dagger,
                  wm.peers, n_exploit)
     steps = {"classify": 0.0, "terms": 0.0, "solve": 0.0, "rank": 0.0}
-    rows, above, agree = [], [], 0
+    rows, above, agree, mm_steps = [], [], 0, []
     for wm in windows:
         t1 = time.process_time()
         cl = classify(wm, k=2)
@@ -107,6 +108,7 @@ def sample(windows: Sequence[WindowMatrix], completion: str, n_exploit: int,
         t3 = time.process_time()
         sol = solve(prob, **fast)
         t4 = time.process_time()
+        mm_steps.append(sol.steps)
         ranked = rank_subsets(completed(wm, cl, sol), wm.dagger, wm.peers, n_exploit)
         t5 = time.process_time()
         if tolerance:
@@ -117,7 +119,7 @@ def sample(windows: Sequence[WindowMatrix], completion: str, n_exploit: int,
         for key, dt in zip(steps, (t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
             steps[key] += dt
         rows.append(wm.values.shape[0])
-    return {"steps": steps, "rows": rows, "above": above, "agree": agree}
+    return {"steps": steps, "rows": rows, "above": above, "agree": agree, "mm_steps": mm_steps}
 
 
 def print_sample(out: dict[str, object], extra: dict[str, float]) -> float:
@@ -126,6 +128,7 @@ def print_sample(out: dict[str, object], extra: dict[str, float]) -> float:
     k = max(len(out["rows"]), 1)  # type: ignore[arg-type]
     for key, tot in steps.items():
         print(f"  {key:9s} {1e3 * tot / k:9.1f} ms per completion")
+    print(f"  {float(np.mean(out['mm_steps'])):.1f} solver steps a completion")  # type: ignore[arg-type]
     above = out["above"]
     if above:
         print(f"  loss above a converged solve: max {max(above):.2e}, mean "  # type: ignore[arg-type]

@@ -56,6 +56,7 @@ def test_sample_times_every_window_and_measures_the_tolerance(script, windows):
                         warm=windows[0])
     assert out["rows"] == [wm.values.shape[0] for wm in windows[1:]]
     assert set(out["steps"]) == {"classify", "terms", "solve", "rank"}
+    assert len(out["mm_steps"]) == len(windows) - 1 and min(out["mm_steps"]) >= 1
     assert all(t >= 0 for t in out["steps"].values())
     # mm-fast stops short of a converged solve, never below it (the objective is convex), and
     # within the 2e-3 the completion tests hold it to
