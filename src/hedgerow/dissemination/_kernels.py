@@ -13,12 +13,6 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from hedgerow.model.parallel import launch_threads
-
-# the threading layer up before a kernel that links this module's parallel loops can run
-# (hedgerow.model.parallel: a cached serial caller may lack numba's record to start it)
-launch_threads()
-
 POLICY_TTL = 0
 POLICY_FLOOD = 1
 POLICY_TOPIC = 2

@@ -17,11 +17,6 @@ import numpy as np
 
 from hedgerow.gossip._prefetch import prefetch_row
 from hedgerow.gossip._tman_kernels import _pick_batch, _random_alive, _ring_partner, _union
-from hedgerow.model.parallel import launch_threads
-
-# the threading layer up before a kernel that links this module's parallel loops can run
-# (hedgerow.model.parallel: a cached serial caller may lack numba's record to start it)
-launch_threads()
 
 
 @numba.njit(cache=True, inline="always")

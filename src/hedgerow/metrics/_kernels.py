@@ -6,11 +6,6 @@ import numba
 import numpy as np
 
 from hedgerow.model.bitset import popcount64
-from hedgerow.model.parallel import launch_threads
-
-# the threading layer up before a kernel that links this module's parallel loops can run
-# (hedgerow.model.parallel: a cached serial caller may lack numba's record to start it)
-launch_threads()
 
 
 def topic_kernel_args(overlay, instance) -> tuple:

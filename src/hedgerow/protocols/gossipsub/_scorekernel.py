@@ -55,12 +55,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from hedgerow.model.parallel import launch_threads
 from hedgerow.protocols.gossipsub.scoring import PeerScoreParams, ScoreCounters, ip_colocation
-
-# the threading layer up before a kernel that links this module's parallel loops can run
-# (hedgerow.model.parallel: a cached serial caller may lack numba's record to start it)
-launch_threads()
 
 #: the topic table's columns (``Z[8][row, c]``): what :meth:`PeerScoreParams.topic_table` holds
 TOPIC_COLUMNS = ("scored", "w1", "w2", "w3", "w3b", "time_in_mesh_quantum_ms", "time_in_mesh_cap",

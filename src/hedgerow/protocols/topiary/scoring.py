@@ -18,12 +18,6 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from hedgerow.model.parallel import launch_threads
-
-# the threading layer up before a kernel that links this module's parallel loops can run
-# (hedgerow.model.parallel: a cached serial caller may lack numba's record to start it)
-launch_threads()
-
 #: the latency models are in ms; ``F_d`` is in seconds (:mod:`hedgerow.protocols.topiary`,
 #: reading 3)
 MS_PER_SECOND = 1000.0
