@@ -108,6 +108,7 @@ import numba
 import numpy as np
 
 from hedgerow.gossip._prefetch import _prefetch
+from hedgerow.model.parallel import launch_threads
 from hedgerow.model.sorted_search import lower_bound
 from hedgerow.protocols.gossipsub._scorekernel import heartbeat_scores
 
@@ -1719,7 +1720,6 @@ def _short(H, idb, S, Q, n_events, n_ids):
     return False
 
 
-@numba.njit(cache=True)
 def advance(G, P, M, W, X, U, GR, S, F, rs, t_end, stop_at_heartbeat, perm, Z):
     """Handle every event up to ``t_end``; returns ``(status, grown arrays)``.
 
@@ -1747,7 +1747,17 @@ def advance(G, P, M, W, X, U, GR, S, F, rs, t_end, stop_at_heartbeat, perm, Z):
     ``P[P_SCORE_IN_KERNEL]`` the scores are brought up to date at every heartbeat
     (:func:`~hedgerow.protocols.gossipsub._scorekernel.heartbeat_scores` on the state ``Z``),
     each heartbeat's order drawn from ``0..n-1`` as when the caller scores.
+
+    Starts numba's threading layer first: the compiled loop links the parallel score
+    pass (:mod:`hedgerow.model.parallel`).
     """
+    launch_threads()
+    return _advance(G, P, M, W, X, U, GR, S, F, rs, t_end, stop_at_heartbeat, perm, Z)
+
+
+@numba.njit(cache=True)
+def _advance(G, P, M, W, X, U, GR, S, F, rs, t_end, stop_at_heartbeat, perm, Z):
+    """:func:`advance`, compiled (called from Python through :func:`advance` only)."""
     indptr = G[0]
     n = len(indptr) - 1
     max_deg = 0
@@ -2174,7 +2184,6 @@ def leave(G, X, nodes, T):
         mc_cnt[v] = 0
 
 
-@numba.njit(cache=True)
 def advance_churn(G, P, M, W, X, U, GR, S, F, rs, times, states, start, resume,
                   stop_at_heartbeat, perm, compact, Z):
     """:func:`advance` to each ``times[i]`` from ``i = start`` on, then the online flags set to
@@ -2185,7 +2194,18 @@ def advance_churn(G, P, M, W, X, U, GR, S, F, rs, times, states, start, resume,
 
     As many calls of the engine's ``run_until`` and ``set_online``, the heartbeat order
     started afresh at each instant.
+
+    Starts numba's threading layer first, as :func:`advance` does.
     """
+    launch_threads()
+    return _advance_churn(G, P, M, W, X, U, GR, S, F, rs, times, states, start, resume,
+                          stop_at_heartbeat, perm, compact, Z)
+
+
+@numba.njit(cache=True)
+def _advance_churn(G, P, M, W, X, U, GR, S, F, rs, times, states, start, resume,
+                   stop_at_heartbeat, perm, compact, Z):
+    """:func:`advance_churn`, compiled (called through :func:`advance_churn` only)."""
     n = len(G[0]) - 1
     T = G[6].shape[1]
     online = G[11]
@@ -2194,8 +2214,8 @@ def advance_churn(G, P, M, W, X, U, GR, S, F, rs, times, states, start, resume,
         if not (resume and i == start):
             for v in range(n):
                 perm[v] = v
-        status, GR = advance(G, P, M, W, X, U, GR, S, F, rs, times[i], stop_at_heartbeat, perm,
-                             Z)
+        status, GR = _advance(G, P, M, W, X, U, GR, S, F, rs, times[i], stop_at_heartbeat,
+                              perm, Z)
         if status != 0:
             return status, i, GR
         if times[i] > F[0]:
