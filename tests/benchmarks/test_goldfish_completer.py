@@ -7,7 +7,6 @@ package module, so it is loaded from its path.  Nothing here needs PyTorch.
 from __future__ import annotations
 
 import doctest
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -27,11 +26,8 @@ HARNESS = Path(__file__).resolve().parents[2] / "benchmarks" / "anchors" / "gold
 
 
 @pytest.fixture(scope="module")
-def harness():
-    spec = importlib.util.spec_from_file_location("goldfish_completer", HARNESS)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def harness(load_script):
+    return load_script(HARNESS)
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ module, so it is loaded from its path.  Nothing here needs PyTorch or the author
 from __future__ import annotations
 
 import doctest
-import importlib.util
 import json
 from pathlib import Path
 
@@ -22,11 +21,8 @@ HARNESS = (Path(__file__).resolve().parents[2] / "benchmarks" / "anchors"
 
 
 @pytest.fixture(scope="module")
-def harness():
-    spec = importlib.util.spec_from_file_location("goldfish_fig2_authors", HARNESS)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def harness(load_script):
+    return load_script(HARNESS)
 
 
 def test_fig2_graph_reads_back_identical_through_the_topology_loader(harness, tmp_path):

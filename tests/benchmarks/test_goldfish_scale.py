@@ -6,8 +6,6 @@ a small world's first completion, so the test runs in seconds.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,13 +19,8 @@ SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "goldfish_scale.py
 
 
 @pytest.fixture(scope="module")
-def script():
-    spec = importlib.util.spec_from_file_location("goldfish_scale", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    yield mod
-    sys.modules.pop(spec.name, None)
+def script(load_script):
+    return load_script(SCRIPT)
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ needs PeerSim or a JVM.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -16,11 +15,8 @@ SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "anchors" / "gossi
 
 
 @pytest.fixture(scope="module")
-def script():
-    spec = importlib.util.spec_from_file_location("gossip_peersim", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def script(load_script):
+    return load_script(SCRIPT)
 
 
 def _config(text: str) -> dict[str, str]:

@@ -7,7 +7,6 @@ module, so it is loaded from its path.  Nothing here needs Node.js.
 from __future__ import annotations
 
 import doctest
-import importlib.util
 from collections import deque
 from pathlib import Path
 
@@ -19,11 +18,8 @@ HARNESS = Path(__file__).resolve().parents[2] / "benchmarks" / "anchors" / "goss
 
 
 @pytest.fixture(scope="module")
-def harness():
-    spec = importlib.util.spec_from_file_location("gossipsub_js", HARNESS)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def harness(load_script):
+    return load_script(HARNESS)
 
 
 def _connected(n: int, edges: list[list[int]]) -> bool:

@@ -7,7 +7,6 @@ here needs Lean Gossip itself.
 from __future__ import annotations
 
 import doctest
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -16,11 +15,8 @@ SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "anchors" / "lean_
 
 
 @pytest.fixture(scope="module")
-def script():
-    spec = importlib.util.spec_from_file_location("lean_gossip", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def script(load_script):
+    return load_script(SCRIPT)
 
 
 def test_absent_anchor_says_so(script, monkeypatch, tmp_path, capsys):

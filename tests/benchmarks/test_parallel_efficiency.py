@@ -6,7 +6,6 @@ Python commands.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -16,13 +15,8 @@ SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "parallel_efficien
 
 
 @pytest.fixture(scope="module")
-def script():
-    spec = importlib.util.spec_from_file_location("parallel_efficiency", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # its dataclass looks its module up there
-    spec.loader.exec_module(mod)
-    yield mod
-    sys.modules.pop(spec.name, None)
+def script(load_script):
+    return load_script(SCRIPT)
 
 
 def test_summary_worked_example(script):
