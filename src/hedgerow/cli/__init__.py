@@ -6,6 +6,7 @@ Each area registers its commands from its own module below; user errors
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import click
@@ -23,6 +24,7 @@ from hedgerow.cli.replay import replay_cmd
 from hedgerow.cli.reproduce import reproduce_cmd
 from hedgerow.cli.run import run_cmd
 from hedgerow.cli.sweep import report_cmd, sweep_cmd
+from hedgerow.progress import compile_notice
 
 
 @click.group(cls=HedgerowGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -48,8 +50,12 @@ cli.add_command(replay_cmd)
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``hedgerow`` script."""
+    args = sys.argv[1:] if argv is None else argv
+    # a first run's silent minutes of compilation, announced (not for help: nothing compiles)
+    light = not args or bool({"-h", "--help", "--version"} & set(args))
     try:
-        cli.main(args=argv, prog_name="hedgerow", standalone_mode=True)
+        with contextlib.nullcontext() if light else compile_notice():
+            cli.main(args=argv, prog_name="hedgerow", standalone_mode=True)
     except SystemExit as e:  # click exits through SystemExit
         return int(e.code or 0)
     return 0
