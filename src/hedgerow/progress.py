@@ -91,8 +91,8 @@ def compile_notice(stream: TextIO | None = None) -> Iterator[None]:
     ``docs/performance.md``, "What a first run costs"), and nothing else moves on the screen
     meanwhile. numba announces a compilation only when its cache has no entry to load, so the
     notice appears on a first run and never on the runs after it. It is written only when the
-    stream is a terminal: piped or captured output (``--json``, tests, sweep workers) is left as
-    it is.
+    stream is a terminal: a redirected or captured stream (tests, sweep workers, a log file) is
+    left as it is, and standard output, where ``--json`` writes, is never written.
 
     Parameters
     ----------
