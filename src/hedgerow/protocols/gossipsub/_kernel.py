@@ -1335,6 +1335,30 @@ def _hb_room(P, deg, T, cached):
 
 
 @numba.njit(**_HELPER_JIT)
+def _candidates(G, X, buf, row, tp, now, v11, scoring):
+    """The graft candidates of (node, topic) row ``row`` into ``buf``, in entry order: online
+    peers of the topic not in the mesh, not backed off (v1.1), with a score >= 0 (scoring), on
+    an open connection; returns their number."""
+    indices, online, conn_up = G[1], G[11], G[13]
+    cptr, cidx = G[14], G[15]
+    mesh_flag, backoff, score = X[0], X[3], X[8]
+    k = 0
+    for i in range(cptr[row], cptr[row + 1]):
+        e = cidx[i]
+        s = _slot(G, e, tp)
+        if online[indices[e]] and not mesh_flag[s]:
+            if v11 and backoff[s] > now:
+                continue
+            if scoring and score[e] < 0:
+                continue
+            if conn_up[e] > now:
+                continue
+            buf[k] = e
+            k += 1
+    return k
+
+
+@numba.njit(**_HELPER_JIT)
 def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
     """One node's heartbeat: every topic's mesh (or fanout) maintained, gossip emitted."""
     indices, outbound, sub, online = G[1], G[5], G[6], G[11]
@@ -1368,21 +1392,13 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                     else:
                         j += 1
             # candidates: subscribed peers not in the mesh, not backed off, score >= 0; only
-            # read below D_lo and for D_out (v1.1), so not gathered otherwise (no draw here)
-            k = 0
-            if mdeg[row] < d_lo or (v11 and d_out > 0):
-                for i in range(cptr[row], cptr[row + 1]):
-                    e = cidx[i]
-                    s = _slot(G, e, tp)
-                    if online[indices[e]] and not mesh_flag[s]:
-                        if v11 and backoff[s] > now:
-                            continue
-                        if scoring and score[e] < 0:
-                            continue
-                        if conn_up[e] > now:
-                            continue
-                        buf[k] = e
-                        k += 1
+            # read below D_lo and for D_out (v1.1), so not gathered otherwise (no draw here).
+            # For D_out alone they are gathered where the quota reads them, and only if it
+            # does: the same list (a peer pruned in between is backed off, so out of it either
+            # way, when the backoff is positive; else they are gathered here, as before)
+            k = -1
+            if mdeg[row] < d_lo or (v11 and d_out > 0 and not P[P_BACKOFF] > 0):
+                k = _candidates(G, X, buf, row, tp, now, v11, scoring)
             if mdeg[row] < d_lo:
                 took = _sample(buf, k, D - mdeg[row], rs)
                 for i in range(took):
@@ -1450,6 +1466,8 @@ def _heartbeat_node(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
                     if outbound[mlist[mp[row] + j]]:
                         n_out += 1
                 if n_out < d_out:
+                    if k < 0:
+                        k = _candidates(G, X, buf, row, tp, now, v11, scoring)
                     k2 = 0
                     for i in range(k):
                         e = buf[i]
