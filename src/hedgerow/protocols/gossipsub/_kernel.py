@@ -220,6 +220,8 @@ _S27 = np.uint64(27)
 _S31 = np.uint64(31)
 _S11 = np.uint64(11)
 _SEQ_MASK = (1 << KIND_SHIFT) - 1
+#: the count's bits of a per-heartbeat counter (:func:`_count`)
+_COUNT_MASK = np.int64(0xFFFFFFFF)
 
 
 @numba.njit(cache=True, inline="always")
@@ -560,7 +562,8 @@ def _skip_ihaves(G, P, S, F, W, X, e, arrive, size):
         F[2] = arrive
     el = W[17]
     if el[ew] != -np.inf:  # the one before arrived already (checked): counted now
-        X[9][ew] += 1
+        hb = X[16][w]
+        _set_count(X[9], ew, hb, _count(X[9], ew, hb) + 1)
         el[ew] = -np.inf
     if G[12][w] & ATK_SYBIL:
         return
@@ -1207,6 +1210,20 @@ def _on_prune(G, P, S, X, rs, idb, w, ew, tp, off, cnt, t):
             P[P_ATK_REGRAFT] * _uniform(rs))
 
 
+@numba.njit(cache=True, inline="always")
+def _count(a, e, hb):
+    """The per-heartbeat count at ``a[e]`` (``X[9]``, ``X[10]``) in the owner's heartbeat
+    period ``hb`` (its ``X[16]``): each entry holds the period it was written in above its
+    low 32 bits, so a count of an earlier period reads 0 and no heartbeat resets them."""
+    c = a[e]
+    return c & _COUNT_MASK if (c >> 32) == hb else 0
+
+
+@numba.njit(cache=True, inline="always")
+def _set_count(a, e, hb, c):
+    a[e] = (hb << 32) | c
+
+
 @numba.njit(**_HELPER_JIT)
 def _ihave_gate(G, P, W, X, w, ew, t):
     """Whether node ``w`` reads the ids of an RPC of IHAVEs from the peer at the end of its
@@ -1214,16 +1231,18 @@ def _ihave_gate(G, P, W, X, w, ew, t):
     heartbeat; a moot IHAVE that arrived before it on the connection, :func:`_skip_ihaves`,
     is counted first)."""
     peerhave, iasked = X[9], X[10]
+    hb = X[16][w]
     if len(W[17]) and W[17][ew] <= t:  # -inf: none
         if W[17][ew] != -np.inf:
-            peerhave[ew] += 1
+            _set_count(peerhave, ew, hb, _count(peerhave, ew, hb) + 1)
             W[17][ew] = -np.inf
     if G[12][w] & ATK_SYBIL:
         return False  # a sybil asks for nothing
     if P[P_SCORING] > 0 and X[8][ew] < P[P_GOSSIP_THR]:
         return False
-    peerhave[ew] += 1
-    return not (peerhave[ew] > P[P_MAX_IHAVE_MSGS] or iasked[ew] >= P[P_MAX_IHAVE_LEN])
+    got = _count(peerhave, ew, hb) + 1
+    _set_count(peerhave, ew, hb, got)
+    return not (got > P[P_MAX_IHAVE_MSGS] or _count(iasked, ew, hb) >= P[P_MAX_IHAVE_LEN])
 
 
 @numba.njit(**_HELPER_JIT)
@@ -1247,9 +1266,11 @@ def _ihave_ask(G, P, H, S, F, W, M, X, rs, idb, w, ew, top, want, t):
     iasked, prom_m, prom_t = X[10], X[14], X[15]
     if want == 0:
         return
-    room = np.int64(P[P_MAX_IHAVE_LEN]) - iasked[ew]
+    hb = X[16][w]
+    asked = _count(iasked, ew, hb)
+    room = np.int64(P[P_MAX_IHAVE_LEN]) - asked
     want = _sample(idb[top:top + want], want, room, rs)
-    iasked[ew] += want
+    _set_count(iasked, ew, hb, asked + want)
     S[S_IDS] = top + want
     if P[P_SCORING] > 0 and want > 0 and prom_m[ew] < 0:
         # a promise (go's gossipTracer): the peer owes the first id asked
@@ -1525,7 +1546,7 @@ def _prefetch_range(a, lo, hi):
 @numba.njit(**_HELPER_JIT)
 def _prefetch_node(G, W, X, v, T):
     """Ask for the lines node ``v``'s heartbeat reads first: its connection entries' columns
-    (peers, reverse entries, delays, slot ranges, scores, opening instants, gossip counts) and
+    (peers, reverse entries, delays, slot ranges, scores, opening instants, moot IHAVEs) and
     its (node, topic) rows.  A synchronised heartbeat runs the nodes in a drawn order, so each
     node's rows are cold; asked for one node ahead, they arrive while the node before beats.
     A hint only: no value changes."""
@@ -1536,8 +1557,6 @@ def _prefetch_node(G, W, X, v, T):
     _prefetch_range(G[13], lo, hi)
     _prefetch_range(G[16], lo, hi + 1)
     _prefetch_range(X[8], lo, hi)
-    _prefetch_range(X[9], lo, hi)
-    _prefetch_range(X[10], lo, hi)
     if len(W[17]):
         _prefetch_range(W[17], lo, hi)
     _prefetch_range(G[14], v * T, v * T + T + 1)
@@ -1547,14 +1566,13 @@ def _prefetch_node(G, W, X, v, T):
 
 @numba.njit(**_HELPER_JIT)
 def _beat(G, P, H, S, F, W, M, X, idb, mcs, rs, buf, buf2, v, T):
-    """Node ``v``'s heartbeat: its gossip counters reset, its meshes kept, its gossip emitted,
-    then its message cache shifted (the oldest window goes).  The caller has made room in the
+    """Node ``v``'s heartbeat: its gossip counters start afresh (a new period, :func:`_count`),
+    its meshes kept, its gossip emitted, then its message cache shifted (the oldest window
+    goes).  The caller has made room in the
     heap and the id buffer (``deg * T + 1`` events, ``deg * (cache entries + 1)`` ids)."""
-    indptr, peerhave, iasked, hbc = G[0], X[9], X[10], X[16]
+    indptr, hbc = G[0], X[16]
     mc_msg, mc_win, mc_cnt = mcs
-    for e in range(indptr[v], indptr[v + 1]):
-        peerhave[e] = 0
-        iasked[e] = 0
+    # the gossip counters (X[9], X[10]) start afresh by the period number (hbc[v] + 1 below)
     if len(W[17]):  # moot IHAVEs that arrived in the heartbeat now over: forgotten with it
         for e in range(indptr[v], indptr[v + 1]):
             W[17][e] = -np.inf
